@@ -1,0 +1,23 @@
+#include "cli/cli.h"
+
+#include <iostream>
+
+#include "cli/commands.h"
+
+namespace floe::cli {
+
+int Main(int argc, char** argv) {
+  CLI::App app{"floe: turns change exports in object storage into compact, correct Apache Iceberg tables"};
+  app.set_version_flag("--version", "floe 0.1.0");
+  app.require_subcommand(1);
+  ExitCode exit_code;
+  RegisterParquetCommands(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return exit_code.value;
+}
+
+}  // namespace floe::cli

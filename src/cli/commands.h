@@ -1,0 +1,15 @@
+// Registration of subcommand groups; one file per group.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace floe::cli {
+
+// Every command's handler sets this to the process exit code.
+struct ExitCode {
+  int value = 0;
+};
+
+void RegisterParquetCommands(CLI::App& app, ExitCode& exit_code);
+
+}  // namespace floe::cli
