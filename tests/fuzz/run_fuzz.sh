@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs one libFuzzer target for a bounded time over its seed corpus.
+#   run_fuzz.sh <fuzzer binary> <name> <seconds>
+# Seeds: tests/fuzz/seeds/<name>/ in the repo, plus files the target's
+# seed list names from the shared test data when it is present. A crash,
+# leak or sanitizer report fails the run (libFuzzer exits non-zero).
+# Long run (documented in docs/testing.md): run_fuzz.sh <binary> <name> 3600
+set -euo pipefail
+bin="$1"; name="$2"; seconds="${3:-30}"
+src="${FLOE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
+shared="${FLOE_SHARED_DIR:-$src/../shared}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/corpus"
+if [ -d "$src/tests/fuzz/seeds/$name" ]; then cp -r "$src/tests/fuzz/seeds/$name/." "$work/corpus/"; fi
+if [ -f "$src/tests/fuzz/seeds/$name.shared" ] && [ -d "$shared" ]; then
+  while read -r glob; do
+    [ -z "$glob" ] && continue
+    for f in $shared/$glob; do [ -f "$f" ] && cp "$f" "$work/corpus/" || true; done
+  done < "$src/tests/fuzz/seeds/$name.shared"
+fi
+echo "fuzz $name: $(ls "$work/corpus" | wc -l) seeds, ${seconds}s"
+cd "$work"
+"$bin" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 corpus 2>&1 | tail -20
