@@ -1,0 +1,44 @@
+// Snappy raw blocks (Parquet SNAPPY, Avro "snappy" without its CRC trailer).
+#include <snappy.h>
+
+#include <string>
+
+#include "compression/codec_internal.h"
+
+namespace floe::compression_internal {
+
+Status SnappyDecompress(std::span<const uint8_t> input, const OutputLimit& limit,
+                        std::vector<uint8_t>* output) {
+  const char* data = reinterpret_cast<const char*>(input.data());
+  size_t length = 0;
+  if (!snappy::GetUncompressedLength(data, input.size(), &length)) {
+    return Status::Corruption("snappy: invalid block header");
+  }
+  if (length > static_cast<uint64_t>(limit.limit)) {
+    if (limit.size_is_expected) {
+      return Status::Corruption("snappy: decompressed " + std::to_string(length) +
+                                " bytes, page header says " + std::to_string(limit.limit));
+    }
+    return OutputTooLarge("snappy", limit);
+  }
+  output->resize(length);
+  if (!snappy::RawUncompress(data, input.size(), reinterpret_cast<char*>(output->data()))) {
+    return Status::Corruption("snappy: corrupt block");
+  }
+  return Status::OK();
+}
+
+Status SnappyCompress(std::span<const uint8_t> input, std::vector<uint8_t>* output) {
+  if (input.size() > UINT32_MAX) {
+    return Status::InvalidArgument("snappy: input of " + std::to_string(input.size()) +
+                                   " bytes is over the 4 GiB block limit");
+  }
+  output->resize(snappy::MaxCompressedLength(input.size()));
+  size_t written = 0;
+  snappy::RawCompress(reinterpret_cast<const char*>(input.data()), input.size(),
+                      reinterpret_cast<char*>(output->data()), &written);
+  output->resize(written);
+  return Status::OK();
+}
+
+}  // namespace floe::compression_internal

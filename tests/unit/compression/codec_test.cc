@@ -1,0 +1,291 @@
+// Round trips, corruption handling and size checks for every block codec.
+#include "compression/codec.h"
+
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+
+namespace floe {
+namespace {
+
+const Codec kAllCodecs[] = {Codec::kNone,      Codec::kSnappy,   Codec::kGzip,
+                            Codec::kBrotli,    Codec::kZstd,     Codec::kLz4Raw,
+                            Codec::kLz4Hadoop, Codec::kLz4Frame, Codec::kDeflateRaw};
+
+std::vector<uint8_t> Bytes(const std::string& s) {
+  return std::vector<uint8_t>(s.begin(), s.end());
+}
+
+std::vector<uint8_t> RandomBytes(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<uint8_t> out(n);
+  for (auto& b : out) b = static_cast<uint8_t>(rng());
+  return out;
+}
+
+// Compressible but not trivial: words from a small vocabulary.
+std::vector<uint8_t> TextLike(size_t n, uint32_t seed) {
+  static const char* kWords[] = {"alpha ", "beta ", "gamma ", "delta ", "floe ", "iceberg ", "parquet "};
+  std::mt19937 rng(seed);
+  std::vector<uint8_t> out;
+  while (out.size() < n) {
+    const char* w = kWords[rng() % 7];
+    out.insert(out.end(), w, w + std::strlen(w));
+  }
+  out.resize(n);
+  return out;
+}
+
+class CodecRoundTrip : public ::testing::TestWithParam<Codec> {};
+
+TEST_P(CodecRoundTrip, EmptyTinyIncompressibleAndLarge) {
+  const Codec codec = GetParam();
+  const std::vector<std::vector<uint8_t>> inputs = {{},
+                                                    Bytes("x"),
+                                                    Bytes("hello, floe"),
+                                                    RandomBytes(1000, 1),
+                                                    RandomBytes(300000, 2),
+                                                    TextLike(3 << 20, 3),
+                                                    std::vector<uint8_t>(1 << 20, 0)};
+  for (const auto& input : inputs) {
+    SCOPED_TRACE(std::string(CodecName(codec)) + " input size " + std::to_string(input.size()));
+    std::vector<uint8_t> compressed;
+    ASSERT_OK(Compress(codec, input, 0, &compressed));
+    std::vector<uint8_t> decompressed = {1, 2, 3};
+    ASSERT_OK(Decompress(codec, compressed, static_cast<int64_t>(input.size()), &decompressed));
+    EXPECT_EQ(decompressed, input);
+    // Unknown size (Avro style) must give the same bytes.
+    ASSERT_OK(Decompress(codec, compressed, -1, &decompressed));
+    EXPECT_EQ(decompressed, input);
+  }
+}
+
+TEST_P(CodecRoundTrip, ExplicitLevel) {
+  const Codec codec = GetParam();
+  const std::vector<uint8_t> input = TextLike(100000, 4);
+  std::vector<uint8_t> compressed, decompressed;
+  ASSERT_OK(Compress(codec, input, 5, &compressed));
+  ASSERT_OK(Decompress(codec, compressed, static_cast<int64_t>(input.size()), &decompressed));
+  EXPECT_EQ(decompressed, input);
+}
+
+TEST_P(CodecRoundTrip, SizeMismatchIsCorruption) {
+  const Codec codec = GetParam();
+  const std::vector<uint8_t> input = TextLike(100, 5);
+  std::vector<uint8_t> compressed, decompressed;
+  ASSERT_OK(Compress(codec, input, 0, &compressed));
+  for (int64_t expected : {int64_t{120}, int64_t{99}, int64_t{1}}) {
+    Status status = Decompress(codec, compressed, expected, &decompressed);
+    EXPECT_EQ(status.kind(), ErrorKind::kCorruption) << CodecName(codec) << " expected " << expected;
+    EXPECT_NE(status.message().find(CodecName(codec)), std::string::npos) << status.message();
+    EXPECT_TRUE(decompressed.empty());
+  }
+}
+
+TEST_P(CodecRoundTrip, GarbageIsCorruptionNotCrash) {
+  const Codec codec = GetParam();
+  if (codec == Codec::kNone) GTEST_SKIP() << "no framing to violate";
+  std::vector<uint8_t> decompressed;
+  for (uint32_t seed = 0; seed < 200; ++seed) {
+    std::vector<uint8_t> garbage = RandomBytes(1 + seed * 7, seed);
+    Status status = Decompress(codec, garbage, 5000, &decompressed, 1 << 20);
+    EXPECT_FALSE(status.ok()) << CodecName(codec) << " seed " << seed;
+    if (!status.ok()) {
+      EXPECT_EQ(status.kind(), ErrorKind::kCorruption) << status.ToString();
+    }
+    // Unknown size, small cap: still no crash, and output within the cap.
+    Status unknown = Decompress(codec, garbage, -1, &decompressed, 1 << 16);
+    if (unknown.ok()) {
+      EXPECT_LE(decompressed.size(), size_t{1} << 16);
+    } else {
+      EXPECT_EQ(unknown.kind(), ErrorKind::kCorruption) << unknown.ToString();
+    }
+  }
+}
+
+TEST_P(CodecRoundTrip, TruncatedAndBitFlippedInputNeverCrashes) {
+  const Codec codec = GetParam();
+  const std::vector<uint8_t> input = TextLike(50000, 6);
+  std::vector<uint8_t> compressed, decompressed;
+  ASSERT_OK(Compress(codec, input, 0, &compressed));
+  for (size_t cut : {size_t{1}, compressed.size() / 2, compressed.size() - 1}) {
+    std::span<const uint8_t> truncated(compressed.data(), cut);
+    Status status = Decompress(codec, truncated, static_cast<int64_t>(input.size()), &decompressed);
+    EXPECT_EQ(status.kind(), ErrorKind::kCorruption) << CodecName(codec) << " cut at " << cut;
+  }
+  std::mt19937 rng(7);
+  for (int i = 0; i < 100; ++i) {
+    std::vector<uint8_t> flipped = compressed;
+    flipped[rng() % flipped.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
+    Status status = Decompress(codec, flipped, static_cast<int64_t>(input.size()), &decompressed);
+    if (status.ok()) {
+      EXPECT_EQ(decompressed.size(), input.size());  // some flips land in literals
+    } else {
+      EXPECT_EQ(status.kind(), ErrorKind::kCorruption) << status.ToString();
+    }
+  }
+}
+
+TEST_P(CodecRoundTrip, OutputOverMaxSizeIsCorruption) {
+  const Codec codec = GetParam();
+  const std::vector<uint8_t> input(4 << 20, 'a');
+  std::vector<uint8_t> compressed, decompressed;
+  ASSERT_OK(Compress(codec, input, 0, &compressed));
+  Status unknown = Decompress(codec, compressed, -1, &decompressed, 1 << 20);
+  EXPECT_EQ(unknown.kind(), ErrorKind::kCorruption) << CodecName(codec) << ": " << unknown.ToString();
+  EXPECT_TRUE(decompressed.empty());
+  Status declared = Decompress(codec, compressed, static_cast<int64_t>(input.size()), &decompressed, 1 << 20);
+  EXPECT_EQ(declared.kind(), ErrorKind::kCorruption) << declared.ToString();
+}
+
+INSTANTIATE_TEST_SUITE_P(AllCodecs, CodecRoundTrip, ::testing::ValuesIn(kAllCodecs),
+                         [](const ::testing::TestParamInfo<Codec>& info) {
+                           return std::string(CodecName(info.param));
+                         });
+
+TEST(Codec, SizeMismatchMessageNamesBothSizes) {
+  const std::vector<uint8_t> input = TextLike(100, 8);
+  std::vector<uint8_t> compressed, decompressed;
+  ASSERT_OK(Compress(Codec::kSnappy, input, 0, &compressed));
+  Status status = Decompress(Codec::kSnappy, compressed, 120, &decompressed);
+  EXPECT_EQ(status.ToString(), "Corruption: snappy: decompressed 100 bytes, page header says 120");
+  ASSERT_OK(Compress(Codec::kZstd, input, 0, &compressed));
+  status = Decompress(Codec::kZstd, compressed, 120, &decompressed);
+  EXPECT_EQ(status.ToString(), "Corruption: zstd: decompressed 100 bytes, page header says 120");
+}
+
+TEST(Codec, ConcatenatedGzipMembersAreAllDecoded) {
+  const std::vector<uint8_t> first = Bytes("first member;"), second = TextLike(70000, 9);
+  std::vector<uint8_t> a, b;
+  ASSERT_OK(Compress(Codec::kGzip, first, 0, &a));
+  ASSERT_OK(Compress(Codec::kGzip, second, 9, &b));
+  std::vector<uint8_t> joined = a;
+  joined.insert(joined.end(), b.begin(), b.end());
+  joined.insert(joined.end(), a.begin(), a.end());
+  std::vector<uint8_t> expected = first;
+  expected.insert(expected.end(), second.begin(), second.end());
+  expected.insert(expected.end(), first.begin(), first.end());
+  std::vector<uint8_t> out;
+  ASSERT_OK(Decompress(Codec::kGzip, joined, static_cast<int64_t>(expected.size()), &out));
+  EXPECT_EQ(out, expected);
+  ASSERT_OK(Decompress(Codec::kGzip, joined, -1, &out));
+  EXPECT_EQ(out, expected);
+  // Garbage after a member is not silently dropped.
+  joined.push_back(0x42);
+  EXPECT_EQ(Decompress(Codec::kGzip, joined, -1, &out).kind(), ErrorKind::kCorruption);
+}
+
+TEST(Codec, GzipAcceptsZlibHeader) {
+  const std::vector<uint8_t> input = TextLike(5000, 10);
+  std::vector<uint8_t> compressed(compressBound(input.size()));
+  uLongf length = compressed.size();
+  ASSERT_EQ(compress2(compressed.data(), &length, input.data(), input.size(), 6), Z_OK);
+  compressed.resize(length);
+  std::vector<uint8_t> out;
+  ASSERT_OK(Decompress(Codec::kGzip, compressed, static_cast<int64_t>(input.size()), &out));
+  EXPECT_EQ(out, input);
+}
+
+TEST(Codec, ConcatenatedZstdFramesAreAllDecoded) {
+  const std::vector<uint8_t> first = TextLike(1000, 11), second = RandomBytes(3000, 12);
+  std::vector<uint8_t> a, b;
+  ASSERT_OK(Compress(Codec::kZstd, first, 0, &a));
+  ASSERT_OK(Compress(Codec::kZstd, second, 1, &b));
+  a.insert(a.end(), b.begin(), b.end());
+  std::vector<uint8_t> expected = first;
+  expected.insert(expected.end(), second.begin(), second.end());
+  std::vector<uint8_t> out;
+  ASSERT_OK(Decompress(Codec::kZstd, a, static_cast<int64_t>(expected.size()), &out));
+  EXPECT_EQ(out, expected);
+  ASSERT_OK(Decompress(Codec::kZstd, a, -1, &out));
+  EXPECT_EQ(out, expected);
+}
+
+TEST(Codec, DecompressionBombsStopAtMaxSize) {
+  // 64 MiB of zeros compresses to a few KiB; decoding with a 1 MiB cap must
+  // fail quickly instead of allocating the whole thing.
+  const std::vector<uint8_t> zeros(64 << 20, 0);
+  for (Codec codec : {Codec::kZstd, Codec::kDeflateRaw, Codec::kGzip, Codec::kBrotli, Codec::kLz4Frame}) {
+    std::vector<uint8_t> bomb, out;
+    ASSERT_OK(Compress(codec, zeros, 0, &bomb));
+    ASSERT_LT(bomb.size(), size_t{1} << 20) << CodecName(codec);
+    Status status = Decompress(codec, bomb, -1, &out, 1 << 20);
+    EXPECT_EQ(status.kind(), ErrorKind::kCorruption) << CodecName(codec);
+    EXPECT_NE(status.message().find("exceeds"), std::string::npos) << status.message();
+  }
+}
+
+TEST(Codec, ExpectedSizeOverMaxSizeIsRejectedUpFront) {
+  std::vector<uint8_t> compressed, out;
+  ASSERT_OK(Compress(Codec::kSnappy, Bytes("abc"), 0, &compressed));
+  Status status = Decompress(Codec::kSnappy, compressed, int64_t{1} << 40, &out, 1 << 20);
+  EXPECT_EQ(status.kind(), ErrorKind::kCorruption);
+}
+
+TEST(Codec, EmptyInputWithZeroExpectedSizeIsEmpty) {
+  std::vector<uint8_t> out = {9};
+  for (Codec codec : kAllCodecs) {
+    ASSERT_OK(Decompress(codec, {}, 0, &out));
+    EXPECT_TRUE(out.empty());
+  }
+}
+
+TEST(Codec, Lz4HadoopFramingIsWrittenBigEndianInBlocks) {
+  const std::vector<uint8_t> input = TextLike(300000, 13);
+  std::vector<uint8_t> compressed;
+  ASSERT_OK(Compress(Codec::kLz4Hadoop, input, 0, &compressed));
+  // First block: 128 KiB uncompressed, then its compressed length.
+  ASSERT_GT(compressed.size(), 8u);
+  const uint32_t first_size = (uint32_t{compressed[0]} << 24) | (uint32_t{compressed[1]} << 16) |
+                              (uint32_t{compressed[2]} << 8) | compressed[3];
+  EXPECT_EQ(first_size, 128u << 10);
+  size_t pos = 0, total = 0, blocks = 0;
+  while (pos + 8 <= compressed.size()) {
+    auto be = [&](size_t at) {
+      return (uint32_t{compressed[at]} << 24) | (uint32_t{compressed[at + 1]} << 16) |
+             (uint32_t{compressed[at + 2]} << 8) | compressed[at + 3];
+    };
+    total += be(pos);
+    pos += 8 + be(pos + 4);
+    ++blocks;
+  }
+  EXPECT_EQ(pos, compressed.size());
+  EXPECT_EQ(total, input.size());
+  EXPECT_EQ(blocks, 3u);
+}
+
+TEST(Codec, Lz4HadoopFallsBackToRawBlockAndFrame) {
+  const std::vector<uint8_t> input = TextLike(20000, 14);
+  std::vector<uint8_t> raw, frame, out;
+  ASSERT_OK(Compress(Codec::kLz4Raw, input, 0, &raw));
+  ASSERT_OK(Decompress(Codec::kLz4Hadoop, raw, static_cast<int64_t>(input.size()), &out));
+  EXPECT_EQ(out, input);
+  ASSERT_OK(Compress(Codec::kLz4Frame, input, 0, &frame));
+  ASSERT_OK(Decompress(Codec::kLz4Hadoop, frame, static_cast<int64_t>(input.size()), &out));
+  EXPECT_EQ(out, input);
+}
+
+TEST(Codec, CodecNames) {
+  EXPECT_STREQ(CodecName(Codec::kSnappy), "snappy");
+  EXPECT_STREQ(CodecName(Codec::kLz4Hadoop), "lz4");
+  EXPECT_STREQ(CodecName(Codec::kLz4Raw), "lz4_raw");
+  EXPECT_STREQ(CodecName(Codec::kDeflateRaw), "deflate");
+}
+
+TEST(Crc32, CheckValue) {
+  const std::vector<uint8_t> check = Bytes("123456789");
+  EXPECT_EQ(Crc32(check), 0xCBF43926u);
+  EXPECT_EQ(Crc32({}), 0u);
+  // Incremental use: the seed continues a running CRC.
+  const uint32_t head = Crc32(std::span<const uint8_t>(check.data(), 4));
+  EXPECT_EQ(Crc32(std::span<const uint8_t>(check.data() + 4, 5), head), 0xCBF43926u);
+}
+
+}  // namespace
+}  // namespace floe
