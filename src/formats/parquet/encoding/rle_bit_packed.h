@@ -3,7 +3,12 @@
 //
 // Contract: the decoder reads untrusted bytes and never reads past `size`;
 // running out of input before `count` values is Corruption. Values wider
-// than bit_width bits are never produced. bit_width is 0..32.
+// than bit_width bits are never produced (an RLE run value that does not fit
+// is Corruption). bit_width is 0..32; another width makes Decode return
+// Corruption. Run lengths above 2^31-1 (the spec's limit) are Corruption.
+// A bit-packed run whose bytes are cut short by the end of the input yields
+// the values its remaining bytes hold (some writers drop trailing padding).
+// Not thread-safe; one decoder per stream.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +27,8 @@ class RleBitPackedDecoder {
   Status Decode(uint32_t* out, int64_t count);
   // Decodes up to `count` values; returns how many were available (0 at end).
   Result<int64_t> DecodeUpTo(uint32_t* out, int64_t count);
+  // Bytes of the input consumed by the runs started so far.
+  size_t bytes_consumed() const { return pos_; }
 
  private:
   Status NextRun();
@@ -31,21 +38,32 @@ class RleBitPackedDecoder {
   int bit_width_ = 0;
   int64_t rle_left_ = 0;
   uint32_t rle_value_ = 0;
-  int64_t packed_left_ = 0;  // values left in the current bit-packed run
-  size_t packed_bit_pos_ = 0;  // bit offset into data_ of the next packed value
+  int64_t packed_left_ = 0;     // values left in the current bit-packed run
+  size_t packed_byte_pos_ = 0;  // offset into data_ of the next packed group
+  // A bit-packed group unpacked ahead of the caller: group_[group_pos_, group_end_).
+  uint32_t group_[8] = {};
+  int group_pos_ = 0;
+  int group_end_ = 0;
 };
 
+// Produces RLE runs for repeats of 8 or more values and bit-packed groups
+// otherwise. Values must fit in bit_width bits (higher bits are dropped).
 class RleBitPackedEncoder {
  public:
   explicit RleBitPackedEncoder(int bit_width);
   void Put(uint32_t value);
   void PutRepeated(uint32_t value, int64_t count);
-  // Flushes and returns the encoded bytes (no length prefix).
+  // Flushes and returns the encoded bytes (no length prefix). The final
+  // bit-packed group is zero-padded to 8 values; the encoder is then empty.
   std::vector<uint8_t> Finish();
   int64_t values_written() const { return count_; }
 
  private:
+  // Moves the pending repeat into a run or into the literals.
+  void EndRepeat();
+  // Writes buffered_ as one bit-packed run; `final` allows zero padding.
   void FlushBuffered(bool final);
+  void WriteRleRun(uint32_t value, int64_t length);
   int bit_width_;
   int64_t count_ = 0;
   std::vector<uint8_t> out_;

@@ -1,0 +1,120 @@
+#include "formats/parquet/encoding/plain.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <string>
+
+namespace floe::parquet {
+
+namespace {
+
+// kBitsToBytes[b] holds the 8 bits of b, LSB first, as 8 bytes of 0/1.
+constexpr std::array<uint64_t, 256> MakeBitsToBytes() {
+  std::array<uint64_t, 256> table{};
+  for (int b = 0; b < 256; ++b) {
+    uint64_t bytes = 0;
+    for (int bit = 0; bit < 8; ++bit) bytes |= static_cast<uint64_t>((b >> bit) & 1) << (8 * bit);
+    table[static_cast<size_t>(b)] = bytes;
+  }
+  return table;
+}
+constexpr std::array<uint64_t, 256> kBitsToBytes = MakeBitsToBytes();
+
+uint32_t LoadLength(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 | static_cast<uint32_t>(p[2]) << 16 |
+         static_cast<uint32_t>(p[3]) << 24;
+}
+
+void StoreLength(uint32_t length, std::vector<uint8_t>* out) {
+  for (int i = 0; i < 4; ++i) out->push_back(static_cast<uint8_t>(length >> (8 * i)));
+}
+
+}  // namespace
+
+Status DecodePlainBooleans(const uint8_t* data, size_t size, int64_t count, uint8_t* out) {
+  if (count < 0) return Status::InvalidArgument("PLAIN boolean decode of a negative count");
+  const uint64_t needed = (static_cast<uint64_t>(count) + 7) / 8;
+  if (needed > size) {
+    return Status::Corruption("PLAIN booleans: " + std::to_string(count) + " values need " +
+                              std::to_string(needed) + " bytes, only " + std::to_string(size) + " present");
+  }
+  const int64_t full_bytes = count / 8;
+  for (int64_t j = 0; j < full_bytes; ++j) std::memcpy(out + j * 8, &kBitsToBytes[data[j]], 8);
+  for (int64_t i = full_bytes * 8; i < count; ++i) out[i] = (data[i / 8] >> (i % 8)) & 1;
+  return Status::OK();
+}
+
+Status DecodePlainByteArray(const uint8_t* data, size_t size, int64_t count, std::vector<int64_t>* offsets,
+                            std::vector<uint8_t>* out, size_t* consumed) {
+  if (count < 0) return Status::InvalidArgument("PLAIN byte array decode of a negative count");
+  // Every value takes at least its 4-byte length, which bounds the reservations.
+  offsets->reserve(offsets->size() + static_cast<size_t>(std::min<uint64_t>(count, size / 4)));
+  out->reserve(out->size() + size);
+  size_t pos = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    if (size - pos < 4) {
+      return Status::Corruption("PLAIN byte array value " + std::to_string(i) + " of " +
+                                std::to_string(count) + ": length prefix truncated at offset " +
+                                std::to_string(pos));
+    }
+    const uint32_t length = LoadLength(data + pos);
+    pos += 4;
+    if (length > size - pos) {
+      return Status::Corruption("PLAIN byte array value " + std::to_string(i) + " at offset " +
+                                std::to_string(pos - 4) + " declares " + std::to_string(length) +
+                                " bytes, only " + std::to_string(size - pos) + " remain");
+    }
+    out->insert(out->end(), data + pos, data + pos + length);
+    pos += length;
+    offsets->push_back(static_cast<int64_t>(out->size()));
+  }
+  *consumed = pos;
+  return Status::OK();
+}
+
+Status DecodePlainFixed(const uint8_t* data, size_t size, int width, int64_t count, uint8_t* out,
+                        size_t* consumed) {
+  if (width <= 0 || count < 0) {
+    return Status::InvalidArgument("PLAIN fixed-width decode with width " + std::to_string(width) +
+                                   " and count " + std::to_string(count));
+  }
+  uint64_t bytes = 0;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(count), static_cast<uint64_t>(width), &bytes) ||
+      bytes > size) {
+    return Status::Corruption("PLAIN fixed-width data has " + std::to_string(size) + " bytes, " +
+                              std::to_string(count) + " values of " + std::to_string(width) +
+                              " bytes need more");
+  }
+  if (bytes > 0) std::memcpy(out, data, bytes);
+  *consumed = bytes;
+  return Status::OK();
+}
+
+void EncodePlainBooleans(const uint8_t* values, int64_t count, std::vector<uint8_t>* out) {
+  const size_t start = out->size();
+  out->resize(start + static_cast<size_t>((count + 7) / 8), 0);
+  uint8_t* dst = out->data() + start;
+  for (int64_t i = 0; i < count; ++i) {
+    dst[i / 8] |= static_cast<uint8_t>((values[i] != 0 ? 1 : 0) << (i % 8));
+  }
+}
+
+void EncodePlainByteArray(std::string_view value, std::vector<uint8_t>* out) {
+  StoreLength(static_cast<uint32_t>(value.size()), out);
+  out->insert(out->end(), value.begin(), value.end());
+}
+
+void EncodePlainByteArrays(const int64_t* offsets, const uint8_t* data, int64_t count,
+                           std::vector<uint8_t>* out) {
+  if (count <= 0) return;
+  out->reserve(out->size() + static_cast<size_t>(count) * 4 +
+               static_cast<size_t>(offsets[count] - offsets[0]));
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t length = offsets[i + 1] - offsets[i];
+    StoreLength(static_cast<uint32_t>(length), out);
+    out->insert(out->end(), data + offsets[i], data + offsets[i + 1]);
+  }
+}
+
+}  // namespace floe::parquet

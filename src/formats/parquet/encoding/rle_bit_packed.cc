@@ -1,0 +1,197 @@
+#include "formats/parquet/encoding/rle_bit_packed.h"
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+#include <string>
+
+#include "formats/parquet/encoding/bit_packing.h"
+
+namespace floe::parquet {
+
+namespace {
+constexpr int64_t kMaxRunLength = std::numeric_limits<int32_t>::max();
+// Literal values buffered before they are written as one bit-packed run:
+// 63 groups keep the run header to one byte.
+constexpr size_t kMaxBufferedLiterals = 63 * 8;
+
+uint32_t MaskFor(int bit_width) {
+  return bit_width >= 32 ? ~uint32_t{0} : (uint32_t{1} << bit_width) - 1;
+}
+}  // namespace
+
+int BitWidthFor(uint64_t max_value) {
+  return 64 - std::countl_zero(max_value);
+}
+
+RleBitPackedDecoder::RleBitPackedDecoder(const uint8_t* data, size_t size, int bit_width)
+    : data_(data), size_(size), bit_width_(bit_width) {}
+
+Status RleBitPackedDecoder::NextRun() {
+  const size_t header_pos = pos_;
+  uint64_t header = 0;
+  if (!bits::ReadUleb128(data_, size_, &pos_, &header)) {
+    return Status::Corruption("RLE/bit-packed run header truncated or over 64 bits at offset " +
+                              std::to_string(header_pos));
+  }
+  const uint64_t length = header >> 1;
+  if (length > static_cast<uint64_t>(kMaxRunLength)) {
+    return Status::Corruption("RLE/bit-packed run at offset " + std::to_string(header_pos) + " declares " +
+                              std::to_string(length) + (header & 1 ? " groups" : " values") +
+                              ", above the limit 2^31-1");
+  }
+  const size_t available = size_ - pos_;
+  if (header & 1) {
+    int64_t values = static_cast<int64_t>(length) * 8;
+    uint64_t bytes = length * static_cast<uint64_t>(bit_width_);
+    if (bytes > available) {
+      // Cut short by the end of the input: keep the values that are there.
+      bytes = available;
+      values = static_cast<int64_t>(available * 8 / static_cast<size_t>(bit_width_));
+    }
+    packed_byte_pos_ = pos_;
+    packed_left_ = values;
+    pos_ += bytes;
+    return Status::OK();
+  }
+  const size_t value_bytes = static_cast<size_t>(bit_width_ + 7) / 8;
+  if (value_bytes > available) {
+    return Status::Corruption("RLE run at offset " + std::to_string(header_pos) +
+                              " is missing its repeated value");
+  }
+  uint32_t value = 0;
+  for (size_t i = 0; i < value_bytes; ++i) value |= static_cast<uint32_t>(data_[pos_ + i]) << (8 * i);
+  pos_ += value_bytes;
+  if ((value & ~MaskFor(bit_width_)) != 0) {
+    return Status::Corruption("RLE run at offset " + std::to_string(header_pos) + " repeats value " +
+                              std::to_string(value) + ", wider than bit width " + std::to_string(bit_width_));
+  }
+  rle_value_ = value;
+  rle_left_ = static_cast<int64_t>(length);
+  return Status::OK();
+}
+
+Result<int64_t> RleBitPackedDecoder::DecodeUpTo(uint32_t* out, int64_t count) {
+  if (bit_width_ < 0 || bit_width_ > 32) {
+    return Status::Corruption("RLE/bit-packed bit width " + std::to_string(bit_width_) + " is outside 0..32");
+  }
+  int64_t done = 0;
+  while (done < count) {
+    const int64_t wanted = count - done;
+    if (group_pos_ < group_end_) {
+      const int n = static_cast<int>(std::min<int64_t>(group_end_ - group_pos_, wanted));
+      std::copy_n(group_ + group_pos_, n, out + done);
+      group_pos_ += n;
+      done += n;
+    } else if (rle_left_ > 0) {
+      const int64_t n = std::min(rle_left_, wanted);
+      std::fill_n(out + done, n, rle_value_);
+      rle_left_ -= n;
+      done += n;
+    } else if (packed_left_ > 0) {
+      const size_t run_bytes_left = pos_ - packed_byte_pos_;
+      const int64_t groups = std::min(packed_left_, wanted) / 8;
+      if (groups > 0) {
+        bits::UnpackGroups32(data_ + packed_byte_pos_, run_bytes_left, bit_width_, groups, out + done);
+        packed_byte_pos_ += static_cast<size_t>(groups) * bit_width_;
+        packed_left_ -= groups * 8;
+        done += groups * 8;
+      } else {
+        bits::UnpackGroups32(data_ + packed_byte_pos_, run_bytes_left, bit_width_, 1, group_);
+        packed_byte_pos_ += std::min<size_t>(bit_width_, run_bytes_left);
+        group_pos_ = 0;
+        group_end_ = static_cast<int>(std::min<int64_t>(8, packed_left_));
+        packed_left_ -= group_end_;
+      }
+    } else if (pos_ < size_) {
+      FLOE_RETURN_IF_ERROR(NextRun());
+    } else {
+      break;
+    }
+  }
+  return done;
+}
+
+Status RleBitPackedDecoder::Decode(uint32_t* out, int64_t count) {
+  FLOE_ASSIGN_OR_RETURN(int64_t got, DecodeUpTo(out, count));
+  if (got < count) {
+    return Status::Corruption("RLE/bit-packed data ended after " + std::to_string(got) + " of " +
+                              std::to_string(count) + " values");
+  }
+  return Status::OK();
+}
+
+RleBitPackedEncoder::RleBitPackedEncoder(int bit_width) : bit_width_(std::clamp(bit_width, 0, 32)) {}
+
+void RleBitPackedEncoder::Put(uint32_t value) {
+  value &= MaskFor(bit_width_);
+  ++count_;
+  if (run_length_ > 0 && value == run_value_) {
+    ++run_length_;
+    return;
+  }
+  EndRepeat();
+  run_value_ = value;
+  run_length_ = 1;
+}
+
+void RleBitPackedEncoder::PutRepeated(uint32_t value, int64_t count) {
+  if (count <= 0) return;
+  value &= MaskFor(bit_width_);
+  count_ += count;
+  if (run_length_ > 0 && value == run_value_) {
+    run_length_ += count;
+    return;
+  }
+  EndRepeat();
+  run_value_ = value;
+  run_length_ = count;
+}
+
+void RleBitPackedEncoder::EndRepeat() {
+  if (run_length_ >= 8) {
+    // Complete the literals' last group from the repeat so they can be
+    // written as whole groups ahead of the RLE run.
+    const int64_t borrow = static_cast<int64_t>((8 - buffered_.size() % 8) % 8);
+    buffered_.insert(buffered_.end(), static_cast<size_t>(borrow), run_value_);
+    run_length_ -= borrow;
+    FlushBuffered(false);
+    if (run_length_ >= 8) {
+      WriteRleRun(run_value_, run_length_);
+      run_length_ = 0;
+    }
+  }
+  buffered_.insert(buffered_.end(), static_cast<size_t>(run_length_), run_value_);
+  run_length_ = 0;
+  if (buffered_.size() >= kMaxBufferedLiterals) FlushBuffered(false);
+}
+
+void RleBitPackedEncoder::FlushBuffered(bool final) {
+  if (final && buffered_.size() % 8 != 0) buffered_.resize(buffered_.size() + 8 - buffered_.size() % 8, 0);
+  const size_t groups = buffered_.size() / 8;
+  if (groups == 0) return;
+  bits::WriteUleb128((static_cast<uint64_t>(groups) << 1) | 1, &out_);
+  bits::PackGroups(buffered_.data(), static_cast<int64_t>(groups * 8), bit_width_, &out_);
+  buffered_.erase(buffered_.begin(), buffered_.begin() + static_cast<std::ptrdiff_t>(groups * 8));
+}
+
+void RleBitPackedEncoder::WriteRleRun(uint32_t value, int64_t length) {
+  const int value_bytes = (bit_width_ + 7) / 8;
+  while (length > 0) {
+    const int64_t chunk = std::min(length, kMaxRunLength);
+    bits::WriteUleb128(static_cast<uint64_t>(chunk) << 1, &out_);
+    for (int i = 0; i < value_bytes; ++i) out_.push_back(static_cast<uint8_t>(value >> (8 * i)));
+    length -= chunk;
+  }
+}
+
+std::vector<uint8_t> RleBitPackedEncoder::Finish() {
+  EndRepeat();
+  FlushBuffered(true);
+  std::vector<uint8_t> result = std::move(out_);
+  out_.clear();
+  count_ = 0;
+  return result;
+}
+
+}  // namespace floe::parquet
