@@ -11,6 +11,7 @@ packages=(
   libzstd-dev libsnappy-dev liblz4-dev libbrotli-dev zlib1g-dev
   libssl-dev libcurl4-openssl-dev libsqlite3-dev libpq-dev libroaring-dev
   nlohmann-json3-dev libfmt-dev libcli11-dev libtomlplusplus-dev
+  postgresql python3
   time
 )
 missing=()

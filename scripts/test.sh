@@ -8,6 +8,14 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 jobs="${FLOE_TEST_JOBS:-$(nproc)}"
 
+# A throwaway PostgreSQL server for the catalog tests (stopped on exit).
+pg_dir="$(mktemp -d /tmp/floe-pg-XXXXXX)"
+chmod 755 "$pg_dir"
+trap 'scripts/pg_test_server.sh stop "$pg_dir/pg"; rm -rf "$pg_dir"' EXIT
+FLOE_TEST_PG_URI="$(scripts/pg_test_server.sh start "$pg_dir/pg")"
+export FLOE_TEST_PG_URI
+echo "== PostgreSQL test server: $FLOE_TEST_PG_URI"
+
 echo "== release build and tests"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLOE_WERROR=ON >/dev/null
 cmake --build build

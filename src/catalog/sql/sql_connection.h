@@ -1,0 +1,48 @@
+// A minimal SQL connection: the two engines behind the SQL catalog (SQLite,
+// PostgreSQL) behind one interface.
+//
+// Contract: statements use '?' placeholders; parameters are bound as text
+// (or NULL), never spliced into SQL. Results come back as text. Errors name
+// the database and carry the engine's message; a lost connection during a
+// write is reported with `connection_lost` so a commit can report
+// CommitStateUnknown. A connection is used by one thread at a time.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace floe::catalog {
+
+using SqlValue = std::optional<std::string>;  // nullopt = NULL
+using SqlRow = std::vector<SqlValue>;
+
+struct SqlResult {
+  std::vector<SqlRow> rows;
+  int64_t rows_affected = 0;
+};
+
+class SqlConnection {
+ public:
+  virtual ~SqlConnection() = default;
+  virtual Result<SqlResult> Execute(const std::string& sql, const std::vector<SqlValue>& params = {}) = 0;
+  virtual Status Begin() = 0;
+  virtual Status Commit() = 0;
+  virtual void Rollback() = 0;
+  // True if the named column exists in the named table.
+  virtual Result<bool> HasColumn(const std::string& table, const std::string& column) = 0;
+  // "sqlite:///path" or "postgresql://host/db" without password.
+  virtual const std::string& description() const = 0;
+};
+
+// Opens a connection from a URI: "sqlite:///abs/path.db", "sqlite://relative.db",
+// "sqlite::memory:", "postgresql://user:pw@host:port/db?opts" (also "postgres://").
+Result<std::unique_ptr<SqlConnection>> OpenSqlConnection(const std::string& uri);
+
+// The URI with any password replaced by "***", for logs and errors.
+std::string RedactUri(const std::string& uri);
+
+}  // namespace floe::catalog
