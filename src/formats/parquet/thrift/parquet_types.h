@@ -71,6 +71,8 @@ struct Statistics {
   std::optional<std::string> min_value;
   std::optional<bool> is_max_value_exact;
   std::optional<bool> is_min_value_exact;
+
+  bool operator==(const Statistics&) const = default;
 };
 
 enum class TimeUnitKind : int32_t { MILLIS = 1, MICROS = 2, NANOS = 3 };  // LogicalType TimeUnit union field ids
@@ -92,6 +94,8 @@ struct LogicalType {
   // INTEGER
   int8_t bit_width = 0;
   bool is_signed = true;
+
+  bool operator==(const LogicalType&) const = default;
 };
 
 struct SchemaElement {
@@ -105,6 +109,8 @@ struct SchemaElement {
   std::optional<int32_t> precision;
   std::optional<int32_t> field_id;
   std::optional<LogicalType> logical_type;
+
+  bool operator==(const SchemaElement&) const = default;
 };
 
 struct DataPageHeader {
@@ -113,12 +119,16 @@ struct DataPageHeader {
   Encoding definition_level_encoding = Encoding::RLE;
   Encoding repetition_level_encoding = Encoding::RLE;
   std::optional<Statistics> statistics;
+
+  bool operator==(const DataPageHeader&) const = default;
 };
 
 struct DictionaryPageHeader {
   int32_t num_values = 0;
   Encoding encoding = Encoding::PLAIN;
   std::optional<bool> is_sorted;
+
+  bool operator==(const DictionaryPageHeader&) const = default;
 };
 
 struct DataPageHeaderV2 {
@@ -130,6 +140,8 @@ struct DataPageHeaderV2 {
   int32_t repetition_levels_byte_length = 0;
   std::optional<bool> is_compressed;  // absent means true
   std::optional<Statistics> statistics;
+
+  bool operator==(const DataPageHeaderV2&) const = default;
 };
 
 struct PageHeader {
@@ -140,23 +152,31 @@ struct PageHeader {
   std::optional<DataPageHeader> data_page_header;
   std::optional<DictionaryPageHeader> dictionary_page_header;
   std::optional<DataPageHeaderV2> data_page_header_v2;
+
+  bool operator==(const PageHeader&) const = default;
 };
 
 struct KeyValue {
   std::string key;
   std::optional<std::string> value;
+
+  bool operator==(const KeyValue&) const = default;
 };
 
 struct SortingColumn {
   int32_t column_idx = 0;
   bool descending = false;
   bool nulls_first = false;
+
+  bool operator==(const SortingColumn&) const = default;
 };
 
 struct PageEncodingStats {
   PageType page_type = PageType::DATA_PAGE;
   Encoding encoding = Encoding::PLAIN;
   int32_t count = 0;
+
+  bool operator==(const PageEncodingStats&) const = default;
 };
 
 struct ColumnMetaData {
@@ -175,6 +195,8 @@ struct ColumnMetaData {
   std::vector<PageEncodingStats> encoding_stats;
   std::optional<int64_t> bloom_filter_offset;
   std::optional<int32_t> bloom_filter_length;
+
+  bool operator==(const ColumnMetaData&) const = default;
 };
 
 struct ColumnChunk {
@@ -186,6 +208,8 @@ struct ColumnChunk {
   std::optional<int64_t> column_index_offset;
   std::optional<int32_t> column_index_length;
   bool has_crypto_metadata = false;  // field 8 or 9 present: column is encrypted
+
+  bool operator==(const ColumnChunk&) const = default;
 };
 
 struct RowGroup {
@@ -196,16 +220,22 @@ struct RowGroup {
   std::optional<int64_t> file_offset;
   std::optional<int64_t> total_compressed_size;
   std::optional<int16_t> ordinal;
+
+  bool operator==(const RowGroup&) const = default;
 };
 
 struct PageLocation {
   int64_t offset = 0;
   int32_t compressed_page_size = 0;
   int64_t first_row_index = 0;
+
+  bool operator==(const PageLocation&) const = default;
 };
 
 struct OffsetIndex {
   std::vector<PageLocation> page_locations;
+
+  bool operator==(const OffsetIndex&) const = default;
 };
 
 struct ColumnIndex {
@@ -214,6 +244,8 @@ struct ColumnIndex {
   std::vector<std::string> max_values;
   BoundaryOrder boundary_order = BoundaryOrder::UNORDERED;
   std::vector<int64_t> null_counts;
+
+  bool operator==(const ColumnIndex&) const = default;
 };
 
 struct FileMetaData {
@@ -226,6 +258,8 @@ struct FileMetaData {
   // One entry per leaf column when present; true = TypeDefinedOrder.
   std::vector<bool> column_orders;
   bool has_encryption_algorithm = false;  // field 8 present (plaintext-footer encrypted file)
+
+  bool operator==(const FileMetaData&) const = default;
 };
 
 // Parses a struct from `bytes`. On success returns the number of bytes the
