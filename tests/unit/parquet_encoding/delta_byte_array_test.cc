@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "formats/parquet/encoding/delta_binary_packed.h"
 #include "test_util.h"
 
 namespace floe::parquet {
@@ -164,13 +165,23 @@ TEST(DeltaByteArrayTest, CorruptLengthsAreRejected) {
 
 TEST(DeltaByteArrayTest, ExpansionIsCapped) {
   // 100000 values each repeating the whole previous 60000-byte value would
-  // expand to 6 GB: rejected before allocating.
-  const std::vector<std::string> repeated(100000, std::string(60000, 'q'));
-  const std::vector<uint8_t> encoded = EncodeDeltaByteArray(Views(repeated));
-  EXPECT_LT(encoded.size(), 100000u);
+  // expand to 6 GB from a few hundred bytes: rejected before allocating.
+  const int32_t length = 60000;
+  const int64_t count = 100000;
+  std::vector<int32_t> prefixes(count, length);
+  prefixes[0] = 0;
+  std::vector<int32_t> suffixes(count, 0);
+  suffixes[0] = length;
+  std::vector<uint8_t> encoded;
+  for (const auto* lengths : {&prefixes, &suffixes}) {
+    DeltaBinaryPackedEncoder<int32_t> encoder;
+    encoder.Put(lengths->data(), count);
+    Append(&encoded, encoder.Finish());
+  }
+  encoded.resize(encoded.size() + length, 'q');
   std::vector<int64_t> offsets;
   std::vector<uint8_t> data;
-  Status status = DecodeDeltaByteArray(encoded.data(), encoded.size(), 100000, &offsets, &data);
+  Status status = DecodeDeltaByteArray(encoded.data(), encoded.size(), count, &offsets, &data);
   EXPECT_EQ(status.kind(), ErrorKind::kCorruption);
   EXPECT_NE(status.message().find("2 GiB"), std::string::npos) << status.message();
 }
