@@ -1,0 +1,380 @@
+#include "formats/parquet/writer/column_chunk_writer.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compression/codec.h"
+#include "formats/parquet/encoding/rle_bit_packed.h"
+#include "formats/parquet/writer/dictionary_builder.h"
+#include "formats/parquet/writer/page_encoding.h"
+
+namespace floe::parquet {
+
+namespace {
+
+// A data page's share of the chunk: levels [level_begin, level_end) and
+// stored values [value_begin, value_end), starting at row first_row.
+struct PageRange {
+  int64_t level_begin = 0, level_end = 0;
+  int64_t value_begin = 0, value_end = 0;
+  int64_t num_rows = 0;
+  int64_t first_row = 0;
+};
+
+std::vector<PageRange> CutPages(const WriteLeaf& leaf, const LeafValues& values,
+                                const ParquetWriterOptions& options) {
+  const int width = PhysicalWidth(leaf);
+  const int64_t max_rows = std::max<int64_t>(1, options.page_max_rows);
+  const int64_t max_bytes = std::max<int64_t>(1, options.page_max_bytes);
+  const bool has_def = !values.def_levels.empty();
+  const bool has_rep = !values.rep_levels.empty();
+  const uint16_t max_def = static_cast<uint16_t>(leaf.max_def_level);
+  // Levels cost about their bit width; counted in eighths of a byte.
+  const int64_t level_bits = (has_def ? BitWidthFor(static_cast<uint64_t>(leaf.max_def_level)) : 0) +
+                             (has_rep ? BitWidthFor(static_cast<uint64_t>(leaf.max_rep_level)) : 0);
+  std::vector<PageRange> pages;
+  int64_t l = 0, v = 0, row = 0;
+  const int64_t n = values.num_levels;
+  while (l < n) {
+    PageRange page;
+    page.level_begin = l;
+    page.value_begin = v;
+    page.first_row = row;
+    int64_t bytes8 = 0;  // eighths of a byte
+    while (l < n) {
+      do {
+        if (!has_def || values.def_levels[static_cast<size_t>(l)] == max_def) {
+          bytes8 += 8 * (width > 0 ? width
+                                   : 4 + values.offsets[static_cast<size_t>(v) + 1] -
+                                         values.offsets[static_cast<size_t>(v)]);
+          ++v;
+        }
+        bytes8 += level_bits;
+        ++l;
+      } while (has_rep && l < n && values.rep_levels[static_cast<size_t>(l)] != 0);
+      ++page.num_rows;
+      ++row;
+      if (page.num_rows >= max_rows || bytes8 >= 8 * max_bytes) break;
+    }
+    page.level_end = l;
+    page.value_end = v;
+    pages.push_back(page);
+  }
+  return pages;
+}
+
+Statistics ToThrift(const ValueStats& stats, int64_t null_count) {
+  Statistics s;
+  s.null_count = null_count;
+  if (stats.min && stats.max) {
+    s.min_value = stats.min;
+    s.max_value = stats.max;
+    s.is_min_value_exact = true;
+    s.is_max_value_exact = true;
+  }
+  return s;
+}
+
+BoundaryOrder BoundaryOrderOf(StatsOrder order, const ColumnIndex& index) {
+  bool ascending = true, descending = true;
+  const std::string* prev_min = nullptr;
+  const std::string* prev_max = nullptr;
+  for (size_t i = 0; i < index.null_pages.size(); ++i) {
+    if (index.null_pages[i]) continue;
+    if (prev_min) {
+      if (EncodedLess(order, index.min_values[i], *prev_min) ||
+          EncodedLess(order, index.max_values[i], *prev_max)) {
+        ascending = false;
+      }
+      if (EncodedLess(order, *prev_min, index.min_values[i]) ||
+          EncodedLess(order, *prev_max, index.max_values[i])) {
+        descending = false;
+      }
+    }
+    prev_min = &index.min_values[i];
+    prev_max = &index.max_values[i];
+  }
+  if (ascending) return BoundaryOrder::ASCENDING;
+  if (descending) return BoundaryOrder::DESCENDING;
+  return BoundaryOrder::UNORDERED;
+}
+
+// Accumulates the chunk's encoded pages and their bookkeeping.
+class ChunkBuilder {
+ public:
+  ChunkBuilder(const WriteLeaf& leaf, const ParquetWriterOptions& options)
+      : leaf_(leaf), options_(options), codec_(ParquetCodecOf(options.codec)) {}
+
+  // Compresses `body` (for v2: only the part after `uncompressed_prefix`
+  // bytes of levels) and frames it with `header`.
+  Status AddPage(PageHeader header, const std::vector<uint8_t>& body, size_t uncompressed_prefix,
+                 std::vector<uint8_t>* sink) {
+    const uint8_t* page_bytes = body.data();
+    size_t page_size = body.size();
+    std::vector<uint8_t> framed;
+    if (options_.codec != Codec::kNone) {
+      std::span<const uint8_t> to_compress(body.data() + uncompressed_prefix,
+                                           body.size() - uncompressed_prefix);
+      FLOE_RETURN_IF_ERROR(Compress(options_.codec, to_compress, options_.compression_level, &compressed_));
+      framed.reserve(uncompressed_prefix + compressed_.size());
+      framed.assign(body.begin(), body.begin() + static_cast<std::ptrdiff_t>(uncompressed_prefix));
+      framed.insert(framed.end(), compressed_.begin(), compressed_.end());
+      page_bytes = framed.data();
+      page_size = framed.size();
+    }
+    if (body.size() > INT32_MAX || page_size > INT32_MAX) {
+      return Status::InvalidArgument("column '" + PathOf() + "': a page exceeds 2 GiB; lower page_max_bytes");
+    }
+    header.uncompressed_page_size = static_cast<int32_t>(body.size());
+    header.compressed_page_size = static_cast<int32_t>(page_size);
+    header.crc = static_cast<int32_t>(Crc32(std::span<const uint8_t>(page_bytes, page_size)));
+    header_buffer_.clear();
+    SerializePageHeader(header, &header_buffer_);
+    last_page_total_ = static_cast<int64_t>(header_buffer_.size() + page_size);
+    uncompressed_total_ += static_cast<int64_t>(header_buffer_.size() + body.size());
+    compressed_total_ += last_page_total_;
+    sink->insert(sink->end(), header_buffer_.begin(), header_buffer_.end());
+    sink->insert(sink->end(), page_bytes, page_bytes + page_size);
+    ++encoding_counts_[{static_cast<int32_t>(header.type), static_cast<int32_t>(PageEncodingOf(header))}];
+    return Status::OK();
+  }
+
+  std::string PathOf() const {
+    std::string s;
+    for (const auto& p : leaf_.path) s += (s.empty() ? "" : ".") + p;
+    return s;
+  }
+  int64_t last_page_total() const { return last_page_total_; }
+  int64_t uncompressed_total() const { return uncompressed_total_; }
+  int64_t compressed_total() const { return compressed_total_; }
+  CompressionCodec codec() const { return codec_; }
+  std::vector<PageEncodingStats> EncodingStats() const {
+    std::vector<PageEncodingStats> out;
+    for (const auto& [key, count] : encoding_counts_) {
+      out.push_back({static_cast<PageType>(key.first), static_cast<Encoding>(key.second), count});
+    }
+    return out;
+  }
+
+ private:
+  static Encoding PageEncodingOf(const PageHeader& h) {
+    if (h.dictionary_page_header) return h.dictionary_page_header->encoding;
+    if (h.data_page_header) return h.data_page_header->encoding;
+    return h.data_page_header_v2->encoding;
+  }
+  const WriteLeaf& leaf_;
+  const ParquetWriterOptions& options_;
+  CompressionCodec codec_;
+  std::vector<uint8_t> compressed_;
+  std::vector<uint8_t> header_buffer_;
+  int64_t last_page_total_ = 0;
+  int64_t uncompressed_total_ = 0;
+  int64_t compressed_total_ = 0;
+  std::map<std::pair<int32_t, int32_t>, int32_t> encoding_counts_;
+};
+
+}  // namespace
+
+CompressionCodec ParquetCodecOf(Codec codec) {
+  switch (codec) {
+    case Codec::kNone: return CompressionCodec::UNCOMPRESSED;
+    case Codec::kSnappy: return CompressionCodec::SNAPPY;
+    case Codec::kGzip: return CompressionCodec::GZIP;
+    case Codec::kBrotli: return CompressionCodec::BROTLI;
+    case Codec::kZstd: return CompressionCodec::ZSTD;
+    case Codec::kLz4Raw: return CompressionCodec::LZ4_RAW;
+    case Codec::kLz4Hadoop: return CompressionCodec::LZ4;
+    default: return CompressionCodec::UNCOMPRESSED;
+  }
+}
+
+Result<ColumnChunkResult> WriteColumnChunk(const WriteLeaf& leaf, const LeafValues& values,
+                                           const ParquetWriterOptions& options, OutputFile* out) {
+  const std::vector<PageRange> pages = CutPages(leaf, values, options);
+  const int width = PhysicalWidth(leaf);
+  const bool v2 = options.data_page_version == 2;
+  const uint16_t max_def = static_cast<uint16_t>(leaf.max_def_level);
+  const Encoding fallback = FallbackEncodingFor(leaf, options.delta_encodings);
+  bool use_dictionary = options.dictionary_enabled && leaf.physical_type != Type::BOOLEAN;
+  DictionaryBuilder dictionary(width);
+
+  ColumnChunkResult result;
+  ChunkBuilder builder(leaf, options);
+  std::vector<uint8_t> data_pages;   // written after the dictionary page
+  std::vector<int64_t> page_starts;  // relative to data_pages
+  std::vector<uint8_t> levels, body;
+  std::vector<uint32_t> indices;
+  bool any_dictionary_page = false, any_plain_levels = false;
+  std::vector<Encoding> used_value_encodings;
+  auto note_encoding = [&](Encoding e) {
+    if (std::find(used_value_encodings.begin(), used_value_encodings.end(), e) ==
+        used_value_encodings.end()) {
+      used_value_encodings.push_back(e);
+    }
+  };
+  ColumnIndex column_index;
+  bool column_index_valid = leaf.order != StatsOrder::kNone;
+
+  for (const PageRange& page : pages) {
+    const int64_t num_levels = page.level_end - page.level_begin;
+    const int64_t num_values = page.value_end - page.value_begin;
+    const int64_t num_nulls = num_levels - num_values;
+    (void)max_def;
+
+    levels.clear();
+    size_t rep_bytes = 0, def_bytes = 0;
+    if (!values.rep_levels.empty()) {
+      size_t start = levels.size();
+      if (!v2) levels.resize(start + 4);
+      EncodeLevels(values.rep_levels, page.level_begin, page.level_end, leaf.max_rep_level, &levels);
+      rep_bytes = levels.size() - start;
+      if (!v2) {
+        uint32_t n = static_cast<uint32_t>(rep_bytes - 4);
+        std::memcpy(levels.data() + start, &n, 4);
+      }
+      any_plain_levels = true;
+    }
+    if (!values.def_levels.empty()) {
+      size_t start = levels.size();
+      if (!v2) levels.resize(start + 4);
+      EncodeLevels(values.def_levels, page.level_begin, page.level_end, leaf.max_def_level, &levels);
+      def_bytes = levels.size() - start;
+      if (!v2) {
+        uint32_t n = static_cast<uint32_t>(def_bytes - 4);
+        std::memcpy(levels.data() + start, &n, 4);
+      }
+      any_plain_levels = true;
+    }
+
+    body.assign(levels.begin(), levels.end());
+    Encoding encoding;
+    if (use_dictionary) {
+      indices.resize(static_cast<size_t>(num_values));
+      if (width > 0) {
+        dictionary.IndexFixed(
+            values.fixed.data() + static_cast<size_t>(page.value_begin) * static_cast<size_t>(width),
+            num_values, indices.data());
+      } else {
+        dictionary.IndexByteArrays(values.offsets.data() + page.value_begin, values.data.data(), num_values,
+                                   indices.data());
+      }
+      EncodeDictionaryIndices(indices, dictionary.size(), &body);
+      encoding = Encoding::RLE_DICTIONARY;
+      any_dictionary_page = true;
+      if (dictionary.plain_bytes() > options.dictionary_max_bytes) use_dictionary = false;
+    } else {
+      EncodeValues(leaf, values, page.value_begin, page.value_end, fallback, &body);
+      encoding = fallback;
+    }
+    note_encoding(encoding);
+
+    ValueStats page_stats = ComputeValueStats(leaf, values, page.value_begin, page.value_end);
+    MergeValueStats(leaf.order, page_stats, &result.stats);
+    result.null_count += num_nulls;
+
+    PageHeader header;
+    std::optional<Statistics> header_stats;
+    if (options.write_statistics) header_stats = ToThrift(page_stats, num_nulls);
+    if (num_levels > INT32_MAX) {
+      return Status::InvalidArgument("column '" + builder.PathOf() + "': more than 2^31 values in one page");
+    }
+    if (v2) {
+      header.type = PageType::DATA_PAGE_V2;
+      DataPageHeaderV2 h;
+      h.num_values = static_cast<int32_t>(num_levels);
+      h.num_nulls = static_cast<int32_t>(num_nulls);
+      h.num_rows = static_cast<int32_t>(page.num_rows);
+      h.encoding = encoding;
+      h.definition_levels_byte_length = static_cast<int32_t>(def_bytes);
+      h.repetition_levels_byte_length = static_cast<int32_t>(rep_bytes);
+      h.is_compressed = options.codec != Codec::kNone;
+      h.statistics = header_stats;
+      header.data_page_header_v2 = h;
+    } else {
+      header.type = PageType::DATA_PAGE;
+      DataPageHeader h;
+      h.num_values = static_cast<int32_t>(num_levels);
+      h.encoding = encoding;
+      h.statistics = header_stats;
+      header.data_page_header = h;
+    }
+    page_starts.push_back(static_cast<int64_t>(data_pages.size()));
+    FLOE_RETURN_IF_ERROR(builder.AddPage(std::move(header), body, v2 ? levels.size() : 0, &data_pages));
+
+    PageLocation location;
+    location.offset = page_starts.back();  // made absolute below
+    location.compressed_page_size = static_cast<int32_t>(builder.last_page_total());
+    location.first_row_index = page.first_row;
+    result.offset_index.page_locations.push_back(location);
+
+    const bool null_page = num_values == 0;
+    column_index.null_pages.push_back(null_page);
+    column_index.null_counts.push_back(num_nulls);
+    if (null_page) {
+      column_index.min_values.emplace_back();
+      column_index.max_values.emplace_back();
+    } else if (page_stats.min && page_stats.max) {
+      column_index.min_values.push_back(*page_stats.min);
+      column_index.max_values.push_back(*page_stats.max);
+    } else {
+      column_index_valid = false;
+      column_index.min_values.emplace_back();
+      column_index.max_values.emplace_back();
+    }
+  }
+
+  // Lay the chunk out: [dictionary page] data pages.
+  const int64_t chunk_start = out->Position();
+  int64_t data_page_offset = chunk_start;
+  ColumnMetaData meta;
+  if (any_dictionary_page) {
+    std::vector<uint8_t> dictionary_body = dictionary.EncodePlain();
+    if (dictionary.size() > INT32_MAX) {
+      return Status::InvalidArgument("column '" + builder.PathOf() + "': dictionary has too many entries");
+    }
+    PageHeader header;
+    header.type = PageType::DICTIONARY_PAGE;
+    DictionaryPageHeader h;
+    h.num_values = static_cast<int32_t>(dictionary.size());
+    h.encoding = Encoding::PLAIN;
+    header.dictionary_page_header = h;
+    std::vector<uint8_t> dictionary_page;
+    FLOE_RETURN_IF_ERROR(builder.AddPage(std::move(header), dictionary_body, 0, &dictionary_page));
+    FLOE_RETURN_IF_ERROR(out->Write(dictionary_page));
+    meta.dictionary_page_offset = chunk_start;
+    data_page_offset = chunk_start + static_cast<int64_t>(dictionary_page.size());
+  }
+  FLOE_RETURN_IF_ERROR(out->Write(data_pages));
+  for (PageLocation& location : result.offset_index.page_locations) location.offset += data_page_offset;
+
+  meta.type = leaf.physical_type;
+  if (any_dictionary_page ||
+      std::count(used_value_encodings.begin(), used_value_encodings.end(), Encoding::PLAIN)) {
+    meta.encodings.push_back(Encoding::PLAIN);  // the dictionary page is PLAIN
+  }
+  if (any_plain_levels) meta.encodings.push_back(Encoding::RLE);
+  for (Encoding e : used_value_encodings) {
+    if (e != Encoding::PLAIN) meta.encodings.push_back(e);
+  }
+  meta.path_in_schema = leaf.path;
+  meta.codec = builder.codec();
+  meta.num_values = values.num_levels;
+  meta.total_uncompressed_size = builder.uncompressed_total();
+  meta.total_compressed_size = builder.compressed_total();
+  meta.data_page_offset = data_page_offset;
+  if (options.write_statistics) meta.statistics = ToThrift(result.stats, result.null_count);
+  meta.encoding_stats = builder.EncodingStats();
+  result.chunk.file_offset = chunk_start;
+  result.chunk.meta_data = std::move(meta);
+  if (options.write_page_index && column_index_valid) {
+    column_index.boundary_order = BoundaryOrderOf(leaf.order, column_index);
+    result.column_index = std::move(column_index);
+  }
+  return result;
+}
+
+}  // namespace floe::parquet

@@ -1,0 +1,303 @@
+#include "formats/parquet/writer/leaf_shredder.h"
+
+#include <cstring>
+#include <string>
+
+namespace floe::parquet {
+
+namespace {
+
+std::string PathString(const WriteLeaf& leaf) {
+  std::string s;
+  for (const auto& part : leaf.path) {
+    if (!s.empty()) s += '.';
+    s += part;
+  }
+  return s;
+}
+
+constexpr int64_t kNanosPerDay = int64_t{86400} * 1000 * 1000 * 1000;
+constexpr int64_t kJulianDayOfEpoch = 2440588;
+
+int64_t NanosPerUnit(TimeUnit unit) {
+  switch (unit) {
+    case TimeUnit::kMilli: return 1000 * 1000;
+    case TimeUnit::kMicro: return 1000;
+    case TimeUnit::kNano: return 1;
+  }
+  return 1;
+}
+
+// Appends the physical form of leaf values idx(0..count) to `out`.
+template <typename IndexFn>
+Status AppendPhysical(const WriteLeaf& leaf, const Column& column, int64_t count, IndexFn idx,
+                      LeafValues* out) {
+  const DataType& type = column.type;
+  const uint8_t* src = column.values.data();
+  auto copy_fixed = [&](size_t width) {
+    size_t pos = out->fixed.size();
+    out->fixed.resize(pos + static_cast<size_t>(count) * width);
+    uint8_t* dst = out->fixed.data() + pos;
+    for (int64_t k = 0; k < count; ++k) {
+      std::memcpy(dst + static_cast<size_t>(k) * width, src + static_cast<size_t>(idx(k)) * width, width);
+    }
+  };
+  auto widen = [&](auto tag) {
+    using Source = decltype(tag);
+    size_t pos = out->fixed.size();
+    out->fixed.resize(pos + static_cast<size_t>(count) * 4);
+    uint8_t* dst = out->fixed.data() + pos;
+    for (int64_t k = 0; k < count; ++k) {
+      Source v;
+      std::memcpy(&v, src + static_cast<size_t>(idx(k)) * sizeof(Source), sizeof(Source));
+      int32_t wide = static_cast<int32_t>(v);
+      std::memcpy(dst + static_cast<size_t>(k) * 4, &wide, 4);
+    }
+  };
+  switch (leaf.physical_type) {
+    case Type::BOOLEAN: {
+      size_t pos = out->fixed.size();
+      out->fixed.resize(pos + static_cast<size_t>(count));
+      for (int64_t k = 0; k < count; ++k) out->fixed[pos + static_cast<size_t>(k)] = src[idx(k)] != 0;
+      return Status::OK();
+    }
+    case Type::INT32:
+      switch (type.id) {
+        case TypeId::kInt8: widen(int8_t{}); return Status::OK();
+        case TypeId::kUInt8: widen(uint8_t{}); return Status::OK();
+        case TypeId::kInt16: widen(int16_t{}); return Status::OK();
+        case TypeId::kUInt16: widen(uint16_t{}); return Status::OK();
+        case TypeId::kTime: {  // milliseconds since midnight, held as int64
+          size_t pos = out->fixed.size();
+          out->fixed.resize(pos + static_cast<size_t>(count) * 4);
+          for (int64_t k = 0; k < count; ++k) {
+            int64_t v = column.Value<int64_t>(idx(k));
+            if (v < INT32_MIN || v > INT32_MAX) {
+              return Status::InvalidArgument("column '" + PathString(leaf) + "': time value " +
+                                             std::to_string(v) + " ms does not fit INT32");
+            }
+            int32_t narrow = static_cast<int32_t>(v);
+            std::memcpy(out->fixed.data() + pos + static_cast<size_t>(k) * 4, &narrow, 4);
+          }
+          return Status::OK();
+        }
+        case TypeId::kDecimal: break;  // narrowed below
+        default: copy_fixed(4); return Status::OK();
+      }
+      break;
+    case Type::INT64:
+      if (type.id != TypeId::kDecimal) {
+        copy_fixed(8);
+        return Status::OK();
+      }
+      break;
+    case Type::FLOAT: copy_fixed(4); return Status::OK();
+    case Type::DOUBLE: copy_fixed(8); return Status::OK();
+    case Type::INT96: {
+      size_t pos = out->fixed.size();
+      out->fixed.resize(pos + static_cast<size_t>(count) * 12);
+      const __int128 per_unit = NanosPerUnit(type.unit);
+      for (int64_t k = 0; k < count; ++k) {
+        __int128 nanos = static_cast<__int128>(column.Value<int64_t>(idx(k))) * per_unit;
+        __int128 days = nanos / kNanosPerDay;
+        __int128 rem = nanos % kNanosPerDay;
+        if (rem < 0) {
+          rem += kNanosPerDay;
+          days -= 1;
+        }
+        int64_t nanos_of_day = static_cast<int64_t>(rem);
+        int32_t julian_day = static_cast<int32_t>(days + kJulianDayOfEpoch);
+        uint8_t* dst = out->fixed.data() + pos + static_cast<size_t>(k) * 12;
+        std::memcpy(dst, &nanos_of_day, 8);
+        std::memcpy(dst + 8, &julian_day, 4);
+      }
+      return Status::OK();
+    }
+    case Type::BYTE_ARRAY: {
+      for (int64_t k = 0; k < count; ++k) {
+        int64_t i = idx(k);
+        int64_t b = column.offsets[static_cast<size_t>(i)];
+        int64_t e = column.offsets[static_cast<size_t>(i) + 1];
+        out->data.insert(out->data.end(), column.data.begin() + b, column.data.begin() + e);
+        out->offsets.push_back(static_cast<int64_t>(out->data.size()));
+      }
+      return Status::OK();
+    }
+    case Type::FIXED_LEN_BYTE_ARRAY:
+      if (type.id != TypeId::kDecimal) {
+        copy_fixed(static_cast<size_t>(leaf.type_length));
+        return Status::OK();
+      }
+      break;
+  }
+  // Decimals: 16-byte little-endian two's complement, narrowed losslessly.
+  const size_t width = leaf.physical_type == Type::INT32   ? 4
+                       : leaf.physical_type == Type::INT64 ? 8
+                                                           : static_cast<size_t>(leaf.type_length);
+  const bool big_endian = leaf.physical_type == Type::FIXED_LEN_BYTE_ARRAY;
+  size_t pos = out->fixed.size();
+  out->fixed.resize(pos + static_cast<size_t>(count) * width);
+  for (int64_t k = 0; k < count; ++k) {
+    uint8_t le[16];
+    std::memcpy(le, src + static_cast<size_t>(idx(k)) * 16, 16);
+    const uint8_t sign_fill = (le[width - 1] & 0x80) ? 0xFF : 0x00;
+    for (size_t b = width; b < 16; ++b) {
+      if (le[b] != sign_fill) {
+        return Status::InvalidArgument("column '" + PathString(leaf) + "': decimal value at row " +
+                                       std::to_string(idx(k)) + " does not fit decimal(" +
+                                       std::to_string(type.precision) + "," + std::to_string(type.scale) +
+                                       ")");
+      }
+    }
+    uint8_t* dst = out->fixed.data() + pos + static_cast<size_t>(k) * width;
+    if (big_endian) {
+      for (size_t b = 0; b < width; ++b) dst[b] = le[width - 1 - b];
+    } else {
+      std::memcpy(dst, le, width);
+    }
+  }
+  return Status::OK();
+}
+
+// Walks the nested path of one leaf, emitting levels and leaf value indices.
+class NestedShredder {
+ public:
+  NestedShredder(const WriteLeaf& leaf, LeafValues* out) : leaf_(leaf), out_(out) {}
+
+  Status Row(const Column& top, int64_t row) { return Visit(0, top, row, 0, 0); }
+  std::vector<int64_t>& indices() { return indices_; }
+
+ private:
+  void Emit(int16_t def, int16_t rep) {
+    if (leaf_.max_def_level > 0) out_->def_levels.push_back(static_cast<uint16_t>(def));
+    if (leaf_.max_rep_level > 0) out_->rep_levels.push_back(static_cast<uint16_t>(rep));
+    ++out_->num_levels;
+  }
+
+  Status Visit(size_t step_index, const Column& c, int64_t i, int16_t def, int16_t rep) {
+    const ShredStep& step = leaf_.steps[step_index];
+    if (c.IsNull(i)) {
+      if (!step.nullable) {
+        return Status::InvalidArgument("column '" + PathString(leaf_) +
+                                       "': null value in a non-nullable field (slot " + std::to_string(i) +
+                                       ")");
+      }
+      Emit(def, rep);
+      return Status::OK();
+    }
+    if (step.nullable) ++def;
+    switch (step.kind) {
+      case ShredStep::Kind::kLeaf:
+        Emit(def, rep);
+        indices_.push_back(i);
+        return Status::OK();
+      case ShredStep::Kind::kStruct:
+        return Visit(step_index + 1, c.children[static_cast<size_t>(step.child)], i, def, rep);
+      case ShredStep::Kind::kList:
+      case ShredStep::Kind::kMap: {
+        int64_t start = c.offsets[static_cast<size_t>(i)];
+        int64_t end = c.offsets[static_cast<size_t>(i) + 1];
+        if (start == end) {
+          Emit(def, rep);
+          return Status::OK();
+        }
+        const Column& child = c.children[static_cast<size_t>(step.child)];
+        for (int64_t j = start; j < end; ++j) {
+          FLOE_RETURN_IF_ERROR(Visit(step_index + 1, child, j, static_cast<int16_t>(def + 1),
+                                     j == start ? rep : step.rep_level));
+        }
+        return Status::OK();
+      }
+    }
+    return Status::OK();
+  }
+
+  const WriteLeaf& leaf_;
+  LeafValues* out_;
+  std::vector<int64_t> indices_;
+};
+
+const Column& LeafColumnOf(const WriteLeaf& leaf, const Column& top) {
+  const Column* c = &top;
+  for (const ShredStep& step : leaf.steps) {
+    if (step.kind == ShredStep::Kind::kLeaf) break;
+    c = &c->children[static_cast<size_t>(step.child)];
+  }
+  return *c;
+}
+
+}  // namespace
+
+void LeafValues::Clear() {
+  def_levels.clear();
+  rep_levels.clear();
+  num_levels = num_rows = num_present = 0;
+  fixed.clear();
+  offsets.assign(1, 0);
+  data.clear();
+}
+
+int PhysicalWidth(const WriteLeaf& leaf) {
+  switch (leaf.physical_type) {
+    case Type::BOOLEAN: return 1;
+    case Type::INT32:
+    case Type::FLOAT: return 4;
+    case Type::INT64:
+    case Type::DOUBLE: return 8;
+    case Type::INT96: return 12;
+    case Type::FIXED_LEN_BYTE_ARRAY: return leaf.type_length;
+    case Type::BYTE_ARRAY: return 0;
+  }
+  return 0;
+}
+
+Status ShredRows(const WriteLeaf& leaf, const Column& top, int64_t begin, int64_t end, LeafValues* out) {
+  const int64_t rows = end - begin;
+  if (rows <= 0) return Status::OK();
+  if (leaf.steps.size() == 1) {  // a top-level primitive column: levels straight from validity
+    const bool has_nulls = !top.validity.empty() && top.null_count > 0;
+    if (has_nulls && !leaf.steps[0].nullable) {
+      for (int64_t i = begin; i < end; ++i) {
+        if (top.IsNull(i)) {
+          return Status::InvalidArgument("column '" + PathString(leaf) +
+                                         "': null value in a non-nullable field (row " + std::to_string(i) +
+                                         ")");
+        }
+      }
+    }
+    if (leaf.max_def_level > 0) {
+      size_t pos = out->def_levels.size();
+      out->def_levels.resize(pos + static_cast<size_t>(rows), 1);
+      if (has_nulls) {
+        for (int64_t i = begin; i < end; ++i)
+          out->def_levels[pos + static_cast<size_t>(i - begin)] = top.IsValid(i);
+      }
+    }
+    out->num_levels += rows;
+    out->num_rows += rows;
+    if (!has_nulls) {
+      out->num_present += rows;
+      return AppendPhysical(
+          leaf, top, rows, [begin](int64_t k) { return begin + k; }, out);
+    }
+    std::vector<int64_t> indices;
+    indices.reserve(static_cast<size_t>(rows - top.null_count > 0 ? rows : 0));
+    for (int64_t i = begin; i < end; ++i) {
+      if (top.IsValid(i)) indices.push_back(i);
+    }
+    out->num_present += static_cast<int64_t>(indices.size());
+    return AppendPhysical(
+        leaf, top, static_cast<int64_t>(indices.size()),
+        [&indices](int64_t k) { return indices[static_cast<size_t>(k)]; }, out);
+  }
+  NestedShredder shredder(leaf, out);
+  for (int64_t row = begin; row < end; ++row) FLOE_RETURN_IF_ERROR(shredder.Row(top, row));
+  out->num_rows += rows;
+  const std::vector<int64_t>& indices = shredder.indices();
+  out->num_present += static_cast<int64_t>(indices.size());
+  return AppendPhysical(
+      leaf, LeafColumnOf(leaf, top), static_cast<int64_t>(indices.size()),
+      [&indices](int64_t k) { return indices[static_cast<size_t>(k)]; }, out);
+}
+
+}  // namespace floe::parquet
