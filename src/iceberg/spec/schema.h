@@ -1,0 +1,53 @@
+// An Iceberg table schema: a struct with a schema id and identifier fields.
+//
+// Contract: lookups walk the field tree on each call (schemas are small) so a
+// Schema stays a plain copyable value with no internal pointers. Dotted names
+// address nested fields: "a.b" for struct members, "a.element" for list
+// elements, "m.key" / "m.value" for maps. Validate() checks what every
+// metadata reader and writer relies on: unique ids, unique sibling names,
+// identifier fields that exist and are required primitives.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "columnar/types.h"
+#include "common/status.h"
+#include "iceberg/spec/json_util.h"
+#include "iceberg/spec/types.h"
+
+namespace floe::iceberg {
+
+struct Schema {
+  int32_t schema_id = 0;
+  std::vector<int32_t> identifier_field_ids;
+  std::vector<NestedField> fields;
+
+  Type AsStruct() const { return StructType(fields); }
+
+  const NestedField* FindFieldById(int32_t id) const;
+  const NestedField* FindFieldByName(std::string_view dotted_name) const;
+  // The dotted full name of a field id, or "" when absent.
+  std::string FindNameById(int32_t id) const;
+  // Largest id of any field at any depth; 0 for an empty schema.
+  int32_t HighestFieldId() const;
+  // Every field at any depth, keyed by id (pointers into this schema).
+  std::map<int32_t, const NestedField*> IndexById() const;
+  // Every field at any depth, keyed by dotted full name.
+  std::map<std::string, const NestedField*> IndexByName() const;
+
+  Status Validate() const;
+  bool operator==(const Schema& other) const = default;
+};
+
+Json SchemaToJson(const Schema& schema);
+Result<Schema> SchemaFromJson(const Json& json);
+
+// floe schema view with field ids; fails on unknown-typed columns.
+Result<floe::Schema> ToFloeSchema(const Schema& schema);
+// Builds a schema from floe fields; see FromFloeType for the id rules.
+Result<Schema> FromFloeSchema(const floe::Schema& fields, int format_version, int32_t* next_id = nullptr);
+
+}  // namespace floe::iceberg
