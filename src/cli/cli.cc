@@ -12,6 +12,7 @@ int Main(int argc, char** argv) {
   app.require_subcommand(1);
   ExitCode exit_code;
   RegisterParquetCommands(app, exit_code);
+  RegisterAvroCommands(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

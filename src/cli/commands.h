@@ -11,5 +11,6 @@ struct ExitCode {
 };
 
 void RegisterParquetCommands(CLI::App& app, ExitCode& exit_code);
+void RegisterAvroCommands(CLI::App& app, ExitCode& exit_code);
 
 }  // namespace floe::cli

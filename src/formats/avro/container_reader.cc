@@ -1,0 +1,229 @@
+#include "formats/avro/container_reader.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "formats/avro/decoder.h"
+
+namespace floe::avro {
+
+namespace {
+
+// An InputFile over bytes held in memory (for OpenBuffer and fuzzing).
+class BufferInputFile : public InputFile {
+ public:
+  BufferInputFile(std::vector<uint8_t> bytes, std::string name)
+      : bytes_(std::move(bytes)), name_(std::move(name)) {}
+  const std::string& path() const override { return name_; }
+  Result<int64_t> Size() override { return static_cast<int64_t>(bytes_.size()); }
+  Status ReadAt(int64_t offset, int64_t length, uint8_t* out) override {
+    if (offset < 0 || length < 0 || static_cast<uint64_t>(offset) > bytes_.size() ||
+        static_cast<uint64_t>(length) > bytes_.size() - static_cast<uint64_t>(offset)) {
+      return Status::IOError(name_ + ": read of " + std::to_string(length) + " bytes at " +
+                             std::to_string(offset) + " is past the end (" + std::to_string(bytes_.size()) +
+                             " bytes)");
+    }
+    if (length > 0) std::memcpy(out, bytes_.data() + offset, static_cast<size_t>(length));
+    return Status::OK();
+  }
+
+ private:
+  std::vector<uint8_t> bytes_;
+  std::string name_;
+};
+
+struct ParsedHeader {
+  AvroMetadata metadata;
+  SyncMarker sync{};
+  size_t length = 0;
+};
+
+Result<ParsedHeader> ParseHeader(std::span<const uint8_t> bytes) {
+  ParsedHeader header;
+  if (bytes.size() < kContainerMagic.size() ||
+      !std::equal(kContainerMagic.begin(), kContainerMagic.end(), bytes.begin())) {
+    return Status::Corruption("not an Avro container file (bad magic)");
+  }
+  AvroDecoder decoder(bytes.subspan(kContainerMagic.size()));
+  while (true) {
+    FLOE_ASSIGN_OR_RETURN(int64_t count, decoder.ReadLong());
+    if (count == 0) break;
+    if (count < 0) {
+      if (count == INT64_MIN) return Status::Corruption("metadata: invalid block count");
+      count = -count;
+      FLOE_ASSIGN_OR_RETURN(int64_t byte_size, decoder.ReadLong());
+      if (byte_size < 0) return Status::Corruption("metadata: negative block size");
+    }
+    for (int64_t i = 0; i < count; ++i) {
+      FLOE_RETURN_IF_ERROR(decoder.ChargeItem());
+      std::string key;
+      std::vector<uint8_t> value;
+      FLOE_RETURN_IF_ERROR(decoder.ReadString(&key));
+      FLOE_RETURN_IF_ERROR(decoder.ReadBytes(&value));
+      header.metadata.emplace_back(std::move(key), std::string(value.begin(), value.end()));
+    }
+  }
+  FLOE_RETURN_IF_ERROR(decoder.ReadFixed(kSyncSize, header.sync.data()));
+  header.length = kContainerMagic.size() + decoder.position();
+  return header;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<AvroContainerReader>> AvroContainerReader::Open(std::unique_ptr<InputFile> file,
+                                                                       AvroReadOptions options) {
+  std::unique_ptr<AvroContainerReader> reader(new AvroContainerReader(std::move(file), std::move(options)));
+  FLOE_RETURN_IF_ERROR(reader->ReadHeader());
+  return reader;
+}
+
+Result<std::unique_ptr<AvroContainerReader>> AvroContainerReader::OpenBuffer(std::span<const uint8_t> bytes,
+                                                                             std::string name,
+                                                                             AvroReadOptions options) {
+  auto file =
+      std::make_unique<BufferInputFile>(std::vector<uint8_t>(bytes.begin(), bytes.end()), std::move(name));
+  return Open(std::move(file), std::move(options));
+}
+
+AvroContainerReader::AvroContainerReader(std::unique_ptr<InputFile> file, AvroReadOptions options)
+    : file_(std::move(file)), options_(std::move(options)) {}
+
+AvroContainerReader::~AvroContainerReader() = default;
+
+Status AvroContainerReader::Error(const std::string& message) const {
+  return Status::Corruption(name_ + ": " + message);
+}
+
+std::optional<std::string> AvroContainerReader::Metadata(std::string_view key) const {
+  for (const auto& [k, v] : metadata_) {
+    if (k == key) return v;
+  }
+  return std::nullopt;
+}
+
+Status AvroContainerReader::ReadHeader() {
+  name_ = file_->path();
+  FLOE_ASSIGN_OR_RETURN(file_size_, file_->Size());
+  // The header's length is unknown until parsed: read a prefix, grow on failure.
+  int64_t want = std::min<int64_t>(file_size_, 64 << 10);
+  Result<ParsedHeader> header = Status::Corruption("empty file");
+  while (true) {
+    FLOE_ASSIGN_OR_RETURN(std::vector<uint8_t> prefix, file_->Read(0, want));
+    header = ParseHeader(prefix);
+    if (header.ok() || want >= file_size_ || want >= options_.max_header_bytes) break;
+    want = std::min({file_size_, want * 4, options_.max_header_bytes});
+  }
+  if (!header.ok()) return header.status().WithContext(name_ + ": header");
+  metadata_ = std::move(header->metadata);
+  sync_ = header->sync;
+  next_block_offset_ = static_cast<int64_t>(header->length);
+
+  auto schema_text = Metadata("avro.schema");
+  if (!schema_text) return Error("header has no avro.schema");
+  auto schema = AvroSchema::Parse(*schema_text);
+  if (!schema.ok()) return schema.status().WithContext(name_ + ": avro.schema");
+  writer_schema_ = std::move(*schema);
+  auto codec = ParseAvroCodec(Metadata("avro.codec").value_or("null"));
+  if (!codec.ok()) return codec.status().WithContext(name_);
+  codec_ = *codec;
+  if (options_.reader_schema) {
+    auto projection = AvroProjection::Make(writer_schema_, *options_.reader_schema);
+    if (!projection.ok())
+      return projection.status().WithContext(name_ + ": projecting onto the reader schema");
+    projection_ = std::move(*projection);
+  }
+  return Status::OK();
+}
+
+Status AvroContainerReader::LoadBlock() {
+  decoder_.reset();
+  records_left_in_block_ = 0;
+  if (next_block_offset_ >= file_size_) {
+    at_end_ = true;
+    return Status::OK();
+  }
+  const int64_t number = block_index_ + 1;
+  const std::string where =
+      "block " + std::to_string(number) + " at offset " + std::to_string(next_block_offset_);
+  const int64_t left = file_size_ - next_block_offset_;
+  FLOE_ASSIGN_OR_RETURN(std::vector<uint8_t> head,
+                        file_->Read(next_block_offset_, std::min<int64_t>(left, 20)));
+  AvroDecoder head_decoder(head);
+  auto count = head_decoder.ReadLong();
+  if (!count.ok()) return count.status().WithContext(name_ + ": " + where + ": record count");
+  auto size = head_decoder.ReadLong();
+  if (!size.ok()) return size.status().WithContext(name_ + ": " + where + ": byte size");
+  if (*count < 0) return Error(where + ": negative record count " + std::to_string(*count));
+  if (*size < 0) return Error(where + ": negative byte size " + std::to_string(*size));
+  const int64_t head_length = static_cast<int64_t>(head_decoder.position());
+  if (*size > options_.max_block_bytes) {
+    return Error(where + ": byte size " + std::to_string(*size) + " exceeds the limit of " +
+                 std::to_string(options_.max_block_bytes));
+  }
+  if (*size > left - head_length - static_cast<int64_t>(kSyncSize)) {
+    return Error(where + ": block of " + std::to_string(*size) +
+                 " bytes plus sync marker runs past the end of the file (" +
+                 std::to_string(left - head_length) + " bytes left)");
+  }
+  FLOE_ASSIGN_OR_RETURN(std::vector<uint8_t> body, file_->Read(next_block_offset_ + head_length,
+                                                               *size + static_cast<int64_t>(kSyncSize)));
+  if (!std::equal(sync_.begin(), sync_.end(), body.end() - kSyncSize))
+    return Error(where + ": sync marker mismatch");
+  Status st = DecompressBlock(codec_, std::span<const uint8_t>(body.data(), static_cast<size_t>(*size)),
+                              options_.max_block_bytes, &block_data_);
+  if (!st.ok()) return st.WithContext(name_ + ": " + where);
+  next_block_offset_ += head_length + *size + static_cast<int64_t>(kSyncSize);
+  block_index_ = number;
+  records_left_in_block_ = *count;
+  decoder_ = std::make_unique<AvroDecoder>(block_data_);
+  return Status::OK();
+}
+
+Result<bool> AvroContainerReader::Next(AvroValue* out) {
+  while (records_left_in_block_ == 0) {
+    if (at_end_) return false;
+    if (decoder_ && decoder_->remaining() > 0) {
+      const std::string message = "block " + std::to_string(block_index_) + ": " +
+                                  std::to_string(decoder_->remaining()) + " bytes left after its records";
+      decoder_.reset();
+      at_end_ = true;
+      return Error(message);
+    }
+    Status st = LoadBlock();
+    if (!st.ok()) {
+      at_end_ = true;
+      return st;
+    }
+  }
+  const std::string where = "block " + std::to_string(block_index_);
+  Status st = decoder_->ChargeItem();
+  if (st.ok()) {
+    if (projection_) {
+      AvroValue written;
+      st = decoder_->Decode(writer_schema_.root(), &written);
+      if (st.ok()) st = projection_->Project(written, out);
+    } else {
+      st = decoder_->Decode(writer_schema_.root(), out);
+    }
+  }
+  if (!st.ok()) {
+    records_left_in_block_ = 0;
+    decoder_.reset();
+    at_end_ = true;
+    return st.WithContext(name_ + ": " + where);
+  }
+  --records_left_in_block_;
+  return true;
+}
+
+Result<std::vector<AvroValue>> AvroContainerReader::ReadAll() {
+  std::vector<AvroValue> records;
+  while (true) {
+    AvroValue record;
+    FLOE_ASSIGN_OR_RETURN(bool more, Next(&record));
+    if (!more) return records;
+    records.push_back(std::move(record));
+  }
+}
+
+}  // namespace floe::avro
