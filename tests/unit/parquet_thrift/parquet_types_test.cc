@@ -325,7 +325,9 @@ TEST(ParquetTypesTest, MissingRequiredFieldNamesStructAndField) {
       << s.message();
 }
 
-TEST(ParquetTypesTest, WrongWireTypeIsCorruption) {
+// Like Apache Thrift's generated readers, a known field id with an unexpected
+// wire type is skipped; a required one is then missing.
+TEST(ParquetTypesTest, MistypedFieldsAreSkipped) {
   Bytes bytes;
   CompactWriter w(&bytes);
   w.BeginStruct();
@@ -334,8 +336,20 @@ TEST(ParquetTypesTest, WrongWireTypeIsCorruption) {
   PageHeader h;
   Status s = DeserializePageHeader(bytes, &h).status();
   EXPECT_EQ(s.kind(), ErrorKind::kCorruption);
-  EXPECT_EQ(s.message(),
-            "thrift: wire type binary where i32 was expected reading field 1 of PageHeader (offset 1)");
+  EXPECT_EQ(s.message(), "thrift: required field 1 (type) of PageHeader is missing (offset 13)");
+
+  bytes.clear();
+  w.BeginStruct();
+  w.WriteI32Field(1, 0);
+  w.WriteI32Field(2, 10);
+  w.WriteI32Field(3, 10);
+  w.WriteBinaryField(4, "crc as binary");    // optional field, wrong type: stays unset
+  w.WriteFieldHeader(5, CompactType::kI64);  // data_page_header as an i64
+  w.WriteI64(5);
+  w.EndStruct();
+  ASSERT_OK(DeserializePageHeader(bytes, &h));
+  EXPECT_FALSE(h.crc.has_value());
+  EXPECT_FALSE(h.data_page_header.has_value());
 }
 
 TEST(ParquetTypesTest, TruncationErrorNamesInnermostStructAndPath) {

@@ -1,7 +1,9 @@
 // Deserialization of the parquet.thrift structs (declared in parquet_types.h).
 //
-// Every struct is read by ReadStruct, which skips unknown fields, rejects a
-// known field whose wire type is wrong, checks required fields, and turns the
+// Every struct is read by ReadStruct, which skips unknown fields and known
+// fields whose wire type is not the expected one (as Apache Thrift's
+// generated readers do; old writers reused some field ids), checks required
+// fields, and turns the
 // compact reader's errors into "thrift: <what> reading field <id> of <Struct>
 // (offset <n>)"; an error inside a nested struct keeps its own message and
 // gains ", in field <id> of <Outer>" for each enclosing struct.
@@ -24,6 +26,11 @@ using thrift::IsBoolType;
 using thrift::WireTypeOf;
 
 constexpr std::string_view kDecoratedPrefix = "thrift: ";
+
+// A field header, plus whether the field was skipped for its wire type.
+struct Field : FieldHeader {
+  mutable bool skipped_for_type = false;
+};
 
 struct RequiredField {
   int16_t id;
@@ -53,8 +60,9 @@ Status ReadStruct(CompactReader& reader, const char* struct_name,
     auto header = reader.ReadFieldHeader();
     if (!header.ok()) return Locate(header.status(), reader, struct_name, -1);
     if (header->type == CompactType::kStop) break;
-    if (header->id >= 0 && header->id < 64) seen |= uint64_t{1} << header->id;
-    if (Status s = read_field(*header); !s.ok()) return Locate(s, reader, struct_name, header->id);
+    Field field{*header};
+    if (Status s = read_field(field); !s.ok()) return Locate(s, reader, struct_name, field.id);
+    if (field.id >= 0 && field.id < 64 && !field.skipped_for_type) seen |= uint64_t{1} << field.id;
   }
   reader.EndStruct();
   for (const RequiredField& field : required) {
@@ -65,11 +73,6 @@ Status ReadStruct(CompactReader& reader, const char* struct_name,
     }
   }
   return Status::OK();
-}
-
-Status WrongType(CompactType got, CompactType want) {
-  return Status::Corruption(std::string("wire type ") + thrift::CompactTypeName(got) + " where " +
-                            thrift::CompactTypeName(want) + " was expected");
 }
 
 bool TypeMatches(CompactType got, CompactType want) {
@@ -153,9 +156,15 @@ Status ReadValue(CompactReader& r, std::vector<T>* out) {
 
 // A struct field's value: checks the wire type, then reads it. Bool fields
 // carry their value in the header.
+// Skips a field whose wire type is not the one its id stands for.
+Status SkipMistyped(CompactReader& r, const Field& field) {
+  field.skipped_for_type = true;
+  return r.SkipFieldValue(field.type);
+}
+
 template <typename T>
-Status ReadField(CompactReader& r, const FieldHeader& field, T* out) {
-  if (!TypeMatches(field.type, WireTypeOf<T>())) return WrongType(field.type, WireTypeOf<T>());
+Status ReadField(CompactReader& r, const Field& field, T* out) {
+  if (!TypeMatches(field.type, WireTypeOf<T>())) return SkipMistyped(r, field);
   if constexpr (std::is_same_v<T, bool>) {
     *out = field.bool_value;
     return Status::OK();
@@ -165,14 +174,15 @@ Status ReadField(CompactReader& r, const FieldHeader& field, T* out) {
 }
 
 template <typename T>
-Status ReadField(CompactReader& r, const FieldHeader& field, std::optional<T>* out) {
+Status ReadField(CompactReader& r, const Field& field, std::optional<T>* out) {
+  if (!TypeMatches(field.type, WireTypeOf<T>())) return SkipMistyped(r, field);
   return ReadField(r, field, &out->emplace());
 }
 
 // ---- structs ----
 
 Status ReadValue(CompactReader& r, Statistics* out) {
-  return ReadStruct(r, "Statistics", {}, [&](const FieldHeader& f) -> Status {
+  return ReadStruct(r, "Statistics", {}, [&](const Field& f) -> Status {
     switch (f.id) {
       case 1: return ReadField(r, f, &out->max);
       case 2: return ReadField(r, f, &out->min);
@@ -188,27 +198,28 @@ Status ReadValue(CompactReader& r, Statistics* out) {
 }
 
 // An empty thrift struct (or one whose fields floe does not use).
-Status SkipStructField(CompactReader& r, const FieldHeader& f) {
-  if (f.type != CompactType::kStruct) return WrongType(f.type, CompactType::kStruct);
+Status SkipStructField(CompactReader& r, const Field& f) {
+  if (f.type != CompactType::kStruct) f.skipped_for_type = true;
   return r.SkipFieldValue(f.type);
 }
 
-Status ReadTimeUnit(CompactReader& r, const FieldHeader& field, TimeUnitKind* out) {
-  if (field.type != CompactType::kStruct) return WrongType(field.type, CompactType::kStruct);
+Status ReadTimeUnit(CompactReader& r, const Field& field, TimeUnitKind* out) {
+  if (field.type != CompactType::kStruct) return SkipMistyped(r, field);
   bool member_set = false;
-  FLOE_RETURN_IF_ERROR(ReadStruct(r, "TimeUnit", {}, [&](const FieldHeader& f) -> Status {
+  FLOE_RETURN_IF_ERROR(ReadStruct(r, "TimeUnit", {}, [&](const Field& f) -> Status {
     // Every member (MILLIS, MICROS, NANOS, or one added later) is an empty
     // struct; an unknown member keeps its id for the reader to reject.
+    if (f.type != CompactType::kStruct) return SkipMistyped(r, f);
     *out = static_cast<TimeUnitKind>(f.id);
     member_set = true;
-    return SkipStructField(r, f);
+    return r.SkipFieldValue(f.type);
   }));
   if (!member_set) return Status::Corruption("TimeUnit union has no member set");
   return Status::OK();
 }
 
 Status ReadDecimalType(CompactReader& r, LogicalType* out) {
-  return ReadStruct(r, "DecimalType", {{1, "scale"}, {2, "precision"}}, [&](const FieldHeader& f) -> Status {
+  return ReadStruct(r, "DecimalType", {{1, "scale"}, {2, "precision"}}, [&](const Field& f) -> Status {
     switch (f.id) {
       case 1: return ReadField(r, f, &out->decimal_scale);
       case 2: return ReadField(r, f, &out->decimal_precision);
@@ -219,18 +230,17 @@ Status ReadDecimalType(CompactReader& r, LogicalType* out) {
 
 // TimeType and TimestampType share their layout.
 Status ReadTimeOrTimestampType(CompactReader& r, const char* struct_name, LogicalType* out) {
-  return ReadStruct(r, struct_name, {{1, "isAdjustedToUTC"}, {2, "unit"}},
-                    [&](const FieldHeader& f) -> Status {
-                      switch (f.id) {
-                        case 1: return ReadField(r, f, &out->is_adjusted_to_utc);
-                        case 2: return ReadTimeUnit(r, f, &out->time_unit);
-                        default: return r.SkipFieldValue(f.type);
-                      }
-                    });
+  return ReadStruct(r, struct_name, {{1, "isAdjustedToUTC"}, {2, "unit"}}, [&](const Field& f) -> Status {
+    switch (f.id) {
+      case 1: return ReadField(r, f, &out->is_adjusted_to_utc);
+      case 2: return ReadTimeUnit(r, f, &out->time_unit);
+      default: return r.SkipFieldValue(f.type);
+    }
+  });
 }
 
 Status ReadIntType(CompactReader& r, LogicalType* out) {
-  return ReadStruct(r, "IntType", {{1, "bitWidth"}, {2, "isSigned"}}, [&](const FieldHeader& f) -> Status {
+  return ReadStruct(r, "IntType", {{1, "bitWidth"}, {2, "isSigned"}}, [&](const Field& f) -> Status {
     switch (f.id) {
       case 1: return ReadField(r, f, &out->bit_width);
       case 2: return ReadField(r, f, &out->is_signed);
@@ -242,8 +252,8 @@ Status ReadIntType(CompactReader& r, LogicalType* out) {
 Status ReadValue(CompactReader& r, LogicalType* out) {
   // A union: the member's field id is the kind. Members without parameters
   // floe uses, and members this version does not know, are skipped.
-  return ReadStruct(r, "LogicalType", {}, [&](const FieldHeader& f) -> Status {
-    if (f.type != CompactType::kStruct) return WrongType(f.type, CompactType::kStruct);
+  return ReadStruct(r, "LogicalType", {}, [&](const Field& f) -> Status {
+    if (f.type != CompactType::kStruct) return SkipMistyped(r, f);
     out->kind = f.id;
     switch (f.id) {
       case LogicalType::DECIMAL: return ReadDecimalType(r, out);
@@ -256,7 +266,7 @@ Status ReadValue(CompactReader& r, LogicalType* out) {
 }
 
 Status ReadValue(CompactReader& r, SchemaElement* out) {
-  return ReadStruct(r, "SchemaElement", {{4, "name"}}, [&](const FieldHeader& f) -> Status {
+  return ReadStruct(r, "SchemaElement", {{4, "name"}}, [&](const Field& f) -> Status {
     switch (f.id) {
       case 1: return ReadField(r, f, &out->type);
       case 2: return ReadField(r, f, &out->type_length);
@@ -279,7 +289,7 @@ Status ReadValue(CompactReader& r, DataPageHeader* out) {
                      {2, "encoding"},
                      {3, "definition_level_encoding"},
                      {4, "repetition_level_encoding"}},
-                    [&](const FieldHeader& f) -> Status {
+                    [&](const Field& f) -> Status {
                       switch (f.id) {
                         case 1: return ReadField(r, f, &out->num_values);
                         case 2: return ReadField(r, f, &out->encoding);
@@ -293,7 +303,7 @@ Status ReadValue(CompactReader& r, DataPageHeader* out) {
 
 Status ReadValue(CompactReader& r, DictionaryPageHeader* out) {
   return ReadStruct(r, "DictionaryPageHeader", {{1, "num_values"}, {2, "encoding"}},
-                    [&](const FieldHeader& f) -> Status {
+                    [&](const Field& f) -> Status {
                       switch (f.id) {
                         case 1: return ReadField(r, f, &out->num_values);
                         case 2: return ReadField(r, f, &out->encoding);
@@ -311,7 +321,7 @@ Status ReadValue(CompactReader& r, DataPageHeaderV2* out) {
                      {4, "encoding"},
                      {5, "definition_levels_byte_length"},
                      {6, "repetition_levels_byte_length"}},
-                    [&](const FieldHeader& f) -> Status {
+                    [&](const Field& f) -> Status {
                       switch (f.id) {
                         case 1: return ReadField(r, f, &out->num_values);
                         case 2: return ReadField(r, f, &out->num_nulls);
@@ -329,7 +339,7 @@ Status ReadValue(CompactReader& r, DataPageHeaderV2* out) {
 Status ReadValue(CompactReader& r, PageHeader* out) {
   return ReadStruct(r, "PageHeader",
                     {{1, "type"}, {2, "uncompressed_page_size"}, {3, "compressed_page_size"}},
-                    [&](const FieldHeader& f) -> Status {
+                    [&](const Field& f) -> Status {
                       switch (f.id) {
                         case 1: return ReadField(r, f, &out->type);
                         case 2: return ReadField(r, f, &out->uncompressed_page_size);
@@ -345,7 +355,7 @@ Status ReadValue(CompactReader& r, PageHeader* out) {
 }
 
 Status ReadValue(CompactReader& r, KeyValue* out) {
-  return ReadStruct(r, "KeyValue", {{1, "key"}}, [&](const FieldHeader& f) -> Status {
+  return ReadStruct(r, "KeyValue", {{1, "key"}}, [&](const Field& f) -> Status {
     switch (f.id) {
       case 1: return ReadField(r, f, &out->key);
       case 2: return ReadField(r, f, &out->value);
@@ -356,7 +366,7 @@ Status ReadValue(CompactReader& r, KeyValue* out) {
 
 Status ReadValue(CompactReader& r, SortingColumn* out) {
   return ReadStruct(r, "SortingColumn", {{1, "column_idx"}, {2, "descending"}, {3, "nulls_first"}},
-                    [&](const FieldHeader& f) -> Status {
+                    [&](const Field& f) -> Status {
                       switch (f.id) {
                         case 1: return ReadField(r, f, &out->column_idx);
                         case 2: return ReadField(r, f, &out->descending);
@@ -368,7 +378,7 @@ Status ReadValue(CompactReader& r, SortingColumn* out) {
 
 Status ReadValue(CompactReader& r, PageEncodingStats* out) {
   return ReadStruct(r, "PageEncodingStats", {{1, "page_type"}, {2, "encoding"}, {3, "count"}},
-                    [&](const FieldHeader& f) -> Status {
+                    [&](const Field& f) -> Status {
                       switch (f.id) {
                         case 1: return ReadField(r, f, &out->page_type);
                         case 2: return ReadField(r, f, &out->encoding);
@@ -388,7 +398,7 @@ Status ReadValue(CompactReader& r, ColumnMetaData* out) {
                      {6, "total_uncompressed_size"},
                      {7, "total_compressed_size"},
                      {9, "data_page_offset"}},
-                    [&](const FieldHeader& f) -> Status {
+                    [&](const Field& f) -> Status {
                       switch (f.id) {
                         case 1: return ReadField(r, f, &out->type);
                         case 2: return ReadField(r, f, &out->encodings);
@@ -411,7 +421,7 @@ Status ReadValue(CompactReader& r, ColumnMetaData* out) {
 }
 
 Status ReadValue(CompactReader& r, ColumnChunk* out) {
-  return ReadStruct(r, "ColumnChunk", {{2, "file_offset"}}, [&](const FieldHeader& f) -> Status {
+  return ReadStruct(r, "ColumnChunk", {{2, "file_offset"}}, [&](const Field& f) -> Status {
     switch (f.id) {
       case 1: return ReadField(r, f, &out->file_path);
       case 2: return ReadField(r, f, &out->file_offset);
@@ -431,7 +441,7 @@ Status ReadValue(CompactReader& r, ColumnChunk* out) {
 
 Status ReadValue(CompactReader& r, RowGroup* out) {
   return ReadStruct(r, "RowGroup", {{1, "columns"}, {2, "total_byte_size"}, {3, "num_rows"}},
-                    [&](const FieldHeader& f) -> Status {
+                    [&](const Field& f) -> Status {
                       switch (f.id) {
                         case 1: return ReadField(r, f, &out->columns);
                         case 2: return ReadField(r, f, &out->total_byte_size);
@@ -447,7 +457,7 @@ Status ReadValue(CompactReader& r, RowGroup* out) {
 
 Status ReadValue(CompactReader& r, PageLocation* out) {
   return ReadStruct(r, "PageLocation", {{1, "offset"}, {2, "compressed_page_size"}, {3, "first_row_index"}},
-                    [&](const FieldHeader& f) -> Status {
+                    [&](const Field& f) -> Status {
                       switch (f.id) {
                         case 1: return ReadField(r, f, &out->offset);
                         case 2: return ReadField(r, f, &out->compressed_page_size);
@@ -458,7 +468,7 @@ Status ReadValue(CompactReader& r, PageLocation* out) {
 }
 
 Status ReadValue(CompactReader& r, OffsetIndex* out) {
-  return ReadStruct(r, "OffsetIndex", {{1, "page_locations"}}, [&](const FieldHeader& f) -> Status {
+  return ReadStruct(r, "OffsetIndex", {{1, "page_locations"}}, [&](const Field& f) -> Status {
     switch (f.id) {
       case 1: return ReadField(r, f, &out->page_locations);
       default: return r.SkipFieldValue(f.type);
@@ -469,7 +479,7 @@ Status ReadValue(CompactReader& r, OffsetIndex* out) {
 Status ReadValue(CompactReader& r, ColumnIndex* out) {
   return ReadStruct(r, "ColumnIndex",
                     {{1, "null_pages"}, {2, "min_values"}, {3, "max_values"}, {4, "boundary_order"}},
-                    [&](const FieldHeader& f) -> Status {
+                    [&](const Field& f) -> Status {
                       switch (f.id) {
                         case 1: return ReadField(r, f, &out->null_pages);
                         case 2: return ReadField(r, f, &out->min_values);
@@ -482,13 +492,13 @@ Status ReadValue(CompactReader& r, ColumnIndex* out) {
 }
 
 // ColumnOrder is a union whose only member so far is TYPE_ORDER (id 1).
-Status ReadColumnOrders(CompactReader& r, const FieldHeader& field, std::vector<bool>* out) {
-  if (!TypeMatches(field.type, CompactType::kList)) return WrongType(field.type, CompactType::kList);
+Status ReadColumnOrders(CompactReader& r, const Field& field, std::vector<bool>* out) {
+  if (!TypeMatches(field.type, CompactType::kList)) return SkipMistyped(r, field);
   out->clear();
   return ReadList(r, CompactType::kStruct, [&]() -> Status {
     bool type_defined = false;
-    FLOE_RETURN_IF_ERROR(ReadStruct(r, "ColumnOrder", {}, [&](const FieldHeader& f) -> Status {
-      if (f.id == 1) type_defined = true;
+    FLOE_RETURN_IF_ERROR(ReadStruct(r, "ColumnOrder", {}, [&](const Field& f) -> Status {
+      if (f.id == 1 && f.type == CompactType::kStruct) type_defined = true;
       return r.SkipFieldValue(f.type);
     }));
     out->push_back(type_defined);
@@ -498,7 +508,7 @@ Status ReadColumnOrders(CompactReader& r, const FieldHeader& field, std::vector<
 
 Status ReadValue(CompactReader& r, FileMetaData* out) {
   return ReadStruct(r, "FileMetaData", {{1, "version"}, {2, "schema"}, {3, "num_rows"}, {4, "row_groups"}},
-                    [&](const FieldHeader& f) -> Status {
+                    [&](const Field& f) -> Status {
                       switch (f.id) {
                         case 1: return ReadField(r, f, &out->version);
                         case 2: return ReadField(r, f, &out->schema);
