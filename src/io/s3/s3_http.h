@@ -1,0 +1,61 @@
+// One HTTP exchange over libcurl, with easy handles pooled for connection reuse.
+//
+// Contract: Execute performs exactly one attempt (retries live in S3Client).
+// A failure to get a complete HTTP response (connect error, reset, timeout,
+// body shorter than its Content-Length) is an IOError marked retryable; any
+// HTTP status, including 4xx/5xx, is a successful Execute with that status.
+// Request headers are sent as given (plus "Expect:" to suppress 100-continue);
+// nothing here logs or returns request headers, so credentials in the
+// Authorization header never reach an error message.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+
+namespace floe::s3 {
+
+struct HttpRequest {
+  std::string method;  // GET, HEAD, PUT, POST, DELETE
+  std::string url;     // already encoded
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::span<const uint8_t> body;  // PUT/POST payload
+  // When set, the response body of a 2xx answer is written here and may not
+  // exceed `into_capacity` bytes; error bodies still go to HttpResponse::body.
+  uint8_t* into = nullptr;
+  int64_t into_capacity = 0;
+};
+
+struct HttpResponse {
+  long status = 0;
+  std::map<std::string, std::string> headers;  // lower-case names
+  std::string body;                            // unless written to HttpRequest::into
+  int64_t body_bytes = 0;                      // bytes received, wherever they went
+};
+
+class HttpTransport {
+ public:
+  HttpTransport(int64_t connect_timeout_ms, int64_t request_timeout_ms);
+  ~HttpTransport();
+  HttpTransport(const HttpTransport&) = delete;
+  HttpTransport& operator=(const HttpTransport&) = delete;
+
+  Result<HttpResponse> Execute(const HttpRequest& request);
+
+ private:
+  void* AcquireHandle();
+  void ReleaseHandle(void* handle);
+
+  int64_t connect_timeout_ms_;
+  int64_t request_timeout_ms_;
+  std::mutex mutex_;
+  std::vector<void*> idle_handles_;
+};
+
+}  // namespace floe::s3
