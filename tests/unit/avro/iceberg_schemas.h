@@ -1,0 +1,71 @@
+// Iceberg v2 manifest list and manifest Avro schemas, written out from the
+// field list in the Iceberg spec (as Iceberg Java serializes them).
+#pragma once
+
+namespace floe::avro::testing {
+
+inline constexpr const char* kManifestFileSchema =
+    R"({"type":"record","name":"manifest_file","fields":[)"
+    R"({"name":"manifest_path","type":"string","doc":"Location URI with FS scheme","field-id":500},)"
+    R"({"name":"manifest_length","type":"long","doc":"Total file size in bytes","field-id":501},)"
+    R"({"name":"partition_spec_id","type":"int","doc":"Spec ID used to write","field-id":502},)"
+    R"({"name":"content","type":"int","doc":"Contents of the manifest: 0=data, 1=deletes","field-id":517},)"
+    R"({"name":"sequence_number","type":"long","doc":"Sequence number when the manifest was added","field-id":515},)"
+    R"({"name":"min_sequence_number","type":"long","doc":"Lowest sequence number in the manifest","field-id":516},)"
+    R"({"name":"added_snapshot_id","type":"long","doc":"Snapshot ID that added the manifest","field-id":503},)"
+    R"({"name":"added_files_count","type":"int","doc":"Added entry count","field-id":504},)"
+    R"({"name":"existing_files_count","type":"int","doc":"Existing entry count","field-id":505},)"
+    R"({"name":"deleted_files_count","type":"int","doc":"Deleted entry count","field-id":506},)"
+    R"({"name":"added_rows_count","type":"long","doc":"Added rows count","field-id":512},)"
+    R"({"name":"existing_rows_count","type":"long","doc":"Existing rows count","field-id":513},)"
+    R"({"name":"deleted_rows_count","type":"long","doc":"Deleted rows count","field-id":514},)"
+    R"({"name":"partitions","type":["null",{"type":"array","items":{"type":"record","name":"r508","fields":[)"
+    R"({"name":"contains_null","type":"boolean","doc":"True if any file has a null partition value","field-id":509},)"
+    R"({"name":"contains_nan","type":["null","boolean"],"doc":"True if any file has a nan partition value","default":null,"field-id":518},)"
+    R"({"name":"lower_bound","type":["null","bytes"],"doc":"Partition lower bound for all files","default":null,"field-id":510},)"
+    R"({"name":"upper_bound","type":["null","bytes"],"doc":"Partition upper bound for all files","default":null,"field-id":511}]},)"
+    R"("element-id":508}],"doc":"Summary for each partition","default":null,"field-id":507},)"
+    R"({"name":"key_metadata","type":["null","bytes"],"doc":"Encryption key metadata blob","default":null,"field-id":519}]})";
+
+inline constexpr const char* kManifestEntrySchema =
+    R"({"type":"record","name":"manifest_entry","fields":[)"
+    R"({"name":"status","type":"int","field-id":0},)"
+    R"({"name":"snapshot_id","type":["null","long"],"default":null,"field-id":1},)"
+    R"({"name":"sequence_number","type":["null","long"],"default":null,"field-id":3},)"
+    R"({"name":"file_sequence_number","type":["null","long"],"default":null,"field-id":4},)"
+    R"({"name":"data_file","type":{"type":"record","name":"r2","fields":[)"
+    R"({"name":"content","type":"int","doc":"Contents of the file: 0=data, 1=position deletes, 2=equality deletes","field-id":134},)"
+    R"({"name":"file_path","type":"string","doc":"Location URI with FS scheme","field-id":100},)"
+    R"({"name":"file_format","type":"string","doc":"File format name: avro, orc, or parquet","field-id":101},)"
+    R"({"name":"partition","type":{"type":"record","name":"r102","fields":[)"
+    R"({"name":"id_bucket","type":["null","int"],"default":null,"field-id":1000},)"
+    R"({"name":"ts_day","type":["null",{"type":"int","logicalType":"date"}],"default":null,"field-id":1001}]},)"
+    R"("doc":"Partition data tuple, schema based on the partition spec","field-id":102},)"
+    R"({"name":"record_count","type":"long","doc":"Number of records in the file","field-id":103},)"
+    R"({"name":"file_size_in_bytes","type":"long","doc":"Total file size in bytes","field-id":104},)"
+    R"({"name":"column_sizes","type":["null",{"type":"array","items":{"type":"record","name":"k117_v118","fields":[)"
+    R"({"name":"key","type":"int","field-id":117},{"name":"value","type":"long","field-id":118}]},"logicalType":"map"}],)"
+    R"("doc":"Map of column id to total size on disk","default":null,"field-id":108},)"
+    R"({"name":"value_counts","type":["null",{"type":"array","items":{"type":"record","name":"k119_v120","fields":[)"
+    R"({"name":"key","type":"int","field-id":119},{"name":"value","type":"long","field-id":120}]},"logicalType":"map"}],)"
+    R"("doc":"Map of column id to total count, including null and NaN","default":null,"field-id":109},)"
+    R"({"name":"null_value_counts","type":["null",{"type":"array","items":{"type":"record","name":"k121_v122","fields":[)"
+    R"({"name":"key","type":"int","field-id":121},{"name":"value","type":"long","field-id":122}]},"logicalType":"map"}],)"
+    R"("doc":"Map of column id to null value count","default":null,"field-id":110},)"
+    R"({"name":"nan_value_counts","type":["null",{"type":"array","items":{"type":"record","name":"k138_v139","fields":[)"
+    R"({"name":"key","type":"int","field-id":138},{"name":"value","type":"long","field-id":139}]},"logicalType":"map"}],)"
+    R"("doc":"Map of column id to number of NaN values in the column","default":null,"field-id":137},)"
+    R"({"name":"lower_bounds","type":["null",{"type":"array","items":{"type":"record","name":"k126_v127","fields":[)"
+    R"({"name":"key","type":"int","field-id":126},{"name":"value","type":"bytes","field-id":127}]},"logicalType":"map"}],)"
+    R"("doc":"Map of column id to lower bound","default":null,"field-id":125},)"
+    R"({"name":"upper_bounds","type":["null",{"type":"array","items":{"type":"record","name":"k129_v130","fields":[)"
+    R"({"name":"key","type":"int","field-id":129},{"name":"value","type":"bytes","field-id":130}]},"logicalType":"map"}],)"
+    R"("doc":"Map of column id to upper bound","default":null,"field-id":128},)"
+    R"({"name":"key_metadata","type":["null","bytes"],"doc":"Encryption key metadata blob","default":null,"field-id":131},)"
+    R"({"name":"split_offsets","type":["null",{"type":"array","items":"long","element-id":133}],"doc":"Splittable offsets","default":null,"field-id":132},)"
+    R"({"name":"equality_ids","type":["null",{"type":"array","items":"int","element-id":136}],"doc":"Equality comparison field IDs","default":null,"field-id":135},)"
+    R"({"name":"sort_order_id","type":["null","int"],"doc":"Sort order ID","default":null,"field-id":140},)"
+    R"({"name":"referenced_data_file","type":["null","string"],"doc":"Fully qualified location of a data file that all deletes reference","default":null,"field-id":143}]},)"
+    R"("field-id":2}]})";
+
+}  // namespace floe::avro::testing
