@@ -1,14 +1,240 @@
-// `floe parquet ...`: inspect and convert Parquet files.
+// `floe parquet ...`: inspect and convert Parquet files. One registration
+// function per command; handlers only parse options and call the library.
 #include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
+#include "cli/parquet_convert_command.h"
+#include "columnar/json_format.h"
+#include "formats/parquet/file_reader.h"
+#include "formats/parquet/reader/physical_conversion.h"
+#include "formats/parquet/reader/value_decoder.h"
+#include "io/file_io.h"
 
 namespace floe::cli {
+namespace {
+
+using parquet::ParquetFileReader;
+
+int Fail(const Status& status) {
+  std::cerr << "floe: " << status.message() << "\n";
+  return 1;
+}
+
+Result<std::unique_ptr<ParquetFileReader>> OpenParquet(const std::string& path) {
+  auto io = MakeLocalFileIO();
+  Result<std::unique_ptr<InputFile>> file = io->OpenRead(path);
+  if (!file.ok()) return file.status();
+  return ParquetFileReader::Open(std::shared_ptr<InputFile>(std::move(*file)));
+}
+
+std::string FieldLine(const Field& field) {
+  std::string line = field.name + ": " + field.type.ToString() + (field.nullable ? "" : " not null");
+  if (field.field_id) line += " (field_id " + std::to_string(*field.field_id) + ")";
+  return line;
+}
+
+void PrintFields(const std::vector<Field>& fields, int indent, std::ostream& out) {
+  for (const auto& field : fields) {
+    out << std::string(static_cast<size_t>(indent), ' ') << FieldLine(field) << "\n";
+    if (field.type.is_nested()) PrintFields(field.type.children, indent + 2, out);
+  }
+}
+
+int RunSchema(const std::string& path) {
+  auto reader = OpenParquet(path);
+  if (!reader.ok()) return Fail(reader.status());
+  std::ostringstream out;
+  out << "floe schema:\n";
+  PrintFields((*reader)->schema(), 2, out);
+  out << "\nparquet schema:\n" << parquet::ParquetSchemaTreeToString((*reader)->metadata().schema);
+  std::cout << out.str();
+  return 0;
+}
+
+// Renders a statistics value (plain-encoded bytes) as the leaf's type.
+std::string StatValue(const parquet::ColumnDescriptor& leaf, const std::string& bytes) {
+  const parquet::PhysicalSpec spec = parquet::PhysicalSpecFor(leaf.physical_type, leaf.type_length);
+  Column column;
+  column.offsets = {0};
+  if (spec.type == parquet::Type::BYTE_ARRAY) {
+    column.data.assign(bytes.begin(), bytes.end());
+    column.offsets.push_back(static_cast<int64_t>(bytes.size()));
+  } else if (static_cast<int>(bytes.size()) == spec.width) {
+    column.values.assign(bytes.begin(), bytes.end());
+  } else {
+    std::string hex = "0x";
+    for (unsigned char c : bytes) hex += "0123456789abcdef"[c >> 4], hex += "0123456789abcdef"[c & 15];
+    return hex;
+  }
+  if (!parquet::ConvertPhysicalToLeafType(leaf, 1, &column).ok()) return "(invalid)";
+  std::string out;
+  AppendJsonValue(column, 0, &out);
+  return out;
+}
+
+std::string Quoted(const std::string& s) {
+  Column column(String());
+  column.AppendBytes(s);
+  std::string out;
+  AppendJsonValue(column, 0, &out);
+  return out;
+}
+
+int RunMeta(const std::string& path) {
+  auto reader = OpenParquet(path);
+  if (!reader.ok()) return Fail(reader.status());
+  const parquet::FileMetaData& meta = (*reader)->metadata();
+  const auto& leaves = (*reader)->parquet_schema().leaves;
+  std::ostringstream out;
+  out << "file: " << path << "\n";
+  out << "created_by: " << meta.created_by.value_or("(unknown)") << "\n";
+  out << "version: " << meta.version << "\n";
+  out << "rows: " << meta.num_rows << "\n";
+  out << "row groups: " << meta.row_groups.size() << "\n";
+  if (!meta.key_value_metadata.empty()) {
+    out << "key-value metadata:\n";
+    for (const auto& kv : meta.key_value_metadata) {
+      out << "  " << Quoted(kv.key) << ": " << (kv.value ? Quoted(*kv.value) : "null") << "\n";
+    }
+  }
+  for (size_t g = 0; g < meta.row_groups.size(); ++g) {
+    const parquet::RowGroup& rg = meta.row_groups[g];
+    out << "row group " << g << ": rows " << rg.num_rows << ", total bytes " << rg.total_byte_size << "\n";
+    for (size_t c = 0; c < rg.columns.size() && c < leaves.size(); ++c) {
+      const parquet::ColumnChunk& chunk = rg.columns[c];
+      out << "  column " << leaves[c].PathString() << ":";
+      if (!chunk.meta_data) {
+        out << " (no metadata" << (chunk.has_crypto_metadata ? ", encrypted" : "") << ")\n";
+        continue;
+      }
+      const parquet::ColumnMetaData& cm = *chunk.meta_data;
+      out << " " << parquet::TypeName(cm.type) << ", codec " << parquet::CodecName(cm.codec) << ", encodings";
+      for (size_t e = 0; e < cm.encodings.size(); ++e)
+        out << (e ? "," : " ") << parquet::EncodingName(cm.encodings[e]);
+      out << ", values " << cm.num_values << ", compressed " << cm.total_compressed_size
+          << " B, uncompressed " << cm.total_uncompressed_size << " B\n";
+      if (cm.statistics) {
+        const parquet::Statistics& st = *cm.statistics;
+        const auto& min = st.min_value ? st.min_value : st.min;
+        const auto& max = st.max_value ? st.max_value : st.max;
+        out << "    stats:";
+        if (min) out << " min " << StatValue(leaves[c], *min);
+        if (max) out << " max " << StatValue(leaves[c], *max);
+        if (st.null_count) out << " nulls " << *st.null_count;
+        if (st.distinct_count) out << " distinct " << *st.distinct_count;
+        out << "\n";
+      }
+    }
+  }
+  std::cout << out.str();
+  return 0;
+}
+
+struct CatOptions {
+  std::string path;
+  std::string columns;
+  std::string format = "jsonl";
+  int64_t limit = -1;
+};
+
+Result<std::vector<int>> SelectColumns(const Schema& schema, const std::string& list) {
+  std::vector<int> selected;
+  if (list.empty()) return selected;
+  std::stringstream stream(list);
+  std::string name;
+  while (std::getline(stream, name, ',')) {
+    int index = -1;
+    for (size_t i = 0; i < schema.size(); ++i) {
+      if (schema[i].name == name) index = static_cast<int>(i);
+    }
+    if (index < 0) return Status::InvalidArgument("no column named '" + name + "'");
+    selected.push_back(index);
+  }
+  return selected;
+}
+
+int RunCat(const CatOptions& options) {
+  if (options.format != "jsonl" && options.format != "csv") {
+    return Fail(Status::InvalidArgument("unknown format '" + options.format + "' (expected jsonl or csv)"));
+  }
+  auto reader = OpenParquet(options.path);
+  if (!reader.ok()) return Fail(reader.status());
+  auto selected = SelectColumns((*reader)->schema(), options.columns);
+  if (!selected.ok()) return Fail(selected.status().WithContext(options.path));
+  const bool csv = options.format == "csv";
+  std::string out;
+  if (csv) {
+    Schema header;
+    if (selected->empty()) header = (*reader)->schema();
+    for (int i : *selected) header.push_back((*reader)->schema()[static_cast<size_t>(i)]);
+    AppendCsvHeader(header, &out);
+  }
+  int64_t remaining = options.limit;
+  for (int g = 0; g < (*reader)->num_row_groups() && remaining != 0; ++g) {
+    auto batch = (*reader)->ReadRowGroup(g, *selected);
+    if (!batch.ok()) {
+      std::cout << out;
+      std::cout.flush();
+      return Fail(batch.status());
+    }
+    for (int64_t row = 0; row < batch->num_rows && remaining != 0; ++row) {
+      if (csv) {
+        AppendCsvRow(*batch, row, &out);
+      } else {
+        AppendJsonRow(*batch, row, &out);
+        out.push_back('\n');
+      }
+      if (remaining > 0) --remaining;
+      if (out.size() > (1 << 20)) {
+        std::cout << out;
+        out.clear();
+      }
+    }
+  }
+  std::cout << out;
+  std::cout.flush();
+  return 0;
+}
+
+void AddSchemaCommand(CLI::App& parquet, ExitCode& exit_code) {
+  auto* cmd =
+      parquet.add_subcommand("schema", "Print a Parquet file's floe schema and raw Parquet schema tree");
+  auto path = std::make_shared<std::string>();
+  cmd->add_option("file", *path, "Parquet file")->required();
+  cmd->callback([path, &exit_code] { exit_code.value = RunSchema(*path); });
+}
+
+void AddMetaCommand(CLI::App& parquet, ExitCode& exit_code) {
+  auto* cmd =
+      parquet.add_subcommand("meta", "Print a Parquet file's footer: row groups, column chunks, statistics");
+  auto path = std::make_shared<std::string>();
+  cmd->add_option("file", *path, "Parquet file")->required();
+  cmd->callback([path, &exit_code] { exit_code.value = RunMeta(*path); });
+}
+
+void AddCatCommand(CLI::App& parquet, ExitCode& exit_code) {
+  auto* cmd = parquet.add_subcommand("cat", "Print a Parquet file's rows as JSON lines or CSV");
+  auto options = std::make_shared<CatOptions>();
+  cmd->add_option("file", options->path, "Parquet file")->required();
+  cmd->add_option("--columns", options->columns, "Comma-separated top-level columns (default: all)");
+  cmd->add_option("--format", options->format, "jsonl (default) or csv");
+  cmd->add_option("--limit", options->limit, "Print at most N rows");
+  cmd->callback([options, &exit_code] { exit_code.value = RunCat(*options); });
+}
+
+}  // namespace
 
 void RegisterParquetCommands(CLI::App& app, ExitCode& exit_code) {
   auto* parquet = app.add_subcommand("parquet", "Inspect and convert Parquet files");
   parquet->require_subcommand(1);
-  (void)exit_code;
+  AddSchemaCommand(*parquet, exit_code);
+  AddMetaCommand(*parquet, exit_code);
+  AddCatCommand(*parquet, exit_code);
+  AddConvertCommand(*parquet, exit_code);
 }
 
 }  // namespace floe::cli

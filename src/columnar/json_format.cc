@@ -1,0 +1,423 @@
+#include "columnar/json_format.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+namespace floe {
+namespace {
+
+constexpr char kHex[] = "0123456789abcdef";
+
+int64_t FloorDiv(int64_t a, int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
+
+// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian calendar.
+void CivilFromDays(int64_t days, int64_t* year, unsigned* month, unsigned* day) {
+  days += 719468;
+  const int64_t era = FloorDiv(days, 146097);
+  const unsigned doe = static_cast<unsigned>(days - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  *day = doy - (153 * mp + 2) / 5 + 1;
+  *month = mp < 10 ? mp + 3 : mp - 9;
+  *year = static_cast<int64_t>(yoe) + era * 400 + (*month <= 2);
+}
+
+void AppendPadded(uint64_t value, int width, std::string* out) {
+  char buf[24];
+  int n = 0;
+  do {
+    buf[n++] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  } while (value > 0);
+  for (int i = n; i < width; ++i) out->push_back('0');
+  while (n > 0) out->push_back(buf[--n]);
+}
+
+void AppendDate(int64_t days, std::string* out) {
+  int64_t year;
+  unsigned month, day;
+  CivilFromDays(days, &year, &month, &day);
+  if (year < 0) out->push_back('-');
+  AppendPadded(static_cast<uint64_t>(year < 0 ? -year : year), 4, out);
+  out->push_back('-');
+  AppendPadded(month, 2, out);
+  out->push_back('-');
+  AppendPadded(day, 2, out);
+}
+
+int64_t UnitsPerSecond(TimeUnit unit) {
+  switch (unit) {
+    case TimeUnit::kMilli: return 1000;
+    case TimeUnit::kMicro: return 1000000;
+    case TimeUnit::kNano: return 1000000000;
+  }
+  return 1;
+}
+
+int FractionDigits(TimeUnit unit) {
+  return unit == TimeUnit::kMilli ? 3 : unit == TimeUnit::kMicro ? 6 : 9;
+}
+
+// `value` in [0, units per day).
+void AppendTimeOfDay(int64_t value, TimeUnit unit, std::string* out) {
+  const int64_t per_second = UnitsPerSecond(unit);
+  const int64_t seconds = value / per_second;
+  AppendPadded(static_cast<uint64_t>(seconds / 3600), 2, out);
+  out->push_back(':');
+  AppendPadded(static_cast<uint64_t>(seconds / 60 % 60), 2, out);
+  out->push_back(':');
+  AppendPadded(static_cast<uint64_t>(seconds % 60), 2, out);
+  out->push_back('.');
+  AppendPadded(static_cast<uint64_t>(value % per_second), FractionDigits(unit), out);
+}
+
+void AppendTimestamp(int64_t value, TimeUnit unit, bool utc, std::string* out) {
+  const int64_t per_day = UnitsPerSecond(unit) * 86400;
+  const int64_t days = FloorDiv(value, per_day);
+  int64_t of_day = value % per_day;
+  if (of_day < 0) of_day += per_day;
+  AppendDate(days, out);
+  out->push_back('T');
+  AppendTimeOfDay(of_day, unit, out);
+  if (utc) out->push_back('Z');
+}
+
+void AppendDecimal(__int128 v, int32_t scale, std::string* out) {
+  unsigned __int128 magnitude =
+      v < 0 ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  char buf[48];
+  int n = 0;
+  do {
+    buf[n++] = static_cast<char>('0' + static_cast<int>(magnitude % 10));
+    magnitude /= 10;
+  } while (magnitude > 0);
+  while (n <= scale) buf[n++] = '0';  // at least one integer digit
+  if (v < 0) out->push_back('-');
+  for (int i = n - 1; i >= 0; --i) {
+    out->push_back(buf[i]);
+    if (i == scale && scale > 0) out->push_back('.');
+  }
+}
+
+float HalfToFloat(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  const uint32_t exponent = (h >> 10) & 0x1F;
+  uint32_t mantissa = h & 0x3FF;
+  uint32_t bits;
+  if (exponent == 0) {
+    if (mantissa == 0) {
+      bits = sign;
+    } else {  // subnormal: normalise
+      int e = -1;
+      do {
+        ++e;
+        mantissa <<= 1;
+      } while ((mantissa & 0x400) == 0);
+      bits = sign | static_cast<uint32_t>(127 - 15 - e) << 23 | (mantissa & 0x3FF) << 13;
+    }
+  } else if (exponent == 0x1F) {
+    bits = sign | 0x7F800000 | mantissa << 13;
+  } else {
+    bits = sign | (exponent + 127 - 15) << 23 | mantissa << 13;
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+template <typename F>
+void AppendFloat(F value, std::string* out) {
+  if (std::isnan(value)) {
+    out->append("\"NaN\"");
+  } else if (std::isinf(value)) {
+    out->append(value > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+  } else {
+    char buf[64];
+    auto result = std::to_chars(buf, buf + sizeof(buf), value);
+    out->append(buf, result.ptr);
+  }
+}
+
+template <typename I>
+void AppendInteger(I value, std::string* out) {
+  char buf[32];
+  auto result = std::to_chars(buf, buf + sizeof(buf), value);
+  out->append(buf, result.ptr);
+}
+
+// Length of the valid UTF-8 sequence at s[0..n), or 0 when invalid.
+size_t Utf8SequenceLength(const unsigned char* s, size_t n) {
+  const unsigned char c = s[0];
+  size_t length;
+  uint32_t min;
+  if (c < 0x80) return 1;
+  if ((c & 0xE0) == 0xC0) {
+    length = 2, min = 0x80;
+  } else if ((c & 0xF0) == 0xE0) {
+    length = 3, min = 0x800;
+  } else if ((c & 0xF8) == 0xF0) {
+    length = 4, min = 0x10000;
+  } else {
+    return 0;
+  }
+  if (n < length) return 0;
+  uint32_t cp = c & (0x7F >> length);
+  for (size_t i = 1; i < length; ++i) {
+    if ((s[i] & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (s[i] & 0x3F);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return length;
+}
+
+void AppendJsonString(std::string_view text, std::string* out) {
+  out->push_back('"');
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  for (size_t i = 0; i < n;) {
+    const unsigned char c = s[i];
+    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+      out->push_back(static_cast<char>(c));
+      ++i;
+      continue;
+    }
+    switch (c) {
+      case '"':
+        out->append("\\\"");
+        ++i;
+        continue;
+      case '\\':
+        out->append("\\\\");
+        ++i;
+        continue;
+      case '\n':
+        out->append("\\n");
+        ++i;
+        continue;
+      case '\r':
+        out->append("\\r");
+        ++i;
+        continue;
+      case '\t':
+        out->append("\\t");
+        ++i;
+        continue;
+      default: break;
+    }
+    if (c < 0x20) {
+      out->append("\\u00");
+      out->push_back(kHex[c >> 4]);
+      out->push_back(kHex[c & 15]);
+      ++i;
+      continue;
+    }
+    const size_t length = Utf8SequenceLength(s + i, n - i);
+    if (length == 0) {
+      out->append("\\uFFFD");
+      ++i;
+    } else {
+      out->append(reinterpret_cast<const char*>(s + i), length);
+      i += length;
+    }
+  }
+  out->push_back('"');
+}
+
+void AppendHex(const uint8_t* bytes, size_t n, std::string* out) {
+  for (size_t i = 0; i < n; ++i) {
+    out->push_back(kHex[bytes[i] >> 4]);
+    out->push_back(kHex[bytes[i] & 15]);
+  }
+}
+
+void AppendUuid(const uint8_t* b, std::string* out) {
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out->push_back('-');
+    out->push_back(kHex[b[i] >> 4]);
+    out->push_back(kHex[b[i] & 15]);
+  }
+}
+
+// Scalar text without JSON quoting; returns false for nested types.
+bool AppendScalarText(const Column& c, int64_t row, bool json, std::string* out) {
+  const DataType& t = c.type;
+  auto quoted = [&](auto&& body) {
+    if (json) out->push_back('"');
+    body();
+    if (json) out->push_back('"');
+  };
+  switch (t.id) {
+    case TypeId::kBool: out->append(c.Value<uint8_t>(row) ? "true" : "false"); return true;
+    case TypeId::kInt8: AppendInteger(c.Value<int8_t>(row), out); return true;
+    case TypeId::kInt16: AppendInteger(c.Value<int16_t>(row), out); return true;
+    case TypeId::kInt32: AppendInteger(c.Value<int32_t>(row), out); return true;
+    case TypeId::kInt64: AppendInteger(c.Value<int64_t>(row), out); return true;
+    case TypeId::kUInt8: AppendInteger(c.Value<uint8_t>(row), out); return true;
+    case TypeId::kUInt16: AppendInteger(c.Value<uint16_t>(row), out); return true;
+    case TypeId::kUInt32: AppendInteger(c.Value<uint32_t>(row), out); return true;
+    case TypeId::kUInt64: AppendInteger(c.Value<uint64_t>(row), out); return true;
+    case TypeId::kFloat16: AppendFloat(HalfToFloat(c.Value<uint16_t>(row)), out); return true;
+    case TypeId::kFloat32: AppendFloat(c.Value<float>(row), out); return true;
+    case TypeId::kFloat64: AppendFloat(c.Value<double>(row), out); return true;
+    case TypeId::kDecimal: quoted([&] { AppendDecimal(c.Value<__int128>(row), t.scale, out); }); return true;
+    case TypeId::kDate: quoted([&] { AppendDate(c.Value<int32_t>(row), out); }); return true;
+    case TypeId::kTime:
+      quoted([&] {
+        const int64_t per_day = UnitsPerSecond(t.unit) * 86400;
+        int64_t v = c.Value<int64_t>(row) % per_day;
+        if (v < 0) v += per_day;
+        AppendTimeOfDay(v, t.unit, out);
+      });
+      return true;
+    case TypeId::kTimestamp:
+      quoted([&] { AppendTimestamp(c.Value<int64_t>(row), t.unit, t.utc, out); });
+      return true;
+    case TypeId::kString:
+      if (json) {
+        AppendJsonString(c.StringAt(row), out);
+      } else {
+        out->append(c.StringAt(row));
+      }
+      return true;
+    case TypeId::kBinary:
+      quoted([&] {
+        const std::string_view v = c.StringAt(row);
+        AppendHex(reinterpret_cast<const uint8_t*>(v.data()), v.size(), out);
+      });
+      return true;
+    case TypeId::kFixedBinary:
+      quoted([&] {
+        AppendHex(c.values.data() + static_cast<size_t>(row) * static_cast<size_t>(t.byte_width),
+                  static_cast<size_t>(t.byte_width), out);
+      });
+      return true;
+    case TypeId::kUuid:
+      quoted([&] { AppendUuid(c.values.data() + static_cast<size_t>(row) * 16, out); });
+      return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+void AppendJsonValue(const Column& column, int64_t row, std::string* out) {
+  if (column.IsNull(row)) {
+    out->append("null");
+    return;
+  }
+  if (AppendScalarText(column, row, true, out)) return;
+  const DataType& t = column.type;
+  switch (t.id) {
+    case TypeId::kStruct:
+      out->push_back('{');
+      for (size_t k = 0; k < column.children.size(); ++k) {
+        if (k) out->push_back(',');
+        AppendJsonString(t.children[k].name, out);
+        out->push_back(':');
+        AppendJsonValue(column.children[k], row, out);
+      }
+      out->push_back('}');
+      return;
+    case TypeId::kList:
+      out->push_back('[');
+      for (int64_t i = column.offsets[row]; i < column.offsets[row + 1]; ++i) {
+        if (i > column.offsets[row]) out->push_back(',');
+        AppendJsonValue(column.children[0], i, out);
+      }
+      out->push_back(']');
+      return;
+    case TypeId::kMap:
+      out->push_back('[');
+      for (int64_t i = column.offsets[row]; i < column.offsets[row + 1]; ++i) {
+        if (i > column.offsets[row]) out->push_back(',');
+        out->append("{\"key\":");
+        AppendJsonValue(column.children[0], i, out);
+        out->append(",\"value\":");
+        AppendJsonValue(column.children[1], i, out);
+        out->push_back('}');
+      }
+      out->push_back(']');
+      return;
+    default: out->append("null");
+  }
+}
+
+void AppendJsonRow(const RecordBatch& batch, int64_t row, std::string* out) {
+  out->push_back('{');
+  for (size_t k = 0; k < batch.columns.size(); ++k) {
+    if (k) out->push_back(',');
+    AppendJsonString(batch.schema[k].name, out);
+    out->push_back(':');
+    AppendJsonValue(batch.columns[k], row, out);
+  }
+  out->push_back('}');
+}
+
+namespace {
+void AppendCsvField(std::string_view text, std::string* out) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
+    out->append(text);
+    return;
+  }
+  out->push_back('"');
+  for (char ch : text) {
+    if (ch == '"') out->push_back('"');
+    out->push_back(ch);
+  }
+  out->push_back('"');
+}
+}  // namespace
+
+void AppendCsvHeader(const Schema& schema, std::string* out) {
+  for (size_t k = 0; k < schema.size(); ++k) {
+    if (k) out->push_back(',');
+    AppendCsvField(schema[k].name, out);
+  }
+  out->append("\r\n");
+}
+
+void AppendCsvRow(const RecordBatch& batch, int64_t row, std::string* out) {
+  std::string text;
+  for (size_t k = 0; k < batch.columns.size(); ++k) {
+    if (k) out->push_back(',');
+    const Column& column = batch.columns[k];
+    if (column.IsNull(row)) continue;
+    text.clear();
+    if (!AppendScalarText(column, row, false, &text)) AppendJsonValue(column, row, &text);
+    AppendCsvField(text, out);
+  }
+  out->append("\r\n");
+}
+
+std::string FormatDate(int32_t days_since_epoch) {
+  std::string out;
+  AppendDate(days_since_epoch, &out);
+  return out;
+}
+
+std::string FormatTimestamp(int64_t value, TimeUnit unit, bool utc) {
+  std::string out;
+  AppendTimestamp(value, unit, utc, &out);
+  return out;
+}
+
+std::string FormatTimeOfDay(int64_t value, TimeUnit unit) {
+  std::string out;
+  const int64_t per_day = UnitsPerSecond(unit) * 86400;
+  value %= per_day;
+  if (value < 0) value += per_day;
+  AppendTimeOfDay(value, unit, &out);
+  return out;
+}
+
+std::string FormatDecimal(__int128 unscaled, int32_t scale) {
+  std::string out;
+  AppendDecimal(unscaled, scale, &out);
+  return out;
+}
+
+}  // namespace floe

@@ -1,0 +1,153 @@
+#include "formats/parquet/file_reader.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <tuple>
+
+#include "formats/parquet/reader/record_assembler.h"
+
+namespace floe::parquet {
+namespace {
+
+constexpr int64_t kFooterTailSize = 8;  // 4-byte metadata length + magic
+constexpr int64_t kFirstFooterRead = 64 * 1024;
+const char kMagic[] = "PAR1";
+const char kEncryptedMagic[] = "PARE";
+
+// parquet-mr before 1.2.9 understated dictionary chunk sizes (PARQUET-816).
+// "parquet-mr" without a version is treated as old.
+bool WrittenByParquetMrBefore129(const std::optional<std::string>& created_by) {
+  if (!created_by || created_by->rfind("parquet-mr", 0) != 0) return false;
+  const size_t at = created_by->find("version ");
+  if (at == std::string::npos) return true;
+  int major = 0, minor = 0, patch = 0;
+  if (std::sscanf(created_by->c_str() + at + 8, "%d.%d.%d", &major, &minor, &patch) < 2) return true;
+  return std::make_tuple(major, minor, patch) < std::make_tuple(1, 2, 9);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ParquetFileReader>> ParquetFileReader::Open(std::shared_ptr<InputFile> file,
+                                                                   ReaderLimits limits) {
+  const std::string path = file->path();
+  Result<int64_t> size = file->Size();
+  if (!size.ok()) return size.status().WithContext(path);
+  std::unique_ptr<ParquetFileReader> reader(new ParquetFileReader(std::move(file), *size, limits));
+  Status status = reader->ReadFooter();
+  if (!status.ok()) return status.WithContext(path);
+  return reader;
+}
+
+Status ParquetFileReader::ReadFooter() {
+  if (file_size_ < 12) {
+    return Status::Corruption("file of " + std::to_string(file_size_) + " bytes is too small to be Parquet");
+  }
+  const int64_t first_read = std::min(file_size_, kFirstFooterRead);
+  std::vector<uint8_t> tail(static_cast<size_t>(first_read));
+  FLOE_RETURN_IF_ERROR(file_->ReadAt(file_size_ - first_read, first_read, tail.data()));
+  const uint8_t* end = tail.data() + tail.size();
+  if (std::memcmp(end - 4, kEncryptedMagic, 4) == 0) {
+    return Status::NotSupported("encrypted footer not supported: Parquet modular encryption");
+  }
+  if (std::memcmp(end - 4, kMagic, 4) != 0) {
+    return Status::Corruption("not a Parquet file: missing 'PAR1' magic at the end");
+  }
+  uint32_t metadata_length;
+  std::memcpy(&metadata_length, end - 8, 4);
+  if (static_cast<int64_t>(metadata_length) > file_size_ - kFooterTailSize - 4) {
+    return Status::Corruption("footer length " + std::to_string(metadata_length) +
+                              " is larger than the file (" + std::to_string(file_size_) + " bytes)");
+  }
+  uint8_t head[4];
+  FLOE_RETURN_IF_ERROR(file_->ReadAt(0, 4, head));
+  if (std::memcmp(head, kEncryptedMagic, 4) == 0) {
+    return Status::NotSupported("encrypted file not supported: Parquet modular encryption");
+  }
+  if (std::memcmp(head, kMagic, 4) != 0) {
+    return Status::Corruption("not a Parquet file: missing 'PAR1' magic at the start");
+  }
+  std::vector<uint8_t> footer;
+  const int64_t needed = static_cast<int64_t>(metadata_length) + kFooterTailSize;
+  if (needed <= first_read) {
+    footer.assign(end - needed, end - kFooterTailSize);
+  } else {
+    footer.resize(metadata_length);
+    FLOE_RETURN_IF_ERROR(file_->ReadAt(file_size_ - needed, metadata_length, footer.data()));
+  }
+  Result<size_t> parsed = DeserializeFileMetaData(footer, &metadata_);
+  if (!parsed.ok()) return parsed.status().WithContext("footer");
+  if (metadata_.has_encryption_algorithm) {
+    return Status::NotSupported(
+        "encrypted columns (plaintext footer) not supported: Parquet modular encryption");
+  }
+  if (WrittenByParquetMrBefore129(metadata_.created_by)) legacy_chunk_padding_ = 100;
+  Result<ParquetSchema> schema = BuildParquetSchema(metadata_.schema);
+  if (!schema.ok()) return schema.status().WithContext("schema");
+  schema_ = std::move(*schema);
+  for (size_t g = 0; g < metadata_.row_groups.size(); ++g) {
+    const RowGroup& row_group = metadata_.row_groups[g];
+    if (row_group.columns.size() != schema_.leaves.size()) {
+      return Status::Corruption(
+          "row group " + std::to_string(g) + " has " + std::to_string(row_group.columns.size()) +
+          " column chunks but the schema has " + std::to_string(schema_.leaves.size()) + " leaf columns");
+    }
+    if (row_group.num_rows < 0) {
+      return Status::Corruption("row group " + std::to_string(g) + " has a negative row count");
+    }
+    for (const auto& chunk : row_group.columns) {
+      if (chunk.has_crypto_metadata) {
+        return Status::NotSupported("encrypted column chunks not supported: Parquet modular encryption");
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Result<Column> ParquetFileReader::ReadField(const RowGroup& row_group, int field) {
+  const int first = schema_.first_leaf[static_cast<size_t>(field)];
+  const int last = schema_.first_leaf[static_cast<size_t>(field) + 1];
+  std::vector<LeafData> leaves(static_cast<size_t>(last - first));
+  for (int leaf = first; leaf < last; ++leaf) {
+    const ColumnDescriptor& descriptor = schema_.leaves[static_cast<size_t>(leaf)];
+    Status status =
+        ReadColumnChunk(*file_, file_size_, descriptor, row_group.columns[static_cast<size_t>(leaf)], limits_,
+                        legacy_chunk_padding_, &leaves[static_cast<size_t>(leaf - first)]);
+    if (!status.ok()) return status.WithContext("column " + descriptor.PathString());
+  }
+  const Field& schema_field = schema_.schema[static_cast<size_t>(field)];
+  Result<Column> column =
+      AssembleField(schema_field, schema_.assembly[static_cast<size_t>(field)], &leaves, first);
+  if (!column.ok()) return column.status().WithContext("column " + schema_field.name);
+  if (column->length != row_group.num_rows) {
+    return Status::Corruption("column " + schema_field.name + " has " + std::to_string(column->length) +
+                              " rows but the row group has " + std::to_string(row_group.num_rows));
+  }
+  return column;
+}
+
+Result<RecordBatch> ParquetFileReader::ReadRowGroup(int index, const std::vector<int>& top_level_columns) {
+  if (index < 0 || index >= num_row_groups()) {
+    return Status::InvalidArgument(path() + ": row group " + std::to_string(index) +
+                                   " does not exist (file has " + std::to_string(num_row_groups()) + ")");
+  }
+  std::vector<int> fields = top_level_columns;
+  if (fields.empty()) {
+    for (size_t i = 0; i < schema_.schema.size(); ++i) fields.push_back(static_cast<int>(i));
+  }
+  const RowGroup& row_group = metadata_.row_groups[static_cast<size_t>(index)];
+  RecordBatch batch;
+  batch.num_rows = row_group.num_rows;
+  for (int field : fields) {
+    if (field < 0 || static_cast<size_t>(field) >= schema_.schema.size()) {
+      return Status::InvalidArgument(path() + ": column index " + std::to_string(field) + " is out of range");
+    }
+    Result<Column> column = ReadField(row_group, field);
+    if (!column.ok()) return column.status().WithContext(path() + ": row group " + std::to_string(index));
+    batch.schema.push_back(schema_.schema[static_cast<size_t>(field)]);
+    batch.columns.push_back(std::move(*column));
+  }
+  return batch;
+}
+
+}  // namespace floe::parquet

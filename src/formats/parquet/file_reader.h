@@ -1,0 +1,54 @@
+// ParquetFileReader: opens a Parquet file through an InputFile and reads it
+// one row group at a time into floe RecordBatches.
+//
+// Contract: Open reads the footer with at most two ranged reads, checks the
+// "PAR1" magic at both ends (encrypted "PARE" files and encrypted columns are
+// NotSupported), parses the metadata and maps the schema (schema.h). Every
+// error names the file; errors in column data also name the column path and
+// row group. ReadRowGroup reads one column chunk at a time, so memory is
+// bounded by the row group's decoded size plus one compressed chunk. Not
+// thread-safe: use one reader per thread.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "columnar/column.h"
+#include "common/status.h"
+#include "formats/parquet/reader/column_chunk_reader.h"
+#include "formats/parquet/schema.h"
+#include "formats/parquet/thrift/parquet_types.h"
+#include "io/file_io.h"
+
+namespace floe::parquet {
+
+class ParquetFileReader {
+ public:
+  static Result<std::unique_ptr<ParquetFileReader>> Open(std::shared_ptr<InputFile> file,
+                                                         ReaderLimits limits = {});
+
+  const FileMetaData& metadata() const { return metadata_; }
+  const Schema& schema() const { return schema_.schema; }
+  const ParquetSchema& parquet_schema() const { return schema_; }
+  int num_row_groups() const { return static_cast<int>(metadata_.row_groups.size()); }
+  const std::string& path() const { return file_->path(); }
+
+  // Reads row group `index`; `top_level_columns` selects fields by index
+  // (empty = all), in the order given.
+  Result<RecordBatch> ReadRowGroup(int index, const std::vector<int>& top_level_columns = {});
+
+ private:
+  ParquetFileReader(std::shared_ptr<InputFile> file, int64_t file_size, ReaderLimits limits)
+      : file_(std::move(file)), file_size_(file_size), limits_(limits) {}
+  Status ReadFooter();
+  Result<Column> ReadField(const RowGroup& row_group, int field);
+
+  std::shared_ptr<InputFile> file_;
+  int64_t file_size_;
+  ReaderLimits limits_;
+  FileMetaData metadata_;
+  ParquetSchema schema_;
+  int64_t legacy_chunk_padding_ = 0;  // see ReadColumnChunk's extra_tail_bytes
+};
+
+}  // namespace floe::parquet

@@ -1,0 +1,279 @@
+#include "formats/parquet/reader/column_chunk_reader.h"
+
+#include <algorithm>
+#include <span>
+#include <string>
+
+#include "compression/codec.h"
+#include "formats/parquet/reader/levels.h"
+#include "formats/parquet/reader/physical_conversion.h"
+#include "formats/parquet/reader/value_decoder.h"
+
+namespace floe::parquet {
+namespace {
+
+Result<Codec> ToCodec(CompressionCodec codec) {
+  switch (codec) {
+    case CompressionCodec::UNCOMPRESSED: return Codec::kNone;
+    case CompressionCodec::SNAPPY: return Codec::kSnappy;
+    case CompressionCodec::GZIP: return Codec::kGzip;
+    case CompressionCodec::BROTLI: return Codec::kBrotli;
+    case CompressionCodec::LZ4: return Codec::kLz4Hadoop;
+    case CompressionCodec::ZSTD: return Codec::kZstd;
+    case CompressionCodec::LZ4_RAW: return Codec::kLz4Raw;
+    default:
+      return Status::NotSupported(std::string("compression codec ") + CodecName(codec) + " not supported");
+  }
+}
+
+class ChunkDecoder {
+ public:
+  ChunkDecoder(const ColumnDescriptor& leaf, const ColumnMetaData& meta, Codec codec,
+               const ReaderLimits& limits, LeafData* out)
+      : leaf_(leaf),
+        meta_(meta),
+        codec_(codec),
+        limits_(limits),
+        spec_(PhysicalSpecFor(leaf.physical_type, leaf.type_length)),
+        out_(out) {}
+
+  Status Decode(std::span<const uint8_t> chunk) {
+    out_->values = Column();
+    if (spec_.width == 0) out_->values.offsets = {0};
+    size_t pos = 0;
+    int page_index = 0;
+    while (pos < chunk.size() && levels_seen_ < meta_.num_values) {
+      Status status = DecodePage(chunk, &pos);
+      if (!status.ok()) {
+        return status.WithContext("page " + std::to_string(page_index) + " at chunk offset " +
+                                  std::to_string(pos));
+      }
+      ++page_index;
+    }
+    if (levels_seen_ != meta_.num_values) {
+      return Status::Corruption("column chunk holds " + std::to_string(levels_seen_) +
+                                " values but its metadata announces " + std::to_string(meta_.num_values));
+    }
+    out_->num_levels = levels_seen_;
+    return ConvertPhysicalToLeafType(leaf_, values_seen_, &out_->values);
+  }
+
+ private:
+  Status DecodePage(std::span<const uint8_t> chunk, size_t* pos) {
+    PageHeader header;
+    FLOE_ASSIGN_OR_RETURN(size_t header_size, DeserializePageHeader(chunk.subspan(*pos), &header));
+    *pos += header_size;
+    if (header.compressed_page_size < 0 ||
+        static_cast<size_t>(header.compressed_page_size) > chunk.size() - *pos) {
+      return Status::Corruption("page claims " + std::to_string(header.compressed_page_size) +
+                                " bytes but the column chunk has " + std::to_string(chunk.size() - *pos) +
+                                " left");
+    }
+    if (header.uncompressed_page_size < 0 || header.uncompressed_page_size > limits_.max_page_size) {
+      return Status::Corruption("page has an invalid uncompressed size " +
+                                std::to_string(header.uncompressed_page_size));
+    }
+    const std::span<const uint8_t> page =
+        chunk.subspan(*pos, static_cast<size_t>(header.compressed_page_size));
+    *pos += page.size();
+    if (header.crc) {
+      const uint32_t actual = Crc32(page);
+      if (actual != static_cast<uint32_t>(*header.crc)) {
+        return Status::Corruption("page CRC mismatch (header says " +
+                                  std::to_string(static_cast<uint32_t>(*header.crc)) + ", page bytes give " +
+                                  std::to_string(actual) + ")");
+      }
+    }
+    switch (header.type) {
+      case PageType::DICTIONARY_PAGE: return DecodeDictionary(header, page);
+      case PageType::DATA_PAGE: return DecodeDataPageV1(header, page);
+      case PageType::DATA_PAGE_V2: return DecodeDataPageV2(header, page);
+      default: return Status::OK();  // index pages and unknown page kinds carry no values
+    }
+  }
+
+  // Returns the uncompressed bytes of `input` (itself when not compressed).
+  Result<std::span<const uint8_t>> Uncompress(std::span<const uint8_t> input, int64_t expected,
+                                              bool compressed, std::vector<uint8_t>* buffer) {
+    if (!compressed || codec_ == Codec::kNone) {
+      if (static_cast<int64_t>(input.size()) != expected && compressed) {
+        return Status::Corruption("uncompressed page has " + std::to_string(input.size()) +
+                                  " bytes but its header says " + std::to_string(expected));
+      }
+      return input;
+    }
+    if (expected == 0) return std::span<const uint8_t>();
+    buffer->clear();
+    FLOE_RETURN_IF_ERROR(Decompress(codec_, input, expected, buffer, limits_.max_page_size));
+    return std::span<const uint8_t>(*buffer);
+  }
+
+  Status DecodeDictionary(const PageHeader& header, std::span<const uint8_t> page) {
+    if (!header.dictionary_page_header) return Status::Corruption("dictionary page without its header");
+    if (has_dictionary_) return Status::Corruption("column chunk has a second dictionary page");
+    const auto& dict_header = *header.dictionary_page_header;
+    if (dict_header.encoding != Encoding::PLAIN && dict_header.encoding != Encoding::PLAIN_DICTIONARY) {
+      return Status::NotSupported(std::string("dictionary page encoding ") +
+                                  EncodingName(dict_header.encoding) + " not supported");
+    }
+    FLOE_ASSIGN_OR_RETURN(auto bytes, Uncompress(page, header.uncompressed_page_size, true, &buffer_));
+    if (dict_header.num_values > static_cast<int64_t>(bytes.size()) * 8 + 8) {
+      return Status::Corruption("dictionary page announces " + std::to_string(dict_header.num_values) +
+                                " values in " + std::to_string(bytes.size()) + " bytes");
+    }
+    FLOE_RETURN_IF_ERROR(
+        DecodeDictionaryPage(spec_, bytes.data(), bytes.size(), dict_header.num_values, &dictionary_));
+    has_dictionary_ = true;
+    return Status::OK();
+  }
+
+  Status ReserveLevels(int64_t num_values) {
+    if (num_values < 0)
+      return Status::Corruption("page has a negative value count " + std::to_string(num_values));
+    if (num_values > meta_.num_values - levels_seen_) {
+      return Status::Corruption("pages hold more values than the column chunk metadata announces (" +
+                                std::to_string(meta_.num_values) + ")");
+    }
+    if (levels_seen_ + num_values > limits_.max_values_per_chunk) {
+      return Status::NotSupported("column chunk has more than " +
+                                  std::to_string(limits_.max_values_per_chunk) + " values");
+    }
+    const size_t new_size = static_cast<size_t>(levels_seen_ + num_values);
+    if (leaf_.max_def_level > 0) out_->def_levels.resize(new_size);
+    if (leaf_.max_rep_level > 0) out_->rep_levels.resize(new_size);
+    return Status::OK();
+  }
+
+  // Counts the entries that carry a value (definition level at its maximum).
+  int64_t CountPresent(int64_t num_values) const {
+    if (leaf_.max_def_level == 0) return num_values;
+    const int16_t* defs = out_->def_levels.data() + levels_seen_;
+    int64_t present = 0;
+    for (int64_t i = 0; i < num_values; ++i) present += defs[i] == leaf_.max_def_level;
+    return present;
+  }
+
+  Status DecodeValueSection(Encoding encoding, std::span<const uint8_t> bytes, int64_t num_values) {
+    const int64_t present = CountPresent(num_values);
+    Status status = DecodeValues(spec_, encoding, bytes.data(), bytes.size(), present,
+                                 has_dictionary_ ? &dictionary_ : nullptr, &out_->values);
+    if (!status.ok()) return status;
+    if (encoding == Encoding::PLAIN && spec_.width > 0 && spec_.type != Type::BOOLEAN &&
+        bytes.size() != static_cast<size_t>(present) * static_cast<size_t>(spec_.width)) {
+      return Status::Corruption("PLAIN page holds " + std::to_string(bytes.size()) + " value bytes for " +
+                                std::to_string(present) + " values of " + std::to_string(spec_.width) +
+                                " bytes");
+    }
+    values_seen_ += present;
+    levels_seen_ += num_values;
+    return Status::OK();
+  }
+
+  Status DecodeDataPageV1(const PageHeader& header, std::span<const uint8_t> page) {
+    if (!header.data_page_header) return Status::Corruption("data page without its header");
+    const DataPageHeader& data_header = *header.data_page_header;
+    const int64_t num_values = data_header.num_values;
+    FLOE_RETURN_IF_ERROR(ReserveLevels(num_values));
+    FLOE_ASSIGN_OR_RETURN(auto bytes, Uncompress(page, header.uncompressed_page_size, true, &buffer_));
+    size_t pos = 0;
+    if (leaf_.max_rep_level > 0) {
+      FLOE_ASSIGN_OR_RETURN(size_t used,
+                            DecodeLevelsV1(data_header.repetition_level_encoding, bytes.data(), bytes.size(),
+                                           leaf_.max_rep_level, num_values, "repetition",
+                                           out_->rep_levels.data() + levels_seen_));
+      pos += used;
+    }
+    if (leaf_.max_def_level > 0) {
+      FLOE_ASSIGN_OR_RETURN(size_t used,
+                            DecodeLevelsV1(data_header.definition_level_encoding, bytes.data() + pos,
+                                           bytes.size() - pos, leaf_.max_def_level, num_values, "definition",
+                                           out_->def_levels.data() + levels_seen_));
+      pos += used;
+    }
+    return DecodeValueSection(data_header.encoding, bytes.subspan(pos), num_values);
+  }
+
+  Status DecodeDataPageV2(const PageHeader& header, std::span<const uint8_t> page) {
+    if (!header.data_page_header_v2) return Status::Corruption("data page v2 without its header");
+    const DataPageHeaderV2& v2 = *header.data_page_header_v2;
+    const int64_t num_values = v2.num_values;
+    FLOE_RETURN_IF_ERROR(ReserveLevels(num_values));
+    const int64_t rep_bytes = v2.repetition_levels_byte_length, def_bytes = v2.definition_levels_byte_length;
+    if (rep_bytes < 0 || def_bytes < 0 || rep_bytes + def_bytes > static_cast<int64_t>(page.size()) ||
+        rep_bytes + def_bytes > header.uncompressed_page_size) {
+      return Status::Corruption("data page v2 level lengths (" + std::to_string(rep_bytes) + ", " +
+                                std::to_string(def_bytes) + ") do not fit the page");
+    }
+    if (leaf_.max_rep_level > 0) {
+      FLOE_RETURN_IF_ERROR(DecodeLevelsV2(page.data(), static_cast<size_t>(rep_bytes), leaf_.max_rep_level,
+                                          num_values, "repetition", out_->rep_levels.data() + levels_seen_));
+    }
+    if (leaf_.max_def_level > 0) {
+      FLOE_RETURN_IF_ERROR(DecodeLevelsV2(page.data() + rep_bytes, static_cast<size_t>(def_bytes),
+                                          leaf_.max_def_level, num_values, "definition",
+                                          out_->def_levels.data() + levels_seen_));
+    }
+    const auto compressed_values = page.subspan(static_cast<size_t>(rep_bytes + def_bytes));
+    const int64_t expected = header.uncompressed_page_size - rep_bytes - def_bytes;
+    FLOE_ASSIGN_OR_RETURN(auto bytes,
+                          Uncompress(compressed_values, expected, v2.is_compressed.value_or(true), &buffer_));
+    return DecodeValueSection(v2.encoding, bytes, num_values);
+  }
+
+  const ColumnDescriptor& leaf_;
+  const ColumnMetaData& meta_;
+  Codec codec_;
+  const ReaderLimits& limits_;
+  PhysicalSpec spec_;
+  LeafData* out_;
+  Dictionary dictionary_;
+  bool has_dictionary_ = false;
+  std::vector<uint8_t> buffer_;
+  int64_t levels_seen_ = 0;
+  int64_t values_seen_ = 0;
+};
+
+}  // namespace
+
+Status ReadColumnChunk(InputFile& file, int64_t file_size, const ColumnDescriptor& leaf,
+                       const ColumnChunk& chunk, const ReaderLimits& limits, int64_t extra_tail_bytes,
+                       LeafData* out) {
+  if (chunk.has_crypto_metadata) {
+    return Status::NotSupported("encrypted column not supported: Parquet modular encryption");
+  }
+  if (chunk.file_path) {
+    return Status::NotSupported("column chunk stored in another file ('" + *chunk.file_path +
+                                "') not supported");
+  }
+  if (!chunk.meta_data) return Status::Corruption("column chunk has no metadata");
+  const ColumnMetaData& meta = *chunk.meta_data;
+  if (meta.type != leaf.physical_type) {
+    return Status::Corruption(std::string("column chunk has physical type ") + TypeName(meta.type) +
+                              " but the schema says " + TypeName(leaf.physical_type));
+  }
+  if (meta.num_values < 0 || meta.num_values > limits.max_values_per_chunk) {
+    return Status::Corruption("column chunk announces an invalid number of values " +
+                              std::to_string(meta.num_values));
+  }
+  FLOE_ASSIGN_OR_RETURN(Codec codec, ToCodec(meta.codec));
+  int64_t start = meta.data_page_offset;
+  if (meta.dictionary_page_offset && *meta.dictionary_page_offset > 0 &&
+      *meta.dictionary_page_offset < meta.data_page_offset) {
+    start = *meta.dictionary_page_offset;
+  }
+  int64_t length = meta.total_compressed_size;
+  if (start < 0 || length < 0 || start > file_size || length > file_size - start) {
+    return Status::Corruption("column chunk byte range [" + std::to_string(start) + ", +" +
+                              std::to_string(length) + ") lies outside the file of " +
+                              std::to_string(file_size) + " bytes");
+  }
+  if (meta.dictionary_page_offset && extra_tail_bytes > 0) {
+    length += std::min(extra_tail_bytes, file_size - start - length);
+  }
+  std::vector<uint8_t> bytes(static_cast<size_t>(length));
+  FLOE_RETURN_IF_ERROR(file.ReadAt(start, length, bytes.data()));
+  *out = LeafData();
+  return ChunkDecoder(leaf, meta, codec, limits, out).Decode(bytes);
+}
+
+}  // namespace floe::parquet

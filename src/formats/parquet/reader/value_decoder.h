@@ -1,0 +1,44 @@
+// Decoding of the values section of data pages and of dictionary pages into
+// physical values held in Column buffers.
+//
+// Contract (physical layout, before conversion to the leaf's floe type):
+// BOOLEAN appends one byte (0/1) per value to `values`; INT32, INT64, INT96,
+// FLOAT, DOUBLE and FIXED_LEN_BYTE_ARRAY append their `width` little-endian
+// (INT96/FLBA: as stored) bytes to `values`; BYTE_ARRAY appends to
+// `offsets`/`data` (offsets must start with its leading 0). Inputs are
+// untrusted: short input, bad lengths and dictionary indices out of range are
+// Corruption; an encoding that does not apply to the physical type is
+// NotSupported / Corruption naming both.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "columnar/column.h"
+#include "common/status.h"
+#include "formats/parquet/thrift/parquet_types.h"
+
+namespace floe::parquet {
+
+struct PhysicalSpec {
+  Type type = Type::INT32;
+  int width = 4;  // bytes per value in `values`; 0 for BYTE_ARRAY
+};
+
+PhysicalSpec PhysicalSpecFor(Type type, int32_t type_length);
+
+// The decoded dictionary page of a column chunk.
+struct Dictionary {
+  Column values;  // physical layout as above
+  int64_t size = 0;
+};
+
+Status DecodeDictionaryPage(const PhysicalSpec& spec, const uint8_t* data, size_t size, int64_t count,
+                            Dictionary* out);
+
+// Appends `count` values encoded with `encoding` in data[0, size) to `out`.
+// `dictionary` is null when the chunk has no dictionary page.
+Status DecodeValues(const PhysicalSpec& spec, Encoding encoding, const uint8_t* data, size_t size,
+                    int64_t count, const Dictionary* dictionary, Column* out);
+
+}  // namespace floe::parquet
