@@ -203,6 +203,29 @@ TEST(ParquetCorpusTest, PlaintextFooterOfEncryptedFile) {
   EXPECT_TRUE(any_encrypted_column);
 }
 
+// Footers written by parquet-mr, parquet-cpp/Arrow, Impala, Spark and Rust
+// writers come out byte for byte the same when re-serialized: the writer's
+// field order, header forms and list encodings match theirs.
+TEST(ParquetCorpusTest, ReserializedFootersAreByteIdentical) {
+  FLOE_REQUIRE_SHARED_DIR(shared);
+  for (const char* name :
+       {"alltypes_plain.parquet", "alltypes_dictionary.parquet", "alltypes_tiny_pages.parquet",
+        "datapage_v2.snappy.parquet", "nested_maps.snappy.parquet", "nested_lists.snappy.parquet",
+        "int32_decimal.parquet", "fixed_length_decimal.parquet", "byte_array_decimal.parquet",
+        "sort_columns.parquet", "lz4_raw_compressed.parquet", "nulls.snappy.parquet",
+        "delta_binary_packed.parquet", "list_columns.parquet", "nested_structs.rust.parquet",
+        "float16_nonzeros_and_nans.parquet", "int96_from_spark.parquet"}) {
+    SCOPED_TRACE(name);
+    const auto file = ReadWholeFile(shared / kData / name);
+    auto footer = FooterBytes(file);
+    ASSERT_TRUE(footer.has_value());
+    ASSERT_OK_AND_ASSIGN(FileMetaData m, ParseFooter(file));
+    std::vector<uint8_t> reserialized;
+    SerializeFileMetaData(m, &reserialized);
+    EXPECT_TRUE(std::equal(reserialized.begin(), reserialized.end(), footer->begin(), footer->end()));
+  }
+}
+
 // The first page header at each column chunk's dictionary / data page offset.
 TEST(ParquetCorpusTest, FirstPageHeadersOfEachColumnChunk) {
   FLOE_REQUIRE_SHARED_DIR(shared);
@@ -251,6 +274,8 @@ TEST(ParquetCorpusTest, FirstPageHeadersOfEachColumnChunk) {
           // Page headers round-trip too.
           std::vector<uint8_t> bytes;
           SerializePageHeader(h, &bytes);
+          EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), file.begin() + offset,
+                                 file.begin() + offset + header_size));
           PageHeader again;
           ASSERT_OK(DeserializePageHeader(bytes, &again));
           EXPECT_TRUE(again == h);
@@ -300,13 +325,17 @@ TEST(ParquetCorpusTest, PageIndexes) {
     EXPECT_EQ(ci.min_values.size(), oi.page_locations.size());
     EXPECT_EQ(ci.max_values.size(), oi.page_locations.size());
 
+    const auto oi_bytes = std::span(file).subspan(*chunk.offset_index_offset, *chunk.offset_index_length);
+    const auto ci_bytes = std::span(file).subspan(*chunk.column_index_offset, *chunk.column_index_length);
     std::vector<uint8_t> bytes;
     SerializeOffsetIndex(oi, &bytes);
+    EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), oi_bytes.begin(), oi_bytes.end()));
     OffsetIndex oi_again;
     ASSERT_OK(DeserializeOffsetIndex(bytes, &oi_again));
     EXPECT_TRUE(oi_again == oi);
     bytes.clear();
     SerializeColumnIndex(ci, &bytes);
+    EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), ci_bytes.begin(), ci_bytes.end()));
     ColumnIndex ci_again;
     ASSERT_OK(DeserializeColumnIndex(bytes, &ci_again));
     EXPECT_TRUE(ci_again == ci);

@@ -3,10 +3,10 @@
 // Every struct is read by ReadStruct, which skips unknown fields and known
 // fields whose wire type is not the expected one (as Apache Thrift's
 // generated readers do; old writers reused some field ids), checks required
-// fields, and turns the
-// compact reader's errors into "thrift: <what> reading field <id> of <Struct>
-// (offset <n>)"; an error inside a nested struct keeps its own message and
-// gains ", in field <id> of <Outer>" for each enclosing struct.
+// fields, and turns the compact reader's errors into
+// "thrift: <what> reading field <id> of <Struct> (offset <n>)". An error inside
+// a nested struct keeps its own message and gains ", in field <id> of <Outer>"
+// for each enclosing struct. Enums keep values this version does not know.
 #include <cstdint>
 #include <initializer_list>
 #include <string>
