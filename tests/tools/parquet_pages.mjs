@@ -41,7 +41,11 @@ class CompactReader {
       case 3: this.byte(); return;
       case 4: case 5: case 6: this.varint(); return;
       case 7: this.pos += 8; return;
-      case 8: this.pos += Number(this.varint()); return;
+      case 8: {
+        const length = Number(this.varint());  // read before advancing pos
+        this.pos += length;
+        return;
+      }
       case 9: case 10: {
         const header = this.byte();
         let size = header >> 4;
