@@ -124,13 +124,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* input, size_t input_size) {
         std::vector<std::string_view> values;
         int64_t begin = 0;
         for (int64_t end : offsets) {
-          values.emplace_back(reinterpret_cast<const char*>(bytes.data()) + begin, static_cast<size_t>(end - begin));
+          values.emplace_back(reinterpret_cast<const char*>(bytes.data()) + begin,
+                              static_cast<size_t>(end - begin));
           begin = end;
         }
         const std::vector<uint8_t> encoded = EncodeDeltaByteArray(values);
         std::vector<int64_t> offsets2;
         std::vector<uint8_t> bytes2;
-        Check(DecodeDeltaByteArray(encoded.data(), encoded.size(), small_count / 16, &offsets2, &bytes2).ok());
+        Check(
+            DecodeDeltaByteArray(encoded.data(), encoded.size(), small_count / 16, &offsets2, &bytes2).ok());
         Check(offsets2 == offsets && bytes2 == bytes);
       }
       break;
