@@ -32,9 +32,13 @@ bool GrowOutput(std::vector<uint8_t>* output, size_t used, const OutputLimit& li
 
 size_t InitialCapacity(size_t input_size, const OutputLimit& limit) {
   const size_t cap = static_cast<size_t>(limit.limit) + 1;
-  if (limit.size_is_expected) return cap;
-  // Unknown size: guess a typical ratio, let GrowOutput take it from there.
-  size_t guess = input_size > (SIZE_MAX / 4) ? SIZE_MAX : input_size * 4;
+  // A size from a page header is untrusted: allocate it up front only when the
+  // input could plausibly expand to it, so a tiny input cannot make us
+  // reserve `limit` bytes. Otherwise start from a typical ratio and grow.
+  const size_t kSlack = size_t{1} << 20;
+  const size_t plausible = input_size > (SIZE_MAX - kSlack) / 64 ? SIZE_MAX : input_size * 64 + kSlack;
+  if (limit.size_is_expected && cap <= plausible) return cap;
+  const size_t guess = input_size > SIZE_MAX / 4 ? SIZE_MAX : input_size * 4;
   return std::min(std::max(guess, size_t{64} << 10), cap);
 }
 

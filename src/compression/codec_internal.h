@@ -30,7 +30,8 @@ Status OutputTooLarge(const char* codec, const OutputLimit& limit);
 // but never beyond limit + 1 bytes. Returns false when no room is left.
 bool GrowOutput(std::vector<uint8_t>* output, size_t used, const OutputLimit& limit);
 
-// First capacity for a streaming decoder fed `input_size` bytes.
+// First capacity for a streaming decoder fed `input_size` bytes: the expected
+// size when the input could plausibly expand to it, else a guess to grow from.
 size_t InitialCapacity(size_t input_size, const OutputLimit& limit);
 
 Status SnappyDecompress(std::span<const uint8_t> input, const OutputLimit& limit,

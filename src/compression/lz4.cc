@@ -26,6 +26,12 @@ namespace {
 constexpr size_t kHadoopBlockSize = 128 << 10;
 constexpr size_t kHadoopPrefixSize = 8;
 
+// An LZ4 block expands at most ~255-fold; a size claiming more is corrupt and
+// must not be allocated.
+size_t MaxDecodedSize(size_t compressed_size) {
+  return compressed_size > SIZE_MAX / 256 ? SIZE_MAX : compressed_size * 255 + 16;
+}
+
 uint32_t LoadBigEndian32(const uint8_t* p) {
   return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
 }
@@ -60,6 +66,7 @@ bool TryDecodeHadoop(std::span<const uint8_t> input, const OutputLimit& limit, s
     pos += kHadoopPrefixSize;
     if (compressed_size > input.size() - pos) return false;
     if (block_size > static_cast<uint64_t>(limit.limit) - used) return false;
+    if (block_size > MaxDecodedSize(compressed_size)) return false;
     output->resize(used + block_size);
     const int64_t decoded =
         DecodeBlock(input.subspan(pos, compressed_size), output->data() + used, block_size);
@@ -77,7 +84,8 @@ bool TryDecodeHadoop(std::span<const uint8_t> input, const OutputLimit& limit, s
 bool TryDecodeRawBlock(std::span<const uint8_t> input, const OutputLimit& limit,
                        std::vector<uint8_t>* output) {
   size_t capacity = static_cast<size_t>(limit.limit);
-  if (!limit.size_is_expected) capacity = std::min(capacity, input.size() * size_t{255} + 16);
+  if (limit.size_is_expected && capacity > MaxDecodedSize(input.size())) return false;
+  capacity = std::min(capacity, MaxDecodedSize(input.size()));
   output->resize(capacity);
   const int64_t decoded = DecodeBlock(input, output->data(), capacity);
   if (decoded < 0) return false;

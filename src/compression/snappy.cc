@@ -21,6 +21,12 @@ Status SnappyDecompress(std::span<const uint8_t> input, const OutputLimit& limit
     }
     return OutputTooLarge("snappy", limit);
   }
+  // A snappy copy element of 3 bytes yields at most 64; a header claiming a
+  // larger ratio is corrupt and must not be allocated.
+  if (length > input.size() * 32 + 64) {
+    return Status::Corruption("snappy: block header claims " + std::to_string(length) + " bytes from " +
+                              std::to_string(input.size()) + " compressed bytes");
+  }
   output->resize(length);
   if (!snappy::RawUncompress(data, input.size(), reinterpret_cast<char*>(output->data()))) {
     return Status::Corruption("snappy: corrupt block");

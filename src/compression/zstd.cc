@@ -1,7 +1,6 @@
 // Zstandard frames (Parquet ZSTD, Avro "zstandard"); concatenated frames and
 // skippable frames are decoded as one stream.
 #include <zstd.h>
-#include <zstd_errors.h>
 
 #include <string>
 
@@ -21,18 +20,6 @@ Status ZstdError(const char* what, size_t code) {
 
 Status ZstdDecompress(std::span<const uint8_t> input, const OutputLimit& limit,
                       std::vector<uint8_t>* output) {
-  if (limit.size_is_expected) {
-    // One call decodes every frame; one spare byte reveals oversized output.
-    output->resize(static_cast<size_t>(limit.limit) + 1);
-    const size_t result = ZSTD_decompress(output->data(), output->size(), input.data(), input.size());
-    if (ZSTD_isError(result)) {
-      if (ZSTD_getErrorCode(result) == ZSTD_error_dstSize_tooSmall) return OutputTooLarge("zstd", limit);
-      return ZstdError("corrupt input", result);
-    }
-    output->resize(result);
-    return Status::OK();
-  }
-
   ZSTD_DCtx* context = ZSTD_createDCtx();
   if (context == nullptr) return Status::Internal("zstd: out of memory creating a decoder");
   output->resize(InitialCapacity(input.size(), limit));

@@ -4,12 +4,33 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <atomic>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "test_util.h"
+
+// The largest single allocation made through operator new since the last
+// reset, to prove that untrusted size fields are not allocated up front.
+static std::atomic<size_t> g_largest_allocation{0};
+
+void* operator new(size_t size) {
+  size_t seen = g_largest_allocation.load();
+  while (size > seen && !g_largest_allocation.compare_exchange_weak(seen, size)) {
+  }
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, size_t) noexcept {
+  std::free(p);
+}
 
 namespace floe {
 namespace {
@@ -219,6 +240,29 @@ TEST(Codec, DecompressionBombsStopAtMaxSize) {
     EXPECT_EQ(status.kind(), ErrorKind::kCorruption) << CodecName(codec);
     EXPECT_NE(status.message().find("exceeds"), std::string::npos) << status.message();
   }
+}
+
+TEST(Codec, TinyInputCannotReserveTheClaimedSize) {
+  // A page header claiming 1 GiB for a few compressed bytes must fail without
+  // allocating anything near 1 GiB.
+  for (Codec codec : kAllCodecs) {
+    std::vector<uint8_t> compressed, out;
+    ASSERT_OK(Compress(codec, Bytes("hello, floe"), 0, &compressed));
+    g_largest_allocation = 0;
+    Status status = Decompress(codec, compressed, int64_t{1} << 30, &out, int64_t{1} << 31);
+    EXPECT_EQ(status.kind(), ErrorKind::kCorruption) << CodecName(codec);
+    EXPECT_LT(g_largest_allocation.load(), size_t{16} << 20) << CodecName(codec);
+  }
+  // Garbage claiming a huge Hadoop LZ4 block or snappy length, size unknown.
+  std::vector<uint8_t> out;
+  const std::vector<uint8_t> hadoop = {0x7f, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x02, 0x1f, 0x00};
+  g_largest_allocation = 0;
+  EXPECT_FALSE(Decompress(Codec::kLz4Hadoop, hadoop, -1, &out).ok());
+  EXPECT_LT(g_largest_allocation.load(), size_t{16} << 20);
+  const std::vector<uint8_t> snappy = {0xff, 0xff, 0xff, 0xff, 0x07, 0x00};
+  g_largest_allocation = 0;
+  EXPECT_EQ(Decompress(Codec::kSnappy, snappy, -1, &out).kind(), ErrorKind::kCorruption);
+  EXPECT_LT(g_largest_allocation.load(), size_t{16} << 20);
 }
 
 TEST(Codec, ExpectedSizeOverMaxSizeIsRejectedUpFront) {
