@@ -1,8 +1,8 @@
 // Property test for `floe parquet convert`: random DuckDB-written inputs,
-// converted with every codec (and once with tiny row groups and pages), must
-// read back identically through three independent readers: DuckDB,
-// hyparquet and parquet-wasm (arrow-rs). The output must also keep each
-// column's logical type and use the requested codec.
+// converted with every codec (and once with tiny row groups and pages, once
+// with data page v2), must read back identically through three independent
+// readers: DuckDB, hyparquet and parquet-wasm (arrow-rs). The output must
+// also keep each column's logical type and use the requested codec.
 //
 // A second test converts the codec-related files of the shared parquet-testing
 // corpus (Hadoop/raw/frame LZ4, concatenated gzip members, empty compressed
@@ -39,10 +39,12 @@ const FLOE_BIN = process.env.FLOE_BIN;
 const SEEDS = process.env.FLOE_CONVERT_SEEDS
   ? process.env.FLOE_CONVERT_SEEDS.split(',').map(Number)
   : [101, 202, 303];
-const CODECS = ['snappy', 'zstd', 'gzip', 'lz4', 'none'];
+const CODECS = ['snappy', 'zstd', 'gzip', 'lz4', 'brotli', 'none'];
 // What parquet_metadata() must report for each --codec value. `lz4` must be
 // LZ4_RAW: the deprecated LZ4 codec's framing is ambiguous across writers.
-const PARQUET_CODEC = { snappy: 'SNAPPY', zstd: 'ZSTD', gzip: 'GZIP', lz4: 'LZ4_RAW', none: 'UNCOMPRESSED' };
+const PARQUET_CODEC = {
+  snappy: 'SNAPPY', zstd: 'ZSTD', gzip: 'GZIP', lz4: 'LZ4_RAW', brotli: 'BROTLI', none: 'UNCOMPRESSED',
+};
 const SMALL_ROW_GROUP_ROWS = 700;
 const SMALL_PAGE_BYTES = 2048;
 
@@ -197,7 +199,8 @@ for (const seed of SEEDS) {
       });
     }
 
-    const codec = makeRng(seed).pick(CODECS);
+    const rng = makeRng(seed);
+    const codec = rng.pick(CODECS);
     await t.test(`--codec ${codec} --row-group-rows ${SMALL_ROW_GROUP_ROWS} --page-bytes ${SMALL_PAGE_BYTES}`, async () => {
       const output = path.join(dir, 'out-small.parquet');
       const args = ['--codec', codec, '--row-group-rows', String(SMALL_ROW_GROUP_ROWS),
@@ -205,6 +208,17 @@ for (const seed of SEEDS) {
       await convert(input, output, args);
       await checkConversion(`${describe}; floe parquet convert ${args.join(' ')}`, input, inputReads, output, codec,
         { rowGroupRows: SMALL_ROW_GROUP_ROWS, pageBytes: SMALL_PAGE_BYTES });
+    });
+
+    // Data page v2 compresses only the values, so all-null pages hand the
+    // codec empty inputs.
+    const v2Codec = rng.pick(CODECS.filter((c) => c !== 'none'));
+    await t.test(`--codec ${v2Codec} --page-version 2`, async () => {
+      const output = path.join(dir, 'out-v2.parquet');
+      const args = ['--codec', v2Codec, '--page-version', '2', '--page-bytes', String(8 * SMALL_PAGE_BYTES)];
+      await convert(input, output, args);
+      await checkConversion(`${describe}; floe parquet convert ${args.join(' ')}`, input, inputReads, output, v2Codec,
+        { pageBytes: 8 * SMALL_PAGE_BYTES });
     });
   });
 }
