@@ -2,6 +2,7 @@
 #include "compression/codec.h"
 
 #include <gtest/gtest.h>
+#include <lz4.h>
 #include <zlib.h>
 
 #include <atomic>
@@ -302,6 +303,35 @@ TEST(Codec, Lz4HadoopFramingIsWrittenBigEndianInBlocks) {
   EXPECT_EQ(pos, compressed.size());
   EXPECT_EQ(total, input.size());
   EXPECT_EQ(blocks, 3u);
+}
+
+// Hadoop framing assembled with liblz4 directly, independent of our encoder:
+// two blocks, as parquet-mr writes pages larger than its buffer.
+TEST(Codec, Lz4HadoopDecodesHandBuiltFraming) {
+  const std::vector<uint8_t> first = TextLike(5000, 15), second = RandomBytes(3000, 16);
+  std::vector<uint8_t> framed;
+  for (const auto* block : {&first, &second}) {
+    std::vector<uint8_t> compressed(LZ4_compressBound(static_cast<int>(block->size())));
+    const int n = LZ4_compress_default(reinterpret_cast<const char*>(block->data()),
+                                       reinterpret_cast<char*>(compressed.data()),
+                                       static_cast<int>(block->size()), static_cast<int>(compressed.size()));
+    ASSERT_GT(n, 0);
+    for (uint32_t v : {static_cast<uint32_t>(block->size()), static_cast<uint32_t>(n)}) {
+      for (int shift = 24; shift >= 0; shift -= 8) framed.push_back(static_cast<uint8_t>(v >> shift));
+    }
+    framed.insert(framed.end(), compressed.begin(), compressed.begin() + n);
+  }
+  std::vector<uint8_t> expected = first;
+  expected.insert(expected.end(), second.begin(), second.end());
+  std::vector<uint8_t> out;
+  ASSERT_OK(Decompress(Codec::kLz4Hadoop, framed, static_cast<int64_t>(expected.size()), &out));
+  EXPECT_EQ(out, expected);
+  ASSERT_OK(Decompress(Codec::kLz4Hadoop, framed, -1, &out));
+  EXPECT_EQ(out, expected);
+  // A truncated frame is neither Hadoop, raw nor LZ4 frame.
+  framed.pop_back();
+  EXPECT_EQ(Decompress(Codec::kLz4Hadoop, framed, static_cast<int64_t>(expected.size()), &out).kind(),
+            ErrorKind::kCorruption);
 }
 
 TEST(Codec, Lz4HadoopFallsBackToRawBlockAndFrame) {
