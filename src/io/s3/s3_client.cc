@@ -99,7 +99,11 @@ S3Client::S3Client(S3Config config)
 HttpRequest S3Client::BuildRequest(const Call& call) {
   std::string host = config_.endpoint_authority;
   std::string path;
-  if (config_.path_style) {
+  // A dotted bucket name cannot be a TLS host label under *.amazonaws.com's
+  // certificate, so such buckets fall back to path-style over https (as the AWS SDKs do).
+  const bool path_style = config_.path_style ||
+                          (config_.endpoint_scheme == "https" && call.bucket.find('.') != std::string::npos);
+  if (path_style) {
     path = "/" + call.bucket;
     if (!call.key.empty()) path += "/" + call.key;
   } else {
