@@ -4,6 +4,9 @@
 // differs from `expected_size` is Corruption naming the codec, never a crash.
 // expected_size < 0 means unknown (Avro deflate); then output grows as needed
 // up to `max_size` bytes (a decompression bomb is Corruption, not OOM).
+// An empty input with expected_size 0 decodes to nothing for every codec
+// (writers store empty page bodies that way). A size from a header is not
+// allocated before the input could plausibly expand to it.
 #pragma once
 
 #include <cstdint>
