@@ -1,5 +1,6 @@
 #include "formats/parquet/encoding/byte_stream_split.h"
 
+#include <algorithm>
 #include <string>
 
 namespace floe::parquet {
@@ -24,12 +25,18 @@ void GatherAny(const uint8_t* data, int width, int64_t count, uint8_t* out) {
   }
 }
 
+// Works in L1-sized blocks: each stream gets a contiguous run of writes
+// while the block's values stay cached.
 template <int K>
 void ScatterFixed(const uint8_t* values, int64_t count, uint8_t* out) {
-  uint8_t* streams[K];
-  for (int k = 0; k < K; ++k) streams[k] = out + k * count;
-  for (int64_t i = 0; i < count; ++i) {
-    for (int k = 0; k < K; ++k) streams[k][i] = values[i * K + k];
+  constexpr int64_t kBlock = 256;
+  for (int64_t begin = 0; begin < count; begin += kBlock) {
+    const int64_t n = std::min(kBlock, count - begin);
+    const uint8_t* block = values + begin * K;
+    for (int k = 0; k < K; ++k) {
+      uint8_t* stream = out + k * count + begin;
+      for (int64_t i = 0; i < n; ++i) stream[i] = block[i * K + k];
+    }
   }
 }
 
