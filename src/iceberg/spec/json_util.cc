@@ -16,6 +16,18 @@ const char* JsonTypeName(const Json& value) {
 
 }  // namespace
 
+bool JsonDeeperThan(const Json& value, int max_depth) {
+  std::vector<std::pair<const Json*, int>> pending{{&value, 0}};
+  while (!pending.empty()) {
+    auto [node, depth] = pending.back();
+    pending.pop_back();
+    if (!node->is_structured()) continue;
+    if (depth >= max_depth) return true;
+    for (const Json& child : *node) pending.emplace_back(&child, depth + 1);
+  }
+  return false;
+}
+
 Result<Json> ParseJson(std::string_view text) {
   try {
     return Json::parse(text.begin(), text.end());

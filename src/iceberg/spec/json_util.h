@@ -4,8 +4,7 @@
 // Corruption naming the member ("field 'schema-id' must be an int") instead of
 // throwing; integers are read from nlohmann's int64/uint64 storage, never via
 // double, so 64-bit ids stay exact. Optional getters return nullopt when the
-// member is absent or JSON null. Objects keep insertion order so written
-// metadata reads in the same order as Java's.
+// member is absent or JSON null.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +19,16 @@
 
 namespace floe::iceberg {
 
-using Json = nlohmann::ordered_json;
+// Parsed documents use std::map objects: member lookup is O(log n) and a
+// hostile file with many keys cannot make parsing quadratic (ordered_json
+// would). Written documents keep insertion order, as Java writes them.
+using Json = nlohmann::json;
+using OrderedJson = nlohmann::ordered_json;
+
+// Whether `value` nests arrays/objects deeper than `max_depth` (checked
+// without recursion, so it is safe on any parsed document). Values kept
+// verbatim must pass this before being copied or written, both recursive.
+bool JsonDeeperThan(const Json& value, int max_depth);
 
 // Parses JSON text; syntax errors become Corruption with the byte offset.
 Result<Json> ParseJson(std::string_view text);

@@ -1,6 +1,7 @@
 #include "iceberg/spec/partition_spec.h"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 namespace floe::iceberg {
@@ -68,10 +69,10 @@ Result<std::string> PartitionSpec::PartitionPath(const std::vector<Literal>& val
   return path;
 }
 
-Json PartitionFieldsToJson(const PartitionSpec& spec) {
-  Json fields = Json::array();
+OrderedJson PartitionFieldsToJson(const PartitionSpec& spec) {
+  OrderedJson fields = OrderedJson::array();
   for (const auto& f : spec.fields) {
-    Json field = Json::object();
+    OrderedJson field = OrderedJson::object();
     field["name"] = f.name;
     field["transform"] = f.transform.ToString();
     field["source-id"] = f.source_id;
@@ -81,8 +82,8 @@ Json PartitionFieldsToJson(const PartitionSpec& spec) {
   return fields;
 }
 
-Json PartitionSpecToJson(const PartitionSpec& spec) {
-  Json out = Json::object();
+OrderedJson PartitionSpecToJson(const PartitionSpec& spec) {
+  OrderedJson out = OrderedJson::object();
   out["spec-id"] = spec.spec_id;
   out["fields"] = PartitionFieldsToJson(spec);
   return out;
@@ -93,7 +94,7 @@ Result<PartitionSpec> PartitionSpecFromFieldsJson(const Json& fields, int32_t sp
   if (!fields.is_array()) return Status::Corruption(where + ": fields must be an array");
   PartitionSpec spec;
   spec.spec_id = spec_id;
-  int32_t next_v1_id = kFirstPartitionFieldId;
+  int64_t next_v1_id = kFirstPartitionFieldId;  // int64: a field id of INT32_MAX must not overflow it
   for (const Json& item : fields) {
     Status object = RequireObject(item, "partition field");
     if (!object.ok()) return object.WithContext(where);
@@ -114,8 +115,12 @@ Result<PartitionSpec> PartitionSpecFromFieldsJson(const Json& fields, int32_t sp
         field.source_id = ids[0];
       }
       FLOE_ASSIGN_OR_RETURN(auto field_id, GetOptionalInt32(item, "field-id"));
-      field.field_id = field_id.value_or(next_v1_id);
-      next_v1_id = std::max(next_v1_id, field.field_id) + 1;
+      if (!field_id && next_v1_id > std::numeric_limits<int32_t>::max()) {
+        return Status::Corruption("cannot assign a partition field id after " +
+                                  std::to_string(next_v1_id - 1));
+      }
+      field.field_id = field_id ? *field_id : static_cast<int32_t>(next_v1_id);
+      next_v1_id = std::max<int64_t>(next_v1_id, field.field_id) + 1;
       return Status::OK();
     };
     Status status = parse();

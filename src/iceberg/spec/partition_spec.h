@@ -48,8 +48,8 @@ struct PartitionSpec {
   bool operator==(const PartitionSpec& other) const = default;
 };
 
-Json PartitionFieldsToJson(const PartitionSpec& spec);
-Json PartitionSpecToJson(const PartitionSpec& spec);
+OrderedJson PartitionFieldsToJson(const PartitionSpec& spec);
+OrderedJson PartitionSpecToJson(const PartitionSpec& spec);
 // The object form {spec-id, fields}.
 Result<PartitionSpec> PartitionSpecFromJson(const Json& json);
 // The bare field list (v1 "partition-spec"); `spec_id` is given by the caller.

@@ -127,12 +127,12 @@ Status Schema::Validate() const {
   return Status::OK();
 }
 
-Json SchemaToJson(const Schema& schema) {
-  Json out = Json::object();
+OrderedJson SchemaToJson(const Schema& schema) {
+  OrderedJson out = OrderedJson::object();
   out["type"] = "struct";
   out["schema-id"] = schema.schema_id;
   if (!schema.identifier_field_ids.empty()) out["identifier-field-ids"] = schema.identifier_field_ids;
-  Json fields = Json::array();
+  OrderedJson fields = OrderedJson::array();
   for (const auto& f : schema.fields) fields.push_back(NestedFieldToJson(f));
   out["fields"] = std::move(fields);
   return out;

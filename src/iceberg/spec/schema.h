@@ -42,7 +42,7 @@ struct Schema {
   bool operator==(const Schema& other) const = default;
 };
 
-Json SchemaToJson(const Schema& schema);
+OrderedJson SchemaToJson(const Schema& schema);
 Result<Schema> SchemaFromJson(const Json& json);
 
 // floe schema view with field ids; fails on unknown-typed columns.

@@ -7,14 +7,14 @@ std::string Snapshot::operation() const {
   return it == summary.end() ? std::string() : it->second;
 }
 
-Json SnapshotToJson(const Snapshot& snapshot, int format_version) {
-  Json out = Json::object();
+OrderedJson SnapshotToJson(const Snapshot& snapshot, int format_version) {
+  OrderedJson out = OrderedJson::object();
   if (format_version >= 2) out["sequence-number"] = snapshot.sequence_number;
   out["snapshot-id"] = snapshot.snapshot_id;
   if (snapshot.parent_snapshot_id) out["parent-snapshot-id"] = *snapshot.parent_snapshot_id;
   out["timestamp-ms"] = snapshot.timestamp_ms;
   if (!snapshot.summary.empty() || format_version >= 2) {
-    Json summary = Json::object();
+    OrderedJson summary = OrderedJson::object();
     if (auto it = snapshot.summary.find("operation"); it != snapshot.summary.end())
       summary["operation"] = it->second;
     for (const auto& [key, value] : snapshot.summary) {
@@ -80,8 +80,8 @@ Result<Snapshot> SnapshotFromJson(const Json& json, int format_version) {
   return s;
 }
 
-Json SnapshotRefToJson(const SnapshotRef& ref) {
-  Json out = Json::object();
+OrderedJson SnapshotRefToJson(const SnapshotRef& ref) {
+  OrderedJson out = OrderedJson::object();
   out["snapshot-id"] = ref.snapshot_id;
   out["type"] = ref.kind == SnapshotRef::Kind::kBranch ? "branch" : "tag";
   if (ref.min_snapshots_to_keep) out["min-snapshots-to-keep"] = *ref.min_snapshots_to_keep;

@@ -58,9 +58,9 @@ struct SnapshotRef {
 
 inline constexpr const char* kMainBranch = "main";
 
-Json SnapshotToJson(const Snapshot& snapshot, int format_version);
+OrderedJson SnapshotToJson(const Snapshot& snapshot, int format_version);
 Result<Snapshot> SnapshotFromJson(const Json& json, int format_version);
-Json SnapshotRefToJson(const SnapshotRef& ref);
+OrderedJson SnapshotRefToJson(const SnapshotRef& ref);
 Result<SnapshotRef> SnapshotRefFromJson(const Json& json);
 
 }  // namespace floe::iceberg

@@ -22,12 +22,12 @@ Status SortOrder::Validate(const Schema& schema) const {
   return Status::OK();
 }
 
-Json SortOrderToJson(const SortOrder& order) {
-  Json out = Json::object();
+OrderedJson SortOrderToJson(const SortOrder& order) {
+  OrderedJson out = OrderedJson::object();
   out["order-id"] = order.order_id;
-  Json fields = Json::array();
+  OrderedJson fields = OrderedJson::array();
   for (const auto& f : order.fields) {
-    Json field = Json::object();
+    OrderedJson field = OrderedJson::object();
     field["transform"] = f.transform.ToString();
     field["source-id"] = f.source_id;
     field["direction"] = f.direction == SortDirection::kAsc ? "asc" : "desc";

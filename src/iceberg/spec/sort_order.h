@@ -39,7 +39,7 @@ struct SortOrder {
   bool operator==(const SortOrder& other) const = default;
 };
 
-Json SortOrderToJson(const SortOrder& order);
+OrderedJson SortOrderToJson(const SortOrder& order);
 Result<SortOrder> SortOrderFromJson(const Json& json);
 
 }  // namespace floe::iceberg

@@ -342,6 +342,10 @@ Result<TableMetadata> TableMetadataFromJsonValue(const Json& json) {
   if (m.format_version >= 3) {
     FLOE_ASSIGN_OR_RETURN(m.next_row_id, GetInt64(json, "next-row-id"));
     if (const Json* keys = FindMember(json, "encryption-keys"); keys != nullptr && !keys->is_null()) {
+      if (JsonDeeperThan(*keys, kMaxTypeDepth)) {
+        return Status::Corruption("field 'encryption-keys' nests deeper than " +
+                                  std::to_string(kMaxTypeDepth));
+      }
       m.encryption_keys = *keys;
     }
   }
@@ -357,7 +361,7 @@ Result<TableMetadata> TableMetadataFromJson(std::string_view text, std::string_v
   return metadata;
 }
 
-Result<Json> TableMetadataToJsonValue(const TableMetadata& input) {
+Result<OrderedJson> TableMetadataToJsonValue(const TableMetadata& input) {
   if (input.format_version != 2 && input.format_version != 3) {
     return Status::NotSupported("writing format-version " + std::to_string(input.format_version) +
                                 " is not supported (write 2 or 3)");
@@ -379,7 +383,7 @@ Result<Json> TableMetadataToJsonValue(const TableMetadata& input) {
     }
   }
 
-  Json out = Json::object();
+  OrderedJson out = OrderedJson::object();
   out["format-version"] = m.format_version;
   out["table-uuid"] = m.table_uuid;
   out["location"] = m.location;
@@ -387,19 +391,19 @@ Result<Json> TableMetadataToJsonValue(const TableMetadata& input) {
   out["last-updated-ms"] = m.last_updated_ms;
   out["last-column-id"] = m.last_column_id;
   out["current-schema-id"] = m.current_schema_id;
-  Json schemas = Json::array();
+  OrderedJson schemas = OrderedJson::array();
   for (const auto& s : m.schemas) schemas.push_back(SchemaToJson(s));
   out["schemas"] = std::move(schemas);
   out["default-spec-id"] = m.default_spec_id;
-  Json specs = Json::array();
+  OrderedJson specs = OrderedJson::array();
   for (const auto& s : m.partition_specs) specs.push_back(PartitionSpecToJson(s));
   out["partition-specs"] = std::move(specs);
   out["last-partition-id"] = m.last_partition_id;
   out["default-sort-order-id"] = m.default_sort_order_id;
-  Json orders = Json::array();
+  OrderedJson orders = OrderedJson::array();
   for (const auto& o : m.sort_orders) orders.push_back(SortOrderToJson(o));
   out["sort-orders"] = std::move(orders);
-  Json properties = Json::object();
+  OrderedJson properties = OrderedJson::object();
   for (const auto& [k, v] : m.properties) properties[k] = v;
   out["properties"] = std::move(properties);
   if (m.current_snapshot_id) {
@@ -410,29 +414,29 @@ Result<Json> TableMetadataToJsonValue(const TableMetadata& input) {
     out["current-snapshot-id"] = -1;
   }
   if (m.format_version >= 3) out["next-row-id"] = *m.next_row_id;
-  Json refs = Json::object();
+  OrderedJson refs = OrderedJson::object();
   for (const auto& [name, ref] : m.refs) refs[name] = SnapshotRefToJson(ref);
   out["refs"] = std::move(refs);
-  Json snapshots = Json::array();
+  OrderedJson snapshots = OrderedJson::array();
   for (const auto& s : m.snapshots) snapshots.push_back(SnapshotToJson(s, m.format_version));
   out["snapshots"] = std::move(snapshots);
-  Json statistics = Json::array();
+  OrderedJson statistics = OrderedJson::array();
   for (const auto& f : m.statistics) {
-    Json file = Json::object();
+    OrderedJson file = OrderedJson::object();
     file["snapshot-id"] = f.snapshot_id;
     file["statistics-path"] = f.statistics_path;
     file["file-size-in-bytes"] = f.file_size_in_bytes;
     file["file-footer-size-in-bytes"] = f.file_footer_size_in_bytes;
     if (f.key_metadata) file["key-metadata"] = *f.key_metadata;
-    Json blobs = Json::array();
+    OrderedJson blobs = OrderedJson::array();
     for (const auto& b : f.blob_metadata) {
-      Json blob = Json::object();
+      OrderedJson blob = OrderedJson::object();
       blob["type"] = b.type;
       blob["snapshot-id"] = b.snapshot_id;
       blob["sequence-number"] = b.sequence_number;
       blob["fields"] = b.fields;
       if (!b.properties.empty()) {
-        Json props = Json::object();
+        OrderedJson props = OrderedJson::object();
         for (const auto& [k, v] : b.properties) props[k] = v;
         blob["properties"] = std::move(props);
       }
@@ -442,26 +446,26 @@ Result<Json> TableMetadataToJsonValue(const TableMetadata& input) {
     statistics.push_back(std::move(file));
   }
   out["statistics"] = std::move(statistics);
-  Json partition_statistics = Json::array();
+  OrderedJson partition_statistics = OrderedJson::array();
   for (const auto& f : m.partition_statistics) {
-    Json file = Json::object();
+    OrderedJson file = OrderedJson::object();
     file["snapshot-id"] = f.snapshot_id;
     file["statistics-path"] = f.statistics_path;
     file["file-size-in-bytes"] = f.file_size_in_bytes;
     partition_statistics.push_back(std::move(file));
   }
   out["partition-statistics"] = std::move(partition_statistics);
-  Json snapshot_log = Json::array();
+  OrderedJson snapshot_log = OrderedJson::array();
   for (const auto& e : m.snapshot_log) {
-    Json entry = Json::object();
+    OrderedJson entry = OrderedJson::object();
     entry["timestamp-ms"] = e.timestamp_ms;
     entry["snapshot-id"] = e.snapshot_id;
     snapshot_log.push_back(std::move(entry));
   }
   out["snapshot-log"] = std::move(snapshot_log);
-  Json metadata_log = Json::array();
+  OrderedJson metadata_log = OrderedJson::array();
   for (const auto& e : m.metadata_log) {
-    Json entry = Json::object();
+    OrderedJson entry = OrderedJson::object();
     entry["timestamp-ms"] = e.timestamp_ms;
     entry["metadata-file"] = e.metadata_file;
     metadata_log.push_back(std::move(entry));
@@ -472,10 +476,10 @@ Result<Json> TableMetadataToJsonValue(const TableMetadata& input) {
 }
 
 Result<std::string> TableMetadataToJson(const TableMetadata& metadata) {
-  FLOE_ASSIGN_OR_RETURN(Json json, TableMetadataToJsonValue(metadata));
+  FLOE_ASSIGN_OR_RETURN(OrderedJson json, TableMetadataToJsonValue(metadata));
   try {
     return json.dump(2);
-  } catch (const Json::exception& e) {
+  } catch (const OrderedJson::exception& e) {
     // dump() throws on invalid UTF-8 in strings (names, properties, paths).
     return Status::InvalidArgument(std::string("table metadata holds invalid UTF-8: ") + e.what());
   }

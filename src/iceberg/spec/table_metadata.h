@@ -115,7 +115,7 @@ Result<TableMetadata> TableMetadataFromJsonValue(const Json& json);
 
 // Serializes for metadata.format_version (2 or 3), validating first.
 // A missing refs.main is added for the current snapshot.
-Result<Json> TableMetadataToJsonValue(const TableMetadata& metadata);
+Result<OrderedJson> TableMetadataToJsonValue(const TableMetadata& metadata);
 // Pretty-printed with two-space indentation.
 Result<std::string> TableMetadataToJson(const TableMetadata& metadata);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <limits>
 
 #include "iceberg/spec/random_ids.h"
 
@@ -133,6 +134,7 @@ Result<int32_t> TableMetadataBuilder::AddSchema(Schema schema) {
   }
   int32_t highest = -1;
   for (const auto& existing : next_.schemas) highest = std::max(highest, existing.schema_id);
+  if (highest == std::numeric_limits<int32_t>::max()) return Status::OutOfRange("no schema id left");
   schema.schema_id = highest + 1;
   next_.last_column_id = std::max(next_.last_column_id, schema.HighestFieldId());
   next_.schemas.push_back(std::move(schema));
@@ -151,23 +153,23 @@ Status TableMetadataBuilder::AddSnapshot(Snapshot snapshot) {
   if (next_.SnapshotById(snapshot.snapshot_id) != nullptr) {
     return Status::InvalidArgument("snapshot id " + std::to_string(snapshot.snapshot_id) + " already exists");
   }
-  if (next_.format_version >= 2) {
-    if (snapshot.sequence_number != next_.last_sequence_number + 1) {
-      return Status::InvalidArgument(
-          "snapshot sequence-number " + std::to_string(snapshot.sequence_number) +
-          " must be last-sequence-number + 1 = " + std::to_string(next_.last_sequence_number + 1));
-    }
-    next_.last_sequence_number = snapshot.sequence_number;
+  // Check everything before changing anything, so a rejected snapshot leaves the builder as it was.
+  if (next_.format_version >= 2 && snapshot.sequence_number != next_.last_sequence_number + 1) {
+    return Status::InvalidArgument(
+        "snapshot sequence-number " + std::to_string(snapshot.sequence_number) +
+        " must be last-sequence-number + 1 = " + std::to_string(next_.last_sequence_number + 1));
   }
-  if (next_.format_version >= 3) {
-    int64_t next_row_id = next_.next_row_id.value_or(0);
-    if (!snapshot.first_row_id || *snapshot.first_row_id != next_row_id || !snapshot.added_rows ||
-        *snapshot.added_rows < 0) {
-      return Status::InvalidArgument("v3 snapshot needs first-row-id = next-row-id (" +
-                                     std::to_string(next_row_id) + ") and a non-negative added-rows");
-    }
-    next_.next_row_id = next_row_id + *snapshot.added_rows;
+  const int64_t next_row_id = next_.next_row_id.value_or(0);
+  if (next_.format_version >= 3 && (!snapshot.first_row_id || *snapshot.first_row_id != next_row_id ||
+                                    !snapshot.added_rows || *snapshot.added_rows < 0)) {
+    return Status::InvalidArgument("v3 snapshot needs first-row-id = next-row-id (" +
+                                   std::to_string(next_row_id) + ") and a non-negative added-rows");
   }
+  if (next_.format_version >= 3 && *snapshot.added_rows > std::numeric_limits<int64_t>::max() - next_row_id) {
+    return Status::OutOfRange("next-row-id would overflow a long");
+  }
+  if (next_.format_version >= 2) next_.last_sequence_number = snapshot.sequence_number;
+  if (next_.format_version >= 3) next_.next_row_id = next_row_id + *snapshot.added_rows;
   next_.snapshots.push_back(std::move(snapshot));
   return Status::OK();
 }

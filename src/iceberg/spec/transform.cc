@@ -327,7 +327,11 @@ Result<Literal> Transform::Apply(const Literal& value) const {
         case K::kDecimal: {
           Int128 rem = value.unscaled % width;
           if (rem < 0) rem += width;
-          return Literal::Decimal(value.unscaled - rem, value.scale);
+          // Valid decimals (<= 38 digits) are far from the int128 limits; unsigned math keeps other input
+          // defined.
+          auto truncated =
+              static_cast<unsigned __int128>(value.unscaled) - static_cast<unsigned __int128>(rem);
+          return Literal::Decimal(static_cast<Int128>(truncated), value.scale);
         }
         case K::kString: return Literal::String(TruncateUtf8(value.bytes, parameter_));
         case K::kBinary: return Literal::Binary(value.bytes.substr(0, static_cast<size_t>(parameter_)));

@@ -168,8 +168,8 @@ Result<Type> ParsePrimitiveType(std::string_view raw) {
   return Status::Corruption("unknown Iceberg type '" + std::string(raw) + "'");
 }
 
-Json NestedFieldToJson(const NestedField& field) {
-  Json out = Json::object();
+OrderedJson NestedFieldToJson(const NestedField& field) {
+  OrderedJson out = OrderedJson::object();
   out["id"] = field.id;
   out["name"] = field.name;
   out["required"] = field.required;
@@ -180,18 +180,18 @@ Json NestedFieldToJson(const NestedField& field) {
   return out;
 }
 
-Json TypeToJson(const Type& type) {
+OrderedJson TypeToJson(const Type& type) {
   switch (type.kind) {
     case TypeKind::kStruct: {
-      Json out = Json::object();
+      OrderedJson out = OrderedJson::object();
       out["type"] = "struct";
-      Json fields = Json::array();
+      OrderedJson fields = OrderedJson::array();
       for (const auto& f : type.fields) fields.push_back(NestedFieldToJson(f));
       out["fields"] = std::move(fields);
       return out;
     }
     case TypeKind::kList: {
-      Json out = Json::object();
+      OrderedJson out = OrderedJson::object();
       out["type"] = "list";
       out["element-id"] = type.element().id;
       out["element"] = TypeToJson(type.element().type);
@@ -199,7 +199,7 @@ Json TypeToJson(const Type& type) {
       return out;
     }
     case TypeKind::kMap: {
-      Json out = Json::object();
+      OrderedJson out = OrderedJson::object();
       out["type"] = "map";
       out["key-id"] = type.key().id;
       out["key"] = TypeToJson(type.key().type);
@@ -229,8 +229,16 @@ Result<NestedField> NestedFieldFromJson(const Json& json, int depth) {
   auto doc = GetOptionalString(json, "doc");
   if (!doc.ok()) return doc.status().WithContext(where);
   field.doc = *doc;
-  if (const Json* d = FindMember(json, "initial-default"); d != nullptr) field.initial_default = *d;
-  if (const Json* d = FindMember(json, "write-default"); d != nullptr) field.write_default = *d;
+  for (auto [key, target] : {std::pair{"initial-default", &field.initial_default},
+                             std::pair{"write-default", &field.write_default}}) {
+    const Json* value = FindMember(json, key);
+    if (value == nullptr) continue;
+    if (JsonDeeperThan(*value, kMaxTypeDepth)) {
+      return Status::Corruption(where + ": field '" + key + "' nests deeper than " +
+                                std::to_string(kMaxTypeDepth));
+    }
+    *target = *value;
+  }
   return field;
 }
 

@@ -91,9 +91,9 @@ NestedField MakeNestedField(int32_t id, std::string name, Type type, bool requir
 // Parses a primitive type name ("long", "decimal(9, 2)", "fixed[16]").
 Result<Type> ParsePrimitiveType(std::string_view name);
 
-Json TypeToJson(const Type& type);
+OrderedJson TypeToJson(const Type& type);
 Result<Type> TypeFromJson(const Json& json, int depth = 0);
-Json NestedFieldToJson(const NestedField& field);
+OrderedJson NestedFieldToJson(const NestedField& field);
 Result<NestedField> NestedFieldFromJson(const Json& json, int depth = 0);
 
 // The lowest format version that allows this type (3 for unknown, *_ns), recursively.

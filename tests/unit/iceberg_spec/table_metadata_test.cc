@@ -55,6 +55,14 @@ TEST(TableMetadataGolden, V3EmptyWritesNullCurrentSnapshot) {
   ExpectWriteReproducesGolden("v3_empty.metadata.json");
 }
 
+TEST(TableMetadataGolden, WrittenKeysFollowJavaOrder) {
+  ASSERT_OK_AND_ASSIGN(TableMetadata m, ParseGolden("v2_snapshots.metadata.json"));
+  ASSERT_OK_AND_ASSIGN(std::string written, TableMetadataToJson(m));
+  EXPECT_EQ(written.find("{\n  \"format-version\": 2,\n  \"table-uuid\""), 0u) << written.substr(0, 80);
+  EXPECT_LT(written.find("\"schemas\""), written.find("\"partition-specs\""));
+  EXPECT_LT(written.find("\"snapshots\""), written.find("\"metadata-log\""));
+}
+
 TEST(TableMetadataGolden, V2Facts) {
   ASSERT_OK_AND_ASSIGN(TableMetadata m, ParseGolden("v2_snapshots.metadata.json"));
   EXPECT_EQ(m.format_version, 2);

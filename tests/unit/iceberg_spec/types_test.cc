@@ -104,6 +104,17 @@ TEST(Types, DeepNestingIsRejectedNotRecursedForever) {
   EXPECT_NE(t.status().message().find("deeper"), std::string::npos);
 }
 
+TEST(Types, DeeplyNestedDefaultValueIsRejected) {
+  std::string deep(10000, '[');
+  deep += std::string(10000, ']');
+  auto json =
+      ParseJson(R"({"id":1,"name":"a","required":false,"type":"int","initial-default":)" + deep + "}");
+  ASSERT_OK(json);
+  auto field = NestedFieldFromJson(*json);
+  ASSERT_FALSE(field.ok());
+  EXPECT_NE(field.status().message().find("initial-default"), std::string::npos);
+}
+
 TEST(Types, ToFloeKeepsIdsAndUnits) {
   Type t = StructType(
       {MakeNestedField(1, "ts", PrimitiveType(TypeKind::kTimestampTz), true),
