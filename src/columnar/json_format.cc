@@ -179,12 +179,15 @@ void AppendJsonString(std::string_view text, std::string* out) {
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());
   const size_t n = text.size();
   for (size_t i = 0; i < n;) {
-    const unsigned char c = s[i];
-    if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-      out->push_back(static_cast<char>(c));
-      ++i;
+    // Runs of printable ASCII are copied in one append.
+    size_t run = i;
+    while (run < n && s[run] >= 0x20 && s[run] < 0x80 && s[run] != '"' && s[run] != '\\') ++run;
+    if (run > i) {
+      out->append(reinterpret_cast<const char*>(s + i), run - i);
+      i = run;
       continue;
     }
+    const unsigned char c = s[i];
     switch (c) {
       case '"':
         out->append("\\\"");

@@ -98,7 +98,7 @@ class LeafTypeMapper {
       case Type::INT32: return Int32();
       case Type::INT64: return Int64();
       case Type::INT96:
-        return WithAnnotation(Timestamp(TimeUnit::kNano, false), DataType::Annotation::kInt96);
+        return WithAnnotation(Timestamp(TimeUnit::kMicro, false), DataType::Annotation::kInt96);
       case Type::FLOAT: return Float32();
       case Type::DOUBLE: return Float64();
       case Type::BYTE_ARRAY: return Binary();

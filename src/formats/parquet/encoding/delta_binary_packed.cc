@@ -116,7 +116,8 @@ template <typename T>
 void DeltaBinaryPackedDecoder<T>::UnpackChunk() {
   const int n = static_cast<int>(std::min<int64_t>(kChunk, miniblock_values_left_));
   const int64_t groups = (n + 7) / 8;
-  const size_t in_size = miniblock_end_ - miniblock_pos_;
+  // The unpacker may load (and mask off) bytes past the miniblock, never past the input.
+  const size_t in_size = size_ - miniblock_pos_;
   if constexpr (sizeof(T) == 4) {
     bits::UnpackGroups32(data_ + miniblock_pos_, in_size, bit_width_, groups, deltas_);
   } else {

@@ -89,15 +89,18 @@ Result<int64_t> RleBitPackedDecoder::DecodeUpTo(uint32_t* out, int64_t count) {
       rle_left_ -= n;
       done += n;
     } else if (packed_left_ > 0) {
+      // Groups may be unpacked with loads reaching past the run (into the next
+      // run's bytes, masked off) but never past the input.
+      const size_t readable = size_ - packed_byte_pos_;
       const size_t run_bytes_left = pos_ - packed_byte_pos_;
       const int64_t groups = std::min(packed_left_, wanted) / 8;
       if (groups > 0) {
-        bits::UnpackGroups32(data_ + packed_byte_pos_, run_bytes_left, bit_width_, groups, out + done);
+        bits::UnpackGroups32(data_ + packed_byte_pos_, readable, bit_width_, groups, out + done);
         packed_byte_pos_ += static_cast<size_t>(groups) * bit_width_;
         packed_left_ -= groups * 8;
         done += groups * 8;
       } else {
-        bits::UnpackGroups32(data_ + packed_byte_pos_, run_bytes_left, bit_width_, 1, group_);
+        bits::UnpackGroups32(data_ + packed_byte_pos_, readable, bit_width_, 1, group_);
         packed_byte_pos_ += std::min<size_t>(bit_width_, run_bytes_left);
         group_pos_ = 0;
         group_end_ = static_cast<int>(std::min<int64_t>(8, packed_left_));

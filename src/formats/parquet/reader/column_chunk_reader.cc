@@ -267,7 +267,7 @@ Status ReadColumnChunk(InputFile& file, int64_t file_size, const ColumnDescripto
                               std::to_string(length) + ") lies outside the file of " +
                               std::to_string(file_size) + " bytes");
   }
-  if (meta.dictionary_page_offset && extra_tail_bytes > 0) {
+  if (extra_tail_bytes > 0) {
     length += std::min(extra_tail_bytes, file_size - start - length);
   }
   std::vector<uint8_t> bytes(static_cast<size_t>(length));

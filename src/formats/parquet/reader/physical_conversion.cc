@@ -7,7 +7,7 @@ namespace floe::parquet {
 namespace {
 
 constexpr int64_t kJulianDayOfUnixEpoch = 2440588;
-constexpr int64_t kNanosPerDay = 86400LL * 1000 * 1000 * 1000;
+constexpr int64_t kMicrosPerDay = 86400LL * 1000 * 1000;
 
 template <typename From, typename To>
 void Recast(int64_t count, Column* column) {
@@ -72,14 +72,16 @@ Status DecimalsFromBytes(const ColumnDescriptor& leaf, int64_t count, Column* co
 
 }  // namespace
 
-int64_t Int96ToUnixNanos(const uint8_t* bytes) {
-  uint64_t nanos_of_day;
-  uint32_t julian_day;
+int64_t Int96ToUnixMicros(const uint8_t* bytes) {
+  int64_t nanos_of_day;
+  int32_t julian_day;
   std::memcpy(&nanos_of_day, bytes, 8);
   std::memcpy(&julian_day, bytes + 8, 4);
-  const uint64_t days =
-      static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(julian_day)) - kJulianDayOfUnixEpoch);
-  return static_cast<int64_t>(days * static_cast<uint64_t>(kNanosPerDay) + nanos_of_day);
+  const int64_t days = static_cast<int64_t>(julian_day) - kJulianDayOfUnixEpoch;
+  const int64_t micros_of_day = nanos_of_day / 1000 - (nanos_of_day % 1000 < 0);
+  // Unsigned arithmetic wraps instead of overflowing on garbage input.
+  return static_cast<int64_t>(static_cast<uint64_t>(days) * static_cast<uint64_t>(kMicrosPerDay) +
+                              static_cast<uint64_t>(micros_of_day));
 }
 
 Status ConvertPhysicalToLeafType(const ColumnDescriptor& leaf, int64_t count, Column* column) {
@@ -102,8 +104,8 @@ Status ConvertPhysicalToLeafType(const ColumnDescriptor& leaf, int64_t count, Co
     case Type::INT96: {
       std::vector<uint8_t> out(static_cast<size_t>(count) * 8);
       for (int64_t i = 0; i < count; ++i) {
-        const int64_t nanos = Int96ToUnixNanos(column->values.data() + i * 12);
-        std::memcpy(out.data() + i * 8, &nanos, 8);
+        const int64_t micros = Int96ToUnixMicros(column->values.data() + i * 12);
+        std::memcpy(out.data() + i * 8, &micros, 8);
       }
       column->values = std::move(out);
       break;

@@ -1,6 +1,6 @@
 // Conversion of decoded physical values (value_decoder.h layout) into the
 // leaf's floe type (schema.h): narrowing of annotated INT32s, INT96 to
-// nanosecond timestamps, decimals (INT32/INT64/big-endian bytes) to 16-byte
+// microsecond timestamps, decimals (INT32/INT64/big-endian bytes) to 16-byte
 // int128, TIME_MILLIS to int64. Layout-identical cases move buffers.
 //
 // Contract: `column` holds `count` dense physical values; on return it is a
@@ -19,7 +19,9 @@ namespace floe::parquet {
 Status ConvertPhysicalToLeafType(const ColumnDescriptor& leaf, int64_t count, Column* column);
 
 // INT96 (8 bytes nanoseconds of day + 4 bytes Julian day, little-endian) to
-// nanoseconds since the Unix epoch, wrapping on overflow.
-int64_t Int96ToUnixNanos(const uint8_t* bytes);
+// microseconds since the Unix epoch (floored), wrapping on overflow. Micro-
+// rather than nanoseconds because Spark writes INT96 dates far outside the
+// +-292 years int64 nanoseconds can hold (int96_from_spark.parquet).
+int64_t Int96ToUnixMicros(const uint8_t* bytes);
 
 }  // namespace floe::parquet
