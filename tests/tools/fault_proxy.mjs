@@ -12,7 +12,9 @@
 // Faults: 500, 503 (ServiceUnavailable), slowdown (503 SlowDown), 429, 403 (AccessDenied),
 //   drop (close the connection without an answer), drop-after (forward, then
 //   close without an answer), stall (never answer; closes after 60 s),
-//   truncate (forward, send the headers and half the body, close), ok.
+//   truncate (forward, send the headers and half the body, close),
+//   nosuchupload (404 NoSuchUpload, what AWS answers a retried, already
+//   completed CompleteMultipartUpload; s3rver answers 500 there), ok.
 // With a secret, every signed request is checked: canonical request rebuilt
 // from the wire (path and query decoded, then re-encoded the SigV4 way),
 // payload hash compared with the body; a mismatch answers 403 SignatureDoesNotMatch.
@@ -142,6 +144,7 @@ const server = http.createServer((req, res) => {
       case 'slowdown': return fail(503, 'SlowDown');
       case '429': return fail(429, 'TooManyRequests');
       case '403': return fail(403, 'AccessDenied');
+      case 'nosuchupload': return fail(404, 'NoSuchUpload');
       case 'drop': return req.socket.destroy();
       case 'stall': {
         const timer = setTimeout(() => req.socket.destroy(), 60000);

@@ -140,7 +140,15 @@ class S3OutputFile final : public OutputFile {
     });
     Status st =
         client_->CompleteMultipartUpload(location_.bucket, location_.key, upload_id_, parts_, if_not_exists_);
+    if (!st.ok() && st.kind() == ErrorKind::kNotFound &&
+        st.message().find("NoSuchUpload") != std::string::npos) {
+      // A retried Complete whose first try succeeded unseen finds the upload
+      // gone; the object being there with our size means it did complete.
+      Result<S3ObjectInfo> head = client_->HeadObject(location_.bucket, location_.key);
+      if (head.ok() && head->size == position_) st = Status::OK();
+    }
     if (!st.ok()) return Fail(st);
+    upload_id_.clear();
     state_ = State::kClosed;
     return position_;
   }

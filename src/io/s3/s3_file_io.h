@@ -8,6 +8,8 @@
 //   at most upload_parallelism at a time. Close publishes (single PUT for small
 //   files, CompleteMultipartUpload otherwise); Abort, a failed Close or the
 //   destructor of an unclosed file abort the multipart upload, so nothing appears.
+//   A retried Complete answered NoSuchUpload (its first try succeeded but the
+//   answer was lost) counts as success when a HEAD finds the object with our size.
 // - Create with if_not_exists: fails early when a HEAD finds the key, and sends
 //   "If-None-Match: *" on the PUT / CompleteMultipartUpload so a concurrent
 //   writer loses with AlreadyExists on AWS S3. Servers that ignore the header

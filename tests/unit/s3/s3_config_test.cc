@@ -258,7 +258,8 @@ TEST(S3ResponseParsingTest, ListResultAndErrors) {
   for (int i = 0; i < 100; ++i) deep += "</a>";
   Result<S3ListPage> too_deep = S3Client::ParseListResult(deep);
   EXPECT_EQ(too_deep.status().kind(), ErrorKind::kCorruption);
-  EXPECT_NE(too_deep.status().message().find("deeper than 32"), std::string::npos) << too_deep.status().ToString();
+  EXPECT_NE(too_deep.status().message().find("deeper than 32"), std::string::npos)
+      << too_deep.status().ToString();
 
   EXPECT_EQ(S3Client::DescribeErrorBody("<Error><Code>NoSuchKey</Code><Message>The specified key does not "
                                         "exist.</Message><Key>k</Key></Error>"),

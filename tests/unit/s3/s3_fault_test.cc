@@ -171,6 +171,18 @@ TEST_F(S3FaultTest, RetriesRecoverFromEveryFault) {
   ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> big_back, io->ReadAll(Uri("faults/big.bin")));
   EXPECT_TRUE(big_back == big);
 
+  // The answer to a successful Complete is lost; the retry finds no upload
+  // (AWS's answer, simulated by the proxy), and the writer confirms the object
+  // instead of reporting a failure.
+  const std::vector<uint8_t> lost = RandomBytes(11 << 20, 4);
+  ASSERT_OK_AND_ASSIGN(auto lost_out, io->Create(Uri("faults/lost-answer.bin")));
+  ASSERT_OK(lost_out->Write(lost));
+  Inject({"POST:drop-after", "POST:nosuchupload"});
+  ASSERT_OK_AND_ASSIGN(int64_t lost_size, lost_out->Close());
+  EXPECT_EQ(lost_size, static_cast<int64_t>(lost.size()));
+  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> lost_back, io->ReadAll(Uri("faults/lost-answer.bin")));
+  EXPECT_TRUE(lost_back == lost);
+
   // Listing with paging under faults.
   for (int i = 0; i < 12; ++i) ASSERT_OK(io->WriteAll(Uri("faults/list/k" + std::to_string(100 + i)), "v"));
   Inject({"GET:500", "GET:truncate", "GET:slowdown"});
@@ -191,7 +203,7 @@ TEST_F(S3FaultTest, RetriesRecoverFromEveryFault) {
   EXPECT_EQ(stats["queued"], 0) << "every injected fault was hit: " << stats.dump(1);
   EXPECT_EQ(stats["signatureFailures"], 0);
   EXPECT_GE(CountRequests(stats, "PUT", "partNumber="), 4 + 4);  // 4 parts plus the failed tries
-  EXPECT_EQ(CountRequests(stats, "POST", "uploadId="), 2);       // complete: one 500, one success
+  EXPECT_EQ(CountRequests(stats, "POST", "uploadId="), 2 + 2);   // each complete: one failure, one retry
   EXPECT_GE(stats["maxConcurrent"].get<int>(), 2) << "part uploads ran in parallel";
 }
 
