@@ -30,7 +30,9 @@ RleBitPackedDecoder::RleBitPackedDecoder(const uint8_t* data, size_t size, int b
 Status RleBitPackedDecoder::NextRun() {
   const size_t header_pos = pos_;
   uint64_t header = 0;
-  if (!bits::ReadUleb128(data_, size_, &pos_, &header)) {
+  if (pos_ < size_ && data_[pos_] < 0x80) {
+    header = data_[pos_++];  // one-byte headers are the common case
+  } else if (!bits::ReadUleb128(data_, size_, &pos_, &header)) {
     return Status::Corruption("RLE/bit-packed run header truncated or over 64 bits at offset " +
                               std::to_string(header_pos));
   }
