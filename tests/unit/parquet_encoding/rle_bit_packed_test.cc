@@ -53,6 +53,8 @@ TEST(RleBitPackedTest, RepeatsBecomeRleRuns) {
   values.insert(values.end(), 25, 7);
   const std::vector<uint8_t> encoded = Encode(values, 3);
   EXPECT_EQ(encoded, (std::vector<uint8_t>{0x03, 0xD1, 0xFE, 0xFF, 0x28, 0x07}));
+  // Seven repeats stay bit-packed: 5 x7 then 1 is one group.
+  EXPECT_EQ(Encode({5, 5, 5, 5, 5, 5, 5, 1}, 3), (std::vector<uint8_t>{0x03, 0x6D, 0xDB, 0x36}));
 }
 
 TEST(RleBitPackedTest, RoundTripsEveryBitWidth) {
