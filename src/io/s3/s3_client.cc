@@ -35,10 +35,11 @@ std::string ObjectUri(const std::string& bucket, const std::string& key) {
   return "s3://" + bucket + "/" + key;
 }
 
+// Transient S3 error codes. RequestTimeTooSkewed is not among them: resending
+// with the same wrong clock fails the same way.
 bool IsRetryableCode(const std::string& code) {
   return code == "SlowDown" || code == "RequestTimeout" || code == "InternalError" ||
-         code == "ServiceUnavailable" || code == "ConditionalRequestConflict" ||
-         code == "RequestTimeTooSkewed" || code == "Throttling";
+         code == "ServiceUnavailable" || code == "ConditionalRequestConflict";
 }
 
 std::span<const uint8_t> AsBytes(const std::string& text) {
