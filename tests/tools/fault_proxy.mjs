@@ -59,6 +59,12 @@ function verifySignature(req, body) {
     .map(([k, v]) => `${k}=${v}`)
     .join('&');
   const names = signedHeaders.split(';');
+  for (const required of ['host', 'x-amz-date', 'x-amz-content-sha256']) {
+    if (!names.includes(required)) return `${required} is not signed`;
+  }
+  if (req.headers['x-amz-security-token'] && !names.includes('x-amz-security-token')) {
+    return 'x-amz-security-token is sent but not signed';
+  }
   const canonicalHeaders = names
     .map((n) => `${n}:${String(req.headers[n] ?? '').trim().replace(/\s+/g, ' ')}\n`)
     .join('');

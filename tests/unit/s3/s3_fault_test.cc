@@ -127,9 +127,15 @@ TEST_F(S3FaultTest, SignaturesAreVerifiedIndependently) {
   ASSERT_OK_AND_ASSIGN(std::vector<FileInfo> listed, io->List(Uri("sig")));
   ASSERT_EQ(listed.size(), 1u);
   EXPECT_EQ(listed[0].path, Uri(key));
+  // Temporary credentials: the session token is sent and signed.
+  S3Options with_token = Options();
+  with_token.session_token = "FwoGZXIvYXdzEXAMPLE//token+=";
+  ASSERT_OK_AND_ASSIGN(auto token_io, MakeS3FileIO(with_token));
+  ASSERT_OK(token_io->WriteAll(Uri("sig/with-token"), "t"));
+  ASSERT_OK_AND_ASSIGN(auto token_file, token_io->OpenRead(Uri("sig/with-token")));
   nlohmann::json stats = Stats();
   EXPECT_EQ(stats["signatureFailures"], 0) << stats.dump(1);
-  EXPECT_GE(stats["requests"].get<int>(), 4);
+  EXPECT_GE(stats["requests"].get<int>(), 6);
 
   // Negative control: a wrong secret is caught by the verifier, reported at
   // once (403 is not retried), and the secret is not in the message.
