@@ -134,6 +134,15 @@ TEST(DeltaByteArrayTest, TruncatedInputIsCorruption) {
   }
 }
 
+TEST(DeltaByteArrayTest, ZeroValuesNeedNoData) {
+  std::vector<int64_t> offsets;
+  std::vector<uint8_t> data;
+  ASSERT_OK(DecodeDeltaLengthByteArray(nullptr, 0, 0, &offsets, &data));
+  ASSERT_OK(DecodeDeltaByteArray(nullptr, 0, 0, &offsets, &data));
+  EXPECT_TRUE(offsets.empty());
+  EXPECT_EQ(DecodeDeltaByteArray(nullptr, 0, 1, &offsets, &data).kind(), ErrorKind::kCorruption);
+}
+
 TEST(DeltaByteArrayTest, CorruptLengthsAreRejected) {
   std::vector<int64_t> offsets;
   std::vector<uint8_t> data;

@@ -64,6 +64,7 @@ void AppendLengthStream(const std::vector<int32_t>& lengths, std::vector<uint8_t
 Status DecodeDeltaLengthByteArray(const uint8_t* data, size_t size, int64_t count,
                                   std::vector<int64_t>* offsets, std::vector<uint8_t>* out) {
   if (count < 0) return Status::InvalidArgument("DELTA_LENGTH_BYTE_ARRAY decode of a negative count");
+  if (count == 0) return Status::OK();  // some writers leave all-null pages without a header
   std::vector<int32_t> lengths;
   size_t data_start = 0;
   FLOE_RETURN_IF_ERROR(
@@ -85,6 +86,7 @@ Status DecodeDeltaLengthByteArray(const uint8_t* data, size_t size, int64_t coun
 Status DecodeDeltaByteArray(const uint8_t* data, size_t size, int64_t count, std::vector<int64_t>* offsets,
                             std::vector<uint8_t>* out) {
   if (count < 0) return Status::InvalidArgument("DELTA_BYTE_ARRAY decode of a negative count");
+  if (count == 0) return Status::OK();
   std::vector<int32_t> prefixes;
   size_t suffixes_start = 0;
   FLOE_RETURN_IF_ERROR(

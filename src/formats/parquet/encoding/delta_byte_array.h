@@ -4,7 +4,8 @@
 // Contract: decoders append `count` values to `offsets`/`data` in the Column
 // layout (offsets gets one new entry per value, each the end of that value
 // in `data`). Untrusted input: negative lengths, prefixes longer than the
-// previous value and short input are Corruption.
+// previous value and short input are Corruption. A count of 0 reads nothing
+// (the data may then be empty).
 #pragma once
 
 #include <cstddef>
