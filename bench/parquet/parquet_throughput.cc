@@ -1,0 +1,100 @@
+// floe's single-threaded Parquet decode and encode throughput on one file,
+// the figures docs/benchmarks.md sets beside DuckDB's (duckdb_throughput.mjs).
+//   parquet_throughput FILE [REPEATS]
+// decode: open the file and read every row group into columns (all columns).
+// encode: write those batches back to a temporary file, snappy, default options.
+// Prints one JSON object with best-of-REPEATS seconds and the data sizes.
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "formats/parquet/file_reader.h"
+#include "formats/parquet/file_writer.h"
+#include "io/file_io.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+int Fail(const floe::Status& st) {
+  std::cerr << "parquet_throughput: " << st.ToString() << "\n";
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << "usage: parquet_throughput FILE [REPEATS]\n";
+    return 2;
+  }
+  std::string path = argv[1];
+  int repeats = argc > 2 ? std::stoi(argv[2]) : 3;
+  auto io = floe::MakeLocalFileIO();
+
+  double best_decode = 1e30;
+  std::vector<floe::RecordBatch> batches;
+  floe::Schema schema;
+  int64_t rows = 0, uncompressed = 0, compressed = 0;
+  for (int r = 0; r < repeats; ++r) {
+    batches.clear();
+    auto start = Clock::now();
+    auto file = io->OpenRead(path);
+    if (!file.ok()) return Fail(file.status());
+    auto reader = floe::parquet::ParquetFileReader::Open(std::shared_ptr<floe::InputFile>(std::move(*file)));
+    if (!reader.ok()) return Fail(reader.status());
+    for (int g = 0; g < (*reader)->num_row_groups(); ++g) {
+      auto batch = (*reader)->ReadRowGroup(g);
+      if (!batch.ok()) return Fail(batch.status());
+      batches.push_back(std::move(*batch));
+    }
+    best_decode = std::min(best_decode, Seconds(start));
+    schema = (*reader)->schema();
+    rows = (*reader)->metadata().num_rows;
+    uncompressed = compressed = 0;
+    for (const auto& rg : (*reader)->metadata().row_groups) {
+      for (const auto& chunk : rg.columns) {
+        if (chunk.meta_data) {
+          uncompressed += chunk.meta_data->total_uncompressed_size;
+          compressed += chunk.meta_data->total_compressed_size;
+        }
+      }
+    }
+  }
+
+  std::string out_path =
+      (std::filesystem::temp_directory_path() / ("floe-bench-" + std::to_string(::getpid()) + ".parquet")).string();
+  double best_encode = 1e30;
+  int64_t out_size = 0;
+  for (int r = 0; r < repeats; ++r) {
+    auto start = Clock::now();
+    auto out = io->Create(out_path);
+    if (!out.ok()) return Fail(out.status());
+    floe::parquet::ParquetWriterOptions options;
+    auto writer = floe::parquet::ParquetFileWriter::Open(std::move(*out), schema, options);
+    if (!writer.ok()) return Fail(writer.status());
+    for (const auto& batch : batches) {
+      floe::Status st = (*writer)->Write(batch);
+      if (!st.ok()) return Fail(st);
+    }
+    auto written = (*writer)->Close();
+    if (!written.ok()) return Fail(written.status());
+    best_encode = std::min(best_encode, Seconds(start));
+    out_size = written->file_size;
+  }
+  std::filesystem::remove(out_path);
+
+  std::printf(
+      "{\"reader\":\"floe\",\"threads\":1,\"rows\":%lld,\"uncompressed_bytes\":%lld,\"compressed_bytes\":%lld,"
+      "\"decode_s\":%.6f,\"encode_s\":%.6f,\"encoded_bytes\":%lld}\n",
+      static_cast<long long>(rows), static_cast<long long>(uncompressed), static_cast<long long>(compressed),
+      best_decode, best_encode, static_cast<long long>(out_size));
+  return 0;
+}
