@@ -251,7 +251,8 @@ Result<ColumnChunkResult> WriteColumnChunk(const WriteLeaf& leaf, const LeafValu
     }
 
     body.assign(levels.begin(), levels.end());
-    Encoding encoding;
+    Encoding encoding = fallback;
+    bool encoded = false;
     if (use_dictionary) {
       indices.resize(static_cast<size_t>(num_values));
       if (width > 0) {
@@ -264,9 +265,28 @@ Result<ColumnChunkResult> WriteColumnChunk(const WriteLeaf& leaf, const LeafValu
       }
       EncodeDictionaryIndices(indices, dictionary.size(), &body);
       encoding = Encoding::RLE_DICTIONARY;
+      encoded = true;
       any_dictionary_page = true;
       if (dictionary.plain_bytes() > options.dictionary_max_bytes) use_dictionary = false;
-    } else {
+      // After the first page, keep the dictionary only if it pays for itself
+      // (mostly distinct values would cost dictionary + indices > PLAIN).
+      if (&page == &pages.front()) {
+        const int64_t plain_bytes = width > 0 ? num_values * width
+                                              : values.offsets[static_cast<size_t>(page.value_end)] -
+                                                    values.offsets[static_cast<size_t>(page.value_begin)] +
+                                                    4 * num_values;
+        const int64_t dictionary_bytes =
+            dictionary.plain_bytes() + static_cast<int64_t>(body.size() - levels.size());
+        if (dictionary_bytes >= plain_bytes && num_values > 0) {
+          use_dictionary = false;
+          any_dictionary_page = false;
+          dictionary = DictionaryBuilder(width);
+          body.resize(levels.size());
+          encoded = false;
+        }
+      }
+    }
+    if (!encoded) {
       EncodeValues(leaf, values, page.value_begin, page.value_end, fallback, &body);
       encoding = fallback;
     }
