@@ -4,6 +4,7 @@
 #include <charconv>
 #include <chrono>
 #include <limits>
+#include <set>
 
 #include "iceberg/spec/random_ids.h"
 
@@ -192,6 +193,124 @@ Status TableMetadataBuilder::SetBranchSnapshot(int64_t snapshot_id, const std::s
     next_.current_snapshot_id = snapshot_id;
     next_.snapshot_log.push_back(SnapshotLogEntry{snapshot->timestamp_ms, snapshot_id});
   }
+  return Status::OK();
+}
+
+Status TableMetadataBuilder::AssignUuid(const std::string& uuid) {
+  if (uuid.empty()) return Status::InvalidArgument("table uuid must not be empty");
+  next_.table_uuid = uuid;
+  return Status::OK();
+}
+
+Status TableMetadataBuilder::UpgradeFormatVersion(int format_version) {
+  if (format_version < next_.format_version) {
+    return Status::InvalidArgument("cannot downgrade format version " + std::to_string(next_.format_version) +
+                                   " to " + std::to_string(format_version));
+  }
+  if (format_version > 3) {
+    return Status::NotSupported("format version " + std::to_string(format_version) + " is not supported");
+  }
+  if (format_version >= 2 && next_.table_uuid.empty()) next_.table_uuid = NewUuidV4();
+  if (format_version >= 3 && !next_.next_row_id) next_.next_row_id = 0;
+  next_.format_version = format_version;
+  return Status::OK();
+}
+
+TableMetadataBuilder& TableMetadataBuilder::SetLocation(const std::string& location) {
+  next_.location = location;
+  while (!next_.location.empty() && next_.location.back() == '/') next_.location.pop_back();
+  return *this;
+}
+
+Result<int32_t> TableMetadataBuilder::AddPartitionSpec(PartitionSpec spec) {
+  const Schema* schema = next_.CurrentSchema();
+  if (schema == nullptr) return Status::InvalidArgument("table has no current schema");
+  FLOE_RETURN_IF_ERROR(spec.Validate(*schema).WithContext("partition spec"));
+  for (const auto& existing : next_.partition_specs) {
+    if (existing.fields == spec.fields) return existing.spec_id;
+  }
+  int32_t highest = -1;
+  for (const auto& existing : next_.partition_specs) highest = std::max(highest, existing.spec_id);
+  if (highest == std::numeric_limits<int32_t>::max()) return Status::OutOfRange("no partition spec id left");
+  spec.spec_id = highest + 1;
+  next_.last_partition_id = std::max(next_.last_partition_id, spec.LastAssignedFieldId());
+  next_.partition_specs.push_back(std::move(spec));
+  return highest + 1;
+}
+
+Status TableMetadataBuilder::SetDefaultSpec(int32_t spec_id) {
+  if (next_.SpecById(spec_id) == nullptr) {
+    return Status::InvalidArgument("partition spec id " + std::to_string(spec_id) + " is not in the table");
+  }
+  next_.default_spec_id = spec_id;
+  return Status::OK();
+}
+
+Result<int32_t> TableMetadataBuilder::AddSortOrder(SortOrder order) {
+  if (order.is_unsorted()) {
+    if (next_.SortOrderById(0) == nullptr) next_.sort_orders.push_back(SortOrder::Unsorted());
+    return 0;
+  }
+  const Schema* schema = next_.CurrentSchema();
+  if (schema == nullptr) return Status::InvalidArgument("table has no current schema");
+  for (const auto& existing : next_.sort_orders) {
+    if (existing.fields == order.fields) return existing.order_id;
+  }
+  int32_t highest = 0;
+  for (const auto& existing : next_.sort_orders) highest = std::max(highest, existing.order_id);
+  if (highest == std::numeric_limits<int32_t>::max()) return Status::OutOfRange("no sort order id left");
+  order.order_id = highest + 1;
+  FLOE_RETURN_IF_ERROR(order.Validate(*schema).WithContext("sort order"));
+  next_.sort_orders.push_back(std::move(order));
+  return highest + 1;
+}
+
+Status TableMetadataBuilder::SetDefaultSortOrder(int32_t order_id) {
+  if (next_.SortOrderById(order_id) == nullptr) {
+    return Status::InvalidArgument("sort order id " + std::to_string(order_id) + " is not in the table");
+  }
+  next_.default_sort_order_id = order_id;
+  return Status::OK();
+}
+
+Status TableMetadataBuilder::SetRef(const std::string& name, const SnapshotRef& ref) {
+  if (name.empty()) return Status::InvalidArgument("ref name must not be empty");
+  const Snapshot* snapshot = next_.SnapshotById(ref.snapshot_id);
+  if (snapshot == nullptr) {
+    return Status::InvalidArgument("ref '" + name + "': snapshot id " + std::to_string(ref.snapshot_id) +
+                                   " is not in the table");
+  }
+  if (name == kMainBranch && ref.kind != SnapshotRef::Kind::kBranch) {
+    return Status::InvalidArgument("ref 'main' must be a branch");
+  }
+  const bool moved = !next_.refs.count(name) || next_.refs[name].snapshot_id != ref.snapshot_id;
+  next_.refs[name] = ref;
+  if (name == kMainBranch) {
+    next_.current_snapshot_id = ref.snapshot_id;
+    if (moved) next_.snapshot_log.push_back(SnapshotLogEntry{snapshot->timestamp_ms, ref.snapshot_id});
+  }
+  return Status::OK();
+}
+
+Status TableMetadataBuilder::RemoveRef(const std::string& name) {
+  if (next_.refs.erase(name) == 0) return Status::OK();
+  if (name == kMainBranch) next_.current_snapshot_id.reset();
+  return Status::OK();
+}
+
+Status TableMetadataBuilder::RemoveSnapshots(const std::vector<int64_t>& snapshot_ids) {
+  std::set<int64_t> removed(snapshot_ids.begin(), snapshot_ids.end());
+  if (next_.current_snapshot_id && removed.count(*next_.current_snapshot_id)) {
+    return Status::InvalidArgument("cannot remove the current snapshot " +
+                                   std::to_string(*next_.current_snapshot_id));
+  }
+  std::erase_if(next_.snapshots, [&](const Snapshot& s) { return removed.count(s.snapshot_id) > 0; });
+  std::erase_if(next_.refs, [&](const auto& ref) { return removed.count(ref.second.snapshot_id) > 0; });
+  std::erase_if(next_.snapshot_log,
+                [&](const SnapshotLogEntry& e) { return removed.count(e.snapshot_id) > 0; });
+  std::erase_if(next_.statistics, [&](const StatisticsFile& f) { return removed.count(f.snapshot_id) > 0; });
+  std::erase_if(next_.partition_statistics,
+                [&](const PartitionStatisticsFile& f) { return removed.count(f.snapshot_id) > 0; });
   return Status::OK();
 }
 

@@ -56,6 +56,28 @@ class TableMetadataBuilder {
   // snapshot and appends to snapshot-log.
   Status SetBranchSnapshot(int64_t snapshot_id, const std::string& branch = kMainBranch);
 
+  // Table-level changes a catalog commit may carry (REST TableUpdate actions).
+  Status AssignUuid(const std::string& uuid);
+  // Only upgrades (or keeps) the version; v3 starts next-row-id at 0.
+  Status UpgradeFormatVersion(int format_version);
+  TableMetadataBuilder& SetLocation(const std::string& location);
+  // Adds a spec (reusing the id of one with identical fields), validated
+  // against the current schema; last-partition-id grows to cover it.
+  Result<int32_t> AddPartitionSpec(PartitionSpec spec);
+  Status SetDefaultSpec(int32_t spec_id);
+  // Adds a sort order (reusing an identical one; unsorted is always id 0).
+  Result<int32_t> AddSortOrder(SortOrder order);
+  Status SetDefaultSortOrder(int32_t order_id);
+  // Creates or replaces a branch/tag; setting main also sets the current snapshot.
+  Status SetRef(const std::string& name, const SnapshotRef& ref);
+  // Removing main leaves the table without a current snapshot.
+  Status RemoveRef(const std::string& name);
+  // Drops snapshots, the refs pointing at them, their snapshot-log entries
+  // and statistics. The current snapshot cannot be removed.
+  Status RemoveSnapshots(const std::vector<int64_t>& snapshot_ids);
+  // The metadata as changed so far (not validated, last-updated-ms not set).
+  const TableMetadata& current() const { return next_; }
+
   // The new metadata, validated, with last-updated-ms = now_ms (< 0: now).
   Result<TableMetadata> Build(int64_t now_ms = -1);
 

@@ -61,9 +61,9 @@ struct Type {
   std::string ToString() const;
   bool operator==(const Type& other) const;
 
-  const NestedField& element() const { return fields.at(0); }  // kList
-  const NestedField& key() const { return fields.at(0); }      // kMap
-  const NestedField& value() const { return fields.at(1); }    // kMap
+  const NestedField& element() const;  // kList
+  const NestedField& key() const;      // kMap
+  const NestedField& value() const;    // kMap
 };
 
 struct NestedField {
@@ -78,6 +78,16 @@ struct NestedField {
 
   bool operator==(const NestedField& other) const;
 };
+
+inline const NestedField& Type::element() const {
+  return fields.at(0);
+}
+inline const NestedField& Type::key() const {
+  return fields.at(0);
+}
+inline const NestedField& Type::value() const {
+  return fields.at(1);
+}
 
 // Factories.
 Type PrimitiveType(TypeKind kind);

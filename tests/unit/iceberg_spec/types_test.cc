@@ -22,7 +22,7 @@ TEST(Types, PrimitiveNames) {
                            "unknown", "decimal(9,2)", "fixed[16]"}) {
     ASSERT_OK_AND_ASSIGN(Type t, ParsePrimitiveType(name));
     EXPECT_EQ(t.ToString(), name);
-    EXPECT_EQ(TypeToJson(t), Json(name));
+    EXPECT_EQ(TypeToJson(t), OrderedJson(name));
   }
   ASSERT_OK_AND_ASSIGN(Type spaced, ParsePrimitiveType("decimal(10, 2)"));
   EXPECT_EQ(spaced, DecimalType(10, 2));
