@@ -10,6 +10,7 @@
 //   GET  /__proxy/stats    {requests, maxConcurrent, signatureFailures, queued, log:[...]}
 //   POST /__proxy/reset    clears the queue, counters and log.
 // Faults: 500, 503 (ServiceUnavailable), slowdown (503 SlowDown), 429, 403 (AccessDenied),
+//   412 (PreconditionFailed: AWS's answer to If-None-Match: * on an existing key),
 //   drop (close the connection without an answer), drop-after (forward, then
 //   close without an answer), stall (never answer; closes after 60 s),
 //   truncate (forward, send the headers and half the body, close),
@@ -130,7 +131,8 @@ const server = http.createServer((req, res) => {
     };
     res.on('close', finish);
     const fault = takeFault(req.method);
-    stats.log.push({ method: req.method, url: req.url, fault });
+    const signed = /SignedHeaders=([^,]+)/.exec(req.headers['authorization'] ?? '');
+    stats.log.push({ method: req.method, url: req.url, fault, signedHeaders: signed ? signed[1] : '' });
     if (secret) {
       const problem = verifySignature(req, body);
       if (problem) {
@@ -151,6 +153,7 @@ const server = http.createServer((req, res) => {
       case '429': return fail(429, 'TooManyRequests');
       case '403': return fail(403, 'AccessDenied');
       case 'nosuchupload': return fail(404, 'NoSuchUpload');
+      case '412': return fail(412, 'PreconditionFailed');
       case 'drop': return req.socket.destroy();
       case 'stall': {
         const timer = setTimeout(() => req.socket.destroy(), 60000);

@@ -301,6 +301,39 @@ TEST_F(S3FaultTest, FailedOrAbortedMultipartUploadIsAborted) {
   EXPECT_TRUE(listed.empty());
 }
 
+TEST_F(S3FaultTest, ConditionalCreateSendsIfNoneMatch) {
+  ASSERT_OK_AND_ASSIGN(auto io, MakeS3FileIO(Options()));
+  CreateOptions exclusive;
+  exclusive.if_not_exists = true;
+  ASSERT_OK(io->WriteAll(Uri("cond/new"), "first", exclusive));
+  // Another writer wins between our HEAD and our PUT: AWS answers 412.
+  Inject({"PUT:412"});
+  Status lost_race = io->WriteAll(Uri("cond/raced"), "second", exclusive);
+  EXPECT_EQ(lost_race.kind(), ErrorKind::kAlreadyExists) << lost_race.ToString();
+  EXPECT_NE(lost_race.message().find("s3://floe-test/cond/raced"), std::string::npos) << lost_race.ToString();
+  // A multipart create-if-absent puts the condition on CompleteMultipartUpload.
+  ASSERT_OK(io->WriteAll(Uri("cond/big"), std::string(6 << 20, 'b'), exclusive));
+  nlohmann::json stats = Stats();
+  int conditional_puts = 0;
+  int conditional_completes = 0;
+  for (const auto& entry : stats["log"]) {
+    const std::string signed_headers = entry["signedHeaders"];
+    if (signed_headers.find("if-none-match") == std::string::npos) continue;
+    if (entry["method"] == "PUT") ++conditional_puts;
+    if (entry["method"] == "POST" && entry["url"].get<std::string>().find("uploadId=") != std::string::npos) {
+      ++conditional_completes;
+    }
+  }
+  EXPECT_EQ(conditional_puts, 2) << stats.dump(1);
+  EXPECT_EQ(conditional_completes, 1) << stats.dump(1);
+  // Plain writes carry no condition.
+  ASSERT_OK(Control("POST", "/__proxy/reset", "").status());
+  ASSERT_OK(io->WriteAll(Uri("cond/plain"), "p"));
+  stats = Stats();
+  ASSERT_EQ(stats["log"].size(), 1u);
+  EXPECT_EQ(stats["log"][0]["signedHeaders"].get<std::string>().find("if-none-match"), std::string::npos);
+}
+
 TEST_F(S3FaultTest, VirtualHostedAddressing) {
   // Virtual-hosted requests put the bucket in the Host header: bucket "vhost"
   // at endpoint localhost becomes host "vhost.localhost", which s3rver maps to
