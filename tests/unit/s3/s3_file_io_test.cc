@@ -112,6 +112,17 @@ TEST_F(S3FileIOTest, PutGetHeadAndRangedRead) {
       << past.status().ToString();
 }
 
+TEST_F(S3FileIOTest, EmptyObject) {
+  ASSERT_OK_AND_ASSIGN(auto out, io_->Create(Uri("basic/empty")));
+  ASSERT_OK_AND_ASSIGN(int64_t size, out->Close());
+  EXPECT_EQ(size, 0);
+  ASSERT_OK_AND_ASSIGN(FileInfo info, io_->Stat(Uri("basic/empty")));
+  EXPECT_EQ(info.size, 0);
+  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> bytes, io_->ReadAll(Uri("basic/empty")));
+  EXPECT_TRUE(bytes.empty());
+  EXPECT_FALSE(io_->OpenRead(Uri("")).ok()) << "a bucket is not a file";
+}
+
 TEST_F(S3FileIOTest, MissingKeyErrorNamesBucketKeyAndStatus) {
   Result<std::unique_ptr<InputFile>> file = io_->OpenRead(Uri("no/such/key.parquet"));
   ASSERT_FALSE(file.ok());
