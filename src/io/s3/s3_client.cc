@@ -120,6 +120,9 @@ HttpRequest S3Client::BuildRequest(const Call& call) {
   request.into = call.into;
   request.into_capacity = call.into_capacity;
   request.headers = call.headers;
+  // Sent explicitly so the wire carries exactly the signed value (libcurl would
+  // drop an explicit default port such as ":443" from its own Host header).
+  request.headers.emplace_back("Host", host);
   if (config_.anonymous()) return request;
 
   std::string payload_hash = Sha256Hex(call.body);
@@ -133,7 +136,6 @@ HttpRequest S3Client::BuildRequest(const Call& call) {
   to_sign.path = path;
   to_sign.query = call.query;
   to_sign.headers = request.headers;
-  to_sign.headers.emplace_back("host", host);
   to_sign.payload_hash = payload_hash;
   SigV4Credentials credentials{config_.access_key_id, config_.secret_access_key, config_.session_token};
   Result<SigV4Signature> signature =
