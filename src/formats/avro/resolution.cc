@@ -176,7 +176,24 @@ class PlanBuilder {
     return -1;
   }
 
+  // Matching by id is ambiguous when a record repeats an id.
+  static Status CheckUniqueIds(const AvroNode& record, const char* side) {
+    std::map<int32_t, const std::string*> seen;
+    for (const AvroField& field : record.fields) {
+      const auto id = field.field_id();
+      if (!id) continue;
+      auto [it, inserted] = seen.emplace(*id, &field.name);
+      if (!inserted) {
+        return Status::SchemaMismatch(std::string(side) + " record " + record.full_name + " gives field-id " +
+                                      std::to_string(*id) + " to both " + *it->second + " and " + field.name);
+      }
+    }
+    return Status::OK();
+  }
+
   Result<Plan> MakeRecordPlan(const AvroNode& writer, const AvroNode& reader) {
+    FLOE_RETURN_IF_ERROR(CheckUniqueIds(writer, "writer's"));
+    FLOE_RETURN_IF_ERROR(CheckUniqueIds(reader, "reader's"));
     Plan plan;
     plan.kind = Plan::Kind::kRecord;
     for (const AvroField& field : reader.fields) {

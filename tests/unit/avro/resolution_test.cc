@@ -69,6 +69,17 @@ TEST(AvroProjectionTest, MissingRequiredFieldIsSchemaMismatch) {
       << result.status().ToString();
 }
 
+TEST(AvroProjectionTest, DuplicateFieldIdsAreRejected) {
+  auto result = AvroProjection::Make(
+      Schema(
+          R"({"type":"record","name":"w","fields":[{"name":"a","type":"int","field-id":1},{"name":"b","type":"string","field-id":1}]})"),
+      Schema(R"({"type":"record","name":"r","fields":[{"name":"a","type":"int","field-id":1}]})"));
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().kind(), ErrorKind::kSchemaMismatch);
+  EXPECT_NE(result.status().message().find("gives field-id 1 to both a and b"), std::string::npos)
+      << result.status().ToString();
+}
+
 TEST(AvroProjectionTest, UnionsResolvePerBranch) {
   // Writer optional long, reader optional long with the branches swapped.
   const std::string writer =
