@@ -313,7 +313,8 @@ Status Apply(const std::vector<Plan>& plans, int index, const AvroValue& value, 
 Result<AvroValue> FromJsonDefault(const AvroNode& schema, const Json& json, int depth) {
   if (depth > AvroSchema::kMaxDepth) return Status::InvalidArgument("default value nested too deeply");
   auto bad = [&]() {
-    return Status::InvalidArgument(std::string("default value ") + json.dump().substr(0, 60) +
+    return Status::InvalidArgument(std::string("default value ") +
+                                   json.dump(-1, ' ', false, Json::error_handler_t::replace).substr(0, 60) +
                                    " is not a valid " + AvroTypeName(schema.type));
   };
   switch (schema.type) {
