@@ -1,0 +1,200 @@
+#include "iceberg/writer/data_file_writer.h"
+
+#include "iceberg/spec/random_ids.h"
+#include "iceberg/writer/column_bounds.h"
+#include "iceberg/writer/column_rows.h"
+
+namespace floe::iceberg {
+
+namespace {
+
+struct LeafField {
+  int32_t id = 0;
+  Type type;
+  bool repeated = false;  // inside a list or map
+};
+
+// Leaves in Parquet column-chunk order: depth-first, list element, map key then value.
+void CollectLeaves(const NestedField& field, bool repeated, std::vector<LeafField>* out) {
+  switch (field.type.kind) {
+    case TypeKind::kStruct:
+      for (const NestedField& member : field.type.fields) CollectLeaves(member, repeated, out);
+      return;
+    case TypeKind::kList:
+    case TypeKind::kMap:
+      for (const NestedField& child : field.type.fields) CollectLeaves(child, true, out);
+      return;
+    default: out->push_back(LeafField{field.id, field.type, repeated});
+  }
+}
+
+Status AddBounds(const LeafField& leaf, const parquet::ColumnWriteStats& stats,
+                 const DataFileWriterOptions& options, DataFile* file) {
+  if (!stats.min || !stats.max) return Status::OK();
+  FLOE_ASSIGN_OR_RETURN(std::string lower, ParquetStatisticToSingleValue(*stats.min, leaf.type));
+  FLOE_ASSIGN_OR_RETURN(std::string upper, ParquetStatisticToSingleValue(*stats.max, leaf.type));
+  std::optional<std::string> truncated_upper = upper;
+  if (!options.untruncated_bound_ids.contains(leaf.id)) {
+    if (leaf.type.kind == TypeKind::kString) {
+      lower = TruncateStringLowerBound(lower, options.bound_length);
+      truncated_upper = TruncateStringUpperBound(upper, options.bound_length);
+    } else if (leaf.type.kind == TypeKind::kBinary || leaf.type.kind == TypeKind::kFixed) {
+      lower = TruncateBinaryLowerBound(lower, options.bound_length);
+      truncated_upper = TruncateBinaryUpperBound(upper, options.bound_length);
+    }
+  }
+  file->lower_bounds[leaf.id] = std::move(lower);
+  if (truncated_upper) file->upper_bounds[leaf.id] = std::move(*truncated_upper);
+  return Status::OK();
+}
+
+}  // namespace
+
+Status FillDataFileMetrics(const Schema& schema, const parquet::WrittenParquetFile& written,
+                           const DataFileWriterOptions& options, DataFile* file) {
+  std::vector<LeafField> leaves;
+  for (const NestedField& field : schema.fields) CollectLeaves(field, false, &leaves);
+  if (leaves.size() != written.columns.size()) {
+    return Status::Internal("schema has " + std::to_string(leaves.size()) + " leaves, the Parquet file " +
+                            std::to_string(written.columns.size()) + " columns");
+  }
+  file->file_size_in_bytes = written.file_size;
+  file->record_count = written.num_rows;
+  file->split_offsets = written.row_group_offsets;
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    const LeafField& leaf = leaves[i];
+    const parquet::ColumnWriteStats& stats = written.columns[i];
+    file->column_sizes[leaf.id] = stats.compressed_bytes;
+    file->value_counts[leaf.id] = stats.num_values;
+    file->null_value_counts[leaf.id] = stats.null_count;
+    if (leaf.type.kind == TypeKind::kFloat || leaf.type.kind == TypeKind::kDouble) {
+      file->nan_value_counts[leaf.id] = stats.nan_count;
+    }
+    // Java keeps no bounds inside lists and maps: a bound there would not
+    // describe one value per row.
+    if (leaf.repeated) continue;
+    Status bounds = AddBounds(leaf, stats, options, file);
+    if (!bounds.ok()) return bounds.WithContext("column " + schema.FindNameById(leaf.id));
+  }
+  return Status::OK();
+}
+
+Result<std::unique_ptr<DataFileWriter>> DataFileWriter::Open(FileIO& io, const std::string& path,
+                                                             const Schema& schema,
+                                                             std::vector<Literal> partition,
+                                                             DataFileWriterOptions options) {
+  auto floe_schema = ToFloeSchema(schema);
+  if (!floe_schema.ok()) return floe_schema.status().WithContext("data file " + path);
+  parquet::ParquetWriterOptions parquet_options = options.parquet;
+  std::erase_if(parquet_options.key_value_metadata,
+                [](const auto& kv) { return kv.key == "iceberg.schema"; });
+  parquet::KeyValue schema_entry;
+  schema_entry.key = "iceberg.schema";
+  schema_entry.value = SchemaToJson(schema).dump();
+  parquet_options.key_value_metadata.push_back(std::move(schema_entry));
+  auto out = io.Create(path);
+  if (!out.ok()) return out.status().WithContext("data file " + path);
+  auto writer = parquet::ParquetFileWriter::Open(std::move(out).value(), *floe_schema, parquet_options);
+  if (!writer.ok()) return writer.status().WithContext("data file " + path);
+  return std::unique_ptr<DataFileWriter>(
+      new DataFileWriter(path, schema, std::move(partition), std::move(options), std::move(writer).value()));
+}
+
+DataFileWriter::~DataFileWriter() = default;
+
+Status DataFileWriter::Write(const RecordBatch& batch) {
+  if (!writer_) return Status::InvalidArgument("data file " + path_ + " is closed");
+  return writer_->Write(batch).WithContext("data file " + path_);
+}
+
+Result<DataFile> DataFileWriter::Close() {
+  if (!writer_) return Status::InvalidArgument("data file " + path_ + " is closed");
+  auto written = writer_->Close();
+  writer_.reset();
+  if (!written.ok()) return written.status().WithContext("data file " + path_);
+  DataFile file;
+  file.file_path = path_;
+  file.file_format = "PARQUET";
+  file.spec_id = options_.spec_id;
+  file.partition = partition_;
+  file.sort_order_id = options_.sort_order_id;
+  FLOE_RETURN_IF_ERROR(
+      FillDataFileMetrics(schema_, *written, options_, &file).WithContext("data file " + path_));
+  return file;
+}
+
+void DataFileWriter::Abort() {
+  if (writer_) writer_->Abort();
+  writer_.reset();
+}
+
+int64_t DataFileWriter::rows_written() const {
+  return writer_ ? writer_->rows_written() : 0;
+}
+int64_t DataFileWriter::EstimatedFileSize() const {
+  return writer_ ? writer_->EstimatedFileSize() : 0;
+}
+
+Result<std::unique_ptr<RollingDataFileWriter>> RollingDataFileWriter::Make(
+    FileIO& io, std::string table_location, const Schema& schema, const PartitionSpec& spec,
+    std::vector<Literal> partition, RollingWriterOptions options) {
+  if (options.target_file_size <= 0 || options.rows_per_check <= 0) {
+    return Status::InvalidArgument("target file size and rows per check must be positive");
+  }
+  while (!table_location.empty() && table_location.back() == '/') table_location.pop_back();
+  std::string directory = table_location + "/data/";
+  if (!spec.fields.empty()) {
+    FLOE_ASSIGN_OR_RETURN(std::string partition_path, spec.PartitionPath(partition));
+    directory += partition_path + "/";
+  }
+  if (options.file_prefix.empty()) options.file_prefix = NewUuidV4();
+  options.file.spec_id = spec.spec_id;
+  return std::unique_ptr<RollingDataFileWriter>(
+      new RollingDataFileWriter(io, std::move(directory), schema, std::move(partition), std::move(options)));
+}
+
+Status RollingDataFileWriter::Write(const RecordBatch& batch) {
+  for (int64_t begin = 0; begin < batch.num_rows; begin += options_.rows_per_check) {
+    const int64_t end = std::min(batch.num_rows, begin + options_.rows_per_check);
+    if (!current_) {
+      char name[32];
+      std::snprintf(name, sizeof(name), "-%05d.parquet", file_counter_++);
+      FLOE_ASSIGN_OR_RETURN(current_, DataFileWriter::Open(io_, directory_ + options_.file_prefix + name,
+                                                           schema_, partition_, options_.file));
+    }
+    if (begin == 0 && end == batch.num_rows) {
+      FLOE_RETURN_IF_ERROR(current_->Write(batch));
+    } else {
+      FLOE_ASSIGN_OR_RETURN(RecordBatch slice, SliceBatch(batch, begin, end));
+      FLOE_RETURN_IF_ERROR(current_->Write(slice));
+    }
+    FLOE_RETURN_IF_ERROR(RollIfNeeded());
+  }
+  return Status::OK();
+}
+
+Status RollingDataFileWriter::RollIfNeeded() {
+  if (!current_ || current_->EstimatedFileSize() < options_.target_file_size) return Status::OK();
+  auto file = current_->Close();
+  current_.reset();
+  if (!file.ok()) return file.status();
+  written_.push_back(std::move(file).value());
+  return Status::OK();
+}
+
+Result<std::vector<DataFile>> RollingDataFileWriter::Close() {
+  if (current_) {
+    auto file = current_->Close();
+    current_.reset();
+    if (!file.ok()) return file.status();
+    written_.push_back(std::move(file).value());
+  }
+  return std::move(written_);
+}
+
+void RollingDataFileWriter::Abort() {
+  if (current_) current_->Abort();
+  current_.reset();
+}
+
+}  // namespace floe::iceberg
