@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <cstring>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 
@@ -126,6 +128,20 @@ Result<Column> ParquetFileReader::ReadField(const RowGroup& row_group, int field
   return column;
 }
 
+// Value counts come from the file; one that passes every check yet needs more
+// memory than the machine has must be an error, not a crash.
+Result<Column> ParquetFileReader::ReadFieldGuarded(const RowGroup& row_group, int field) {
+  try {
+    return ReadField(row_group, field);
+  } catch (const std::bad_alloc&) {
+    return Status::OutOfRange("column " + schema_.schema[static_cast<size_t>(field)].name +
+                              ": not enough memory to decode it (the file announces more values than fit)");
+  } catch (const std::length_error&) {
+    return Status::OutOfRange("column " + schema_.schema[static_cast<size_t>(field)].name +
+                              ": the file announces more values than a buffer can hold");
+  }
+}
+
 Result<RecordBatch> ParquetFileReader::ReadRowGroup(int index, const std::vector<int>& top_level_columns) {
   if (index < 0 || index >= num_row_groups()) {
     return Status::InvalidArgument(path() + ": row group " + std::to_string(index) +
@@ -142,7 +158,7 @@ Result<RecordBatch> ParquetFileReader::ReadRowGroup(int index, const std::vector
     if (field < 0 || static_cast<size_t>(field) >= schema_.schema.size()) {
       return Status::InvalidArgument(path() + ": column index " + std::to_string(field) + " is out of range");
     }
-    Result<Column> column = ReadField(row_group, field);
+    Result<Column> column = ReadFieldGuarded(row_group, field);
     if (!column.ok()) return column.status().WithContext(path() + ": row group " + std::to_string(index));
     batch.schema.push_back(schema_.schema[static_cast<size_t>(field)]);
     batch.columns.push_back(std::move(*column));

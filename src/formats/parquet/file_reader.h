@@ -42,6 +42,7 @@ class ParquetFileReader {
       : file_(std::move(file)), file_size_(file_size), limits_(limits) {}
   Status ReadFooter();
   Result<Column> ReadField(const RowGroup& row_group, int field);
+  Result<Column> ReadFieldGuarded(const RowGroup& row_group, int field);
 
   std::shared_ptr<InputFile> file_;
   int64_t file_size_;
