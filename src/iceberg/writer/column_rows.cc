@@ -112,4 +112,53 @@ Result<RecordBatch> SliceBatch(const RecordBatch& batch, int64_t begin, int64_t 
   return TakeBatchRows(batch, indices);
 }
 
+Status AppendColumn(const Column& source, Column* target) {
+  if (!(source.type == target->type)) {
+    return Status::InvalidArgument("cannot append a " + source.type.ToString() + " column to a " +
+                                   target->type.ToString() + " column");
+  }
+  const int64_t old_length = target->length;
+  const int64_t new_length = old_length + source.length;
+  if (!source.validity.empty() || !target->validity.empty()) {
+    std::vector<uint8_t> validity(static_cast<size_t>((new_length + 7) / 8), 0);
+    for (int64_t i = 0; i < new_length; ++i) {
+      const bool valid = i < old_length ? target->IsValid(i) : source.IsValid(i - old_length);
+      if (valid) validity[static_cast<size_t>(i >> 3)] |= static_cast<uint8_t>(1u << (i & 7));
+    }
+    target->validity = std::move(validity);
+  }
+  target->null_count += source.null_count;
+  target->length = new_length;
+  target->values.insert(target->values.end(), source.values.begin(), source.values.end());
+  if (!source.offsets.empty() && !target->offsets.empty()) {
+    const int64_t base = target->offsets.back();
+    const int64_t source_base = source.offsets.front();
+    for (size_t i = 1; i < source.offsets.size(); ++i)
+      target->offsets.push_back(base + source.offsets[i] - source_base);
+  }
+  target->data.insert(target->data.end(), source.data.begin(), source.data.end());
+  if (source.children.size() != target->children.size())
+    return Status::InvalidArgument("child count mismatch");
+  for (size_t c = 0; c < source.children.size(); ++c) {
+    FLOE_RETURN_IF_ERROR(AppendColumn(source.children[c], &target->children[c]));
+  }
+  return Status::OK();
+}
+
+Result<RecordBatch> ConcatBatches(const std::vector<RecordBatch>& batches) {
+  RecordBatch out;
+  if (batches.empty()) return out;
+  out.schema = batches[0].schema;
+  for (const Field& field : out.schema) out.columns.push_back(MakeEmptyColumn(field.type));
+  for (const RecordBatch& batch : batches) {
+    if (batch.columns.size() != out.columns.size())
+      return Status::InvalidArgument("batches differ in columns");
+    for (size_t c = 0; c < batch.columns.size(); ++c) {
+      FLOE_RETURN_IF_ERROR(AppendColumn(batch.columns[c], &out.columns[c]));
+    }
+    out.num_rows += batch.num_rows;
+  }
+  return out;
+}
+
 }  // namespace floe::iceberg

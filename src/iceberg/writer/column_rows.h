@@ -17,6 +17,10 @@ namespace floe::iceberg {
 
 Result<Column> TakeRows(const Column& column, const std::vector<int64_t>& indices);
 Result<RecordBatch> TakeBatchRows(const RecordBatch& batch, const std::vector<int64_t>& indices);
+// Appends every row of `source` to `*target` (same type), recursively.
+Status AppendColumn(const Column& source, Column* target);
+// One batch holding the rows of `batches` (all with the same schema) in order.
+Result<RecordBatch> ConcatBatches(const std::vector<RecordBatch>& batches);
 // Rows [begin, end) of the batch.
 Result<RecordBatch> SliceBatch(const RecordBatch& batch, int64_t begin, int64_t end);
 
