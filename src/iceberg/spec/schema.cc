@@ -27,27 +27,45 @@ const NestedField* Schema::FindFieldById(int32_t id) const {
   return found;
 }
 
-const NestedField* Schema::FindFieldByName(std::string_view dotted_name) const {
-  const std::vector<NestedField>* level = &fields;
-  const NestedField* current = nullptr;
-  while (true) {
-    // Names may contain dots themselves, so try the longest sibling-name match first.
-    const NestedField* match = nullptr;
-    size_t consumed = 0;
-    for (const auto& f : *level) {
-      if (dotted_name.substr(0, f.name.size()) == f.name &&
-          (dotted_name.size() == f.name.size() || dotted_name[f.name.size()] == '.') &&
-          f.name.size() >= consumed) {
-        match = &f;
-        consumed = f.name.size();
-      }
+namespace {
+
+// The sibling whose name is the longest prefix of `dotted_name` ending at a
+// dot or at the end (names may contain dots themselves); sets `consumed`.
+const NestedField* MatchSibling(const std::vector<NestedField>& level, std::string_view dotted_name,
+                                size_t& consumed) {
+  const NestedField* match = nullptr;
+  consumed = 0;
+  for (const auto& f : level) {
+    if (dotted_name.substr(0, f.name.size()) == f.name &&
+        (dotted_name.size() == f.name.size() || dotted_name[f.name.size()] == '.') &&
+        (match == nullptr || f.name.size() > consumed)) {
+      match = &f;
+      consumed = f.name.size();
     }
-    if (match == nullptr) return nullptr;
-    current = match;
+  }
+  return match;
+}
+
+}  // namespace
+
+const NestedField* Schema::FindFieldByName(std::string_view dotted_name) const {
+  const NestedField* match = nullptr;
+  size_t consumed = 0;
+  const NestedField* current = MatchSibling(fields, dotted_name, consumed);
+  while (current != nullptr) {
     if (consumed == dotted_name.size()) return current;
     dotted_name.remove_prefix(consumed + 1);
-    level = &current->type.fields;
+    match = MatchSibling(current->type.fields, dotted_name, consumed);
+    // Like Java, "points.x" also reaches the struct inside a list element or map value.
+    if (match == nullptr && (current->type.kind == TypeKind::kList || current->type.kind == TypeKind::kMap)) {
+      const NestedField& inner =
+          current->type.kind == TypeKind::kList ? current->type.element() : current->type.value();
+      if (inner.type.kind == TypeKind::kStruct)
+        match = MatchSibling(inner.type.fields, dotted_name, consumed);
+    }
+    current = match;
   }
+  return nullptr;
 }
 
 std::string Schema::FindNameById(int32_t id) const {

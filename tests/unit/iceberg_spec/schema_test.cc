@@ -51,6 +51,24 @@ TEST(Schema, FindByDottedName) {
   EXPECT_EQ(s.FindFieldByName(""), nullptr);
 }
 
+TEST(Schema, FindByShortNameThroughListAndMapStructs) {
+  Schema s;
+  s.fields = {
+      MakeNestedField(
+          1, "points",
+          ListType(2, StructType({MakeNestedField(3, "x", PrimitiveType(TypeKind::kInt))}), true)),
+      MakeNestedField(4, "by_name",
+                      MapType(5, PrimitiveType(TypeKind::kString), 6,
+                              StructType({MakeNestedField(7, "y", PrimitiveType(TypeKind::kInt))}), true)),
+  };
+  ASSERT_OK(s.Validate());
+  EXPECT_EQ(s.FindFieldByName("points.element.x")->id, 3);
+  EXPECT_EQ(s.FindFieldByName("points.x")->id, 3);
+  EXPECT_EQ(s.FindFieldByName("by_name.value.y")->id, 7);
+  EXPECT_EQ(s.FindFieldByName("by_name.y")->id, 7);
+  EXPECT_EQ(s.FindFieldByName("points.z"), nullptr);
+}
+
 TEST(Schema, ValidationCatchesDuplicates) {
   EXPECT_OK(NestedSchema().Validate());
   Schema dup_id = NestedSchema();
