@@ -3,9 +3,11 @@
 // Contract: lookups walk the field tree on each call (schemas are small) so a
 // Schema stays a plain copyable value with no internal pointers. Dotted names
 // address nested fields: "a.b" for struct members, "a.element" for list
-// elements, "m.key" / "m.value" for maps. Validate() checks what every
-// metadata reader and writer relies on: unique ids, unique sibling names,
-// identifier fields that exist and are required primitives.
+// elements, "m.key" / "m.value" for maps; as in Java, members of a struct
+// inside a list element or map value are also reachable without
+// "element"/"value" ("points.x"). Validate() checks what every metadata
+// reader and writer relies on: unique ids, unique sibling names, identifier
+// fields that exist and are required primitives.
 #pragma once
 
 #include <cstdint>
