@@ -187,7 +187,7 @@ function canonAvsc(type, v) {
     case 'union:wrapped': {
       if (v === null) return null;
       const [branch, inner] = Object.entries(v)[0];
-      return canonAvsc(type.types.find((t) => (t.branchName ?? t.name ?? t.typeName) === branch || t.branchName === branch), inner);
+      return canonAvsc(type.types.find((t) => t.branchName === branch), inner);
     }
     default: throw new Error(`unhandled avsc type ${type.typeName}`);
   }

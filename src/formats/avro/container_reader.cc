@@ -180,19 +180,18 @@ Status AvroContainerReader::LoadBlock() {
 }
 
 Result<bool> AvroContainerReader::Next(AvroValue* out) {
+  if (!failure_.ok()) return failure_;
   while (records_left_in_block_ == 0) {
     if (at_end_) return false;
     if (decoder_ && decoder_->remaining() > 0) {
-      const std::string message = "block " + std::to_string(block_index_) + ": " +
-                                  std::to_string(decoder_->remaining()) + " bytes left after its records";
-      decoder_.reset();
-      at_end_ = true;
-      return Error(message);
+      failure_ = Error("block " + std::to_string(block_index_) + ": " +
+                       std::to_string(decoder_->remaining()) + " bytes left after its records");
+      return failure_;
     }
     Status st = LoadBlock();
     if (!st.ok()) {
-      at_end_ = true;
-      return st;
+      failure_ = st;
+      return failure_;
     }
   }
   const std::string where = "block " + std::to_string(block_index_);
@@ -207,10 +206,8 @@ Result<bool> AvroContainerReader::Next(AvroValue* out) {
     }
   }
   if (!st.ok()) {
-    records_left_in_block_ = 0;
-    decoder_.reset();
-    at_end_ = true;
-    return st.WithContext(name_ + ": " + where);
+    failure_ = st.WithContext(name_ + ": " + where);
+    return failure_;
   }
   --records_left_in_block_;
   return true;

@@ -58,10 +58,12 @@ class AvroContainerReader {
   std::optional<std::string> Metadata(std::string_view key) const;
 
   // Reads the next record into *out; returns false at the end of the file.
+  // After an error every later call returns the same error.
   Result<bool> Next(AvroValue* out);
   // Reads every remaining record.
   Result<std::vector<AvroValue>> ReadAll();
 
+  // Blocks loaded so far; messages number blocks from 1.
   int64_t blocks_read() const { return block_index_; }
 
  private:
@@ -85,6 +87,7 @@ class AvroContainerReader {
   int64_t next_block_offset_ = 0;
   int64_t block_index_ = 0;  // blocks loaded so far
   bool at_end_ = false;
+  Status failure_;                   // the first error Next returned
   std::vector<uint8_t> block_data_;  // uncompressed data of the current block
   std::unique_ptr<AvroDecoder> decoder_;
   int64_t records_left_in_block_ = 0;

@@ -79,7 +79,7 @@ bool IsValidFullName(std::string_view name) {
   }
 }
 
-// Strict enough to keep names usable as references; the message says which.
+// Quotes a name for an error message, shortened when long.
 std::string Quote(std::string_view s) {
   std::string out = "'";
   out.append(s.substr(0, 80));

@@ -174,6 +174,17 @@ TEST(AvroContainerTest, CorruptFilesAreRejectedWithMessages) {
   auto bad_sync = good;
   bad_sync[ends[2] - 1] ^= 0xff;  // the sync after block 2
   ExpectCorrupt(bad_sync, "block 2 at offset " + std::to_string(ends[1]) + ": sync marker mismatch");
+  {
+    // Records of block 1 come out, then the error, which repeats on later calls.
+    ASSERT_OK_AND_ASSIGN(auto reader, AvroContainerReader::OpenBuffer(bad_sync, "m0.avro"));
+    AvroValue record;
+    int records = 0;
+    Result<bool> more = true;
+    while ((more = reader->Next(&record)).ok() && *more) ++records;
+    EXPECT_GT(records, 0);
+    EXPECT_EQ(more.status().kind(), ErrorKind::kCorruption);
+    EXPECT_EQ(reader->Next(&record).status().message(), more.status().message());
+  }
 
   auto truncated = std::vector<uint8_t>(good.begin(), good.begin() + ends[2] + 5);
   ExpectCorrupt(truncated, "block 3");
