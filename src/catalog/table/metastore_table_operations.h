@@ -1,0 +1,61 @@
+// Iceberg tables over a metadata-pointer Catalog (the SQL/JDBC catalog).
+//
+// Contract: Load reads the metadata file the catalog points at (errors name
+// that file). Commit loads the current pointer, checks the requirements,
+// applies the updates, writes <location>/metadata/<5-digit version>-<uuid>
+// .metadata.json (never overwriting) and compare-and-swaps the pointer.
+// CommitFailed (requirement or lost race) deletes the unreferenced new file
+// and propagates; CommitStateUnknown keeps it.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "catalog/catalog.h"
+#include "catalog/table/table_catalog.h"
+#include "iceberg/transaction/table_operations.h"
+
+namespace floe::catalog {
+
+class MetastoreTableOperations final : public iceberg::TableOperations {
+ public:
+  MetastoreTableOperations(std::shared_ptr<Catalog> catalog, std::shared_ptr<FileIO> io,
+                           TableIdentifier identifier)
+      : catalog_(std::move(catalog)), io_(std::move(io)), identifier_(std::move(identifier)) {}
+
+  Result<iceberg::LoadedTable> Load() override;
+  Result<iceberg::LoadedTable> Commit(const std::vector<iceberg::TableRequirement>& requirements,
+                                      const std::vector<iceberg::TableUpdate>& updates) override;
+  FileIO& io() override { return *io_; }
+  std::string name() const override { return identifier_.ToString(); }
+
+ private:
+  Result<iceberg::LoadedTable> Read(const std::string& location);
+
+  std::shared_ptr<Catalog> catalog_;
+  std::shared_ptr<FileIO> io_;
+  TableIdentifier identifier_;
+  std::optional<iceberg::LoadedTable> cached_;
+};
+
+// Reads and parses a metadata JSON file; errors name the file.
+Result<iceberg::TableMetadata> ReadTableMetadata(FileIO& io, const std::string& location);
+// Writes metadata JSON to `location`, failing with AlreadyExists rather than overwriting.
+Status WriteTableMetadata(FileIO& io, const std::string& location, const iceberg::TableMetadata& metadata);
+// The version number of a metadata file name ("00012-<uuid>.metadata.json" or
+// "v12.metadata.json"), or nullopt.
+std::optional<int64_t> MetadataFileVersion(const std::string& location);
+
+// Creates a table in a metastore catalog: first metadata file, then registration.
+Result<std::shared_ptr<iceberg::TableOperations>> CreateMetastoreTable(std::shared_ptr<Catalog> catalog,
+                                                                       std::shared_ptr<FileIO> io,
+                                                                       const std::string& warehouse,
+                                                                       const TableIdentifier& table,
+                                                                       const TableCreation& creation);
+
+// A TableCatalog over a metastore Catalog.
+std::unique_ptr<TableCatalog> MakeMetastoreTableCatalog(std::shared_ptr<Catalog> catalog,
+                                                        std::shared_ptr<FileIO> io, std::string warehouse);
+
+}  // namespace floe::catalog

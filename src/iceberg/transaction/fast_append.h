@@ -1,0 +1,34 @@
+// FastAppend: commits new data files as one "append" snapshot.
+//
+// Contract: the added files go into new manifests (one per partition spec);
+// every manifest of the parent snapshot is carried over unchanged. Nothing is
+// validated against concurrent commits: appends never conflict.
+#pragma once
+
+#include <string>
+
+#include "iceberg/transaction/snapshot_producer.h"
+
+namespace floe::iceberg {
+
+class FastAppend final : public SnapshotProducer {
+ public:
+  explicit FastAppend(Table& table) : SnapshotProducer(table) {}
+
+  // A data file (content kData) with its partition tuple for file.spec_id.
+  FastAppend& AppendFile(const DataFile& file);
+  // An extra summary property, e.g. floe's pipeline and batch ids.
+  FastAppend& Set(const std::string& key, const std::string& value) {
+    SetSummaryProperty(key, value);
+    return *this;
+  }
+
+ protected:
+  std::string operation() const override { return kOperationAppend; }
+  Status ValidateAgainst(const TableMetadata& base) override;
+
+ private:
+  Status invalid_;
+};
+
+}  // namespace floe::iceberg

@@ -1,0 +1,45 @@
+// RowDelta: commits data files and position delete files / deletion vectors
+// together (a change batch's inserts and deletes) as one snapshot.
+//
+// Contract: the operation is "append" when only data files are added,
+// "delete" when only delete files are, "overwrite" otherwise. On every
+// attempt it checks the commits made since the table state it started from:
+// a data file referenced by an added delete file (referenced_data_file) or
+// named with ValidateDataFileExists must not have been removed, and no other
+// delete file may have been added for those data files (one deletion vector
+// per data file; concurrent deletes would be lost). A conflict is a
+// non-retryable CommitFailed ("validation failed: ...").
+#pragma once
+
+#include <set>
+#include <string>
+
+#include "iceberg/transaction/snapshot_producer.h"
+
+namespace floe::iceberg {
+
+class RowDelta final : public SnapshotProducer {
+ public:
+  explicit RowDelta(Table& table) : SnapshotProducer(table) {}
+
+  RowDelta& AddRows(const DataFile& data_file);
+  RowDelta& AddDeletes(const DataFile& delete_file);
+  // Requires `path` to still be live (e.g. a data file an equality delete was derived from).
+  RowDelta& ValidateDataFileExists(const std::string& path);
+  RowDelta& Set(const std::string& key, const std::string& value) {
+    SetSummaryProperty(key, value);
+    return *this;
+  }
+
+ protected:
+  std::string operation() const override;
+  Status ValidateAgainst(const TableMetadata& base) override;
+
+ private:
+  Status invalid_;
+  bool has_data_ = false;
+  bool has_deletes_ = false;
+  std::set<std::string> referenced_;
+};
+
+}  // namespace floe::iceberg

@@ -1,0 +1,118 @@
+// The shared machinery of actions that commit a new snapshot by changing the
+// set of live data and delete files (fast append, row delta, rewrite, delete).
+//
+// Contract: one commit produces one snapshot with a random positive id (kept
+// across retries), sequence number = last-sequence-number + 1 of the base it
+// is committed against, a manifest list rewritten on every attempt and
+// manifests for added files written once. Removing a file rewrites the
+// manifests that hold it: its entry becomes DELETED (stamped with the new
+// snapshot id, sequence numbers kept), the other live entries become
+// EXISTING. Manifests left with no live entries are not carried over. On a
+// retryable CommitFailed the attempt's own files (manifest list, rewritten
+// manifests) are deleted and the loop reloads; after a definite final failure
+// every file the action wrote is deleted; after CommitStateUnknown nothing is.
+// Validation conflicts (a removed file is no longer live, a concurrent commit
+// deleted a data file this change refers to, or added deletes for a file this
+// change replaces) are non-retryable CommitFailed errors ("validation failed").
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "iceberg/manifest/manifest_types.h"
+#include "iceberg/spec/table_metadata.h"
+#include "iceberg/transaction/table_operations.h"
+
+namespace floe::iceberg {
+
+class Table;
+
+// Summary keys written by snapshot producers (Java's SnapshotSummary names).
+namespace summary {
+inline constexpr const char* kAddedDataFiles = "added-data-files";
+inline constexpr const char* kAddedRecords = "added-records";
+inline constexpr const char* kAddedFilesSize = "added-files-size";
+inline constexpr const char* kAddedDeleteFiles = "added-delete-files";
+inline constexpr const char* kAddedPositionDeleteFiles = "added-position-delete-files";
+inline constexpr const char* kAddedEqualityDeleteFiles = "added-equality-delete-files";
+inline constexpr const char* kAddedDeletionVectors = "added-dvs";
+inline constexpr const char* kAddedPositionDeletes = "added-position-deletes";
+inline constexpr const char* kAddedEqualityDeletes = "added-equality-deletes";
+inline constexpr const char* kDeletedDataFiles = "deleted-data-files";
+inline constexpr const char* kDeletedRecords = "deleted-records";
+inline constexpr const char* kRemovedFilesSize = "removed-files-size";
+inline constexpr const char* kRemovedDeleteFiles = "removed-delete-files";
+inline constexpr const char* kRemovedPositionDeletes = "removed-position-deletes";
+inline constexpr const char* kRemovedEqualityDeletes = "removed-equality-deletes";
+inline constexpr const char* kTotalRecords = "total-records";
+inline constexpr const char* kTotalDataFiles = "total-data-files";
+inline constexpr const char* kTotalDeleteFiles = "total-delete-files";
+inline constexpr const char* kTotalPositionDeletes = "total-position-deletes";
+inline constexpr const char* kTotalEqualityDeletes = "total-equality-deletes";
+inline constexpr const char* kTotalFilesSize = "total-files-size";
+inline constexpr const char* kChangedPartitionCount = "changed-partition-count";
+}  // namespace summary
+
+// Whether a delete file is a v3 deletion vector (a Puffin blob).
+bool IsDeletionVector(const DataFile& file);
+
+class SnapshotProducer {
+ public:
+  explicit SnapshotProducer(Table& table);
+  virtual ~SnapshotProducer() = default;
+  SnapshotProducer(const SnapshotProducer&) = delete;
+  SnapshotProducer& operator=(const SnapshotProducer&) = delete;
+
+  // Commits with retries; returns the committed snapshot and updates the Table.
+  Result<Snapshot> Commit();
+
+  // The id the new snapshot will have.
+  int64_t snapshot_id() const { return snapshot_id_; }
+
+ protected:
+  virtual std::string operation() const = 0;
+  // Called against every base before producing the snapshot.
+  virtual Status ValidateAgainst(const TableMetadata& /*base*/) { return Status::OK(); }
+
+  void SetSummaryProperty(const std::string& key, const std::string& value) { extra_summary_[key] = value; }
+  void AddFile(const DataFile& file) { added_files_.push_back(file); }
+  void RemovePath(const std::string& path) { removed_paths_.insert(path); }
+  // Also removes delete files whose referenced_data_file is a removed data file.
+  void set_remove_dangling_deletes(bool value) { remove_dangling_deletes_ = value; }
+  // Conflict checks against commits made after the table state this action started from.
+  void set_fail_on_removed_data(std::set<std::string> paths) { must_stay_live_ = std::move(paths); }
+  void set_fail_on_new_deletes_for(std::set<std::string> paths) { no_new_deletes_for_ = std::move(paths); }
+
+  Table& table_;
+  std::optional<int64_t> starting_snapshot_id_;
+  std::vector<DataFile> added_files_;
+  std::set<std::string> removed_paths_;
+
+ private:
+  struct Attempt;
+  Result<LoadedTable> CommitAttempt(const LoadedTable& base);
+  Status ValidateConcurrentCommits(const TableMetadata& base);
+  Status WriteAddedManifests(const TableMetadata& base);
+  std::string NewManifestPath(const TableMetadata& base);
+  void DeleteQuietly(const std::vector<std::string>& paths);
+
+  int64_t snapshot_id_;
+  int attempt_ = 0;
+  bool remove_dangling_deletes_ = false;
+  std::set<std::string> must_stay_live_;
+  std::set<std::string> no_new_deletes_for_;
+  std::map<std::string, std::string> extra_summary_;
+  std::string commit_uuid_;
+  int manifest_counter_ = 0;
+  // Manifests for added files, written on the first attempt and reused.
+  std::vector<ManifestFile> added_manifests_;
+  bool added_manifests_written_ = false;
+  std::optional<Snapshot> committed_;
+};
+
+}  // namespace floe::iceberg
