@@ -78,7 +78,8 @@ OrderedJson TableUpdateToJson(const TableUpdate& value, int format_version) {
           [&](const update::AddSnapshot& u) { out["snapshot"] = SnapshotToJson(u.snapshot, format_version); },
           [&](const update::SetSnapshotRef& u) {
             out["ref-name"] = u.ref_name;
-            for (auto& [key, member] : SnapshotRefToJson(u.ref).items()) out[key] = member;
+            const OrderedJson ref = SnapshotRefToJson(u.ref);
+            for (auto it = ref.begin(); it != ref.end(); ++it) out[it.key()] = it.value();
           },
           [&](const update::RemoveSnapshots& u) { out["snapshot-ids"] = u.snapshot_ids; },
           [&](const update::RemoveSnapshotRef& u) { out["ref-name"] = u.ref_name; },
