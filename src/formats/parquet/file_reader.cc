@@ -41,6 +41,16 @@ Result<std::unique_ptr<ParquetFileReader>> ParquetFileReader::Open(std::shared_p
   return reader;
 }
 
+Status ParquetFileReader::CheckLeadingMagic(const uint8_t* head) {
+  if (std::memcmp(head, kEncryptedMagic, 4) == 0) {
+    return Status::NotSupported("encrypted file not supported: Parquet modular encryption");
+  }
+  if (std::memcmp(head, kMagic, 4) != 0) {
+    return Status::Corruption("not a Parquet file: missing 'PAR1' magic at the start");
+  }
+  return Status::OK();
+}
+
 Status ParquetFileReader::ReadFooter() {
   if (file_size_ < 12) {
     return Status::Corruption("file of " + std::to_string(file_size_) + " bytes is too small to be Parquet");
@@ -61,13 +71,11 @@ Status ParquetFileReader::ReadFooter() {
     return Status::Corruption("footer length " + std::to_string(metadata_length) +
                               " is larger than the file (" + std::to_string(file_size_) + " bytes)");
   }
-  uint8_t head[4];
-  FLOE_RETURN_IF_ERROR(file_->ReadAt(0, 4, head));
-  if (std::memcmp(head, kEncryptedMagic, 4) == 0) {
-    return Status::NotSupported("encrypted file not supported: Parquet modular encryption");
-  }
-  if (std::memcmp(head, kMagic, 4) != 0) {
-    return Status::Corruption("not a Parquet file: missing 'PAR1' magic at the start");
+  // The leading magic is checked now when the first read covered it, else on
+  // the first ReadRowGroup: Open stays at two ranged reads at most.
+  if (first_read == file_size_) {
+    FLOE_RETURN_IF_ERROR(CheckLeadingMagic(tail.data()));
+    leading_magic_checked_ = true;
   }
   std::vector<uint8_t> footer;
   const int64_t needed = static_cast<int64_t>(metadata_length) + kFooterTailSize;
@@ -150,6 +158,13 @@ Result<RecordBatch> ParquetFileReader::ReadRowGroup(int index, const std::vector
   std::vector<int> fields = top_level_columns;
   if (fields.empty()) {
     for (size_t i = 0; i < schema_.schema.size(); ++i) fields.push_back(static_cast<int>(i));
+  }
+  if (!leading_magic_checked_) {
+    uint8_t head[4];
+    Status status = file_->ReadAt(0, 4, head);
+    if (status.ok()) status = CheckLeadingMagic(head);
+    if (!status.ok()) return status.WithContext(path());
+    leading_magic_checked_ = true;
   }
   const RowGroup& row_group = metadata_.row_groups[static_cast<size_t>(index)];
   RecordBatch batch;

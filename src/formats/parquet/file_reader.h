@@ -2,7 +2,8 @@
 // one row group at a time into floe RecordBatches.
 //
 // Contract: Open reads the footer with at most two ranged reads, checks the
-// "PAR1" magic at both ends (encrypted "PARE" files and encrypted columns are
+// "PAR1" magic at both ends (the leading one on the first ReadRowGroup when
+// the footer read did not cover it) (encrypted "PARE" files and encrypted columns are
 // NotSupported), parses the metadata and maps the schema (schema.h). Every
 // error names the file; errors in column data also name the column path and
 // row group. ReadRowGroup reads one column chunk at a time, so memory is
@@ -41,6 +42,7 @@ class ParquetFileReader {
   ParquetFileReader(std::shared_ptr<InputFile> file, int64_t file_size, ReaderLimits limits)
       : file_(std::move(file)), file_size_(file_size), limits_(limits) {}
   Status ReadFooter();
+  Status CheckLeadingMagic(const uint8_t* head);
   Result<Column> ReadField(const RowGroup& row_group, int field);
   Result<Column> ReadFieldGuarded(const RowGroup& row_group, int field);
 
@@ -50,6 +52,7 @@ class ParquetFileReader {
   FileMetaData metadata_;
   ParquetSchema schema_;
   int64_t legacy_chunk_padding_ = 0;  // see ReadColumnChunk's extra_tail_bytes
+  bool leading_magic_checked_ = false;
 };
 
 }  // namespace floe::parquet
