@@ -13,6 +13,8 @@ int Main(int argc, char** argv) {
   ExitCode exit_code;
   RegisterParquetCommands(app, exit_code);
   RegisterAvroCommands(app, exit_code);
+  RegisterTableCommands(app, exit_code);
+  RegisterTableScanCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

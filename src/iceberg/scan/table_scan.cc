@@ -1,0 +1,341 @@
+#include "iceberg/scan/table_scan.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "formats/parquet/file_reader.h"
+#include "iceberg/manifest/manifest_io.h"
+#include "iceberg/scan/delete_loader.h"
+#include "iceberg/scan/projection.h"
+#include "iceberg/scan/pruning.h"
+#include "iceberg/writer/column_rows.h"
+#include "iceberg/writer/delete_readers.h"
+#include "iceberg/writer/position_delete_writer.h"
+
+namespace floe::iceberg {
+namespace {
+
+bool IsPartitionedSpec(const TableMetadata& metadata, int32_t spec_id) {
+  const PartitionSpec* spec = metadata.SpecById(spec_id);
+  return spec != nullptr && !spec->is_unpartitioned();
+}
+
+// Whether `path` may lie in [lower, upper] of the delete file's file_path bounds.
+bool PathWithinBounds(const DataFile& deletes, const std::string& path) {
+  if (auto it = deletes.lower_bounds.find(kDeleteFilePathFieldId); it != deletes.lower_bounds.end()) {
+    if (path < it->second) return false;
+  }
+  if (auto it = deletes.upper_bounds.find(kDeleteFilePathFieldId); it != deletes.upper_bounds.end()) {
+    if (path > it->second) return false;
+  }
+  return true;
+}
+
+// The partition type of `spec`, from the first schema that has its sources.
+Result<Type> PartitionTypeFor(const TableMetadata& metadata, const PartitionSpec& spec,
+                              const Schema& preferred) {
+  auto type = spec.PartitionType(preferred);
+  if (type.ok()) return type;
+  for (const Schema& schema : metadata.schemas) {
+    auto other = spec.PartitionType(schema);
+    if (other.ok()) return other;
+  }
+  return type.status();
+}
+
+class ParquetTaskReader : public TaskReader {
+ public:
+  ParquetTaskReader(std::unique_ptr<parquet::ParquetFileReader> reader, FileProjection projection,
+                    size_t output_columns, floe::Schema output_schema, std::vector<int64_t> deleted_positions,
+                    EqualityDeleteSets equality_deletes, std::vector<std::vector<size_t>> equality_columns,
+                    std::vector<std::vector<Type>> equality_types, std::vector<BoundPredicate> filter,
+                    std::vector<size_t> filter_columns, std::string path)
+      : reader_(std::move(reader)),
+        projection_(std::move(projection)),
+        output_columns_(output_columns),
+        output_schema_(std::move(output_schema)),
+        deleted_(std::move(deleted_positions)),
+        equality_deletes_(std::move(equality_deletes)),
+        equality_columns_(std::move(equality_columns)),
+        equality_types_(std::move(equality_types)),
+        filter_(std::move(filter)),
+        filter_columns_(std::move(filter_columns)),
+        path_(std::move(path)) {}
+
+  Result<std::optional<RecordBatch>> Next() override {
+    while (next_group_ < reader_->num_row_groups()) {
+      const int group = next_group_++;
+      auto batch = reader_->ReadRowGroup(group, projection_.file_columns());
+      if (!batch.ok()) return batch.status();
+      const int64_t first_position = position_;
+      position_ += batch->num_rows;
+      auto projected = projection_.Project(std::move(*batch));
+      if (!projected.ok()) return projected.status().WithContext(path_);
+      FLOE_ASSIGN_OR_RETURN(RecordBatch live, SelectLive(std::move(*projected), first_position));
+      if (live.num_rows > 0) return std::optional<RecordBatch>(std::move(live));
+    }
+    return std::optional<RecordBatch>();
+  }
+
+ private:
+  Result<RecordBatch> SelectLive(RecordBatch batch, int64_t first_position) {
+    std::vector<int64_t> keep;
+    keep.reserve(static_cast<size_t>(batch.num_rows));
+    auto deleted = std::lower_bound(deleted_.begin(), deleted_.end(), first_position);
+    size_t set_index = 0;
+    std::vector<std::vector<const Column*>> eq_columns;
+    for (const auto& indices : equality_columns_) {
+      std::vector<const Column*> columns;
+      for (size_t i : indices) columns.push_back(&batch.columns[i]);
+      eq_columns.push_back(std::move(columns));
+    }
+    for (int64_t row = 0; row < batch.num_rows; ++row) {
+      const int64_t position = first_position + row;
+      while (deleted != deleted_.end() && *deleted < position) ++deleted;
+      if (deleted != deleted_.end() && *deleted == position) continue;
+      bool drop = false;
+      set_index = 0;
+      for (const auto& [ids, keys] : equality_deletes_) {
+        FLOE_ASSIGN_OR_RETURN(std::string key,
+                              EqualityKey(eq_columns[set_index], equality_types_[set_index], row));
+        ++set_index;
+        if (keys.count(key) != 0) {
+          drop = true;
+          break;
+        }
+      }
+      if (drop) continue;
+      for (size_t f = 0; f < filter_.size() && !drop; ++f) {
+        FLOE_ASSIGN_OR_RETURN(Literal value,
+                              LiteralAt(batch.columns[filter_columns_[f]], row, filter_[f].type));
+        drop = !EvaluateOn(filter_[f].op, value, filter_[f].value);
+      }
+      if (!drop) keep.push_back(row);
+    }
+    RecordBatch out;
+    if (static_cast<int64_t>(keep.size()) == batch.num_rows) {
+      out = std::move(batch);
+    } else {
+      FLOE_ASSIGN_OR_RETURN(out, TakeBatchRows(batch, keep));
+    }
+    out.columns.resize(output_columns_);
+    out.schema = output_schema_;
+    return out;
+  }
+
+  std::unique_ptr<parquet::ParquetFileReader> reader_;
+  FileProjection projection_;
+  size_t output_columns_;
+  floe::Schema output_schema_;
+  std::vector<int64_t> deleted_;
+  EqualityDeleteSets equality_deletes_;
+  std::vector<std::vector<size_t>> equality_columns_;  // per set, batch column indices
+  std::vector<std::vector<Type>> equality_types_;
+  std::vector<BoundPredicate> filter_;
+  std::vector<size_t> filter_columns_;
+  std::string path_;
+  int next_group_ = 0;
+  int64_t position_ = 0;
+};
+
+}  // namespace
+
+bool DeleteApplies(const ScanFile& deletes, const ScanFile& data) {
+  const DataFile& d = deletes.file;
+  switch (d.content) {
+    case DataFileContent::kPositionDeletes:
+      if (deletes.data_sequence_number < data.data_sequence_number) return false;
+      if (d.referenced_data_file) return *d.referenced_data_file == data.file.file_path;
+      return d.spec_id == data.file.spec_id && d.partition == data.file.partition &&
+             PathWithinBounds(d, data.file.file_path);
+    case DataFileContent::kEqualityDeletes:
+      if (deletes.data_sequence_number <= data.data_sequence_number) return false;
+      if (d.partition.empty()) return true;  // unpartitioned: global
+      return d.spec_id == data.file.spec_id && d.partition == data.file.partition;
+    default: return false;
+  }
+}
+
+Result<std::unique_ptr<TableScan>> TableScan::Make(TableMetadata metadata, std::shared_ptr<FileIO> io,
+                                                   ScanOptions options) {
+  std::unique_ptr<TableScan> scan(new TableScan());
+  scan->metadata_ = std::move(metadata);
+  scan->io_ = std::move(io);
+  const TableMetadata& m = scan->metadata_;
+  const Schema* schema = m.CurrentSchema();
+  if (options.snapshot_id) {
+    const Snapshot* snapshot = m.SnapshotById(*options.snapshot_id);
+    if (snapshot == nullptr) {
+      return Status::NotFound("snapshot " + std::to_string(*options.snapshot_id) + " is not in the table");
+    }
+    scan->snapshot_ = *snapshot;
+    if (snapshot->schema_id && m.SchemaById(*snapshot->schema_id) != nullptr) {
+      schema = m.SchemaById(*snapshot->schema_id);
+    }
+  } else if (const Snapshot* current = m.CurrentSnapshot()) {
+    scan->snapshot_ = *current;
+  }
+  if (schema == nullptr) return Status::Corruption("table metadata has no current schema");
+  scan->schema_ = *schema;
+  scan->projected_.schema_id = schema->schema_id;
+  if (!options.columns) {
+    scan->projected_.fields = schema->fields;
+  } else {
+    for (const std::string& name : *options.columns) {
+      const NestedField* found = nullptr;
+      for (const NestedField& field : schema->fields) {
+        if (field.name == name) found = &field;
+      }
+      if (found == nullptr)
+        return Status::InvalidArgument("column '" + name + "' is not in the table schema");
+      scan->projected_.fields.push_back(*found);
+    }
+  }
+  FLOE_ASSIGN_OR_RETURN(scan->output_schema_, ToFloeSchema(scan->projected_));
+  for (const Predicate& predicate : options.filter) {
+    FLOE_ASSIGN_OR_RETURN(BoundPredicate bound, BindPredicate(predicate, *schema));
+    bool top_level = false;
+    for (const NestedField& field : schema->fields) top_level = top_level || field.id == bound.field_id;
+    if (!top_level) {
+      return Status::NotSupported("filter column '" + predicate.column +
+                                  "' is nested; filter top-level columns");
+    }
+    scan->filter_.push_back(std::move(bound));
+  }
+  return scan;
+}
+
+std::optional<int64_t> TableScan::snapshot_id() const {
+  if (!snapshot_) return std::nullopt;
+  return snapshot_->snapshot_id;
+}
+
+Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
+  std::vector<FileScanTask> tasks;
+  if (!snapshot_) return tasks;
+  if (snapshot_->manifest_list.empty()) {
+    return Status::NotSupported("snapshot " + std::to_string(snapshot_->snapshot_id) +
+                                " lists manifests inline (v1 without a manifest list)");
+  }
+  FLOE_ASSIGN_OR_RETURN(std::vector<ManifestFile> manifests,
+                        ReadManifestList(*io_, snapshot_->manifest_list));
+  std::vector<ScanFile> data_files;
+  std::vector<ScanFile> delete_files;
+  for (const ManifestFile& manifest : manifests) {
+    const PartitionSpec* spec = metadata_.SpecById(manifest.partition_spec_id);
+    if (spec == nullptr) {
+      return Status::Corruption("manifest " + manifest.manifest_path + " uses unknown partition spec " +
+                                std::to_string(manifest.partition_spec_id));
+    }
+    const std::vector<PartitionPredicate> partition_filter =
+        ProjectFilterToPartition(filter_, *spec, schema_);
+    const bool data_manifest = manifest.content == ManifestContent::kData;
+    if (data_manifest && !ManifestMayMatch(partition_filter, manifest)) continue;
+    auto partition_type = PartitionTypeFor(metadata_, *spec, schema_);
+    if (!partition_type.ok()) return partition_type.status().WithContext(manifest.manifest_path);
+    FLOE_ASSIGN_OR_RETURN(std::vector<ManifestEntry> entries, ReadManifest(*io_, manifest, *partition_type));
+    for (ManifestEntry& entry : entries) {
+      if (entry.status == ManifestEntryStatus::kDeleted) continue;
+      ScanFile file{std::move(entry.data_file), entry.sequence_number.value_or(0)};
+      if (file.file.content == DataFileContent::kData) {
+        if (!PartitionMayMatch(partition_filter, file.file.partition)) continue;
+        if (!MetricsMayMatch(filter_, file.file)) continue;
+        data_files.push_back(std::move(file));
+      } else {
+        // A delete file of an unpartitioned spec is global.
+        if (!IsPartitionedSpec(metadata_, file.file.spec_id)) file.file.partition.clear();
+        delete_files.push_back(std::move(file));
+      }
+    }
+  }
+  for (ScanFile& data : data_files) {
+    FileScanTask task;
+    for (const ScanFile& deletes : delete_files) {
+      if (DeleteApplies(deletes, data)) task.deletes.push_back(deletes);
+    }
+    task.data = std::move(data);
+    tasks.push_back(std::move(task));
+  }
+  return tasks;
+}
+
+Result<std::unique_ptr<TaskReader>> TableScan::Open(const FileScanTask& task) {
+  const DataFile& data = task.data.file;
+  if (data.file_format != "PARQUET" && data.file_format != "parquet") {
+    return Status::NotSupported("data file " + data.file_path + " has format " + data.file_format +
+                                "; only Parquet is supported");
+  }
+  std::vector<int64_t> deleted;
+  EqualityDeleteSets equality_deletes;
+  for (const ScanFile& deletes : task.deletes) {
+    if (deletes.file.content == DataFileContent::kPositionDeletes) {
+      auto positions = ReadPositionDeletes(*io_, deletes.file);
+      if (!positions.ok()) return positions.status().WithContext(deletes.file.file_path);
+      if (auto it = positions->find(data.file_path); it != positions->end()) {
+        deleted.insert(deleted.end(), it->second.begin(), it->second.end());
+      }
+    } else {
+      FLOE_RETURN_IF_ERROR(LoadEqualityDeletes(*io_, deletes.file, schema_, &equality_deletes));
+    }
+  }
+  std::sort(deleted.begin(), deleted.end());
+  deleted.erase(std::unique(deleted.begin(), deleted.end()), deleted.end());
+
+  auto file = io_->OpenRead(data.file_path);
+  if (!file.ok()) return file.status();
+  auto reader = parquet::ParquetFileReader::Open(std::shared_ptr<InputFile>(std::move(*file)));
+  if (!reader.ok()) return reader.status();
+  floe::Schema file_schema = (*reader)->schema();
+  if (!HasAnyFieldId(file_schema)) {
+    const std::string mapping_json = metadata_.Property(kNameMappingProperty, "");
+    if (!mapping_json.empty()) {
+      auto mapping = ParseNameMapping(mapping_json);
+      if (!mapping.ok()) return mapping.status();
+      ApplyNameMapping(*mapping, &file_schema);
+    } else {
+      AssignIdsByName(schema_, &file_schema);
+    }
+  }
+
+  // Read the projected columns plus those the deletes and filters need.
+  std::vector<NestedField> read_fields = projected_.fields;
+  auto column_of = [&](int32_t id) -> Result<size_t> {
+    for (size_t i = 0; i < read_fields.size(); ++i) {
+      if (read_fields[i].id == id) return i;
+    }
+    for (const NestedField& field : schema_.fields) {
+      if (field.id == id) {
+        read_fields.push_back(field);
+        return read_fields.size() - 1;
+      }
+    }
+    return Status::NotSupported("field id " + std::to_string(id) +
+                                " is not a top-level column of the table schema");
+  };
+  std::vector<std::vector<size_t>> equality_columns;
+  std::vector<std::vector<Type>> equality_types;
+  for (const auto& [ids, keys] : equality_deletes) {
+    std::vector<size_t> columns;
+    std::vector<Type> types;
+    for (int32_t id : ids) {
+      FLOE_ASSIGN_OR_RETURN(size_t index, column_of(id));
+      columns.push_back(index);
+      types.push_back(read_fields[index].type);
+    }
+    equality_columns.push_back(std::move(columns));
+    equality_types.push_back(std::move(types));
+  }
+  std::vector<size_t> filter_columns;
+  for (const BoundPredicate& predicate : filter_) {
+    FLOE_ASSIGN_OR_RETURN(size_t index, column_of(predicate.field_id));
+    filter_columns.push_back(index);
+  }
+  auto projection = FileProjection::Make(file_schema, read_fields);
+  if (!projection.ok()) return projection.status().WithContext(data.file_path);
+  return std::unique_ptr<TaskReader>(new ParquetTaskReader(
+      std::move(*reader), std::move(*projection), projected_.fields.size(), output_schema_,
+      std::move(deleted), std::move(equality_deletes), std::move(equality_columns), std::move(equality_types),
+      filter_, std::move(filter_columns), data.file_path));
+}
+
+}  // namespace floe::iceberg

@@ -1,0 +1,86 @@
+// TableScan: plans and reads the rows of one Iceberg table snapshot.
+//
+// Contract: a scan reads one snapshot (the current one unless an id is
+// given; a time-travel scan uses the snapshot's schema), projects the
+// selected columns by field id, and applies an AND of simple predicates:
+// manifests are pruned by partition summaries, data files by partition
+// values (inclusive projection) and column metrics, and the rows read are
+// filtered exactly. PlanFiles pairs every live data file with the delete
+// files that apply to it (table spec "Scan Planning"): position deletes and
+// deletion vectors when their data sequence number is >= the data file's and
+// they share spec and partition (or name the file in referenced_data_file);
+// equality deletes when their sequence number is > the data file's and they
+// share spec and partition, or are unpartitioned (global). A TaskReader
+// returns the task's live rows one Parquet row group at a time, as batches
+// of ToFloeSchema(projected_schema()). Errors name the file they come from.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "columnar/column.h"
+#include "common/status.h"
+#include "iceberg/manifest/manifest_types.h"
+#include "iceberg/scan/predicate.h"
+#include "iceberg/spec/table_metadata.h"
+#include "io/file_io.h"
+
+namespace floe::iceberg {
+
+struct ScanOptions {
+  std::optional<int64_t> snapshot_id;               // nullopt: the current snapshot
+  std::optional<std::vector<std::string>> columns;  // top-level names; nullopt: every column
+  std::vector<Predicate> filter;                    // AND of these
+};
+
+// A data or delete file with the data sequence number it carries.
+struct ScanFile {
+  DataFile file;
+  int64_t data_sequence_number = 0;
+};
+
+struct FileScanTask {
+  ScanFile data;
+  std::vector<ScanFile> deletes;  // position deletes, deletion vectors, equality deletes
+};
+
+// Whether delete file `deletes` applies to data file `data` (rules above).
+bool DeleteApplies(const ScanFile& deletes, const ScanFile& data);
+
+class TaskReader {
+ public:
+  virtual ~TaskReader() = default;
+  // The next non-empty batch of live rows, or nullopt at the end.
+  virtual Result<std::optional<RecordBatch>> Next() = 0;
+};
+
+class TableScan {
+ public:
+  static Result<std::unique_ptr<TableScan>> Make(TableMetadata metadata, std::shared_ptr<FileIO> io,
+                                                 ScanOptions options = {});
+
+  // nullopt when the table has no snapshot (the scan is empty).
+  std::optional<int64_t> snapshot_id() const;
+  const Schema& table_schema() const { return schema_; }
+  const Schema& projected_schema() const { return projected_; }
+  const floe::Schema& output_schema() const { return output_schema_; }
+
+  Result<std::vector<FileScanTask>> PlanFiles();
+  Result<std::unique_ptr<TaskReader>> Open(const FileScanTask& task);
+
+ private:
+  TableScan() = default;
+
+  TableMetadata metadata_;
+  std::shared_ptr<FileIO> io_;
+  std::optional<Snapshot> snapshot_;
+  Schema schema_;
+  Schema projected_;
+  floe::Schema output_schema_;
+  std::vector<BoundPredicate> filter_;
+};
+
+}  // namespace floe::iceberg
