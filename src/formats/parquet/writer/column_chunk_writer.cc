@@ -197,7 +197,6 @@ Result<ColumnChunkResult> WriteColumnChunk(const WriteLeaf& leaf, const LeafValu
   const std::vector<PageRange> pages = CutPages(leaf, values, options);
   const int width = PhysicalWidth(leaf);
   const bool v2 = options.data_page_version == 2;
-  const uint16_t max_def = static_cast<uint16_t>(leaf.max_def_level);
   const Encoding fallback = FallbackEncodingFor(leaf, options.delta_encodings);
   bool use_dictionary = options.dictionary_enabled && leaf.physical_type != Type::BOOLEAN;
   DictionaryBuilder dictionary(width);
@@ -223,7 +222,6 @@ Result<ColumnChunkResult> WriteColumnChunk(const WriteLeaf& leaf, const LeafValu
     const int64_t num_levels = page.level_end - page.level_begin;
     const int64_t num_values = page.value_end - page.value_begin;
     const int64_t num_nulls = num_levels - num_values;
-    (void)max_def;
 
     levels.clear();
     size_t rep_bytes = 0, def_bytes = 0;
