@@ -6,17 +6,21 @@
 # leak or sanitizer report fails the run (libFuzzer exits non-zero).
 # Long run (documented in docs/testing.md): run_fuzz.sh <binary> <name> 3600
 set -euo pipefail
-bin="$1"; name="$2"; seconds="${3:-30}"
+bin="$(realpath "$1")"; name="$2"; seconds="${3:-30}"
 src="${FLOE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
 shared="${FLOE_SHARED_DIR:-$src/../shared}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/corpus"
 if [ -d "$src/tests/fuzz/seeds/$name" ]; then cp -r "$src/tests/fuzz/seeds/$name/." "$work/corpus/"; fi
+n=0
 if [ -f "$src/tests/fuzz/seeds/$name.shared" ] && [ -d "$shared" ]; then
   while read -r glob; do
     [ -z "$glob" ] && continue
-    for f in $shared/$glob; do [ -f "$f" ] && cp "$f" "$work/corpus/" || true; done
+    for f in $shared/$glob; do
+      # Same-named files from different folders must not overwrite each other.
+      [ -f "$f" ] && cp "$f" "$work/corpus/shared-$((n += 1))-$(basename "$f")" || true
+    done
   done < "$src/tests/fuzz/seeds/$name.shared"
 fi
 echo "fuzz $name: $(ls "$work/corpus" | wc -l) seeds, ${seconds}s"
