@@ -413,6 +413,9 @@ Result<FileProjection> FileProjection::Make(const floe::Schema& file_schema,
 }
 
 Result<RecordBatch> FileProjection::Project(RecordBatch file_batch) const {
+  // Readers treat an empty column selection as "all columns"; only the row
+  // count matters then.
+  if (file_columns_.empty()) file_batch.columns.clear();
   if (file_batch.columns.size() != file_columns_.size()) {
     return Status::Internal("projection got " + std::to_string(file_batch.columns.size()) +
                             " columns, expected " + std::to_string(file_columns_.size()));

@@ -54,7 +54,8 @@ class FileProjection {
 
   // Top-level file columns to read, in the order Project expects them.
   const std::vector<int>& file_columns() const { return file_columns_; }
-  // `file_batch` holds file_columns() in order; the result has the columns of
+  // `file_batch` holds file_columns() in order (anything, when that list is
+  // empty: only its row count is used); the result has the columns of
   // ToFloeSchema(read_fields).
   Result<RecordBatch> Project(RecordBatch file_batch) const;
 
