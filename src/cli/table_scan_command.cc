@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "catalog/table/table_catalog.h"
 #include "cli/commands.h"
 #include "columnar/json_format.h"
 #include "iceberg/scan/table_scan.h"
@@ -18,7 +19,10 @@ namespace floe::cli {
 namespace {
 
 struct TableScanOptions {
-  std::string table;  // catalog table name (not supported yet)
+  std::string table;  // namespace.table in --catalog
+  std::string catalog_uri;
+  std::string warehouse;
+  std::string catalog_name = "floe";
   std::string metadata_path;
   std::vector<std::string> location_maps;
   std::string format = "jsonl";
@@ -80,14 +84,13 @@ Result<std::shared_ptr<FileIO>> MakeTableIO(const std::vector<std::string>& loca
   return std::shared_ptr<FileIO>(std::make_shared<PrefixMappingFileIO>(std::move(base), std::move(mappings)));
 }
 
-Status RunScan(const TableScanOptions& options) {
-  if (options.format != "jsonl" && options.format != "csv") {
-    return Status::InvalidArgument("unknown format '" + options.format + "' (expected jsonl or csv)");
-  }
-  if (options.metadata_path.empty()) {
-    return Status::NotSupported("floe table scan needs --metadata PATH (catalog lookup of '" + options.table +
-                                "' is not available in this build)");
-  }
+// The table's metadata and the FileIO to read its files, from --metadata or a catalog.
+struct OpenedTable {
+  iceberg::TableMetadata metadata;
+  std::shared_ptr<FileIO> io;
+};
+
+Result<OpenedTable> OpenFromMetadataFile(const TableScanOptions& options) {
   FLOE_ASSIGN_OR_RETURN(std::shared_ptr<FileIO> io,
                         MakeTableIO(options.location_maps, options.metadata_path));
   FLOE_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, io->ReadAll(options.metadata_path));
@@ -95,6 +98,49 @@ Status RunScan(const TableScanOptions& options) {
                         iceberg::TableMetadataFromJson(
                             std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
                             options.metadata_path));
+  return OpenedTable{std::move(metadata), std::move(io)};
+}
+
+Result<OpenedTable> OpenFromCatalog(const TableScanOptions& options) {
+  std::shared_ptr<FileIO> warehouse_io;
+  if (!options.warehouse.empty() && options.catalog_uri.rfind("file://", 0) != 0) {
+    FLOE_ASSIGN_OR_RETURN(warehouse_io, FileIOForUri(options.warehouse));
+  }
+  FLOE_ASSIGN_OR_RETURN(
+      std::shared_ptr<catalog::TableCatalog> tables,
+      catalog::OpenCatalog(options.catalog_uri, options.warehouse, warehouse_io, options.catalog_name));
+  FLOE_ASSIGN_OR_RETURN(catalog::TableIdentifier id, catalog::ParseTableIdentifier(options.table));
+  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::TableOperations> operations, tables->LoadTable(id));
+  FLOE_ASSIGN_OR_RETURN(iceberg::LoadedTable loaded, operations->Load());
+  // The table's FileIO lives as long as its operations (and catalog).
+  auto keep_alive = std::make_shared<
+      std::pair<std::shared_ptr<catalog::TableCatalog>, std::shared_ptr<iceberg::TableOperations>>>(
+      tables, operations);
+  std::shared_ptr<FileIO> io(keep_alive, &operations->io());
+  if (!options.location_maps.empty()) {
+    std::vector<PrefixMapping> mappings;
+    for (const std::string& text : options.location_maps) {
+      FLOE_ASSIGN_OR_RETURN(PrefixMapping mapping, ParsePrefixMapping(text));
+      mappings.push_back(std::move(mapping));
+    }
+    io = std::make_shared<PrefixMappingFileIO>(std::move(io), std::move(mappings));
+  }
+  return OpenedTable{std::move(loaded.metadata), std::move(io)};
+}
+
+Status RunScan(const TableScanOptions& options) {
+  if (options.format != "jsonl" && options.format != "csv") {
+    return Status::InvalidArgument("unknown format '" + options.format + "' (expected jsonl or csv)");
+  }
+  const bool from_catalog = !options.catalog_uri.empty();
+  if (from_catalog == !options.metadata_path.empty()) {
+    return Status::InvalidArgument("give either TABLE --catalog URI [--warehouse PATH] or --metadata PATH");
+  }
+  if (from_catalog && options.table.empty()) return Status::InvalidArgument("--catalog needs a TABLE name");
+  FLOE_ASSIGN_OR_RETURN(OpenedTable opened,
+                        from_catalog ? OpenFromCatalog(options) : OpenFromMetadataFile(options));
+  std::shared_ptr<FileIO> io = opened.io;
+  iceberg::TableMetadata metadata = std::move(opened.metadata);
   iceberg::ScanOptions scan_options;
   scan_options.snapshot_id = options.snapshot_id;
   if (!options.columns.empty()) scan_options.columns = SplitColumns(options.columns);
@@ -164,8 +210,14 @@ void RegisterTableScanCommand(CLI::App& app, ExitCode& exit_code) {
   auto* cmd =
       table->add_subcommand("scan", "Print the rows of an Iceberg table snapshot as JSON lines or CSV");
   auto options = std::make_shared<TableScanOptions>();
-  cmd->add_option("table", options->table, "Table name in a catalog (not supported yet; use --metadata)");
-  cmd->add_option("--metadata", options->metadata_path, "Path or URI of the table's vN.metadata.json");
+  cmd->add_option("table", options->table, "Table identifier (namespace.table) in --catalog");
+  cmd->add_option("--catalog", options->catalog_uri,
+                  "Catalog URI: sqlite:///path, postgresql://..., file:///warehouse");
+  cmd->add_option("--warehouse", options->warehouse, "Warehouse location of a SQL catalog's tables");
+  cmd->add_option("--catalog-name", options->catalog_name,
+                  "Catalog name inside a SQL catalog (default floe)");
+  cmd->add_option("--metadata", options->metadata_path,
+                  "Path or URI of the table's vN.metadata.json (no catalog)");
   cmd->add_option("--location-map", options->location_maps,
                   "FROM=TO: read paths starting with FROM under TO instead (repeatable)");
   cmd->add_option("--format", options->format, "jsonl (default) or csv");
