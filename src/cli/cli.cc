@@ -14,6 +14,7 @@ int Main(int argc, char** argv) {
   RegisterParquetCommands(app, exit_code);
   RegisterAvroCommands(app, exit_code);
   RegisterTableCommands(app, exit_code);
+  RegisterTableCommands(app, exit_code);
   RegisterTableScanCommand(app, exit_code);
   try {
     app.parse(argc, argv);
