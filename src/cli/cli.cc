@@ -14,7 +14,6 @@ int Main(int argc, char** argv) {
   RegisterParquetCommands(app, exit_code);
   RegisterAvroCommands(app, exit_code);
   RegisterTableCommands(app, exit_code);
-  RegisterTableCommands(app, exit_code);
   RegisterTableScanCommand(app, exit_code);
   try {
     app.parse(argc, argv);

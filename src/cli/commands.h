@@ -14,8 +14,6 @@ void RegisterParquetCommands(CLI::App& app, ExitCode& exit_code);
 void RegisterAvroCommands(CLI::App& app, ExitCode& exit_code);
 // `floe table list|describe|history|files`; finds or creates the shared "table" group.
 void RegisterTableCommands(CLI::App& app, ExitCode& exit_code);
-// `floe table list|describe|history|files`; finds or creates the shared "table" group.
-void RegisterTableCommands(CLI::App& app, ExitCode& exit_code);
 // `floe table scan`; finds or creates the shared "table" group.
 void RegisterTableScanCommand(CLI::App& app, ExitCode& exit_code);
 
