@@ -55,9 +55,12 @@ class ManifestWriter {
   static Result<std::unique_ptr<ManifestWriter>> Open(FileIO& io, const std::string& path, const Schema& schema,
                                                       const PartitionSpec& spec, ManifestWriterOptions options);
   virtual ~ManifestWriter() = default;
-  // ADDED entries: snapshot_id/sequence numbers are written null (inherited).
+  // ADDED entries: sequence numbers are written null (inherited from the
+  // manifest list); snapshot_id is options.snapshot_id as Java writes it
+  // (null when that is 0; v1 requires it).
   virtual Status Add(const DataFile& file) = 0;
-  // EXISTING / DELETED entries carry explicit snapshot id and sequence numbers.
+  // EXISTING / DELETED entries carry explicit sequence numbers (v2+);
+  // DELETED entries get options.snapshot_id, the snapshot removing the file.
   virtual Status Existing(const ManifestEntry& entry) = 0;
   virtual Status Delete(const ManifestEntry& entry) = 0;
   virtual Result<ManifestFile> Finish() = 0;

@@ -147,7 +147,7 @@ class PartitionedWriter {
   Schema schema_;
   PartitionSpec spec_;
   RollingWriterOptions options_;
-  // Keyed by an exact encoding of the tuple; values keep first-seen order.
+  // Writer index by an exact encoding of the partition tuple.
   std::map<std::string, size_t> writer_index_;
   std::vector<std::unique_ptr<RollingDataFileWriter>> writers_;
 };
