@@ -52,8 +52,9 @@ struct ManifestWriterOptions {
 // snapshot's sequence number").
 class ManifestWriter {
  public:
-  static Result<std::unique_ptr<ManifestWriter>> Open(FileIO& io, const std::string& path, const Schema& schema,
-                                                      const PartitionSpec& spec, ManifestWriterOptions options);
+  static Result<std::unique_ptr<ManifestWriter>> Open(FileIO& io, const std::string& path,
+                                                      const Schema& schema, const PartitionSpec& spec,
+                                                      ManifestWriterOptions options);
   virtual ~ManifestWriter() = default;
   // ADDED entries: sequence numbers are written null (inherited from the
   // manifest list); snapshot_id is options.snapshot_id as Java writes it
@@ -71,7 +72,7 @@ struct ManifestListWriterOptions {
   int format_version = 2;
   int64_t snapshot_id = 0;
   std::optional<int64_t> parent_snapshot_id;
-  int64_t sequence_number = 0;      // the new snapshot's
+  int64_t sequence_number = 0;          // the new snapshot's
   std::optional<int64_t> first_row_id;  // v3: the snapshot's first-row-id
   std::string codec = "deflate";
 };
@@ -79,7 +80,8 @@ struct ManifestListWriterOptions {
 // Writes a manifest list. Manifests whose sequence_number is 0 (added by this
 // snapshot) get the snapshot's sequence number, and min_sequence_number 0 is
 // replaced likewise. Returns the exact file length.
-Result<int64_t> WriteManifestList(FileIO& io, const std::string& path, const std::vector<ManifestFile>& manifests,
+Result<int64_t> WriteManifestList(FileIO& io, const std::string& path,
+                                  const std::vector<ManifestFile>& manifests,
                                   const ManifestListWriterOptions& options);
 
 }  // namespace floe::iceberg

@@ -62,32 +62,32 @@ struct ManifestEntry {
 
 // partitions element of manifest_file (Avro record "r508").
 struct PartitionFieldSummary {
-  bool contains_null = false;                // 509
-  std::optional<bool> contains_nan;          // 518
-  std::optional<std::string> lower_bound;    // 510
-  std::optional<std::string> upper_bound;    // 511
+  bool contains_null = false;              // 509
+  std::optional<bool> contains_nan;        // 518
+  std::optional<std::string> lower_bound;  // 510
+  std::optional<std::string> upper_bound;  // 511
 
   bool operator==(const PartitionFieldSummary& other) const = default;
 };
 
 // manifest_file: one entry of a manifest list.
 struct ManifestFile {
-  std::string manifest_path;                          // 500
-  int64_t manifest_length = 0;                        // 501
-  int32_t partition_spec_id = 0;                      // 502
-  ManifestContent content = ManifestContent::kData;   // 517
-  int64_t sequence_number = 0;                        // 515
-  int64_t min_sequence_number = 0;                    // 516
-  int64_t added_snapshot_id = 0;                      // 503
-  int32_t added_files_count = 0;                      // 504
-  int32_t existing_files_count = 0;                   // 505
-  int32_t deleted_files_count = 0;                    // 506
-  int64_t added_rows_count = 0;                       // 512
-  int64_t existing_rows_count = 0;                    // 513
-  int64_t deleted_rows_count = 0;                     // 514
-  std::vector<PartitionFieldSummary> partitions;      // 507
-  std::optional<std::string> key_metadata;            // 519
-  std::optional<int64_t> first_row_id;                // 520 (v3)
+  std::string manifest_path;                         // 500
+  int64_t manifest_length = 0;                       // 501
+  int32_t partition_spec_id = 0;                     // 502
+  ManifestContent content = ManifestContent::kData;  // 517
+  int64_t sequence_number = 0;                       // 515
+  int64_t min_sequence_number = 0;                   // 516
+  int64_t added_snapshot_id = 0;                     // 503
+  int32_t added_files_count = 0;                     // 504
+  int32_t existing_files_count = 0;                  // 505
+  int32_t deleted_files_count = 0;                   // 506
+  int64_t added_rows_count = 0;                      // 512
+  int64_t existing_rows_count = 0;                   // 513
+  int64_t deleted_rows_count = 0;                    // 514
+  std::vector<PartitionFieldSummary> partitions;     // 507
+  std::optional<std::string> key_metadata;           // 519
+  std::optional<int64_t> first_row_id;               // 520 (v3)
 
   bool operator==(const ManifestFile& other) const = default;
 };

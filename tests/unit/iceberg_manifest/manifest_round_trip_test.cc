@@ -69,18 +69,19 @@ TEST_F(ManifestRoundTripTest, V2DataManifestWithInheritanceCountsAndSummaries) {
   ASSERT_OK_AND_ASSIGN(Type partition_type, spec_.PartitionType(schema_));
   ManifestWriterOptions options;
   options.snapshot_id = 42;
-  ASSERT_OK_AND_ASSIGN(auto writer, ManifestWriter::Open(*io_, dir_.File("m0.avro"), schema_, spec_, options));
+  ASSERT_OK_AND_ASSIGN(auto writer,
+                       ManifestWriter::Open(*io_, dir_.File("m0.avro"), schema_, spec_, options));
   DataFile a = MakeFile("s3://b/t/data/a.parquet",
-                        {Literal::String("bob"), Literal::Int(3), Literal::Date(17000), Literal::Decimal(1420, 2),
-                         Literal::Uuid(kUuid2), Literal::Double(2.5)},
+                        {Literal::String("bob"), Literal::Int(3), Literal::Date(17000),
+                         Literal::Decimal(1420, 2), Literal::Uuid(kUuid2), Literal::Double(2.5)},
                         10);
   DataFile b = MakeFile("s3://b/t/data/b.parquet",
                         {Literal::String("alice"), Literal::Int(1), Literal::Null(), Literal::Decimal(-5, 2),
                          Literal::Uuid(kUuid1), Literal::Double(std::nan(""))},
                         20);
   DataFile c = MakeFile("s3://b/t/data/c.parquet",
-                        {Literal::String("carol"), Literal::Int(0), Literal::Date(16000), Literal::Decimal(99999, 2),
-                         Literal::Null(), Literal::Double(-1.0)},
+                        {Literal::String("carol"), Literal::Int(0), Literal::Date(16000),
+                         Literal::Decimal(99999, 2), Literal::Null(), Literal::Double(-1.0)},
                         30);
   DataFile d = MakeFile("s3://b/t/data/d.parquet",
                         {Literal::Null(), Literal::Int(2), Literal::Date(18000), Literal::Decimal(0, 2),
@@ -117,7 +118,8 @@ TEST_F(ManifestRoundTripTest, V2DataManifestWithInheritanceCountsAndSummaries) {
   EXPECT_EQ(manifest.partitions[1].upper_bound, std::string("\3\0\0\0", 4));
   // day: 4-byte dates, a null.
   EXPECT_TRUE(manifest.partitions[2].contains_null);
-  EXPECT_EQ(manifest.partitions[2].lower_bound, *SerializeSingleValue(Literal::Date(16000), PrimitiveType(TypeKind::kDate)));
+  EXPECT_EQ(manifest.partitions[2].lower_bound,
+            *SerializeSingleValue(Literal::Date(16000), PrimitiveType(TypeKind::kDate)));
   // decimal: minimal big-endian two's complement, signed order.
   EXPECT_EQ(manifest.partitions[3].lower_bound, std::string("\xFB", 1));
   EXPECT_EQ(manifest.partitions[3].upper_bound, std::string("\x01\x86\x9F", 3));
@@ -127,15 +129,18 @@ TEST_F(ManifestRoundTripTest, V2DataManifestWithInheritanceCountsAndSummaries) {
   // double: NaN is counted but never a bound.
   EXPECT_EQ(manifest.partitions[5].contains_nan, true);
   EXPECT_TRUE(manifest.partitions[5].contains_null);
-  EXPECT_EQ(manifest.partitions[5].lower_bound, *SerializeSingleValue(Literal::Double(-1.0), PrimitiveType(TypeKind::kDouble)));
-  EXPECT_EQ(manifest.partitions[5].upper_bound, *SerializeSingleValue(Literal::Double(2.5), PrimitiveType(TypeKind::kDouble)));
+  EXPECT_EQ(manifest.partitions[5].lower_bound,
+            *SerializeSingleValue(Literal::Double(-1.0), PrimitiveType(TypeKind::kDouble)));
+  EXPECT_EQ(manifest.partitions[5].upper_bound,
+            *SerializeSingleValue(Literal::Double(2.5), PrimitiveType(TypeKind::kDouble)));
   EXPECT_EQ(manifest.partitions[1].contains_nan, false);
 
   ManifestListWriterOptions list_options;
   list_options.snapshot_id = 42;
   list_options.parent_snapshot_id = 7;
   list_options.sequence_number = 9;
-  ASSERT_OK_AND_ASSIGN(int64_t list_length, WriteManifestList(*io_, dir_.File("snap.avro"), {manifest}, list_options));
+  ASSERT_OK_AND_ASSIGN(int64_t list_length,
+                       WriteManifestList(*io_, dir_.File("snap.avro"), {manifest}, list_options));
   EXPECT_EQ(list_length, static_cast<int64_t>(std::filesystem::file_size(dir_.File("snap.avro"))));
   ASSERT_OK_AND_ASSIGN(std::vector<ManifestFile> listed, ReadManifestList(*io_, dir_.File("snap.avro")));
   ASSERT_EQ(listed.size(), 1u);
@@ -247,7 +252,8 @@ TEST_F(ManifestRoundTripTest, V3DeleteManifestWithDeletionVectorFieldsAndRowIds)
   list_options.snapshot_id = 77;
   list_options.sequence_number = 3;
   list_options.first_row_id = 100;
-  ASSERT_OK(WriteManifestList(*io_, dir_.File("l.avro"), {data_manifest, deletes, data_manifest}, list_options));
+  ASSERT_OK(
+      WriteManifestList(*io_, dir_.File("l.avro"), {data_manifest, deletes, data_manifest}, list_options));
   ASSERT_OK_AND_ASSIGN(std::vector<ManifestFile> listed, ReadManifestList(*io_, dir_.File("l.avro")));
   ASSERT_EQ(listed.size(), 3u);
   EXPECT_EQ(listed[0].first_row_id, 100);
@@ -270,7 +276,8 @@ TEST_F(ManifestRoundTripTest, V1ManifestsReadWithZeroSequenceNumbers) {
   ManifestWriterOptions options;
   options.format_version = 1;
   options.snapshot_id = 11;
-  ASSERT_OK_AND_ASSIGN(auto writer, ManifestWriter::Open(*io_, dir_.File("v1.avro"), schema_, spec_, options));
+  ASSERT_OK_AND_ASSIGN(auto writer,
+                       ManifestWriter::Open(*io_, dir_.File("v1.avro"), schema_, spec_, options));
   DataFile f = MakeFile("s3://b/t/data/v1.parquet",
                         {Literal::String("x"), Literal::Int(1), Literal::Date(1), Literal::Decimal(1, 2),
                          Literal::Uuid(kUuid1), Literal::Double(1)},
