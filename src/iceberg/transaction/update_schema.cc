@@ -169,7 +169,6 @@ Result<Schema> UpdateSchema::Apply(const TableMetadata& base) const {
       }
       case ChangeKind::kDelete: {
         FLOE_ASSIGN_OR_RETURN(FieldSlot slot, FindSlot(schema, c.name));
-        const int32_t id = slot.field().id;
         Schema single;
         single.fields.push_back(slot.field());
         for (const auto& [nested_id, unused] : single.IndexById()) {
@@ -194,7 +193,6 @@ Result<Schema> UpdateSchema::Apply(const TableMetadata& base) const {
             }
           }
         }
-        (void)id;
         slot.siblings->erase(slot.siblings->begin() + static_cast<std::ptrdiff_t>(slot.index));
         break;
       }
@@ -205,7 +203,6 @@ Result<Schema> UpdateSchema::Apply(const TableMetadata& base) const {
 }
 
 Result<Schema> UpdateSchema::Commit() {
-  std::optional<Schema> applied;
   auto attempt = [&](const LoadedTable& base) -> Result<LoadedTable> {
     FLOE_ASSIGN_OR_RETURN(Schema schema, Apply(base.metadata));
     const int32_t last_column_id = std::max(base.metadata.last_column_id, schema.HighestFieldId());
@@ -216,7 +213,6 @@ Result<Schema> UpdateSchema::Commit() {
     };
     std::vector<TableUpdate> updates = {update::AddSchema{schema, last_column_id},
                                         update::SetCurrentSchema{-1}};
-    applied = schema;
     return table_.ops().Commit(requirements, updates);
   };
   FLOE_ASSIGN_OR_RETURN(LoadedTable committed,
