@@ -9,6 +9,7 @@
 #include "formats/avro/container_writer.h"
 #include "formats/avro/json_output.h"
 #include "io/file_io.h"
+#include "io/s3/file_io_factory.h"
 
 namespace floe::cli {
 
@@ -17,13 +18,13 @@ namespace {
 using avro::AvroContainerReader;
 
 Result<std::unique_ptr<AvroContainerReader>> OpenAvro(const std::string& path) {
-  auto io = MakeLocalFileIO();
+  FLOE_ASSIGN_OR_RETURN(auto io, FileIOForUri(path));
   FLOE_ASSIGN_OR_RETURN(auto file, io->OpenRead(path));
   return AvroContainerReader::Open(std::move(file));
 }
 
 int Fail(const char* command, const Status& status) {
-  std::cerr << "floe avro " << command << ": " << status.ToString() << "\n";
+  std::cerr << "floe: avro " << command << ": " << status.ToString() << "\n";
   return 1;
 }
 
@@ -68,7 +69,7 @@ Status Convert(const std::string& in_path, const std::string& out_path, const st
   for (const auto& entry : reader->metadata()) {
     if (entry.first.rfind("avro.", 0) != 0) metadata.push_back(entry);
   }
-  auto io = MakeLocalFileIO();
+  FLOE_ASSIGN_OR_RETURN(auto io, FileIOForUri(out_path));
   FLOE_ASSIGN_OR_RETURN(auto out_file, io->Create(out_path));
   FLOE_ASSIGN_OR_RETURN(auto writer,
                         avro::AvroContainerWriter::Open(std::move(out_file), reader->writer_schema(),

@@ -13,6 +13,7 @@
 #include "formats/parquet/reader/physical_conversion.h"
 #include "formats/parquet/reader/value_decoder.h"
 #include "io/file_io.h"
+#include "io/s3/file_io_factory.h"
 
 namespace floe::cli {
 namespace {
@@ -25,7 +26,7 @@ int Fail(const Status& status) {
 }
 
 Result<std::unique_ptr<ParquetFileReader>> OpenParquet(const std::string& path) {
-  auto io = MakeLocalFileIO();
+  FLOE_ASSIGN_OR_RETURN(auto io, FileIOForUri(path));
   Result<std::unique_ptr<InputFile>> file = io->OpenRead(path);
   if (!file.ok()) return file.status();
   return ParquetFileReader::Open(std::shared_ptr<InputFile>(std::move(*file)));

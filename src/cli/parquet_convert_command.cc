@@ -12,6 +12,7 @@
 #include "formats/parquet/file_reader.h"
 #include "formats/parquet/file_writer.h"
 #include "io/file_io.h"
+#include "io/s3/file_io_factory.h"
 
 namespace floe::cli {
 namespace {
@@ -58,12 +59,13 @@ Status Convert(const ConvertOptions& options) {
   writer_options.dictionary_enabled = !options.no_dictionary;
   writer_options.delta_encodings = options.delta;
 
-  auto io = MakeLocalFileIO();
+  FLOE_ASSIGN_OR_RETURN(auto io, FileIOForUri(options.input));
   FLOE_ASSIGN_OR_RETURN(auto input, io->OpenRead(options.input));
   FLOE_ASSIGN_OR_RETURN(auto reader,
                         parquet::ParquetFileReader::Open(std::shared_ptr<InputFile>(std::move(input))));
   writer_options.key_value_metadata = reader->metadata().key_value_metadata;
-  FLOE_ASSIGN_OR_RETURN(auto output, io->Create(options.output));
+  FLOE_ASSIGN_OR_RETURN(auto output_io, FileIOForUri(options.output));
+  FLOE_ASSIGN_OR_RETURN(auto output, output_io->Create(options.output));
   FLOE_ASSIGN_OR_RETURN(
       auto writer, parquet::ParquetFileWriter::Open(std::move(output), reader->schema(), writer_options));
   for (int g = 0; g < reader->num_row_groups(); ++g) {
