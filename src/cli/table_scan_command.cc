@@ -57,15 +57,30 @@ std::vector<std::string> SplitColumns(const std::string& text) {
   return out;
 }
 
-// Splits "a = 1 and b > 2" at case-insensitive " and ".
+// Splits "a = 1 and b > 2" at case-insensitive " and " outside quotes.
 std::vector<std::string> SplitConjunction(const std::string& text) {
-  std::string lower = text;
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   std::vector<std::string> out;
   size_t start = 0;
-  for (size_t at = lower.find(" and "); at != std::string::npos; at = lower.find(" and ", start)) {
-    out.push_back(text.substr(start, at - start));
-    start = at + 5;
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quote != 0) {
+      if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '\'' || c == '"') {
+      quote = c;
+      continue;
+    }
+    if (c == ' ' && i + 5 <= text.size()) {
+      std::string word = text.substr(i, 5);
+      for (char& w : word) w = static_cast<char>(std::tolower(static_cast<unsigned char>(w)));
+      if (word == " and ") {
+        out.push_back(text.substr(start, i - start));
+        start = i + 5;
+        i += 4;
+      }
+    }
   }
   out.push_back(text.substr(start));
   return out;
