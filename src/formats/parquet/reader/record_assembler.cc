@@ -54,6 +54,27 @@ void ScatterFixed(const uint8_t* dense, const uint8_t* valid, int64_t n, uint8_t
   }
 }
 
+// Copies the next dense value into each slot whose definition level is valid
+// (null slots keep their zeros); the caller checked the dense value count.
+template <int kWidth>
+void ScatterFixedByLevels(const uint8_t* dense, const int16_t* def, int16_t valid_def, int64_t n,
+                          uint8_t* out) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (def[i] >= valid_def) {
+      std::memcpy(out + i * kWidth, dense, kWidth);
+      dense += kWidth;
+    }
+  }
+}
+
+// Set bits of one byte, without relying on a popcount instruction (the build
+// targets baseline x86-64, where __builtin_popcount is a library call).
+inline int CountBits8(unsigned x) {
+  x = x - ((x >> 1) & 0x55u);
+  x = (x & 0x33u) + ((x >> 2) & 0x33u);
+  return static_cast<int>((x + (x >> 4)) & 0x0Fu);
+}
+
 class Assembler {
  public:
   Assembler(std::vector<LeafData>* leaves, int first_leaf) : leaves_(leaves), first_leaf_(first_leaf) {}
@@ -88,6 +109,8 @@ class Assembler {
       dense.type = type;
       return dense;
     }
+    if (levels.rep == nullptr && node.slot_def <= 0)
+      return BuildFlatLeaf(type, node, levels, std::move(dense));
     // Slot validity, one byte per slot.
     std::vector<uint8_t> valid;
     valid.reserve(static_cast<size_t>(levels.count));
@@ -139,6 +162,83 @@ class Assembler {
       }
     }
     validity.Finish(&column);
+    return column;
+  }
+
+  // Leaf without repetition whose every level is a slot: validity comes
+  // straight from the definition levels, eight slots per bitmap byte.
+  Result<Column> BuildFlatLeaf(const DataType& type, const LevelNode& node, const Levels& levels,
+                               Column dense) {
+    const int64_t n = levels.count;
+    const int16_t* def = levels.def;
+    const int16_t valid_def = node.valid_def;
+    std::vector<uint8_t> bits(static_cast<size_t>((n + 7) / 8));
+    int64_t present = 0;
+    const int64_t full_bytes = n / 8;
+    for (int64_t b = 0; b < full_bytes; ++b) {
+      const int16_t* d = def + b * 8;
+      const unsigned byte =
+          static_cast<unsigned>(d[0] >= valid_def) | static_cast<unsigned>(d[1] >= valid_def) << 1 |
+          static_cast<unsigned>(d[2] >= valid_def) << 2 | static_cast<unsigned>(d[3] >= valid_def) << 3 |
+          static_cast<unsigned>(d[4] >= valid_def) << 4 | static_cast<unsigned>(d[5] >= valid_def) << 5 |
+          static_cast<unsigned>(d[6] >= valid_def) << 6 | static_cast<unsigned>(d[7] >= valid_def) << 7;
+      bits[static_cast<size_t>(b)] = static_cast<uint8_t>(byte);
+      present += CountBits8(byte);
+    }
+    for (int64_t i = full_bytes * 8; i < n; ++i) {
+      if (def[i] >= valid_def) {
+        bits[static_cast<size_t>(i >> 3)] |= static_cast<uint8_t>(1u << (i & 7));
+        ++present;
+      }
+    }
+    if (present != dense.length) {
+      return Status::Corruption("column has " + std::to_string(dense.length) +
+                                " values but its levels define " + std::to_string(present));
+    }
+    Column column(type);
+    column.length = n;
+    column.null_count = n - present;
+    if (present == n) {
+      if (type.is_binary_like()) {
+        column.offsets = std::move(dense.offsets);
+        column.data = std::move(dense.data);
+      } else {
+        column.values = std::move(dense.values);
+      }
+      return column;
+    }
+    if (type.is_binary_like()) {
+      column.offsets.resize(static_cast<size_t>(n) + 1);
+      int64_t* out = column.offsets.data();
+      const int64_t* in = dense.offsets.data();
+      out[0] = 0;
+      int64_t next = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        next += def[i] >= valid_def;
+        out[i + 1] = in[next];
+      }
+      column.data = std::move(dense.data);
+    } else {
+      const int width = type.fixed_width();
+      column.values.assign(static_cast<size_t>(n) * static_cast<size_t>(width), 0);
+      const uint8_t* in = dense.values.data();
+      uint8_t* out = column.values.data();
+      switch (width) {
+        case 1: ScatterFixedByLevels<1>(in, def, valid_def, n, out); break;
+        case 2: ScatterFixedByLevels<2>(in, def, valid_def, n, out); break;
+        case 4: ScatterFixedByLevels<4>(in, def, valid_def, n, out); break;
+        case 8: ScatterFixedByLevels<8>(in, def, valid_def, n, out); break;
+        case 16: ScatterFixedByLevels<16>(in, def, valid_def, n, out); break;
+        default:
+          for (int64_t i = 0; i < n; ++i) {
+            if (def[i] >= valid_def) {
+              std::memcpy(out + i * width, in, static_cast<size_t>(width));
+              in += width;
+            }
+          }
+      }
+    }
+    column.validity = std::move(bits);
     return column;
   }
 
