@@ -48,12 +48,24 @@ Status DecodePlainBooleans(const uint8_t* data, size_t size, int64_t count, uint
 Status DecodePlainByteArray(const uint8_t* data, size_t size, int64_t count, std::vector<int64_t>* offsets,
                             std::vector<uint8_t>* out, size_t* consumed) {
   if (count < 0) return Status::InvalidArgument("PLAIN byte array decode of a negative count");
-  // Every value takes at least its 4-byte length, which bounds the reservations.
-  offsets->reserve(offsets->size() + static_cast<size_t>(std::min<uint64_t>(count, size / 4)));
-  out->reserve(out->size() + size);
+  // Every value takes at least its 4-byte length, which bounds both buffers:
+  // they are sized once up front, written directly, and trimmed at the end.
+  if (static_cast<uint64_t>(count) > size / 4) {
+    return Status::Corruption("PLAIN byte array: " + std::to_string(count) + " values cannot fit in " +
+                              std::to_string(size) + " bytes");
+  }
+  const size_t old_offsets = offsets->size();
+  const size_t old_bytes = out->size();
+  offsets->resize(old_offsets + static_cast<size_t>(count));
+  out->resize(old_bytes + (size - static_cast<size_t>(count) * 4));
+  int64_t* offset_dst = offsets->data() + old_offsets;
+  uint8_t* byte_dst = out->data() + old_bytes;
+  size_t written = 0;
   size_t pos = 0;
   for (int64_t i = 0; i < count; ++i) {
     if (size - pos < 4) {
+      offsets->resize(old_offsets);
+      out->resize(old_bytes);
       return Status::Corruption("PLAIN byte array value " + std::to_string(i) + " of " +
                                 std::to_string(count) + ": length prefix truncated at offset " +
                                 std::to_string(pos));
@@ -61,14 +73,20 @@ Status DecodePlainByteArray(const uint8_t* data, size_t size, int64_t count, std
     const uint32_t length = LoadLength(data + pos);
     pos += 4;
     if (length > size - pos) {
+      offsets->resize(old_offsets);
+      out->resize(old_bytes);
       return Status::Corruption("PLAIN byte array value " + std::to_string(i) + " at offset " +
                                 std::to_string(pos - 4) + " declares " + std::to_string(length) +
                                 " bytes, only " + std::to_string(size - pos) + " remain");
     }
-    out->insert(out->end(), data + pos, data + pos + length);
+    // pos - 4 * (i + 1) bytes of values precede this one, so written + length
+    // <= size - 4 * count: the write stays inside the sized buffer.
+    std::memcpy(byte_dst + written, data + pos, length);
+    written += length;
     pos += length;
-    offsets->push_back(static_cast<int64_t>(out->size()));
+    offset_dst[i] = static_cast<int64_t>(old_bytes + written);
   }
+  out->resize(old_bytes + written);
   *consumed = pos;
   return Status::OK();
 }
