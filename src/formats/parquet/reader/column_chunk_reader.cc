@@ -1,6 +1,7 @@
 #include "formats/parquet/reader/column_chunk_reader.h"
 
 #include <algorithm>
+#include <memory>
 #include <span>
 #include <string>
 
@@ -270,10 +271,12 @@ Status ReadColumnChunk(InputFile& file, int64_t file_size, const ColumnDescripto
   if (extra_tail_bytes > 0) {
     length += std::min(extra_tail_bytes, file_size - start - length);
   }
-  std::vector<uint8_t> bytes(static_cast<size_t>(length));
-  FLOE_RETURN_IF_ERROR(file.ReadAt(start, length, bytes.data()));
+  // Left uninitialised (unlike a vector): ReadAt fills every byte or fails.
+  std::unique_ptr<uint8_t[]> bytes(new uint8_t[static_cast<size_t>(length)]);
+  FLOE_RETURN_IF_ERROR(file.ReadAt(start, length, bytes.get()));
   *out = LeafData();
-  return ChunkDecoder(leaf, meta, codec, limits, out).Decode(bytes);
+  return ChunkDecoder(leaf, meta, codec, limits, out)
+      .Decode(std::span<const uint8_t>(bytes.get(), static_cast<size_t>(length)));
 }
 
 }  // namespace floe::parquet
