@@ -57,7 +57,8 @@ Status DecodePlainByteArray(const uint8_t* data, size_t size, int64_t count, std
   const size_t old_offsets = offsets->size();
   const size_t old_bytes = out->size();
   offsets->resize(old_offsets + static_cast<size_t>(count));
-  out->resize(old_bytes + (size - static_cast<size_t>(count) * 4));
+  const size_t capacity = size - static_cast<size_t>(count) * 4;
+  out->resize(old_bytes + capacity);
   int64_t* offset_dst = offsets->data() + old_offsets;
   uint8_t* byte_dst = out->data() + old_bytes;
   size_t written = 0;
@@ -79,8 +80,18 @@ Status DecodePlainByteArray(const uint8_t* data, size_t size, int64_t count, std
                                 std::to_string(pos - 4) + " declares " + std::to_string(length) +
                                 " bytes, only " + std::to_string(size - pos) + " remain");
     }
-    // pos - 4 * (i + 1) bytes of values precede this one, so written + length
-    // <= size - 4 * count: the write stays inside the sized buffer.
+    // The buffer holds size - 4 * count bytes: the values, if every one of
+    // the `count` length prefixes is present. A value that leaves no room for
+    // the prefixes still to come means the page is truncated; refusing it here
+    // also keeps the write inside the buffer.
+    if (length > capacity - written) {
+      offsets->resize(old_offsets);
+      out->resize(old_bytes);
+      return Status::Corruption("PLAIN byte array value " + std::to_string(i) + " of " +
+                                std::to_string(count) + " at offset " + std::to_string(pos - 4) + " declares " +
+                                std::to_string(length) + " bytes, leaving no room for the " +
+                                std::to_string(count - i - 1) + " length prefixes that follow");
+    }
     std::memcpy(byte_dst + written, data + pos, length);
     written += length;
     pos += length;
