@@ -108,3 +108,23 @@ TEST(PlainTest, FixedWidth) {
 
 }  // namespace
 }  // namespace floe::parquet
+
+namespace floe::parquet {
+namespace {
+
+// Regression (fuzz): a page of empty strings sizes the output buffer to zero
+// bytes, whose data() may be null; copying zero bytes from it was undefined
+// behaviour (UBSan: null pointer passed to memcpy).
+TEST(PlainTest, EmptyValuesIntoAnEmptyBuffer) {
+  const std::vector<uint8_t> two_empty = {0, 0, 0, 0, 0, 0, 0, 0};
+  std::vector<int64_t> offsets;
+  std::vector<uint8_t> data;
+  size_t consumed = 0;
+  ASSERT_OK(DecodePlainByteArray(two_empty.data(), two_empty.size(), 2, &offsets, &data, &consumed));
+  EXPECT_EQ(offsets, (std::vector<int64_t>{0, 0}));
+  EXPECT_TRUE(data.empty());
+  EXPECT_EQ(consumed, 8u);
+}
+
+}  // namespace
+}  // namespace floe::parquet

@@ -92,7 +92,8 @@ Status DecodePlainByteArray(const uint8_t* data, size_t size, int64_t count, std
                                 std::to_string(length) + " bytes, leaving no room for the " +
                                 std::to_string(count - i - 1) + " length prefixes that follow");
     }
-    std::memcpy(byte_dst + written, data + pos, length);
+    // An empty buffer may have a null data(); memcpy must not see it.
+    if (length > 0) std::memcpy(byte_dst + written, data + pos, length);
     written += length;
     pos += length;
     offset_dst[i] = static_cast<int64_t>(old_bytes + written);
