@@ -1,0 +1,135 @@
+// PipelineConfig: a pipeline's TOML configuration file, parsed and checked.
+//
+// Contract: LoadPipelineConfig reads the file, rejects unknown keys and
+// wrong types with an InvalidArgument naming the file, the key path and what
+// was expected ("pipeline.toml: [trigger] interval: expected a duration like
+// \"60s\" or a number of seconds, got \"soon\""), expands ${VAR} from the
+// environment in string values, and fills every default documented in
+// docs/configuration.md. Relative local paths are resolved against the
+// config file's directory. Per-table overrides ([tables.<name>]) are merged
+// over the global [merge]/[target] settings by ForTable.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "io/s3/s3_config.h"
+
+namespace floe::ingest {
+
+enum class SourceFormat { kCda, kParquet };
+enum class WriteMode { kMerge, kAppend };
+// How ordering values compare: "hex" left-pads hex strings to 32 digits
+// (CDA gwcbi___seqval_hex), "number" compares integers, "timestamp" compares
+// timestamps/dates (or integers holding epoch units).
+enum class OrderingKind { kPaddedHex, kNumber, kTimestamp };
+enum class IncompatiblePolicy { kRescue, kQuarantine, kFail };
+
+struct SourceConfig {
+  SourceFormat format = SourceFormat::kCda;
+  std::string uri;                   // local directory or s3://bucket/prefix
+  std::vector<std::string> include;  // cda: table-name globs; parquet: path globs relative to uri
+  std::vector<std::string> exclude;
+  // cda: after a reset (manifest timestamp backwards, fingerprint gone) reload the table
+  // from scratch instead of stopping it.
+  bool reload_on_reset = false;
+  // parquet: the source table name (default: the last component of uri).
+  std::string table;
+  // parquet: a local file is eligible once unchanged for this long (object stores: at once).
+  int64_t settle_ms = 10'000;
+  // parquet: expose Hive-style key=value folders as string columns.
+  bool hive_partitioning = true;
+};
+
+struct MergeConfig {
+  WriteMode mode = WriteMode::kMerge;  // cda default; parquet sources default to append
+  std::vector<std::string> keys = {"id"};
+  std::string order_column = "gwcbi___seqval_hex";
+  OrderingKind order_kind = OrderingKind::kPaddedHex;
+  std::string operation_column = "gwcbi___operation";  // empty: every row is an upsert
+  std::vector<int64_t> insert_values = {0, 2};
+  std::vector<int64_t> update_values = {4};
+  std::vector<int64_t> delete_values = {1};
+  std::vector<int64_t> ignore_values = {3};  // CDA "before" images
+  int64_t tombstone_retention_ms = int64_t{30} * 24 * 3600 * 1000;
+};
+
+struct LineageConfig {
+  bool source_file = false;    // column _floe_source_file (string)
+  bool row_number = false;     // column _floe_source_row (long, 0-based row in its file)
+  bool file_modified = false;  // column _floe_source_modified (timestamptz)
+  bool ingested_at = false;    // column _floe_ingested_at (timestamptz, the batch's commit time)
+};
+
+struct CatalogConfig {
+  std::string type = "sql";  // "sql" | "filesystem"
+  std::string uri;           // sqlite:///..., postgresql://..., file:///...
+  std::string warehouse;     // local directory or s3://bucket/prefix
+  std::string name = "floe";
+};
+
+struct TargetConfig {
+  std::string ns = "default";  // [target] namespace, dotted for nested namespaces
+  int format_version = 2;      // 2: position delete files; 3: deletion vectors
+  int64_t target_file_size_bytes = int64_t{128} << 20;
+  std::string codec = "zstd";  // snappy | zstd | gzip | lz4 | none
+  std::optional<int> codec_level;
+  // Partition fields like "day(createtime)", "bucket(16, id)", "identity(region)".
+  std::vector<std::string> partition_by;
+  std::map<std::string, std::string> table_properties;
+};
+
+struct SchemaPolicyConfig {
+  IncompatiblePolicy on_incompatible = IncompatiblePolicy::kRescue;
+};
+
+struct TriggerConfig {
+  int64_t interval_ms = 60'000;
+  int64_t max_files_per_batch = 1000;
+  int64_t max_bytes_per_batch = int64_t{1} << 30;
+};
+
+// The settings one target table uses after [tables.<name>] overrides.
+struct TableSettings {
+  MergeConfig merge;
+  TargetConfig target;
+  SchemaPolicyConfig schema;
+  LineageConfig lineage;
+  std::string target_table;  // table name in the catalog (default: the source table name, lower-cased)
+};
+
+struct TableOverride {
+  std::optional<MergeConfig> merge;  // set when any merge key was given; unset keys keep the global value
+  std::optional<std::vector<std::string>> partition_by;
+  std::optional<IncompatiblePolicy> on_incompatible;
+  std::optional<std::string> target_table;
+  std::map<std::string, std::string> table_properties;
+};
+
+struct PipelineConfig {
+  std::string name;         // pipeline id: letters, digits, '-', '_'
+  std::string config_path;  // the file it was read from ("" when built in code)
+  SourceConfig source;
+  CatalogConfig catalog;
+  TargetConfig target;
+  MergeConfig merge;
+  SchemaPolicyConfig schema;
+  LineageConfig lineage;
+  TriggerConfig trigger;
+  std::string
+      state_dir;  // resolved: [state] dir, else $FLOE_STATE_DIR/<name>, else <config dir>/.floe-state/<name>
+  s3::S3Options s3;                             // [s3] section
+  std::map<std::string, TableOverride> tables;  // [tables.<source table name>]
+
+  TableSettings ForTable(const std::string& source_table) const;
+};
+
+Result<PipelineConfig> LoadPipelineConfig(const std::string& path);
+// Parses TOML text; `path` names it in errors and anchors relative paths.
+Result<PipelineConfig> ParsePipelineConfig(const std::string& toml_text, const std::string& path);
+
+}  // namespace floe::ingest

@@ -1,0 +1,111 @@
+// Ledger: the per-pipeline record of every source file and batch, kept in a
+// SQLite database (<state dir>/ledger.db) so that each file is ingested
+// exactly once across crashes and restarts.
+//
+// Contract: a file moves discovered -> in_batch(N) -> committed(snapshot), or
+// to quarantined(reason) or skipped(reason); a batch is open until it is
+// committed or released. Every method is one SQLite transaction (WAL mode,
+// synchronous=FULL), so a kill -9 leaves the ledger at the state before or
+// after a call, never between. Batch ids increase per pipeline and are never
+// reused. The ledger never talks to the table: the pipeline decides, from
+// the table's snapshot summaries, whether an open batch committed.
+// Not thread-safe: one Ledger per process and state dir (Open takes an
+// exclusive lock file <state dir>/ledger.lock and fails with a clear message
+// when another floe process holds it).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "ingest/base/source_file.h"
+
+namespace floe::ingest {
+
+enum class FileState { kDiscovered, kInBatch, kCommitted, kQuarantined, kSkipped };
+// "discovered", "in_batch", "committed", "quarantined", "skipped".
+const char* FileStateName(FileState state);
+
+struct LedgerFile {
+  SourceFile file;
+  FileState state = FileState::kDiscovered;
+  std::optional<int64_t> batch_id;
+  std::optional<int64_t> snapshot_id;
+  std::string reason;  // quarantined / skipped
+  int64_t discovered_at_ms = 0;
+  int64_t updated_at_ms = 0;
+};
+
+struct LedgerBatch {
+  int64_t batch_id = 0;
+  std::string table;
+  bool committed = false;
+  std::optional<int64_t> snapshot_id;
+  std::vector<std::string> uris;  // the files of the batch, in order
+};
+
+// What a source remembers about a table between runs (CDA reset detection).
+struct TableWatermark {
+  std::string table;
+  int64_t last_successful_write_ms = 0;
+  std::vector<std::string> fingerprints;
+};
+
+struct LedgerFilter {
+  std::optional<std::string> table;
+  std::optional<FileState> state;
+};
+
+class Ledger {
+ public:
+  static Result<std::unique_ptr<Ledger>> Open(const std::string& state_dir);
+  ~Ledger();
+
+  // Records files not seen before as discovered. A known file still
+  // `discovered` whose size or mtime changed gets the new values (and
+  // settles again); a known file in any other state that changed is
+  // reported in `changed_after_ingest` and otherwise left alone.
+  struct DiscoverResult {
+    int64_t new_files = 0;
+    std::vector<std::string> changed_after_ingest;
+  };
+  Result<DiscoverResult> RecordDiscovered(const std::vector<SourceFile>& files, int64_t now_ms);
+
+  // Discovered files of `table` in order_key order.
+  Result<std::vector<LedgerFile>> Pending(const std::string& table);
+  // Tables with pending files or open batches, sorted.
+  Result<std::vector<std::string>> TablesWithWork();
+
+  // Allocates the next batch id and moves `uris` (discovered files of
+  // `table`) into it.
+  Result<int64_t> OpenBatch(const std::string& table, const std::vector<std::string>& uris);
+  // Open batches, oldest first (after a crash: to resolve against the table).
+  Result<std::vector<LedgerBatch>> OpenBatches();
+  // Marks the batch and its in_batch files committed with `snapshot_id`.
+  Status CommitBatch(int64_t batch_id, int64_t snapshot_id);
+  // Returns the batch's in_batch files to discovered (the batch did not commit).
+  Status ReleaseBatch(int64_t batch_id);
+
+  // Sets a file aside (from discovered or in_batch) with the reason.
+  Status Quarantine(const std::string& uri, const std::string& reason);
+  Status Skip(const std::string& uri, const std::string& reason);
+  // Quarantined/skipped files of `table` (or all) back to discovered, e.g. after a fix.
+  Result<int64_t> Retry(const std::optional<std::string>& table);
+  // Forgets every file and watermark of `table` (a CDA reload after a reset).
+  Status ResetTable(const std::string& table);
+
+  Result<std::vector<LedgerFile>> Files(const LedgerFilter& filter);
+
+  Result<std::optional<TableWatermark>> Watermark(const std::string& table);
+  Status SetWatermark(const TableWatermark& watermark);
+
+ private:
+  struct Impl;
+  explicit Ledger(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace floe::ingest

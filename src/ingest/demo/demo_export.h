@@ -1,0 +1,57 @@
+// Demo CDA export generator: writes a realistic Guidewire CDA export (the
+// layout of cda-format.md) with floe's own Parquet writer, for the demo, the
+// tests and the benchmarks.
+//
+// Contract: deterministic for a given seed and options. Several tables of
+// 10+ columns (id bigint, publicid, createtime/updatetime timestamps,
+// retired, beanversion, decimals, dates, UTF-8 strings with non-ASCII text,
+// nulls, and the gwcbi___ change columns), many small part files per
+// timestamp folder, inserts, updates that arrive out of order across
+// folders, deletes followed by late older changes, several changes per id
+// within one folder, a schema change (added columns and an int->bigint
+// widening) under a second fingerprint, a folder holding only
+// .cda/batch-metrics.json, and a folder newer than the manifest's
+// lastSuccessfulWriteTimestamp (uncommitted). AppendFolders adds committed
+// folders to an existing export and advances the manifest.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "io/file_io.h"
+
+namespace floe::ingest {
+
+struct DemoExportOptions {
+  uint64_t seed = 42;
+  int64_t rows = 5000;  // ids per table at the end (roughly)
+  int tables = 3;       // 1..5
+  int folders = 12;     // committed timestamp folders per table
+  int files_per_folder = 3;
+  double update_fraction = 0.4;  // changes that are updates of existing ids
+  double delete_fraction = 0.05;
+  bool schema_change = true;
+  bool empty_folder = true;
+  bool uncommitted_folder = true;
+  int64_t start_ms = 1764547200000;  // 2025-12-01T00:00:00Z
+};
+
+struct DemoExportSummary {
+  std::string root;
+  std::vector<std::string> tables;
+  int64_t files = 0;
+  int64_t rows = 0;  // change rows written, all folders
+  int64_t bytes = 0;
+};
+
+Result<DemoExportSummary> GenerateDemoExport(FileIO& io, const std::string& root,
+                                             const DemoExportOptions& options);
+// Adds `folders` committed folders of new changes (same seed stream advanced
+// by `round`) to an export made by GenerateDemoExport, then advances
+// manifest.json.
+Result<DemoExportSummary> AppendDemoFolders(FileIO& io, const std::string& root,
+                                            const DemoExportOptions& options, int round, int folders);
+
+}  // namespace floe::ingest

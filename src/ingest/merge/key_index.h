@@ -1,0 +1,109 @@
+// PrimaryKeyIndex: where the live row of every key is in an Iceberg table,
+// and which keys were deleted — the cache that turns upserts and deletes into
+// position deletes (v2) or deletion-vector bits (v3) without equality deletes.
+//
+// Contract:
+// - Keys: a single integer key column (int8..int64, date) is stored exactly
+//   as an int64; any other key (strings, decimals, several columns) is
+//   stored as the 128-bit hash of its canonical encoding (KeyEncoder), whose
+//   collision chance is below 2^-64 for 2^32 keys (documented in
+//   docs/architecture.md). A null key column is an error naming the column.
+// - An entry is either live (data file, row position, ordering value) or a
+//   tombstone (ordering value of the delete, deletion time); live entries
+//   use at most 32 bytes per key for integer keys, 48 for hashed keys, plus
+//   the hash table's free slots (load factor >= 0.7 once past 1024 keys).
+// - Data file paths are interned: each entry stores a 32-bit file number.
+// - Persistence: Save writes <dir>/index-<snapshot id>.bin atomically
+//   (temp + rename) and is called BEFORE committing that snapshot; Load
+//   picks the file of the table's current snapshot when present; otherwise
+//   it takes the tombstones of the newest index file whose snapshot is in
+//   the table's history (or of any index file), rebuilds the live entries
+//   by reading the key and ordering columns of every live data file with
+//   their position deletes/deletion vectors applied, and drops a tombstone
+//   whose key is live with a greater ordering value. Files of snapshots that
+//   are neither current nor the newest ancestor are deleted. A corrupt index
+//   file is ignored (rebuilt) with a warning, never trusted.
+// Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "columnar/column.h"
+#include "common/status.h"
+#include "iceberg/spec/table_metadata.h"
+#include "ingest/merge/order_value.h"
+#include "io/file_io.h"
+
+namespace floe::ingest {
+
+// 128 bits identifying a key: {0, value} for exact integer keys, a hash otherwise.
+struct KeyId {
+  uint64_t hi = 0;
+  uint64_t lo = 0;
+  bool operator==(const KeyId&) const = default;
+};
+
+// Encodes the key of row `row` from the key columns (in key order).
+class KeyEncoder {
+ public:
+  // `columns` are the key columns' types in key order; `names` their names for errors.
+  static Result<KeyEncoder> Make(const std::vector<DataType>& types, std::vector<std::string> names);
+  bool exact_integer() const { return exact_integer_; }
+  Result<KeyId> KeyAt(const std::vector<const Column*>& columns, int64_t row) const;
+
+ private:
+  KeyEncoder() = default;
+  std::vector<DataType> types_;
+  std::vector<std::string> names_;
+  bool exact_integer_ = false;
+};
+
+struct KeyIndexSpec {
+  std::vector<std::string> key_columns;
+  std::string order_column;
+  OrderingKind order_kind = OrderingKind::kPaddedHex;
+};
+
+class PrimaryKeyIndex {
+ public:
+  struct Entry {
+    bool tombstone = false;
+    std::string_view data_file;  // live only; valid until the next mutation
+    int64_t position = 0;        // live only
+    OrderValue order;
+    int64_t deleted_at_ms = 0;  // tombstone only
+  };
+
+  PrimaryKeyIndex();
+  ~PrimaryKeyIndex();
+  PrimaryKeyIndex(PrimaryKeyIndex&&) noexcept;
+  PrimaryKeyIndex& operator=(PrimaryKeyIndex&&) noexcept;
+
+  std::optional<Entry> Find(const KeyId& key) const;
+  void PutLive(const KeyId& key, std::string_view data_file, int64_t position, const OrderValue& order);
+  void PutTombstone(const KeyId& key, const OrderValue& order, int64_t deleted_at_ms);
+  // Removes tombstones deleted before `cutoff_ms`; returns how many.
+  int64_t DropTombstonesBefore(int64_t cutoff_ms);
+
+  int64_t live_count() const;
+  int64_t tombstone_count() const;
+  // Bytes held by the table, file names and bookkeeping.
+  int64_t MemoryBytes() const;
+
+  // See the contract above. `dir` is the table's state directory.
+  Status Save(FileIO& io, const std::string& dir, int64_t snapshot_id) const;
+  static Result<PrimaryKeyIndex> Load(FileIO& state_io, const std::string& dir,
+                                      const iceberg::TableMetadata& table, FileIO& table_io,
+                                      const KeyIndexSpec& spec);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace floe::ingest

@@ -1,0 +1,93 @@
+// Schema reconciliation: how the columns of a source Parquet file map onto a
+// target table's Iceberg schema, how the table schema must evolve to take
+// them, and the conversion of source batches into batches of the table schema.
+//
+// Contract:
+// - Columns match by name (case-sensitive first, then case-insensitive).
+// - A source column the table lacks is added as an optional column with a
+//   fresh field id (its Iceberg type from FromFloeType; unsigned 8/16-bit
+//   become int, uint32 long, uint64 decimal(20,0); INT96 timestamps become
+//   timestamp; nested types keep their shape).
+// - A table column the file lacks reads as null (a required table column
+//   missing from a file is incompatible).
+// - Widening promotes the table column: int->long, float->double,
+//   decimal(p,s)->decimal(p',s) with p' > p. Narrower incoming types are cast
+//   up to the table's type (int into a long column, float into double,
+//   decimal(p,s) into decimal(p',s) with p <= p', date into timestamp is NOT
+//   a cast). Anything else is incompatible.
+// - Incompatible columns follow the policy: kRescue leaves the table column
+//   null for that file and writes {"<column>": <value as JSON>, ...} per row
+//   (only non-null offending values; null when none) into the string column
+//   `_rescued_data`, added to the table when first needed; kQuarantine and
+//   kFail make Reconcile return an error whose message names the file, the
+//   column, the table type and the file type
+//   ("s3://b/x/part-0.parquet: column amount: table type decimal(10,2), file type string").
+// - The key, ordering and operation columns are never rescued: a mismatch
+//   there is always an error (the caller quarantines the file).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "columnar/column.h"
+#include "common/status.h"
+#include "iceberg/spec/schema.h"
+#include "ingest/base/config.h"
+
+namespace floe::ingest {
+
+inline constexpr const char* kRescuedDataColumn = "_rescued_data";
+
+struct SchemaEvolution {
+  struct AddedColumn {
+    std::string name;
+    iceberg::Type type;
+  };
+  struct PromotedColumn {
+    std::string name;
+    iceberg::Type from;
+    iceberg::Type to;
+  };
+  std::vector<AddedColumn> added;
+  std::vector<PromotedColumn> promoted;
+  bool empty() const { return added.empty() && promoted.empty(); }
+};
+
+// The per-file mapping found by Reconcile.
+struct FileMapping {
+  std::string file_uri;
+  SchemaEvolution evolution;          // what this file needs from the table
+  std::vector<std::string> rescued;   // source columns whose values go to _rescued_data
+  std::vector<std::string> warnings;  // human-readable notes (e.g. a column cast up)
+};
+
+struct ReconcileOptions {
+  IncompatiblePolicy policy = IncompatiblePolicy::kRescue;
+  std::vector<std::string> protected_columns;  // keys, ordering, operation: never rescued
+  std::string table_name;                      // for messages
+  int format_version = 2;
+};
+
+// Compares a source file's schema with the table schema. Errors (policy
+// quarantine/fail, protected column mismatch) are InvalidArgument with the
+// message described above.
+Result<FileMapping> Reconcile(const iceberg::Schema& table_schema, const floe::Schema& file_schema,
+                              const std::string& file_uri, const ReconcileOptions& options);
+
+// The table schema after applying `evolutions` in order (new columns get ids
+// above table_schema.HighestFieldId() and the table's last-column-id
+// `last_column_id`; the same column added by two files is added once, with
+// the wider type). The returned schema keeps table_schema's schema_id; the
+// caller's commit assigns the new id.
+Result<iceberg::Schema> EvolveSchema(const iceberg::Schema& table_schema, int32_t last_column_id,
+                                     const std::vector<SchemaEvolution>& evolutions, int format_version);
+
+// Converts `source` (a batch read from the file `mapping` describes) into a
+// batch with exactly the columns of ToFloeSchema(target) in order: matched
+// columns cast up as needed, missing columns null, rescued values as JSON in
+// _rescued_data. Errors name the file and column.
+Result<RecordBatch> ConformBatch(const RecordBatch& source, const FileMapping& mapping,
+                                 const iceberg::Schema& target);
+
+}  // namespace floe::ingest

@@ -1,0 +1,40 @@
+// CdaManifest: a Guidewire CDA export's manifest.json.
+//
+// Contract: ParseCdaManifest accepts the documented shape (table -> object
+// with lastSuccessfulWriteTimestamp as a string or number, schemaHistory
+// fingerprint -> start time as string or number, dataFilesPath,
+// totalProcessedRecordsCount) and tolerates unknown members. Anything else
+// is InvalidArgument naming `uri`, the table and the member. Fingerprints
+// come back sorted by start time (ties by fingerprint text).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+
+namespace floe::ingest {
+
+struct CdaSchemaVersion {
+  std::string fingerprint;
+  int64_t start_ms = 0;
+};
+
+struct CdaTableEntry {
+  std::string table;
+  int64_t last_successful_write_ms = 0;
+  int64_t total_processed_records = 0;
+  std::string data_files_path;
+  std::vector<CdaSchemaVersion> schema_history;  // sorted by start_ms
+};
+
+struct CdaManifest {
+  std::map<std::string, CdaTableEntry> tables;
+};
+
+Result<CdaManifest> ParseCdaManifest(std::string_view json, const std::string& uri);
+
+}  // namespace floe::ingest

@@ -1,0 +1,118 @@
+// TableIngestor: applies one batch of source files to one Iceberg table in
+// one commit — the heart of the pipeline.
+//
+// Contract for ApplyBatch:
+// - Creates the table on first sight (namespace too) from the first readable
+//   file's schema (plus lineage columns), with the configured partition spec,
+//   format version and properties (no identifier fields: CDA key columns are
+//   optional in the source schema).
+// - Reads every file (Parquet, through the source FileIO, one row group at a
+//   time). A file that cannot be read, lacks a key/ordering/operation
+//   column, has a null key or ordering value, an unknown operation code, or
+//   is incompatible under policy quarantine, is reported in `quarantined`
+//   with a reason naming the file (and column) and contributes nothing;
+//   the rest of the batch goes on. Under policy fail an incompatible file
+//   fails the whole batch (nothing is committed).
+// - mode merge: within the batch and against the PrimaryKeyIndex, a change
+//   applies only when its ordering value is greater than the key's current
+//   one (live row or tombstone); the newest change per key wins; operation
+//   ignore values are dropped; stale changes are counted. A replaced or
+//   deleted live row becomes a position delete (v2: one position delete file
+//   per partition of deleted rows; v3: one deletion vector per data file,
+//   merged with the file's existing vector, which the commit replaces).
+//   Deletes leave tombstones. Equal ordering values: the later file/row in
+//   batch order wins within a batch; against the table the change is stale.
+// - mode append: every row (except ignore values) is appended.
+// - Writes rolling Parquet data files at the target size under the table
+//   location, and commits data files, delete files and any schema evolution
+//   in ONE snapshot whose summary carries floe.pipeline = <pipeline name>,
+//   floe.batch-id = <batch id>, floe.source-files = <count> and per-kind
+//   counts (floe.rows-inserted/updated/deleted/stale).
+// - Before the commit the key index for the new snapshot is saved (see
+//   key_index.h), so a crash right after the commit finds it.
+// - A batch where every file was quarantined, or that changes nothing,
+//   commits nothing (snapshot_id empty).
+// - On any error the index is reloaded on the next batch; files already
+//   written stay only when the commit outcome is unknown.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/table/table_catalog.h"
+#include "common/status.h"
+#include "ingest/base/config.h"
+#include "ingest/base/source_file.h"
+#include "io/file_io.h"
+
+namespace floe::ingest {
+
+inline constexpr const char* kSummaryPipeline = "floe.pipeline";
+inline constexpr const char* kSummaryBatchId = "floe.batch-id";
+
+struct BatchCounts {
+  int64_t files = 0;  // files that contributed (not quarantined)
+  int64_t bytes_read = 0;
+  int64_t rows_read = 0;
+  int64_t inserted = 0;
+  int64_t updated = 0;
+  int64_t deleted = 0;
+  int64_t stale = 0;    // changes older than the row's current version
+  int64_t ignored = 0;  // operation ignore values (CDA 3) and deletes of absent keys
+  int64_t data_files_written = 0;
+  int64_t delete_files_written = 0;
+  void Add(const BatchCounts& other);
+};
+
+struct QuarantinedFile {
+  std::string uri;
+  std::string reason;
+};
+
+struct BatchResult {
+  std::optional<int64_t> snapshot_id;
+  BatchCounts counts;
+  std::vector<QuarantinedFile> quarantined;
+  std::vector<std::string> warnings;  // schema casts, rescued columns
+};
+
+struct TableIngestorOptions {
+  std::string pipeline_name;
+  catalog::TableIdentifier table;
+  TableSettings settings;
+  std::string state_dir;         // this table's directory for the key index
+  int64_t now_ms_for_tests = 0;  // 0: the clock
+};
+
+class TableIngestor {
+ public:
+  // `source_io` opens the source files; the catalog's FileIO writes the table.
+  static Result<std::unique_ptr<TableIngestor>> Open(catalog::TableCatalog& catalog,
+                                                     std::shared_ptr<FileIO> source_io,
+                                                     std::shared_ptr<FileIO> state_io,
+                                                     TableIngestorOptions options);
+  ~TableIngestor();
+
+  // Called after each file is read (for progress): file uri, rows, bytes.
+  using ProgressFn = std::function<void(const std::string&, int64_t, int64_t)>;
+
+  Result<BatchResult> ApplyBatch(const std::vector<SourceFile>& files, int64_t batch_id,
+                                 const ProgressFn& progress = nullptr);
+
+  // Snapshot ids of the table's history (current ancestry) whose summary has
+  // floe.pipeline = `pipeline` and floe.batch-id = `batch_id`; nullopt if none.
+  static Result<std::optional<int64_t>> FindCommittedBatch(catalog::TableCatalog& catalog,
+                                                           const catalog::TableIdentifier& table,
+                                                           const std::string& pipeline, int64_t batch_id);
+
+ private:
+  struct Impl;
+  explicit TableIngestor(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace floe::ingest
