@@ -29,9 +29,19 @@ namespace floe::ingest {
 struct Discovery {
   std::vector<SourceFile> files;
   std::map<std::string, std::string> table_errors;  // table -> message
+  // CDA: the manifest's values for every table seen, except tables in
+  // `table_errors` (their previous watermark must stay so that a reset keeps
+  // being reported until the user acts).
   std::vector<TableWatermark> new_watermarks;
   // Tables the source saw (with or without new files), sorted.
   std::vector<std::string> tables;
+  // Things the user should know that stop nothing (e.g. a CDA fingerprint
+  // folder that is not in schemaHistory, whose files are ignored).
+  std::vector<std::string> warnings;
+  // CDA with reload_on_reset: tables whose export was reset. The pipeline
+  // forgets their ledger state and target table, then loads `files` (which
+  // hold the whole current export of those tables) from scratch.
+  std::vector<std::string> reset_tables;
 };
 
 class Source {

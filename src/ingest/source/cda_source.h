@@ -1,0 +1,47 @@
+// CdaSource: discovers the committed files of a Guidewire CDA export.
+//
+// Contract: reads <uri>/manifest.json through the FileIO, keeps the tables
+// whose names pass [source] include/exclude (GlobMode::kName), lists
+// <uri>/<table>/ and returns <table>/<fingerprint>/<ts>/<name>.parquet when
+// the fingerprint is in the table's schemaHistory and the all-digit ts is <=
+// lastSuccessfulWriteTimestamp. Hidden entries (.cda/batch-metrics.json,
+// names or folders starting with '.' or '_') and non-Parquet files are
+// ignored; a timestamp folder without Parquet files is normal. Parquet files
+// in fingerprint folders missing from schemaHistory, or at unexpected depths,
+// are ignored with one warning per folder. order_key is
+// "<fingerprint start ms, 20 digits>/<ts, 20 digits>/<file name>".
+//
+// The export root in the config is authoritative: the manifest's
+// dataFilesPath is informational only (a local or mirrored copy of an export
+// still carries the producer's s3:// paths there) and is never used.
+//
+// Reset detection against the previous run's watermark of a table: the
+// manifest's lastSuccessfulWriteTimestamp went backwards, or a fingerprint
+// of the watermark is gone from schemaHistory. Without reload_on_reset the
+// table gets a table_errors entry, no files and no new watermark; with it
+// the table is listed in reset_tables, its new watermark is returned and its
+// files are the whole current export. A table that has a watermark but is no
+// longer in the manifest is a table error. A table in the manifest without a
+// folder yet has no files.
+#pragma once
+
+#include <memory>
+
+#include "ingest/source/source.h"
+
+namespace floe::ingest {
+
+class CdaSource : public Source {
+ public:
+  CdaSource(SourceConfig config, std::shared_ptr<FileIO> io);
+
+  Result<Discovery> Discover(const std::map<std::string, TableWatermark>& watermarks,
+                             int64_t now_ms) override;
+  FileIO& io() override { return *io_; }
+
+ private:
+  SourceConfig config_;
+  std::shared_ptr<FileIO> io_;
+};
+
+}  // namespace floe::ingest
