@@ -2,7 +2,9 @@
 //
 // Contract: the added files go into new manifests (one per partition spec);
 // every manifest of the parent snapshot is carried over unchanged. Nothing is
-// validated against concurrent commits: appends never conflict.
+// validated against concurrent commits: appends never conflict, except that
+// SetSchema (an evolved schema made current in the same snapshot, see
+// SnapshotProducer::SetNewSchema) fails if the table schema changed meanwhile.
 #pragma once
 
 #include <string>
@@ -17,6 +19,11 @@ class FastAppend final : public SnapshotProducer {
 
   // A data file (content kData) with its partition tuple for file.spec_id.
   FastAppend& AppendFile(const DataFile& file);
+  // `evolved` was built from the schema current when this action was created (ids assigned from that state).
+  FastAppend& SetSchema(Schema evolved) {
+    SetNewSchema(std::move(evolved));
+    return *this;
+  }
   // An extra summary property, e.g. floe's pipeline and batch ids.
   FastAppend& Set(const std::string& key, const std::string& value) {
     SetSummaryProperty(key, value);

@@ -27,20 +27,32 @@ RowDelta& RowDelta::AddDeletes(const DataFile& delete_file) {
   return *this;
 }
 
+RowDelta& RowDelta::RemoveDeletes(const std::string& delete_file_path) {
+  if (delete_file_path.empty() && invalid_.ok()) {
+    invalid_ = Status::InvalidArgument("RemoveDeletes takes a delete file path; got an empty one");
+  }
+  removes_deletes_ = true;
+  RemoveDeleteFilePath(delete_file_path);
+  return *this;
+}
+
 RowDelta& RowDelta::ValidateDataFileExists(const std::string& path) {
   referenced_.insert(path);
   return *this;
 }
 
 std::string RowDelta::operation() const {
-  if (has_data_ && !has_deletes_) return kOperationAppend;
-  if (has_deletes_ && !has_data_) return kOperationDelete;
+  const bool changes_deletes = has_deletes_ || removes_deletes_;
+  if (has_data_ && !changes_deletes) return kOperationAppend;
+  if (changes_deletes && !has_data_) return kOperationDelete;
   return kOperationOverwrite;
 }
 
 Status RowDelta::ValidateAgainst(const TableMetadata&) {
   FLOE_RETURN_IF_ERROR(invalid_);
-  if (added_files_.empty()) return Status::InvalidArgument("row delta has no files to add");
+  if (added_files_.empty() && removed_paths_.empty()) {
+    return Status::InvalidArgument("row delta has no files to add or remove");
+  }
   set_fail_on_removed_data(referenced_);
   set_fail_on_new_deletes_for(referenced_);
   return Status::OK();

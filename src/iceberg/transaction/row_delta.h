@@ -2,13 +2,19 @@
 // together (a change batch's inserts and deletes) as one snapshot.
 //
 // Contract: the operation is "append" when only data files are added,
-// "delete" when only delete files are, "overwrite" otherwise. On every
+// "delete" when only delete files are added or removed, "overwrite" when data
+// files are added together with added or removed delete files. On every
 // attempt it checks the commits made since the table state it started from:
 // a data file referenced by an added delete file (referenced_data_file) or
 // named with ValidateDataFileExists must not have been removed, and no other
 // delete file may have been added for those data files (one deletion vector
 // per data file; concurrent deletes would be lost). A conflict is a
 // non-retryable CommitFailed ("validation failed: ...").
+//
+// RemoveDeletes drops a delete file that must be live in the base of every
+// attempt (e.g. a deletion vector replaced by a merged one that AddDeletes
+// adds in this commit), else validation fails. SetSchema makes an evolved
+// schema current in the same snapshot (see SnapshotProducer::SetNewSchema).
 #pragma once
 
 #include <set>
@@ -24,6 +30,13 @@ class RowDelta final : public SnapshotProducer {
 
   RowDelta& AddRows(const DataFile& data_file);
   RowDelta& AddDeletes(const DataFile& delete_file);
+  // Removes the live delete file `delete_file_path` (position deletes, deletion vector or equality deletes).
+  RowDelta& RemoveDeletes(const std::string& delete_file_path);
+  // `evolved` was built from the schema current when this action was created (ids assigned from that state).
+  RowDelta& SetSchema(Schema evolved) {
+    SetNewSchema(std::move(evolved));
+    return *this;
+  }
   // Requires `path` to still be live (e.g. a data file an equality delete was derived from).
   RowDelta& ValidateDataFileExists(const std::string& path);
   RowDelta& Set(const std::string& key, const std::string& value) {
@@ -39,6 +52,7 @@ class RowDelta final : public SnapshotProducer {
   Status invalid_;
   bool has_data_ = false;
   bool has_deletes_ = false;
+  bool removes_deletes_ = false;
   std::set<std::string> referenced_;
 };
 

@@ -94,6 +94,8 @@ bool IsDeletionVector(const DataFile& file) {
 SnapshotProducer::SnapshotProducer(Table& table)
     : table_(table),
       starting_snapshot_id_(table.metadata().current_snapshot_id),
+      starting_schema_id_(table.metadata().current_schema_id),
+      starting_last_column_id_(table.metadata().last_column_id),
       snapshot_id_(NewSnapshotId()),
       commit_uuid_(NewUuidV4()) {}
 
@@ -106,10 +108,53 @@ void SnapshotProducer::DeleteQuietly(const std::vector<std::string>& paths) {
   for (const auto& path : paths) (void)table_.io().Delete(path);
 }
 
-Status SnapshotProducer::WriteAddedManifests(const TableMetadata& base) {
-  if (added_manifests_written_) return Status::OK();
-  const Schema* schema = base.CurrentSchema();
-  if (schema == nullptr) return Status::Corruption("table has no current schema");
+void SnapshotProducer::SetNewSchema(Schema evolved) {
+  const Schema* starting = table_.metadata().SchemaById(starting_schema_id_);
+  if (starting != nullptr && starting->fields == evolved.fields &&
+      starting->identifier_field_ids == evolved.identifier_field_ids) {
+    new_schema_.reset();
+    invalid_schema_ = Status::OK();
+    return;
+  }
+  Status valid = evolved.Validate();
+  invalid_schema_ = valid.ok() ? valid : valid.WithContext("evolved schema");
+  new_schema_ = std::move(evolved);
+}
+
+Result<Schema> SnapshotProducer::SnapshotSchema(const TableMetadata& base) const {
+  if (!new_schema_) {
+    const Schema* current = base.CurrentSchema();
+    if (current == nullptr) return Status::Corruption("table has no current schema");
+    return *current;
+  }
+  FLOE_RETURN_IF_ERROR(invalid_schema_);
+  if (base.current_schema_id != starting_schema_id_ || base.last_column_id != starting_last_column_id_) {
+    return ValidationFailed(
+        "the table schema changed concurrently (current schema id " + std::to_string(starting_schema_id_) +
+        " -> " + std::to_string(base.current_schema_id) + ", last-column-id " +
+        std::to_string(starting_last_column_id_) + " -> " + std::to_string(base.last_column_id) +
+        "); the files of this commit were written with the field ids of the old schema");
+  }
+  // The id the catalog's builder will give the schema (it reuses an identical schema's id).
+  TableMetadataBuilder builder(base);
+  FLOE_ASSIGN_OR_RETURN(int32_t schema_id, builder.AddSchema(*new_schema_));
+  Schema schema = *new_schema_;
+  schema.schema_id = schema_id;
+  return schema;
+}
+
+Status SnapshotProducer::WriteAddedManifests(const TableMetadata& base, const Schema& schema_ref) {
+  if (added_manifests_written_) {
+    // Without a schema change the first attempt's manifests stay valid; with one they must name
+    // the schema id this attempt commits (it moves only if another schema was added meanwhile).
+    if (!new_schema_ || added_manifests_schema_id_ == schema_ref.schema_id) return Status::OK();
+    std::vector<std::string> stale;
+    for (const auto& m : added_manifests_) stale.push_back(m.manifest_path);
+    DeleteQuietly(stale);
+    added_manifests_.clear();
+    added_manifests_written_ = false;
+  }
+  const Schema* schema = &schema_ref;
   // One manifest per (spec, content): data and deletes may not share a manifest.
   std::map<std::pair<int32_t, ManifestContent>, std::vector<const DataFile*>> groups;
   for (const auto& f : added_files_) {
@@ -149,6 +194,7 @@ Status SnapshotProducer::WriteAddedManifests(const TableMetadata& base) {
   }
   added_manifests_ = std::move(written);
   added_manifests_written_ = true;
+  added_manifests_schema_id_ = schema_ref.schema_id;
   return Status::OK();
 }
 
@@ -191,8 +237,9 @@ Result<LoadedTable> SnapshotProducer::CommitAttempt(const LoadedTable& loaded) {
     return Status::Internal("snapshot id " + std::to_string(snapshot_id_) + " already exists in the table");
   }
   FLOE_RETURN_IF_ERROR(ValidateAgainst(base));
+  FLOE_ASSIGN_OR_RETURN(Schema snapshot_schema, SnapshotSchema(base));
   FLOE_RETURN_IF_ERROR(ValidateConcurrentCommits(base));
-  FLOE_RETURN_IF_ERROR(WriteAddedManifests(base));
+  FLOE_RETURN_IF_ERROR(WriteAddedManifests(base, snapshot_schema));
 
   const Snapshot* parent = base.CurrentSnapshot();
   std::vector<ManifestFile> parent_manifests;
@@ -217,12 +264,19 @@ Result<LoadedTable> SnapshotProducer::CommitAttempt(const LoadedTable& loaded) {
   std::vector<ManifestFile> manifests = added_manifests_;
   std::set<std::string> found;
   std::set<std::string> removed_data_paths;
+  // Rewritten manifests keep the schema their entries were written under.
   const Schema* schema = base.CurrentSchema();
+  // When only delete files are removed, no data manifest needs reading.
+  const bool removes_data = removed_paths_.size() > removed_delete_paths_.size();
   for (int pass = 0; pass < 2; ++pass) {
     // Pass 0 handles data manifests, pass 1 delete manifests, so deletes of removed data files are known.
     for (const auto& manifest : parent_manifests) {
       const bool is_data = manifest.content == ManifestContent::kData;
       if (is_data != (pass == 0)) continue;
+      if (is_data && !removes_data) {
+        manifests.push_back(manifest);
+        continue;
+      }
       if (manifest.added_files_count + manifest.existing_files_count == 0 &&
           manifest.deleted_files_count > 0) {
         continue;  // only DELETED entries: nothing live to carry
@@ -237,7 +291,9 @@ Result<LoadedTable> SnapshotProducer::CommitAttempt(const LoadedTable& loaded) {
       auto is_removed = [&](const ManifestEntry& e) {
         if (e.status == ManifestEntryStatus::kDeleted) return false;
         const DataFile& f = e.data_file;
-        if (removed_paths_.count(f.file_path)) return true;
+        if (removed_paths_.count(f.file_path)) {
+          return f.content != DataFileContent::kData || !removed_delete_paths_.count(f.file_path);
+        }
         return remove_dangling_deletes_ && f.content != DataFileContent::kData && f.referenced_data_file &&
                removed_data_paths.count(*f.referenced_data_file) > 0;
       };
@@ -286,7 +342,10 @@ Result<LoadedTable> SnapshotProducer::CommitAttempt(const LoadedTable& loaded) {
     }
   }
   for (const auto& path : removed_paths_) {
-    if (!found.count(path)) return fail(ValidationFailed("file " + path + " is not live in the table"));
+    if (!found.count(path)) {
+      const char* what = removed_delete_paths_.count(path) ? "delete file " : "file ";
+      return fail(ValidationFailed(what + path + " is not live in the table"));
+    }
   }
 
   Snapshot snapshot;
@@ -294,7 +353,7 @@ Result<LoadedTable> SnapshotProducer::CommitAttempt(const LoadedTable& loaded) {
   if (parent != nullptr) snapshot.parent_snapshot_id = parent->snapshot_id;
   snapshot.sequence_number = base.format_version >= 2 ? base.last_sequence_number + 1 : 0;
   snapshot.timestamp_ms = std::max(CurrentTimeMillis(), parent != nullptr ? parent->timestamp_ms : 0);
-  snapshot.schema_id = base.current_schema_id;
+  snapshot.schema_id = snapshot_schema.schema_id;
   snapshot.manifest_list = base.location + "/metadata/snap-" + std::to_string(snapshot_id_) + "-" +
                            std::to_string(attempt_) + "-" + commit_uuid_ + ".avro";
   auto& s = snapshot.summary;
@@ -353,10 +412,17 @@ Result<LoadedTable> SnapshotProducer::CommitAttempt(const LoadedTable& loaded) {
       requirement::AssertTableUuid{base.table_uuid},
       requirement::AssertRefSnapshotId{kMainBranch, base.current_snapshot_id},
   };
-  std::vector<TableUpdate> updates = {
-      update::AddSnapshot{snapshot},
-      update::SetSnapshotRef{kMainBranch, main_ref},
-  };
+  std::vector<TableUpdate> updates;
+  if (new_schema_) {
+    // The field ids of this commit's files were assigned from the starting schema state.
+    requirements.push_back(requirement::AssertCurrentSchemaId{starting_schema_id_});
+    requirements.push_back(requirement::AssertLastAssignedFieldId{starting_last_column_id_});
+    updates.push_back(
+        update::AddSchema{snapshot_schema, std::max(base.last_column_id, snapshot_schema.HighestFieldId())});
+    updates.push_back(update::SetCurrentSchema{-1});
+  }
+  updates.push_back(update::AddSnapshot{snapshot});
+  updates.push_back(update::SetSnapshotRef{kMainBranch, main_ref});
   auto committed = table_.ops().Commit(requirements, updates);
   if (!committed.ok()) return fail(committed.status());
   committed_ = snapshot;

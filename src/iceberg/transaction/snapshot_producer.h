@@ -14,6 +14,15 @@
 // Validation conflicts (a removed file is no longer live, a concurrent commit
 // deleted a data file this change refers to, or added deletes for a file this
 // change replaces) are non-retryable CommitFailed errors ("validation failed").
+//
+// Schema change in the same commit (SetNewSchema): the evolved schema was
+// built on the schema current when the action started. Each attempt requires
+// that schema id and last-column-id to be unchanged and, before AddSnapshot,
+// adds the schema (the builder reuses the id of an identical schema) and makes
+// it current; the snapshot's schema-id and the added manifests' "schema" are
+// the evolved schema's. A concurrent schema change is a non-retryable
+// validation failure: the written files carry field ids of the old plan. An
+// evolved schema equal to the starting one (ignoring schema-id) changes nothing.
 #pragma once
 
 #include <cstdint>
@@ -82,6 +91,15 @@ class SnapshotProducer {
   void SetSummaryProperty(const std::string& key, const std::string& value) { extra_summary_[key] = value; }
   void AddFile(const DataFile& file) { added_files_.push_back(file); }
   void RemovePath(const std::string& path) { removed_paths_.insert(path); }
+  // Removes a live delete file; naming a data file fails the commit with InvalidArgument.
+  void RemoveDeleteFilePath(const std::string& path) {
+    removed_paths_.insert(path);
+    removed_delete_paths_.insert(path);
+  }
+  // Makes `evolved` the table's current schema in the same commit (see the contract above).
+  void SetNewSchema(Schema evolved);
+  // Whether SetNewSchema asked for a schema that differs from the starting one.
+  bool changes_schema() const { return new_schema_.has_value(); }
   // Also removes delete files whose referenced_data_file is a removed data file.
   void set_remove_dangling_deletes(bool value) { remove_dangling_deletes_ = value; }
   // Conflict checks against commits made after the table state this action started from.
@@ -90,6 +108,8 @@ class SnapshotProducer {
 
   Table& table_;
   std::optional<int64_t> starting_snapshot_id_;
+  int32_t starting_schema_id_;
+  int32_t starting_last_column_id_;
   std::vector<DataFile> added_files_;
   std::set<std::string> removed_paths_;
 
@@ -97,13 +117,19 @@ class SnapshotProducer {
   struct Attempt;
   Result<LoadedTable> CommitAttempt(const LoadedTable& base);
   Status ValidateConcurrentCommits(const TableMetadata& base);
-  Status WriteAddedManifests(const TableMetadata& base);
+  // The schema the new snapshot is written with: the evolved one (its id as the
+  // metadata builder will assign it on `base`) or base's current schema.
+  Result<Schema> SnapshotSchema(const TableMetadata& base) const;
+  Status WriteAddedManifests(const TableMetadata& base, const Schema& schema);
   std::string NewManifestPath(const TableMetadata& base);
   void DeleteQuietly(const std::vector<std::string>& paths);
 
   int64_t snapshot_id_;
   int attempt_ = 0;
   bool remove_dangling_deletes_ = false;
+  std::set<std::string> removed_delete_paths_;
+  std::optional<Schema> new_schema_;  // set only when it differs from the starting schema
+  Status invalid_schema_;
   std::set<std::string> must_stay_live_;
   std::set<std::string> no_new_deletes_for_;
   std::map<std::string, std::string> extra_summary_;
@@ -112,6 +138,7 @@ class SnapshotProducer {
   // Manifests for added files, written on the first attempt and reused.
   std::vector<ManifestFile> added_manifests_;
   bool added_manifests_written_ = false;
+  int32_t added_manifests_schema_id_ = 0;
   std::optional<Snapshot> committed_;
 };
 
