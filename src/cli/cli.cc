@@ -15,6 +15,7 @@ int Main(int argc, char** argv) {
   RegisterAvroCommands(app, exit_code);
   RegisterTableCommands(app, exit_code);
   RegisterTableScanCommand(app, exit_code);
+  RegisterRunCommands(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -16,5 +16,7 @@ void RegisterAvroCommands(CLI::App& app, ExitCode& exit_code);
 void RegisterTableCommands(CLI::App& app, ExitCode& exit_code);
 // `floe table scan`; finds or creates the shared "table" group.
 void RegisterTableScanCommand(CLI::App& app, ExitCode& exit_code);
+// `floe run` and `floe files` (the ingestion pipeline and its ledger).
+void RegisterRunCommands(CLI::App& app, ExitCode& exit_code);
 
 }  // namespace floe::cli

@@ -6,16 +6,31 @@
 //   its table: committed when a snapshot in the table's history carries this
 //   pipeline's name and the batch id (the ledger is then marked committed),
 //   otherwise released and redone. Nothing is committed twice or lost
-//   whatever moment the previous process died at.
+//   whatever moment the previous process died at. A table whose open batch
+//   cannot be resolved (catalog unreachable) is skipped for the run with
+//   that error, so its files are never applied out of order.
 // - RunOnce discovers, records, and processes every table's pending files in
 //   order_key order in batches bounded by max_files_per_batch and
-//   max_bytes_per_batch, until nothing is pending; tables are independent:
-//   one failing table is reported and the others go on.
+//   max_bytes_per_batch (batch_planner.h), until nothing is pending; tables
+//   are independent: one failing table is reported and the others go on.
+// - A batch that failed is resolved at once like an open batch at start-up
+//   (a commit whose outcome was unknown may have landed); when the table
+//   cannot be asked, the batch stays open for the next run's recovery.
+// - A batch that committed nothing (every file quarantined, or no change)
+//   is still closed in the ledger, with snapshot id 0 ("no snapshot"; Iceberg
+//   snapshot ids are never 0): its files are committed and never re-read.
+// - Quarantined files are set aside in the ledger with the ingestor's reason.
+// - CDA resets (Discovery::table_errors) stop only their table. With
+//   source.reload_on_reset the table's ledger records are forgotten and its
+//   files re-ingested on top of the existing rows: correct for mode merge
+//   (newest change wins), duplicates history in mode append (logged).
 // - Run repeats RunOnce every trigger interval until `stop` becomes true
 //   (checked between batches and during the wait; a batch in progress is
-//   finished first).
+//   finished first). An error of one run is logged and the loop goes on,
+//   except a ledger (state) error, which Run returns.
 // - Progress: a progress line on a terminal (files, rows, bytes, rate),
-//   otherwise one log line per batch, to `log`.
+//   otherwise one log line per batch, to `log` (progress_reporter.h).
+// Not thread-safe; one Pipeline per state dir (the ledger's lock).
 #pragma once
 
 #include <atomic>
@@ -26,31 +41,44 @@
 #include <string>
 #include <vector>
 
+#include "catalog/table/table_catalog.h"
 #include "common/status.h"
 #include "ingest/base/config.h"
+#include "ingest/base/ledger.h"
 #include "ingest/table_ingestor.h"
 
 namespace floe::ingest {
+
+// The ledger's snapshot id of a batch that committed nothing.
+inline constexpr int64_t kNoSnapshot = 0;
 
 struct TableRunSummary {
   std::string table;  // target identifier
   int64_t batches = 0;
   BatchCounts counts;
   int64_t quarantined = 0;
+  int64_t recovered_batches = 0;  // open batches of a previous process resolved by this run
+  int64_t elapsed_ms = 0;
   std::string error;  // non-empty when the table stopped with an error
+
+  void Add(const TableRunSummary& other);  // sums counts; keeps the latest error
 };
 
 struct RunSummary {
+  // Keyed by source table name.
   std::map<std::string, TableRunSummary> tables;
-  int64_t batches_committed = 0;
-  bool ok() const;  // no table error and nothing quarantined in this run
+  int64_t batches_committed = 0;  // batches closed in the ledger by this run (recovered ones excluded)
+  bool ok() const;                // no table error and nothing quarantined in this run
   // The per-table summary table printed at the end of a run.
   std::string Format() const;
+  // Sums another run into this one (Run's total over its iterations).
+  void Add(const RunSummary& other);
 };
 
 struct PipelineOptions {
-  bool progress_bar = false;    // true on a terminal
-  std::ostream* log = nullptr;  // nullptr: std::cerr
+  bool progress_bar = false;     // true on a terminal
+  std::ostream* log = nullptr;   // nullptr: std::cerr
+  int64_t now_ms_for_tests = 0;  // 0: the clock
 };
 
 class Pipeline {
@@ -59,6 +87,13 @@ class Pipeline {
   ~Pipeline();
   Result<RunSummary> RunOnce();
   Result<RunSummary> Run(const std::atomic<bool>& stop);
+
+  // For inspection (tests, tools): the pipeline's ledger and catalog.
+  Ledger& ledger();
+  catalog::TableCatalog& table_catalog();
+  const PipelineConfig& config() const;
+  // The catalog identifier a source table is written to.
+  Result<catalog::TableIdentifier> TargetOf(const std::string& source_table) const;
 
  private:
   struct Impl;

@@ -1,0 +1,255 @@
+// `floe run CONFIG`: the ingestion pipeline, once or continuously.
+// `floe files CONFIG`: the pipeline's ledger of source files; --retry puts
+// quarantined and skipped files back in line.
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "ingest/base/config.h"
+#include "ingest/base/ledger.h"
+#include "ingest/pipeline.h"
+
+namespace floe::cli {
+
+namespace {
+
+using ingest::FileState;
+using ingest::LedgerFile;
+
+int Fail(const Status& status) {
+  std::cerr << "floe: " << status.ToString() << "\n";
+  return 1;
+}
+
+Result<ingest::PipelineConfig> LoadConfig(const std::string& path, const std::string& state_dir) {
+  FLOE_ASSIGN_OR_RETURN(ingest::PipelineConfig config, ingest::LoadPipelineConfig(path));
+  if (!state_dir.empty()) config.state_dir = std::filesystem::absolute(state_dir).string();
+  return config;
+}
+
+// ---------------------------------------------------------------------------
+// floe run
+
+struct RunOptions {
+  std::string config_path;
+  std::string state_dir;
+  bool once = false;
+  bool quiet = false;
+};
+
+// Set by SIGINT/SIGTERM; the pipeline finishes its batch and returns.
+std::atomic<bool> g_stop_requested{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs a lock-free flag");
+
+extern "C" void RequestStop(int) {
+  g_stop_requested.store(true);
+  static const char kMessage[] =
+      "\nfloe: stopping after the batch in progress (a second signal stops at once)\n";
+  // write(2) is async-signal-safe; its result cannot be acted on here.
+  [[maybe_unused]] ssize_t written = ::write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);
+}
+
+// Installs the stop handlers for the lifetime of the object. SA_RESETHAND
+// restores the default action, so a second signal terminates at once.
+class StopSignals {
+ public:
+  StopSignals() {
+    struct sigaction action {};
+    action.sa_handler = RequestStop;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESETHAND;
+    sigaction(SIGINT, &action, &previous_int_);
+    sigaction(SIGTERM, &action, &previous_term_);
+  }
+  ~StopSignals() {
+    sigaction(SIGINT, &previous_int_, nullptr);
+    sigaction(SIGTERM, &previous_term_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  struct sigaction previous_int_ {};
+  struct sigaction previous_term_ {};
+};
+
+int RunPipeline(const RunOptions& options) {
+  auto config = LoadConfig(options.config_path, options.state_dir);
+  if (!config.ok()) return Fail(config.status());
+  // --quiet keeps only the final summary and errors on stdout/stderr.
+  static std::ostream discard(nullptr);
+  ingest::PipelineOptions pipeline_options;
+  pipeline_options.progress_bar = !options.quiet && ::isatty(STDERR_FILENO) == 1;
+  pipeline_options.log = options.quiet ? &discard : &std::cerr;
+  auto pipeline = ingest::Pipeline::Open(std::move(*config), pipeline_options);
+  if (!pipeline.ok()) return Fail(pipeline.status());
+
+  if (options.once) {
+    auto summary = (*pipeline)->RunOnce();
+    if (!summary.ok()) return Fail(summary.status());
+    std::cout << summary->Format();
+    if (!summary->ok()) {
+      std::cerr << "floe: the run did not complete cleanly (see the status column)\n";
+      return 1;
+    }
+    return 0;
+  }
+  g_stop_requested.store(false);
+  StopSignals signals;
+  auto total = (*pipeline)->Run(g_stop_requested);
+  if (!total.ok()) return Fail(total.status());
+  std::cout << total->Format();
+  return 0;
+}
+
+// ---------------------------------------------------------------------------
+// floe files
+
+struct FilesOptions {
+  std::string config_path;
+  std::string state_dir;
+  std::string table;
+  std::string state;
+  std::string format = "text";
+  bool retry = false;
+};
+
+Result<FileState> ParseFileState(const std::string& text) {
+  for (FileState state : {FileState::kDiscovered, FileState::kInBatch, FileState::kCommitted,
+                          FileState::kQuarantined, FileState::kSkipped}) {
+    if (text == ingest::FileStateName(state)) return state;
+  }
+  return Status::InvalidArgument("--state: unknown state '" + text +
+                                 "' (expected discovered, in_batch, committed, quarantined or skipped)");
+}
+
+// Snapshot id 0 marks a batch that committed nothing (pipeline.h).
+std::optional<int64_t> VisibleSnapshot(const LedgerFile& file) {
+  if (!file.snapshot_id || *file.snapshot_id == ingest::kNoSnapshot) return std::nullopt;
+  return file.snapshot_id;
+}
+
+void PrintText(const std::vector<LedgerFile>& files) {
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"table", "state", "batch", "snapshot", "size", "uri", "reason"});
+  for (const LedgerFile& f : files) {
+    const auto snapshot = VisibleSnapshot(f);
+    rows.push_back(
+        {f.file.table, ingest::FileStateName(f.state), f.batch_id ? std::to_string(*f.batch_id) : "-",
+         snapshot ? std::to_string(*snapshot) : "-", std::to_string(f.file.size), f.file.uri, f.reason});
+  }
+  std::vector<size_t> widths(rows.front().size(), 0);
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (i > 0) line += "  ";
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size(), ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    std::cout << line << "\n";
+  }
+}
+
+void PrintJsonLines(const std::vector<LedgerFile>& files) {
+  for (const LedgerFile& f : files) {
+    nlohmann::json line;
+    line["table"] = f.file.table;
+    line["state"] = ingest::FileStateName(f.state);
+    line["batch"] = f.batch_id ? nlohmann::json(*f.batch_id) : nlohmann::json(nullptr);
+    const auto snapshot = VisibleSnapshot(f);
+    line["snapshot"] = snapshot ? nlohmann::json(*snapshot) : nlohmann::json(nullptr);
+    line["size"] = f.file.size;
+    line["uri"] = f.file.uri;
+    line["reason"] = f.reason;
+    line["order_key"] = f.file.order_key;
+    line["discovered_at_ms"] = f.discovered_at_ms;
+    line["updated_at_ms"] = f.updated_at_ms;
+    // Invalid UTF-8 in a uri or reason is replaced, never a thrown exception.
+    std::cout << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  }
+}
+
+Status ListOrRetry(const FilesOptions& options) {
+  FLOE_ASSIGN_OR_RETURN(ingest::PipelineConfig config, LoadConfig(options.config_path, options.state_dir));
+  if (options.format != "text" && options.format != "jsonl") {
+    return Status::InvalidArgument("--format: expected text or jsonl, got '" + options.format + "'");
+  }
+  std::optional<FileState> state;
+  if (!options.state.empty()) {
+    FLOE_ASSIGN_OR_RETURN(state, ParseFileState(options.state));
+  }
+  if (!std::filesystem::exists(config.state_dir)) {
+    return Status::NotFound("pipeline " + config.name + " has no state at " + config.state_dir +
+                            " (has `floe run` run with this config?)");
+  }
+  FLOE_ASSIGN_OR_RETURN(auto ledger, ingest::Ledger::Open(config.state_dir));
+  std::optional<std::string> table;
+  if (!options.table.empty()) table = options.table;
+  if (options.retry) {
+    if (state)
+      return Status::InvalidArgument("--retry takes no --state (it retries quarantined and skipped files)");
+    FLOE_ASSIGN_OR_RETURN(int64_t retried, ledger->Retry(table));
+    std::cout << retried << (retried == 1 ? " file" : " files") << " back to discovered"
+              << (table ? " in table " + *table : "") << "; the next `floe run` ingests them\n";
+    return Status::OK();
+  }
+  ingest::LedgerFilter filter;
+  filter.table = table;
+  filter.state = state;
+  FLOE_ASSIGN_OR_RETURN(std::vector<LedgerFile> files, ledger->Files(filter));
+  if (options.format == "jsonl") {
+    PrintJsonLines(files);
+  } else {
+    PrintText(files);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+void RegisterRunCommands(CLI::App& app, ExitCode& exit_code) {
+  {
+    auto options = std::make_shared<RunOptions>();
+    auto* cmd = app.add_subcommand(
+        "run", "Ingest the source of a pipeline config into Iceberg tables, continuously or --once");
+    cmd->add_option("config", options->config_path, "Pipeline configuration (TOML)")->required();
+    cmd->add_flag("--once", options->once, "One run: discover, ingest everything pending, print the summary");
+    cmd->add_option("--state-dir", options->state_dir, "Pipeline state directory (overrides [state] dir)");
+    cmd->add_flag("--quiet", options->quiet, "No progress or per-batch lines; only the summary and errors");
+    cmd->callback([options, &exit_code] { exit_code.value = RunPipeline(*options); });
+  }
+  {
+    auto options = std::make_shared<FilesOptions>();
+    auto* cmd = app.add_subcommand("files", "The pipeline's ledger: every source file with its state");
+    cmd->add_option("config", options->config_path, "Pipeline configuration (TOML)")->required();
+    cmd->add_option("--state-dir", options->state_dir, "Pipeline state directory (overrides [state] dir)");
+    cmd->add_option("--table", options->table, "Only this source table");
+    cmd->add_option("--state", options->state,
+                    "Only files in this state: discovered, in_batch, committed, "
+                    "quarantined, skipped");
+    cmd->add_option("--format", options->format,
+                    "text (aligned columns) or jsonl (one JSON object per file)");
+    cmd->add_flag("--retry", options->retry,
+                  "Put quarantined and skipped files (of --table) back to discovered");
+    cmd->callback([options, &exit_code] {
+      Status status = ListOrRetry(*options);
+      exit_code.value = status.ok() ? 0 : Fail(status);
+    });
+  }
+}
+
+}  // namespace floe::cli

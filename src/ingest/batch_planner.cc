@@ -1,0 +1,36 @@
+#include "ingest/batch_planner.h"
+
+#include <algorithm>
+
+namespace floe::ingest {
+
+std::vector<std::vector<SourceFile>> PlanBatches(const std::vector<SourceFile>& files,
+                                                 const BatchLimits& limits) {
+  std::vector<std::vector<SourceFile>> batches;
+  std::vector<SourceFile> current;
+  int64_t current_bytes = 0;
+  for (const SourceFile& file : files) {
+    const int64_t size = std::max<int64_t>(file.size, 0);
+    const bool files_full = limits.max_files > 0 && static_cast<int64_t>(current.size()) >= limits.max_files;
+    // Compared as "room left" so huge sizes cannot overflow the sum.
+    const bool bytes_full = limits.max_bytes > 0 && size > limits.max_bytes - current_bytes;
+    if (!current.empty() && (files_full || bytes_full)) {
+      batches.push_back(std::move(current));
+      current.clear();
+      current_bytes = 0;
+    }
+    current.push_back(file);
+    if (limits.max_bytes <= 0) continue;
+    current_bytes += size;  // <= max_bytes, or this file alone: no overflow
+    // A batch that reached the byte limit (or one file at or above it) is full.
+    if (current_bytes >= limits.max_bytes) {
+      batches.push_back(std::move(current));
+      current.clear();
+      current_bytes = 0;
+    }
+  }
+  if (!current.empty()) batches.push_back(std::move(current));
+  return batches;
+}
+
+}  // namespace floe::ingest

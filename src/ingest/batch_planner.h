@@ -1,0 +1,28 @@
+// Batch planning: cuts a table's pending files into the batches the
+// pipeline applies one commit at a time.
+//
+// Contract: PlanBatches keeps the files in the order given (the ledger's
+// order_key order) and starts a new batch whenever adding the next file
+// would exceed `max_files` files or `max_bytes` bytes; a single file larger
+// than `max_bytes` forms a batch of its own, so every file lands in exactly
+// one non-empty batch and no file is ever split or reordered. A limit <= 0
+// means "no limit" for that dimension. Negative file sizes (never produced
+// by a source) count as 0.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ingest/base/source_file.h"
+
+namespace floe::ingest {
+
+struct BatchLimits {
+  int64_t max_files = 0;
+  int64_t max_bytes = 0;
+};
+
+std::vector<std::vector<SourceFile>> PlanBatches(const std::vector<SourceFile>& files,
+                                                 const BatchLimits& limits);
+
+}  // namespace floe::ingest

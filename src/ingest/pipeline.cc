@@ -1,0 +1,526 @@
+#include "ingest/pipeline.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <set>
+#include <thread>
+
+#include "ingest/batch_planner.h"
+#include "ingest/progress_reporter.h"
+#include "ingest/source/source.h"
+#include "io/s3/file_io_factory.h"
+
+namespace floe::ingest {
+
+namespace {
+
+int64_t SystemNowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string Lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// The filesystem catalog is addressed by its root; a SQL catalog by its URI.
+struct CatalogLocation {
+  std::string uri;
+  std::string warehouse;
+};
+
+Result<CatalogLocation> LocateCatalog(const CatalogConfig& config) {
+  if (config.type == "filesystem") {
+    if (!config.uri.empty()) return CatalogLocation{config.uri, ""};
+    if (config.warehouse.empty()) {
+      return Status::InvalidArgument("[catalog] type \"filesystem\" needs a warehouse directory");
+    }
+    const std::string root =
+        config.warehouse.rfind("file://", 0) == 0 ? config.warehouse : "file://" + config.warehouse;
+    return CatalogLocation{root, ""};
+  }
+  if (config.uri.empty()) return Status::InvalidArgument("[catalog] uri is empty");
+  return CatalogLocation{config.uri, config.warehouse};
+}
+
+int64_t MillisSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Summaries
+
+void TableRunSummary::Add(const TableRunSummary& other) {
+  if (table.empty()) table = other.table;
+  batches += other.batches;
+  counts.Add(other.counts);
+  quarantined += other.quarantined;
+  recovered_batches += other.recovered_batches;
+  elapsed_ms += other.elapsed_ms;
+  if (!other.error.empty()) error = other.error;
+}
+
+bool RunSummary::ok() const {
+  return std::all_of(tables.begin(), tables.end(), [](const auto& entry) {
+    return entry.second.error.empty() && entry.second.quarantined == 0;
+  });
+}
+
+void RunSummary::Add(const RunSummary& other) {
+  for (const auto& [name, table] : other.tables) tables[name].Add(table);
+  batches_committed += other.batches_committed;
+}
+
+std::string RunSummary::Format() const {
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"table", "target", "batches", "files", "rows", "inserted", "updated", "deleted", "stale",
+                  "ignored", "quarantined", "bytes", "elapsed", "status"});
+  TableRunSummary total;
+  auto row_of = [](const std::string& name, const TableRunSummary& t) {
+    const BatchCounts& c = t.counts;
+    std::string status =
+        t.error.empty() ? (t.quarantined > 0 ? "quarantined files" : "ok") : "error: " + t.error;
+    return std::vector<std::string>{
+        name,
+        t.table,
+        FormatThousands(t.batches),
+        FormatThousands(c.files),
+        FormatThousands(c.rows_read),
+        FormatThousands(c.inserted),
+        FormatThousands(c.updated),
+        FormatThousands(c.deleted),
+        FormatThousands(c.stale),
+        FormatThousands(c.ignored),
+        FormatThousands(t.quarantined),
+        FormatByteSize(c.bytes_read),
+        FormatSeconds(static_cast<double>(t.elapsed_ms) / 1000.0),
+        status,
+    };
+  };
+  int64_t errors = 0;
+  for (const auto& [name, table] : tables) {
+    rows.push_back(row_of(name, table));
+    TableRunSummary copy = table;
+    copy.error.clear();
+    total.Add(copy);
+    if (!table.error.empty()) ++errors;
+  }
+  auto total_row = row_of("total", total);
+  total_row[1] =
+      FormatThousands(static_cast<int64_t>(tables.size())) + (tables.size() == 1 ? " table" : " tables");
+  total_row.back() = errors == 0
+                         ? (total.quarantined > 0 ? "quarantined files" : "ok")
+                         : FormatThousands(errors) + (errors == 1 ? " table failed" : " tables failed");
+  rows.push_back(std::move(total_row));
+
+  const size_t columns = rows.front().size();
+  std::vector<size_t> widths(columns, 0);
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < columns; ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  // Names and the status read left to right; numbers line up on the right.
+  auto left_aligned = [columns](size_t i) { return i <= 1 || i + 1 == columns; };
+  std::string out;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    std::string line;
+    for (size_t i = 0; i < columns; ++i) {
+      const std::string& cell = rows[r][i];
+      const std::string pad(widths[i] - cell.size(), ' ');
+      if (i > 0) line += "  ";
+      line += left_aligned(i) ? cell + (i + 1 == columns ? "" : pad) : pad + cell;
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Pipeline
+
+struct Pipeline::Impl {
+  PipelineConfig config;
+  PipelineOptions options;
+  std::unique_ptr<ProgressReporter> reporter;
+  std::unique_ptr<Ledger> ledger;
+  std::shared_ptr<FileIO> source_io;
+  std::unique_ptr<Source> source;
+  std::unique_ptr<catalog::TableCatalog> tables;
+  std::shared_ptr<FileIO> state_io;
+  // One ingestor per source table, kept across batches and runs (it holds the key index).
+  std::map<std::string, std::unique_ptr<TableIngestor>> ingestors;
+  // Watermarks as stored in the ledger, for the tables looked up so far.
+  std::map<std::string, TableWatermark> watermarks;
+  std::set<std::string> watermark_checked;
+  // Set when a ledger call failed: Run stops instead of retrying.
+  bool state_failed = false;
+
+  int64_t NowMs() const { return options.now_ms_for_tests != 0 ? options.now_ms_for_tests : SystemNowMs(); }
+  void Log(const std::string& line) { reporter->Message(line); }
+
+  // Marks a failed ledger call, so Run knows the state itself is in trouble.
+  Status Ledgered(Status status) {
+    if (!status.ok()) {
+      state_failed = true;
+      return status.WithContext("ledger " + config.state_dir);
+    }
+    return status;
+  }
+  template <typename T>
+  Result<T> Ledgered(Result<T> result) {
+    if (!result.ok()) return Ledgered(result.status());
+    return result;
+  }
+
+  Result<catalog::TableIdentifier> TargetOf(const std::string& source_table) const {
+    const TableSettings settings = config.ForTable(source_table);
+    catalog::TableIdentifier id;
+    id.name = settings.target_table.empty() ? Lower(source_table) : settings.target_table;
+    if (id.name.empty()) return Status::InvalidArgument("source table name is empty");
+    FLOE_ASSIGN_OR_RETURN(id.ns, catalog::ParseNamespace(settings.target.ns));
+    return id;
+  }
+
+  std::string TableStateDir(const catalog::TableIdentifier& id) const {
+    return (std::filesystem::path(config.state_dir) / "tables" / id.ToString()).string();
+  }
+
+  Result<TableIngestor*> IngestorFor(const std::string& source_table) {
+    auto it = ingestors.find(source_table);
+    if (it != ingestors.end()) return it->second.get();
+    FLOE_ASSIGN_OR_RETURN(catalog::TableIdentifier id, TargetOf(source_table));
+    TableIngestorOptions ingestor_options;
+    ingestor_options.pipeline_name = config.name;
+    ingestor_options.table = id;
+    ingestor_options.settings = config.ForTable(source_table);
+    ingestor_options.state_dir = TableStateDir(id);
+    ingestor_options.now_ms_for_tests = options.now_ms_for_tests;
+    std::error_code ec;
+    std::filesystem::create_directories(ingestor_options.state_dir, ec);
+    if (ec) {
+      return Status::IOError("cannot create the table state directory " + ingestor_options.state_dir + ": " +
+                             ec.message());
+    }
+    FLOE_ASSIGN_OR_RETURN(auto ingestor,
+                          TableIngestor::Open(*tables, source_io, state_io, std::move(ingestor_options)));
+    TableIngestor* raw = ingestor.get();
+    ingestors[source_table] = std::move(ingestor);
+    return raw;
+  }
+
+  // Whether batch `batch_id` of `source_table` committed: marks the ledger
+  // accordingly (committed with its snapshot, or released). An error means
+  // the table could not be asked and the batch is still open.
+  Result<std::optional<int64_t>> ResolveBatch(const std::string& source_table, int64_t batch_id) {
+    FLOE_ASSIGN_OR_RETURN(catalog::TableIdentifier id, TargetOf(source_table));
+    auto found = TableIngestor::FindCommittedBatch(*tables, id, config.name, batch_id);
+    std::optional<int64_t> snapshot;
+    if (found.ok()) {
+      snapshot = *found;
+    } else if (found.status().kind() != ErrorKind::kNotFound) {
+      // The table never got created: nothing of the batch can have committed.
+      return found.status().WithContext("table " + id.ToString());
+    }
+    if (snapshot) {
+      FLOE_RETURN_IF_ERROR(Ledgered(ledger->CommitBatch(batch_id, *snapshot)));
+    } else {
+      FLOE_RETURN_IF_ERROR(Ledgered(ledger->ReleaseBatch(batch_id)));
+    }
+    return snapshot;
+  }
+
+  // Resolves the open batches a previous process (or failed batch) left.
+  // Tables whose batch cannot be resolved go into `blocked`.
+  Status Recover(RunSummary& summary, std::set<std::string>& blocked) {
+    FLOE_ASSIGN_OR_RETURN(std::vector<LedgerBatch> open, Ledgered(ledger->OpenBatches()));
+    for (const LedgerBatch& batch : open) {
+      TableRunSummary& table_summary = summary.tables[batch.table];
+      if (auto id = TargetOf(batch.table); id.ok()) table_summary.table = id->ToString();
+      if (blocked.count(batch.table) > 0) continue;  // keep its batches in order
+      auto resolved = ResolveBatch(batch.table, batch.batch_id);
+      if (!resolved.ok()) {
+        if (state_failed) return resolved.status();
+        blocked.insert(batch.table);
+        table_summary.error = "open batch " + std::to_string(batch.batch_id) +
+                              " could not be resolved: " + resolved.status().ToString();
+        Log("recovery: " + batch.table + ": " + table_summary.error + "; the table waits for the next run");
+        continue;
+      }
+      ++table_summary.recovered_batches;
+      if (*resolved) {
+        Log("recovery: batch " + std::to_string(batch.batch_id) + " of " + batch.table + " (" +
+            std::to_string(batch.uris.size()) + " files) had committed as snapshot " +
+            std::to_string(**resolved) + "; marked committed");
+      } else {
+        Log("recovery: batch " + std::to_string(batch.batch_id) + " of " + batch.table + " (" +
+            std::to_string(batch.uris.size()) + " files) had not committed; released to be redone");
+      }
+    }
+    return Status::OK();
+  }
+
+  // Discover with the ledger's watermarks of every table the source
+  // reports. Watermarks are looked up lazily (the ledger has no listing of
+  // them); when the source names a table whose stored watermark was not
+  // passed, discovery runs again with it, so reset detection never misses
+  // one. In a long-running process that happens at most once per table.
+  Result<Discovery> DiscoverWithWatermarks() {
+    FLOE_ASSIGN_OR_RETURN(Discovery discovery, source->Discover(watermarks, NowMs()));
+    std::set<std::string> names(discovery.tables.begin(), discovery.tables.end());
+    for (const auto& [name, message] : discovery.table_errors) names.insert(name);
+    for (const std::string& name : discovery.reset_tables) names.insert(name);
+    for (const SourceFile& file : discovery.files) names.insert(file.table);
+    bool learned = false;
+    for (const std::string& name : names) {
+      if (!watermark_checked.insert(name).second) continue;
+      FLOE_ASSIGN_OR_RETURN(std::optional<TableWatermark> stored, Ledgered(ledger->Watermark(name)));
+      if (stored) {
+        watermarks[name] = std::move(*stored);
+        learned = true;
+      }
+    }
+    if (!learned) return discovery;
+    return source->Discover(watermarks, NowMs());
+  }
+
+  Status ResetTable(const std::string& source_table) {
+    FLOE_RETURN_IF_ERROR(Ledgered(ledger->ResetTable(source_table)));
+    watermarks.erase(source_table);
+    const TableSettings settings = config.ForTable(source_table);
+    const std::string target = TargetOf(source_table).ValueOr(catalog::TableIdentifier{}).ToString();
+    std::string consequence = settings.merge.mode == WriteMode::kMerge
+                                  ? "the re-exported rows merge on top of the rows already in " + target +
+                                        " (the newest change per key wins)"
+                                  : "mode append: every re-exported row is appended AGAIN to " + target +
+                                        ", which will hold the old history twice";
+    Log("RESET: source table " + source_table +
+        " was re-exported; its ledger records are forgotten and every file is loaded again: " + consequence);
+    return Status::OK();
+  }
+
+  // Applies every pending file of `source_table`, batch by batch. Returns
+  // an error only for ledger failures; table failures go into the summary.
+  Status ProcessTable(const std::string& source_table, const std::atomic<bool>& stop, RunSummary& summary) {
+    const auto started = std::chrono::steady_clock::now();
+    FLOE_ASSIGN_OR_RETURN(std::vector<LedgerFile> pending, Ledgered(ledger->Pending(source_table)));
+    if (pending.empty()) return Status::OK();
+    TableRunSummary& table_summary = summary.tables[source_table];
+    auto target = TargetOf(source_table);
+    if (!target.ok()) {
+      table_summary.error = target.status().ToString();
+      Log("table " + source_table + ": " + table_summary.error);
+      return Status::OK();
+    }
+    table_summary.table = target->ToString();
+
+    std::vector<SourceFile> files;
+    files.reserve(pending.size());
+    for (LedgerFile& entry : pending) files.push_back(std::move(entry.file));
+    const std::vector<std::vector<SourceFile>> batches =
+        PlanBatches(files, {config.trigger.max_files_per_batch, config.trigger.max_bytes_per_batch});
+
+    auto ingestor = IngestorFor(source_table);
+    if (!ingestor.ok()) {
+      table_summary.error = ingestor.status().ToString();
+      Log("table " + source_table + ": " + table_summary.error);
+      return Status::OK();
+    }
+
+    reporter->StartTable(source_table, static_cast<int64_t>(files.size()));
+    Status ledger_status = ApplyBatches(source_table, batches, **ingestor, stop, summary, table_summary);
+    reporter->EndTable();
+    table_summary.elapsed_ms += MillisSince(started);
+    return ledger_status;
+  }
+
+  Status ApplyBatches(const std::string& source_table, const std::vector<std::vector<SourceFile>>& batches,
+                      TableIngestor& ingestor, const std::atomic<bool>& stop, RunSummary& summary,
+                      TableRunSummary& table_summary) {
+    for (const std::vector<SourceFile>& batch : batches) {
+      if (stop.load()) return Status::OK();
+      std::vector<std::string> uris;
+      uris.reserve(batch.size());
+      for (const SourceFile& file : batch) uris.push_back(file.uri);
+      FLOE_ASSIGN_OR_RETURN(int64_t batch_id, Ledgered(ledger->OpenBatch(source_table, uris)));
+
+      const auto started = std::chrono::steady_clock::now();
+      auto applied = ingestor.ApplyBatch(
+          batch, batch_id,
+          [this](const std::string&, int64_t rows, int64_t bytes) { reporter->FileRead(rows, bytes); });
+      if (!applied.ok()) return FailBatch(source_table, batch_id, applied.status(), table_summary);
+
+      const BatchResult& result = *applied;
+      for (const QuarantinedFile& file : result.quarantined) {
+        FLOE_RETURN_IF_ERROR(Ledgered(ledger->Quarantine(file.uri, file.reason)));
+      }
+      FLOE_RETURN_IF_ERROR(Ledgered(ledger->CommitBatch(batch_id, result.snapshot_id.value_or(kNoSnapshot))));
+      ++summary.batches_committed;
+      ++table_summary.batches;
+      table_summary.counts.Add(result.counts);
+      table_summary.quarantined += static_cast<int64_t>(result.quarantined.size());
+      reporter->BatchDone(source_table, batch_id, result, static_cast<double>(MillisSince(started)) / 1000.0);
+      for (const QuarantinedFile& file : result.quarantined) {
+        Log("quarantined " + file.uri + ": " + file.reason);
+      }
+      for (const std::string& warning : result.warnings) Log("warning: " + source_table + ": " + warning);
+    }
+    return Status::OK();
+  }
+
+  // A failed batch may still have committed (unknown commit outcome), so it
+  // is resolved like an open batch at start-up; the table stops for this run.
+  Status FailBatch(const std::string& source_table, int64_t batch_id, const Status& error,
+                   TableRunSummary& table_summary) {
+    table_summary.error = "batch " + std::to_string(batch_id) + ": " + error.ToString();
+    auto resolved = ResolveBatch(source_table, batch_id);
+    if (!resolved.ok()) {
+      if (state_failed) return resolved.status();
+      Log("table " + source_table + ": " + table_summary.error + "; the batch stays open (" +
+          resolved.status().ToString() + ") and the next run resolves it");
+      return Status::OK();
+    }
+    if (*resolved) {
+      Log("table " + source_table + ": " + table_summary.error + "; its commit landed as snapshot " +
+          std::to_string(**resolved) + ", marked committed");
+    } else {
+      Log("table " + source_table + ": " + table_summary.error + "; nothing committed, files released");
+    }
+    return Status::OK();
+  }
+
+  Result<RunSummary> RunOnce(const std::atomic<bool>& stop) {
+    state_failed = false;
+    RunSummary summary;
+    std::set<std::string> blocked;
+    FLOE_RETURN_IF_ERROR(Recover(summary, blocked));
+
+    FLOE_ASSIGN_OR_RETURN(Discovery discovery, DiscoverWithWatermarks());
+    for (const std::string& warning : discovery.warnings) Log("warning: " + warning);
+    for (const auto& [name, message] : discovery.table_errors) {
+      TableRunSummary& table_summary = summary.tables[name];
+      if (auto id = TargetOf(name); id.ok()) table_summary.table = id->ToString();
+      table_summary.error = message;
+      Log("table " + name + ": " + message);
+      blocked.insert(name);
+    }
+    for (const std::string& name : discovery.reset_tables) {
+      if (blocked.count(name) == 0) FLOE_RETURN_IF_ERROR(ResetTable(name));
+    }
+
+    std::vector<SourceFile> record;
+    record.reserve(discovery.files.size());
+    for (SourceFile& file : discovery.files) {
+      if (blocked.count(file.table) == 0) record.push_back(std::move(file));
+    }
+    FLOE_ASSIGN_OR_RETURN(Ledger::DiscoverResult recorded,
+                          Ledgered(ledger->RecordDiscovered(record, NowMs())));
+    for (const std::string& uri : recorded.changed_after_ingest) {
+      Log("warning: " + uri + " changed after it was ingested; the change is ignored");
+    }
+    for (const TableWatermark& watermark : discovery.new_watermarks) {
+      if (blocked.count(watermark.table) > 0) continue;
+      FLOE_RETURN_IF_ERROR(Ledgered(ledger->SetWatermark(watermark)));
+      watermarks[watermark.table] = watermark;
+      watermark_checked.insert(watermark.table);
+    }
+
+    FLOE_ASSIGN_OR_RETURN(std::vector<std::string> with_work, Ledgered(ledger->TablesWithWork()));
+    for (const std::string& name : with_work) {
+      if (stop.load()) break;
+      if (blocked.count(name) > 0) continue;
+      FLOE_RETURN_IF_ERROR(ProcessTable(name, stop, summary));
+    }
+    return summary;
+  }
+};
+
+Pipeline::Pipeline(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Pipeline::~Pipeline() = default;
+
+Result<std::unique_ptr<Pipeline>> Pipeline::Open(PipelineConfig config, PipelineOptions options) {
+  if (config.name.empty()) return Status::InvalidArgument("the pipeline has no name");
+  if (config.state_dir.empty())
+    return Status::InvalidArgument("pipeline " + config.name + " has no state dir");
+  auto impl = std::make_unique<Impl>();
+  impl->reporter = std::make_unique<ProgressReporter>(options.log != nullptr ? *options.log : std::cerr,
+                                                      options.progress_bar);
+  impl->options = options;
+
+  std::error_code ec;
+  std::filesystem::create_directories(config.state_dir, ec);
+  if (ec) return Status::IOError("cannot create the state dir " + config.state_dir + ": " + ec.message());
+  auto ledger = Ledger::Open(config.state_dir);
+  if (!ledger.ok()) return ledger.status().WithContext("ledger " + config.state_dir);
+  impl->ledger = std::move(*ledger);
+
+  auto source_io = FileIOForUri(config.source.uri, config.s3);
+  if (!source_io.ok()) return source_io.status().WithContext("source " + config.source.uri);
+  impl->source_io = std::move(*source_io);
+  auto source = MakeSource(config.source, impl->source_io);
+  if (!source.ok()) return source.status().WithContext("source " + config.source.uri);
+  impl->source = std::move(*source);
+
+  FLOE_ASSIGN_OR_RETURN(CatalogLocation location, LocateCatalog(config.catalog));
+  std::shared_ptr<FileIO> warehouse_io;
+  if (!location.warehouse.empty()) {
+    auto io = FileIOForUri(location.warehouse, config.s3);
+    if (!io.ok()) return io.status().WithContext("warehouse " + location.warehouse);
+    warehouse_io = std::move(*io);
+  }
+  auto tables = catalog::OpenCatalog(location.uri, location.warehouse, warehouse_io, config.catalog.name);
+  if (!tables.ok()) return tables.status().WithContext("catalog " + location.uri);
+  impl->tables = std::move(*tables);
+  impl->state_io = MakeLocalFileIO();
+  impl->config = std::move(config);
+  return std::unique_ptr<Pipeline>(new Pipeline(std::move(impl)));
+}
+
+Result<RunSummary> Pipeline::RunOnce() {
+  const std::atomic<bool> never{false};
+  return impl_->RunOnce(never);
+}
+
+Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
+  RunSummary total;
+  while (!stop.load()) {
+    auto run = impl_->RunOnce(stop);
+    if (run.ok()) {
+      if (!run->tables.empty()) impl_->Log(run->Format());
+      total.Add(*run);
+    } else if (impl_->state_failed) {
+      return run.status();
+    } else {
+      impl_->Log("run failed: " + run.status().ToString() + "; trying again in " +
+                 FormatSeconds(static_cast<double>(impl_->config.trigger.interval_ms) / 1000.0));
+    }
+    // Sleeps in small steps so a stop request is honoured within ~100 ms.
+    const auto wake =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(impl_->config.trigger.interval_ms);
+    while (!stop.load() && std::chrono::steady_clock::now() < wake) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  return total;
+}
+
+Ledger& Pipeline::ledger() {
+  return *impl_->ledger;
+}
+catalog::TableCatalog& Pipeline::table_catalog() {
+  return *impl_->tables;
+}
+const PipelineConfig& Pipeline::config() const {
+  return impl_->config;
+}
+Result<catalog::TableIdentifier> Pipeline::TargetOf(const std::string& source_table) const {
+  return impl_->TargetOf(source_table);
+}
+
+}  // namespace floe::ingest

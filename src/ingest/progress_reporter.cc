@@ -1,0 +1,133 @@
+#include "ingest/progress_reporter.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace floe::ingest {
+
+namespace {
+
+std::string OneDecimal(double value, const char* suffix) {
+  char text[48];
+  std::snprintf(text, sizeof(text), "%.1f%s", value, suffix);
+  return text;
+}
+
+}  // namespace
+
+std::string FormatThousands(int64_t value) {
+  // Built from the unsigned magnitude so INT64_MIN needs no special case.
+  const bool negative = value < 0;
+  uint64_t magnitude = negative ? 0 - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
+  std::string digits = std::to_string(magnitude);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return negative ? "-" + out : out;
+}
+
+std::string FormatCompactCount(int64_t value) {
+  const double v = static_cast<double>(value);
+  if (value < 1000 && value > -1000) return std::to_string(value);
+  if (value < 1'000'000 && value > -1'000'000) return OneDecimal(v / 1e3, "K");
+  if (value < 1'000'000'000 && value > -1'000'000'000) return OneDecimal(v / 1e6, "M");
+  return OneDecimal(v / 1e9, "G");
+}
+
+std::string FormatByteSize(int64_t bytes) {
+  static const char* kUnits[] = {" KB", " MB", " GB", " TB", " PB"};
+  if (bytes < 1024 && bytes > -1024) return std::to_string(bytes) + " B";
+  double v = static_cast<double>(bytes) / 1024.0;
+  size_t unit = 0;
+  while ((v >= 1024.0 || v <= -1024.0) && unit + 1 < std::size(kUnits)) {
+    v /= 1024.0;
+    ++unit;
+  }
+  return OneDecimal(v, kUnits[unit]);
+}
+
+std::string FormatSeconds(double seconds) {
+  if (seconds < 60.0) return OneDecimal(seconds, " s");
+  const int64_t whole = static_cast<int64_t>(seconds + 0.5);
+  if (whole < 3600) return std::to_string(whole / 60) + " min " + std::to_string(whole % 60) + " s";
+  return std::to_string(whole / 3600) + " h " + std::to_string((whole % 3600) / 60) + " min";
+}
+
+ProgressReporter::ProgressReporter(std::ostream& out, bool terminal) : out_(out), terminal_(terminal) {}
+
+void ProgressReporter::StartTable(const std::string& table, int64_t total_files) {
+  if (line_active_) EndTable();
+  table_ = table;
+  total_files_ = total_files;
+  files_ = rows_ = bytes_ = 0;
+  table_start_ = std::chrono::steady_clock::now();
+  last_draw_.reset();
+  if (terminal_) Draw(true);
+}
+
+void ProgressReporter::FileRead(int64_t rows, int64_t bytes) {
+  ++files_;
+  rows_ += rows;
+  bytes_ += bytes;
+  if (terminal_) Draw(files_ == total_files_);
+}
+
+void ProgressReporter::BatchDone(const std::string& table, int64_t batch_id, const BatchResult& result,
+                                 double seconds) {
+  if (terminal_) {
+    Draw(true);
+    return;
+  }
+  const BatchCounts& c = result.counts;
+  std::string line =
+      "batch " + std::to_string(batch_id) + " " + table + ": " + FormatThousands(c.files) +
+      (c.files == 1 ? " file, " : " files, ") + FormatThousands(c.rows_read) + " rows (" +
+      FormatThousands(c.inserted) + " ins, " + FormatThousands(c.updated) + " upd, " +
+      FormatThousands(c.deleted) + " del, " + FormatThousands(c.stale) + " stale), " +
+      FormatThousands(static_cast<int64_t>(result.quarantined.size())) + " quarantined, " +
+      (result.snapshot_id ? "snapshot " + std::to_string(*result.snapshot_id) : "no snapshot") + ", " +
+      FormatSeconds(seconds);
+  out_ << line << "\n";
+  out_.flush();
+}
+
+void ProgressReporter::EndTable() {
+  if (terminal_ && line_active_) {
+    Draw(true);
+    out_ << "\n";
+    out_.flush();
+  }
+  line_active_ = false;
+}
+
+void ProgressReporter::Message(const std::string& line) {
+  if (terminal_ && line_active_) {
+    ClearLine();
+    out_ << line << "\n";
+    Draw(true);
+    return;
+  }
+  out_ << line << "\n";
+  out_.flush();
+}
+
+void ProgressReporter::ClearLine() {
+  out_ << "\r\033[K";
+}
+
+void ProgressReporter::Draw(bool force) {
+  const auto now = std::chrono::steady_clock::now();
+  if (!force && last_draw_ && now - *last_draw_ < std::chrono::milliseconds(100)) return;
+  last_draw_ = now;
+  const double seconds = std::chrono::duration<double>(now - table_start_).count();
+  const int64_t rate = seconds > 0.0 ? static_cast<int64_t>(static_cast<double>(bytes_) / seconds) : 0;
+  ClearLine();
+  out_ << "[" << table_ << "] files " << files_ << "/" << total_files_ << "  rows "
+       << FormatCompactCount(rows_) << "  " << FormatByteSize(bytes_) << "  " << FormatByteSize(rate) << "/s";
+  out_.flush();
+  line_active_ = true;
+}
+
+}  // namespace floe::ingest

@@ -1,0 +1,59 @@
+// ProgressReporter: what the pipeline tells the person watching it.
+//
+// Contract: on a terminal it keeps ONE updating line per table
+// ("\r[cc_claim] files 12/40  rows 1.2M  34.5 MB  12.3 MB/s"), redrawn at
+// most ten times a second and ended with a newline when the table is done;
+// elsewhere (a log file, a pipe) it writes one line per batch ("batch 7
+// cc_claim: 12 files, 34,512 rows (1,024 ins, 30 upd, 2 del, 5 stale),
+// 1 quarantined, snapshot 123, 0.8 s") and never a carriage return.
+// Message() prints a whole line in both modes without garbling an active
+// progress line. Not thread-safe.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "ingest/table_ingestor.h"
+
+namespace floe::ingest {
+
+// 34512 -> "34,512".
+std::string FormatThousands(int64_t value);
+// 1234567 -> "1.2M", 999 -> "999", 12345 -> "12.3K".
+std::string FormatCompactCount(int64_t value);
+// 36175872 -> "34.5 MB" (binary multiples, one decimal), 512 -> "512 B".
+std::string FormatByteSize(int64_t bytes);
+// 0.8 -> "0.8 s", 75.0 -> "1 min 15 s".
+std::string FormatSeconds(double seconds);
+
+class ProgressReporter {
+ public:
+  ProgressReporter(std::ostream& out, bool terminal);
+
+  void StartTable(const std::string& table, int64_t total_files);
+  // One source file was read (the TableIngestor's ProgressFn).
+  void FileRead(int64_t rows, int64_t bytes);
+  void BatchDone(const std::string& table, int64_t batch_id, const BatchResult& result, double seconds);
+  void EndTable();
+  void Message(const std::string& line);
+
+ private:
+  void Draw(bool force);
+  void ClearLine();
+
+  std::ostream& out_;
+  bool terminal_;
+  std::string table_;
+  int64_t total_files_ = 0;
+  int64_t files_ = 0;
+  int64_t rows_ = 0;
+  int64_t bytes_ = 0;
+  bool line_active_ = false;
+  std::chrono::steady_clock::time_point table_start_;
+  std::optional<std::chrono::steady_clock::time_point> last_draw_;
+};
+
+}  // namespace floe::ingest
