@@ -76,7 +76,7 @@ struct TargetConfig {
   std::string ns = "default";  // [target] namespace, dotted for nested namespaces
   int format_version = 2;      // 2: position delete files; 3: deletion vectors
   int64_t target_file_size_bytes = int64_t{128} << 20;
-  std::string codec = "zstd";  // snappy | zstd | gzip | lz4 | none
+  std::string codec = "zstd";  // snappy | zstd | gzip | brotli | lz4 (LZ4_RAW) | none
   std::optional<int> codec_level;
   // Partition fields like "day(createtime)", "bucket(16, id)", "identity(region)".
   std::vector<std::string> partition_by;
@@ -129,7 +129,21 @@ struct PipelineConfig {
 };
 
 Result<PipelineConfig> LoadPipelineConfig(const std::string& path);
-// Parses TOML text; `path` names it in errors and anchors relative paths.
+// Parses TOML text; `path` names it in errors and anchors relative paths
+// (an empty path: errors say "pipeline config", paths resolve against the
+// working directory).
 Result<PipelineConfig> ParsePipelineConfig(const std::string& toml_text, const std::string& path);
+
+// "500ms", "10s", "5m", "2h", "30d" (a decimal number and a unit, optional
+// space between) or a plain number of seconds; never negative.
+Result<int64_t> ParseDurationMs(const std::string& text);
+// "128MiB", "1GiB", "64MB", "512KiB", "100B" (KB/MB/GB/TB are powers of 1000,
+// KiB/MiB/GiB/TiB of 1024; units ignore case) or a plain number of bytes.
+Result<int64_t> ParseSizeBytes(const std::string& text);
+// Lower-case names as the config file spells them.
+const char* SourceFormatName(SourceFormat format);
+const char* WriteModeName(WriteMode mode);
+const char* OrderingKindName(OrderingKind kind);  // "hex", "number", "timestamp"
+const char* IncompatiblePolicyName(IncompatiblePolicy policy);
 
 }  // namespace floe::ingest

@@ -1,0 +1,939 @@
+// Pipeline configuration: TOML -> PipelineConfig with every key checked.
+//
+// toml++ reports syntax errors by throwing toml::parse_error; the throw is
+// caught here and becomes an InvalidArgument "<file>:<line>:<col>: ...", so
+// no exception leaves this file. Every section is read through a
+// SectionReader that remembers which keys were consumed: whatever is left
+// at the end is an unknown key (usually a typo) and an error.
+#include "ingest/base/config.h"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <string_view>
+
+namespace floe::ingest {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int64_t kMaxMs = int64_t{100} * 365 * 24 * 3600 * 1000;  // 100 years
+constexpr int64_t kMaxBytes = int64_t{1} << 50;                    // 1 PiB
+
+// Parses "<decimal number><optional space><unit>" against a unit table; the
+// number may have a fraction. Returns nullopt for anything malformed.
+std::optional<int64_t> ParseScaled(std::string_view text,
+                                   const std::vector<std::pair<std::string, int64_t>>& units,
+                                   int64_t no_unit_scale, int64_t max_value) {
+  size_t i = 0;
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  size_t start = i;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+  size_t int_end = i;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+  }
+  if (int_end == start || i == int_end + 1) return std::nullopt;  // no digits, or "5."
+  std::string number(text.substr(start, i - start));
+  if (number.size() > 30) return std::nullopt;
+  while (i < text.size() && text[i] == ' ') ++i;
+  std::string unit(text.substr(i));
+  while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.back()))) unit.pop_back();
+  int64_t scale = no_unit_scale;
+  if (!unit.empty()) {
+    std::string lower = unit;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+    bool found = false;
+    for (const auto& [name, unit_scale] : units) {
+      if (name == lower) {
+        scale = unit_scale;
+        found = true;
+        break;
+      }
+    }
+    if (!found) return std::nullopt;
+  }
+  long double value = std::strtold(number.c_str(), nullptr) * static_cast<long double>(scale);
+  if (!std::isfinite(value) || value > static_cast<long double>(max_value)) return std::nullopt;
+  return static_cast<int64_t>(std::llround(value));
+}
+
+const std::vector<std::pair<std::string, int64_t>>& DurationUnits() {
+  static const std::vector<std::pair<std::string, int64_t>> units = {
+      {"ms", 1}, {"s", 1000}, {"m", 60'000}, {"h", 3'600'000}, {"d", 86'400'000}};
+  return units;
+}
+
+const std::vector<std::pair<std::string, int64_t>>& SizeUnits() {
+  static const std::vector<std::pair<std::string, int64_t>> units = {
+      {"b", 1},
+      {"kb", 1000},
+      {"mb", 1000 * 1000},
+      {"gb", int64_t{1000} * 1000 * 1000},
+      {"tb", int64_t{1000} * 1000 * 1000 * 1000},
+      {"kib", int64_t{1} << 10},
+      {"mib", int64_t{1} << 20},
+      {"gib", int64_t{1} << 30},
+      {"tib", int64_t{1} << 40}};
+  return units;
+}
+
+// What a TOML value is, for "expected X, got Y" messages.
+std::string Describe(const toml::node& node) {
+  if (const auto* s = node.as_string()) return "\"" + s->get() + "\"";
+  if (node.is_table()) return "a table";
+  if (node.is_array()) return "an array";
+  if (const auto* i = node.as_integer()) return std::to_string(i->get());
+  if (const auto* b = node.as_boolean()) return b->get() ? "true" : "false";
+  std::ostringstream out;
+  if (const auto* f = node.as_floating_point()) {
+    out << f->get();
+  } else {
+    out << "a " << node.type() << " value";
+  }
+  return out.str();
+}
+
+bool IsValidName(const std::string& name) {
+  if (name.empty() || name.size() > 128) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '-'; });
+}
+
+// Partition fields: a column name, or transform(args) with a known transform.
+bool IsValidPartitionField(const std::string& field) {
+  static const std::set<std::string> kTransforms = {"identity", "year",   "month",    "day",
+                                                    "hour",     "bucket", "truncate", "void"};
+  size_t open = field.find('(');
+  if (open == std::string::npos) {
+    return !field.empty() && field.find_first_of(" ,)") == std::string::npos;
+  }
+  if (field.back() != ')' || open == 0) return false;
+  if (!kTransforms.count(field.substr(0, open))) return false;
+  std::string args = field.substr(open + 1, field.size() - open - 2);
+  return args.find_first_not_of(" ") != std::string::npos;
+}
+
+// Shared state of one parse: where errors point and how paths resolve.
+struct ParseContext {
+  std::string display_path;  // names the file in errors
+  fs::path base_dir;         // anchors relative local paths
+};
+
+// Reads the keys of one TOML table and remembers which were consumed.
+class SectionReader {
+ public:
+  // `label` is how a key path is written in errors: "[trigger]" or "" for the top level.
+  SectionReader(const ParseContext& context, std::string label, const toml::table* table)
+      : context_(context), label_(std::move(label)), table_(table) {}
+
+  const std::string& label() const { return label_; }
+
+  Status Error(std::string_view key, const std::string& what, const toml::node* node = nullptr) const {
+    std::string message = context_.display_path + ": " + KeyPath(key) + ": " + what;
+    if (node && node->source().begin.line > 0) {
+      message += " (line " + std::to_string(node->source().begin.line) + ")";
+    }
+    return Status::InvalidArgument(std::move(message));
+  }
+
+  std::string KeyPath(std::string_view key) const {
+    return label_.empty() ? std::string(key) : label_ + " " + std::string(key);
+  }
+
+  const toml::node* Find(std::string_view key) {
+    if (!table_) return nullptr;
+    const toml::node* node = table_->get(key);
+    if (node) used_.insert(std::string(key));
+    return node;
+  }
+
+  Result<std::optional<std::string>> String(std::string_view key) {
+    const toml::node* node = Find(key);
+    if (!node) return std::optional<std::string>();
+    const auto* value = node->as_string();
+    if (!value) return Error(key, "expected a string, got " + Describe(*node), node);
+    FLOE_ASSIGN_OR_RETURN(std::string expanded, Expand(key, value->get(), node));
+    return std::optional<std::string>(std::move(expanded));
+  }
+
+  Result<std::optional<bool>> Bool(std::string_view key) {
+    const toml::node* node = Find(key);
+    if (!node) return std::optional<bool>();
+    const auto* value = node->as_boolean();
+    if (!value) return Error(key, "expected true or false, got " + Describe(*node), node);
+    return std::optional<bool>(value->get());
+  }
+
+  Result<std::optional<int64_t>> Integer(std::string_view key, int64_t min, int64_t max) {
+    const toml::node* node = Find(key);
+    if (!node) return std::optional<int64_t>();
+    const auto* value = node->as_integer();
+    if (!value) return Error(key, "expected an integer, got " + Describe(*node), node);
+    if (value->get() < min || value->get() > max) {
+      return Error(key,
+                   "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " +
+                       std::to_string(value->get()),
+                   node);
+    }
+    return std::optional<int64_t>(value->get());
+  }
+
+  // A duration string or a number of seconds.
+  Result<std::optional<int64_t>> Duration(std::string_view key) {
+    const toml::node* node = Find(key);
+    if (!node) return std::optional<int64_t>();
+    std::optional<int64_t> ms;
+    if (const auto* i = node->as_integer()) {
+      if (i->get() < 0) return Error(key, "must not be negative, got " + Describe(*node), node);
+      if (i->get() <= kMaxMs / 1000) ms = i->get() * 1000;
+    } else if (const auto* f = node->as_floating_point()) {
+      double seconds = f->get();
+      if (std::isfinite(seconds) && seconds >= 0 && seconds * 1000 <= static_cast<double>(kMaxMs)) {
+        ms = static_cast<int64_t>(std::llround(seconds * 1000));
+      }
+    } else if (const auto* s = node->as_string()) {
+      FLOE_ASSIGN_OR_RETURN(std::string text, Expand(key, s->get(), node));
+      ms = ParseScaled(text, DurationUnits(), 1000, kMaxMs);
+    }
+    if (!ms) {
+      return Error(key, "expected a duration like \"60s\" or a number of seconds, got " + Describe(*node),
+                   node);
+    }
+    return ms;
+  }
+
+  // A size string or a number of bytes.
+  Result<std::optional<int64_t>> Size(std::string_view key) {
+    const toml::node* node = Find(key);
+    if (!node) return std::optional<int64_t>();
+    std::optional<int64_t> bytes;
+    if (const auto* i = node->as_integer()) {
+      if (i->get() < 0) return Error(key, "must not be negative, got " + Describe(*node), node);
+      if (i->get() <= kMaxBytes) bytes = i->get();
+    } else if (const auto* s = node->as_string()) {
+      FLOE_ASSIGN_OR_RETURN(std::string text, Expand(key, s->get(), node));
+      bytes = ParseScaled(text, SizeUnits(), 1, kMaxBytes);
+    }
+    if (!bytes) {
+      return Error(key, "expected a size like \"128MiB\" or a number of bytes, got " + Describe(*node), node);
+    }
+    return bytes;
+  }
+
+  Result<std::optional<std::vector<std::string>>> StringArray(std::string_view key) {
+    const toml::node* node = Find(key);
+    if (!node) return std::optional<std::vector<std::string>>();
+    const auto* array = node->as_array();
+    if (!array) return Error(key, "expected an array of strings, got " + Describe(*node), node);
+    std::vector<std::string> out;
+    for (const toml::node& element : *array) {
+      const auto* value = element.as_string();
+      if (!value) return Error(key, "expected an array of strings, found " + Describe(element), &element);
+      FLOE_ASSIGN_OR_RETURN(std::string expanded, Expand(key, value->get(), &element));
+      out.push_back(std::move(expanded));
+    }
+    return std::optional<std::vector<std::string>>(std::move(out));
+  }
+
+  Result<std::optional<std::vector<int64_t>>> IntegerArray(std::string_view key) {
+    const toml::node* node = Find(key);
+    if (!node) return std::optional<std::vector<int64_t>>();
+    const auto* array = node->as_array();
+    if (!array) return Error(key, "expected an array of integers, got " + Describe(*node), node);
+    std::vector<int64_t> out;
+    for (const toml::node& element : *array) {
+      const auto* value = element.as_integer();
+      if (!value) return Error(key, "expected an array of integers, found " + Describe(element), &element);
+      out.push_back(value->get());
+    }
+    return std::optional<std::vector<int64_t>>(std::move(out));
+  }
+
+  // A table whose values are all strings (table properties).
+  Result<std::optional<std::map<std::string, std::string>>> StringMap(std::string_view key) {
+    const toml::node* node = Find(key);
+    if (!node) return std::optional<std::map<std::string, std::string>>();
+    const auto* table = node->as_table();
+    if (!table) return Error(key, "expected a table of strings, got " + Describe(*node), node);
+    std::map<std::string, std::string> out;
+    for (const auto& [name, value] : *table) {
+      const auto* text = value.as_string();
+      if (!text) {
+        return Error(std::string(key) + "." + std::string(name.str()),
+                     "expected a string, got " + Describe(value), &value);
+      }
+      FLOE_ASSIGN_OR_RETURN(std::string expanded, Expand(key, text->get(), &value));
+      out[std::string(name.str())] = std::move(expanded);
+    }
+    return std::optional<std::map<std::string, std::string>>(std::move(out));
+  }
+
+  // One of `choices`; returns its index.
+  Result<std::optional<size_t>> Choice(std::string_view key, const std::vector<std::string>& choices) {
+    FLOE_ASSIGN_OR_RETURN(std::optional<std::string> text, String(key));
+    if (!text) return std::optional<size_t>();
+    for (size_t i = 0; i < choices.size(); ++i) {
+      if (choices[i] == *text) return std::optional<size_t>(i);
+    }
+    std::string expected;
+    for (size_t i = 0; i < choices.size(); ++i) {
+      expected += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + ("\"" + choices[i] + "\"");
+    }
+    return Error(key, "expected " + expected + ", got \"" + *text + "\"", table_->get(key));
+  }
+
+  // Every key not consumed is an error (a typo must not be silently ignored).
+  Status CheckNoUnknownKeys() const {
+    if (!table_) return Status::OK();
+    for (const auto& [name, node] : *table_) {
+      std::string key(name.str());
+      if (used_.count(key)) continue;
+      std::string what =
+          label_.empty() && node.is_table() ? "unknown section [" + key + "]" : "unknown key " + KeyPath(key);
+      std::string message = context_.display_path + ": " + what;
+      if (node.source().begin.line > 0) message += " (line " + std::to_string(node.source().begin.line) + ")";
+      return Status::InvalidArgument(message);
+    }
+    return Status::OK();
+  }
+
+ private:
+  // ${NAME} -> the environment variable; an unset variable is an error.
+  Result<std::string> Expand(std::string_view key, const std::string& text, const toml::node* node) const {
+    std::string out;
+    size_t i = 0;
+    while (i < text.size()) {
+      if (text[i] == '$' && i + 1 < text.size() && text[i + 1] == '{') {
+        size_t close = text.find('}', i + 2);
+        if (close == std::string::npos) return Error(key, "unterminated ${ in \"" + text + "\"", node);
+        std::string name = text.substr(i + 2, close - i - 2);
+        if (name.empty()) return Error(key, "empty ${} in \"" + text + "\"", node);
+        const char* value = std::getenv(name.c_str());
+        if (!value) return Error(key, "environment variable " + name + " is not set", node);
+        out += value;
+        i = close + 1;
+      } else {
+        out += text[i++];
+      }
+    }
+    return out;
+  }
+
+  const ParseContext& context_;
+  std::string label_;
+  const toml::table* table_;
+  std::set<std::string> used_;
+};
+
+// A sub-table of the document, or an error when the key holds something else.
+Result<const toml::table*> SectionTable(const ParseContext& context, const toml::table& root,
+                                        std::string_view name) {
+  const toml::node* node = root.get(name);
+  if (!node) return static_cast<const toml::table*>(nullptr);
+  const auto* table = node->as_table();
+  if (!table) {
+    return Status::InvalidArgument(context.display_path + ": " + std::string(name) +
+                                   ": expected a section [" + std::string(name) + "], got " +
+                                   Describe(*node));
+  }
+  return table;
+}
+
+bool HasScheme(const std::string& uri) {
+  size_t colon = uri.find("://");
+  if (colon == std::string::npos || colon == 0) return false;
+  return std::all_of(uri.begin(), uri.begin() + static_cast<std::ptrdiff_t>(colon),
+                     [](unsigned char c) { return std::isalnum(c) || c == '+' || c == '-' || c == '.'; });
+}
+
+std::string ResolvePath(const ParseContext& context, const std::string& path) {
+  fs::path p(path);
+  if (p.is_relative()) p = context.base_dir / p;
+  std::string out = p.lexically_normal().string();
+  if (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
+}
+
+// Local paths (plain or file://) resolve against the config's directory;
+// other URIs (s3://, ...) are left alone.
+std::string ResolveLocation(const ParseContext& context, const std::string& location) {
+  if (location.rfind("file://", 0) == 0) return "file://" + ResolvePath(context, location.substr(7));
+  if (HasScheme(location)) return location;
+  return ResolvePath(context, location);
+}
+
+std::string ToLower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return text;
+}
+
+const std::vector<std::string> kModeNames = {"merge", "append"};
+const std::vector<std::string> kOrderKindNames = {"hex", "number", "timestamp"};
+const std::vector<std::string> kPolicyNames = {"rescue", "quarantine", "fail"};
+
+// The merge keys shared by [merge] and [tables.<name>].
+Status ReadMergeKeys(SectionReader& section, MergeConfig* merge, bool* any_given) {
+  FLOE_ASSIGN_OR_RETURN(auto mode, section.Choice("mode", kModeNames));
+  FLOE_ASSIGN_OR_RETURN(auto keys, section.StringArray("keys"));
+  FLOE_ASSIGN_OR_RETURN(auto order_by, section.String("order_by"));
+  FLOE_ASSIGN_OR_RETURN(auto order_kind, section.Choice("order_kind", kOrderKindNames));
+  FLOE_ASSIGN_OR_RETURN(auto operation_column, section.String("operation_column"));
+  if (mode) merge->mode = static_cast<WriteMode>(*mode);
+  if (keys) merge->keys = *keys;
+  if (order_by) merge->order_column = *order_by;
+  if (order_kind) merge->order_kind = static_cast<OrderingKind>(*order_kind);
+  if (operation_column) merge->operation_column = *operation_column;
+  *any_given = mode || keys || order_by || order_kind || operation_column;
+  return Status::OK();
+}
+
+// Checks that a merge configuration can work; `where` names the section.
+Status ValidateMerge(const ParseContext& context, const std::string& where, const MergeConfig& merge) {
+  auto error = [&](const std::string& what) {
+    return Status::InvalidArgument(context.display_path + ": " + where + ": " + what);
+  };
+  std::set<std::string> seen;
+  for (const std::string& key : merge.keys) {
+    if (key.empty()) return error("keys: a key column name is empty");
+    if (!seen.insert(key).second) return error("keys: column \"" + key + "\" is listed twice");
+  }
+  if (merge.mode == WriteMode::kMerge) {
+    if (merge.keys.empty()) return error("mode = \"merge\" needs keys (the primary key columns)");
+    if (merge.order_column.empty()) {
+      return error("mode = \"merge\" needs order_by (the column that orders changes of one key)");
+    }
+  }
+  std::map<int64_t, std::string> codes;
+  const std::pair<const char*, const std::vector<int64_t>*> lists[] = {
+      {"insert_values", &merge.insert_values},
+      {"update_values", &merge.update_values},
+      {"delete_values", &merge.delete_values},
+      {"ignore_values", &merge.ignore_values}};
+  for (const auto& [name, values] : lists) {
+    for (int64_t code : *values) {
+      auto [it, inserted] = codes.emplace(code, name);
+      if (!inserted) {
+        return error("operation code " + std::to_string(code) + " appears in both " + it->second + " and " +
+                     name);
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Status ValidatePartitionBy(const ParseContext& context, const std::string& where,
+                           const std::vector<std::string>& fields) {
+  for (const std::string& field : fields) {
+    if (!IsValidPartitionField(field)) {
+      return Status::InvalidArgument(
+          context.display_path + ": " + where +
+          " partition_by: expected a column or a transform like \"day(createtime)\", "
+          "\"bucket(16, id)\", \"truncate(4, name)\", got \"" +
+          field + "\"");
+    }
+  }
+  return Status::OK();
+}
+
+Status ReadSource(const ParseContext& context, const toml::table* table, SourceConfig* source) {
+  SectionReader section(context, "[source]", table);
+  FLOE_ASSIGN_OR_RETURN(auto format, section.Choice("format", {"cda", "parquet"}));
+  FLOE_ASSIGN_OR_RETURN(auto uri, section.String("uri"));
+  FLOE_ASSIGN_OR_RETURN(auto include, section.StringArray("include"));
+  FLOE_ASSIGN_OR_RETURN(auto exclude, section.StringArray("exclude"));
+  FLOE_ASSIGN_OR_RETURN(auto reload_on_reset, section.Bool("reload_on_reset"));
+  FLOE_ASSIGN_OR_RETURN(auto source_table, section.String("table"));
+  FLOE_ASSIGN_OR_RETURN(auto settle, section.Duration("settle"));
+  FLOE_ASSIGN_OR_RETURN(auto hive_partitioning, section.Bool("hive_partitioning"));
+  FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+
+  if (format) source->format = static_cast<SourceFormat>(*format);
+  if (!uri || uri->empty())
+    return section.Error("uri", "is required (a local directory or s3://bucket/prefix)");
+  source->uri = ResolveLocation(context, *uri);
+  if (source->uri.rfind("file://", 0) == 0) source->uri = source->uri.substr(7);
+  if (include) source->include = *include;
+  if (exclude) source->exclude = *exclude;
+  bool cda = source->format == SourceFormat::kCda;
+  auto only_for = [&](const char* key, const char* format_name) {
+    return section.Error(key, std::string("applies only to format = \"") + format_name + "\"");
+  };
+  if (reload_on_reset) {
+    if (!cda) return only_for("reload_on_reset", "cda");
+    source->reload_on_reset = *reload_on_reset;
+  }
+  if (source_table) {
+    if (cda) return only_for("table", "parquet");
+    source->table = *source_table;
+  }
+  if (settle) {
+    if (cda) return only_for("settle", "parquet");
+    source->settle_ms = *settle;
+  }
+  if (hive_partitioning) {
+    if (cda) return only_for("hive_partitioning", "parquet");
+    source->hive_partitioning = *hive_partitioning;
+  }
+  if (!cda && source->table.empty()) {
+    // The last path component of the uri names the table.
+    std::string trimmed = source->uri;
+    while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+    size_t slash = trimmed.find_last_of('/');
+    source->table = slash == std::string::npos ? trimmed : trimmed.substr(slash + 1);
+    if (source->table.empty() || source->table.find(':') != std::string::npos) {
+      return section.Error("table", "cannot be derived from uri \"" + source->uri + "\"; set it");
+    }
+  }
+  return Status::OK();
+}
+
+Status ReadCatalog(const ParseContext& context, const toml::table* table, CatalogConfig* catalog) {
+  SectionReader section(context, "[catalog]", table);
+  FLOE_ASSIGN_OR_RETURN(auto type, section.Choice("type", {"sql", "filesystem"}));
+  FLOE_ASSIGN_OR_RETURN(auto uri, section.String("uri"));
+  FLOE_ASSIGN_OR_RETURN(auto warehouse, section.String("warehouse"));
+  FLOE_ASSIGN_OR_RETURN(auto name, section.String("name"));
+  FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+
+  if (type) catalog->type = *type == 0 ? "sql" : "filesystem";
+  if (name) {
+    if (name->empty()) return section.Error("name", "must not be empty");
+    catalog->name = *name;
+  }
+  if (!warehouse || warehouse->empty()) {
+    return section.Error("warehouse", "is required (a local directory or s3://bucket/prefix)");
+  }
+  catalog->warehouse = ResolveLocation(context, *warehouse);
+  if (catalog->warehouse.rfind("file://", 0) == 0) catalog->warehouse = catalog->warehouse.substr(7);
+
+  if (catalog->type == "filesystem") {
+    if (HasScheme(catalog->warehouse)) {
+      return section.Error("warehouse",
+                           "type = \"filesystem\" needs a local directory (a rename is not atomic "
+                           "on object stores; use type = \"sql\"), got \"" +
+                               catalog->warehouse + "\"");
+    }
+    if (!uri || uri->empty()) {
+      catalog->uri = "file://" + catalog->warehouse;
+    } else {
+      if (uri->rfind("file://", 0) != 0) {
+        return section.Error("uri", "type = \"filesystem\" takes a file:// uri, got \"" + *uri + "\"");
+      }
+      catalog->uri = ResolveLocation(context, *uri);
+      if (catalog->uri != "file://" + catalog->warehouse) {
+        return section.Error("uri", "must name the warehouse directory \"" + catalog->warehouse +
+                                        "\" for type = \"filesystem\", got \"" + catalog->uri + "\"");
+      }
+    }
+    return Status::OK();
+  }
+  if (!uri || uri->empty()) {
+    return section.Error("uri",
+                         "is required for type = \"sql\" (sqlite:///path/catalog.db or postgresql://...)");
+  }
+  if (uri->rfind("sqlite://", 0) == 0) {
+    std::string db_path = uri->substr(9);
+    if (db_path.empty()) return section.Error("uri", "sqlite:// needs a database path");
+    catalog->uri = "sqlite://" + ResolvePath(context, db_path);
+  } else if (uri->rfind("postgresql://", 0) == 0 || uri->rfind("postgres://", 0) == 0) {
+    catalog->uri = *uri;
+  } else if (uri->rfind("file://", 0) == 0) {
+    return section.Error("uri", "a file:// uri is a filesystem catalog: set type = \"filesystem\"");
+  } else {
+    return section.Error(
+        "uri", "expected sqlite:///path/catalog.db or postgresql://user@host/db, got \"" + *uri + "\"");
+  }
+  return Status::OK();
+}
+
+Status ReadTarget(const ParseContext& context, const toml::table* table, TargetConfig* target) {
+  SectionReader section(context, "[target]", table);
+  FLOE_ASSIGN_OR_RETURN(auto ns, section.String("namespace"));
+  FLOE_ASSIGN_OR_RETURN(auto format_version,
+                        section.Integer("format_version", std::numeric_limits<int64_t>::min(),
+                                        std::numeric_limits<int64_t>::max()));
+  FLOE_ASSIGN_OR_RETURN(auto file_size, section.Size("target_file_size"));
+  FLOE_ASSIGN_OR_RETURN(auto codec, section.String("codec"));
+  FLOE_ASSIGN_OR_RETURN(auto codec_level, section.Integer("codec_level", -1000, 1000));
+  FLOE_ASSIGN_OR_RETURN(auto partition_by, section.StringArray("partition_by"));
+  FLOE_ASSIGN_OR_RETURN(auto properties, section.StringMap("properties"));
+  FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+
+  if (ns) {
+    bool ok = !ns->empty() && ns->front() != '.' && ns->back() != '.' && ns->find("..") == std::string::npos;
+    if (!ok)
+      return section.Error("namespace", "expected a name like \"cda\" or \"lake.cda\", got \"" + *ns + "\"");
+    target->ns = *ns;
+  }
+  if (format_version) {
+    if (*format_version != 2 && *format_version != 3) {
+      return section.Error("format_version",
+                           "expected 2 (position delete files) or 3 (deletion vectors), got " +
+                               std::to_string(*format_version));
+    }
+    target->format_version = static_cast<int>(*format_version);
+  }
+  if (file_size) {
+    if (*file_size < (int64_t{1} << 20)) return section.Error("target_file_size", "must be at least 1MiB");
+    target->target_file_size_bytes = *file_size;
+  }
+  if (codec) {
+    std::string name = ToLower(*codec);
+    if (name == "uncompressed") name = "none";
+    static const std::set<std::string> kCodecs = {"snappy", "zstd", "gzip", "brotli", "lz4", "none"};
+    if (!kCodecs.count(name)) {
+      return section.Error("codec",
+                           "expected snappy, zstd, gzip, brotli, lz4 or none, got \"" + *codec + "\"");
+    }
+    target->codec = name;
+  }
+  if (codec_level) {
+    int64_t low = 0, high = -1;
+    if (target->codec == "zstd") low = 1, high = 22;
+    if (target->codec == "gzip") low = 1, high = 9;
+    if (target->codec == "brotli") low = 0, high = 11;
+    if (high < 0) return section.Error("codec_level", "codec \"" + target->codec + "\" has no levels");
+    if (*codec_level < low || *codec_level > high) {
+      return section.Error("codec_level", "codec \"" + target->codec + "\" takes levels " +
+                                              std::to_string(low) + " to " + std::to_string(high) + ", got " +
+                                              std::to_string(*codec_level));
+    }
+    target->codec_level = static_cast<int>(*codec_level);
+  }
+  if (partition_by) {
+    FLOE_RETURN_IF_ERROR(ValidatePartitionBy(context, "[target]", *partition_by));
+    target->partition_by = *partition_by;
+  }
+  if (properties) target->table_properties = *properties;
+  return Status::OK();
+}
+
+Status ReadMerge(const ParseContext& context, const toml::table* table, SourceFormat format,
+                 MergeConfig* merge) {
+  if (format == SourceFormat::kParquet) {
+    // Plain Parquet files carry no CDA columns: append unless asked to merge.
+    merge->mode = WriteMode::kAppend;
+    merge->keys.clear();
+    merge->order_column.clear();
+    merge->order_kind = OrderingKind::kNumber;
+    merge->operation_column.clear();
+  }
+  SectionReader section(context, "[merge]", table);
+  bool any_given = false;
+  FLOE_RETURN_IF_ERROR(ReadMergeKeys(section, merge, &any_given));
+  FLOE_ASSIGN_OR_RETURN(auto insert_values, section.IntegerArray("insert_values"));
+  FLOE_ASSIGN_OR_RETURN(auto update_values, section.IntegerArray("update_values"));
+  FLOE_ASSIGN_OR_RETURN(auto delete_values, section.IntegerArray("delete_values"));
+  FLOE_ASSIGN_OR_RETURN(auto ignore_values, section.IntegerArray("ignore_values"));
+  FLOE_ASSIGN_OR_RETURN(auto retention, section.Duration("tombstone_retention"));
+  FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+  if (insert_values) merge->insert_values = *insert_values;
+  if (update_values) merge->update_values = *update_values;
+  if (delete_values) merge->delete_values = *delete_values;
+  if (ignore_values) merge->ignore_values = *ignore_values;
+  if (retention) merge->tombstone_retention_ms = *retention;
+  return ValidateMerge(context, "[merge]", *merge);
+}
+
+Status ReadSchemaPolicy(const ParseContext& context, const toml::table* table, SchemaPolicyConfig* schema) {
+  SectionReader section(context, "[schema]", table);
+  FLOE_ASSIGN_OR_RETURN(auto policy, section.Choice("on_incompatible", kPolicyNames));
+  FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+  if (policy) schema->on_incompatible = static_cast<IncompatiblePolicy>(*policy);
+  return Status::OK();
+}
+
+Status ReadLineage(const ParseContext& context, const toml::table* table, LineageConfig* lineage) {
+  SectionReader section(context, "[lineage]", table);
+  const std::pair<const char*, bool*> keys[] = {{"source_file", &lineage->source_file},
+                                                {"row_number", &lineage->row_number},
+                                                {"file_modified", &lineage->file_modified},
+                                                {"ingested_at", &lineage->ingested_at}};
+  for (const auto& [key, field] : keys) {
+    FLOE_ASSIGN_OR_RETURN(auto value, section.Bool(key));
+    if (value) *field = *value;
+  }
+  return section.CheckNoUnknownKeys();
+}
+
+Status ReadTrigger(const ParseContext& context, const toml::table* table, TriggerConfig* trigger) {
+  SectionReader section(context, "[trigger]", table);
+  FLOE_ASSIGN_OR_RETURN(auto interval, section.Duration("interval"));
+  FLOE_ASSIGN_OR_RETURN(auto max_files, section.Integer("max_files_per_batch", 1, 10'000'000));
+  FLOE_ASSIGN_OR_RETURN(auto max_bytes, section.Size("max_bytes_per_batch"));
+  FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+  if (interval) trigger->interval_ms = *interval;
+  if (max_files) trigger->max_files_per_batch = *max_files;
+  if (max_bytes) {
+    if (*max_bytes <= 0) return section.Error("max_bytes_per_batch", "must be greater than 0");
+    trigger->max_bytes_per_batch = *max_bytes;
+  }
+  return Status::OK();
+}
+
+Status ReadS3(const ParseContext& context, const toml::table* table, s3::S3Options* options) {
+  SectionReader section(context, "[s3]", table);
+  const std::pair<const char*, std::string*> strings[] = {{"region", &options->region},
+                                                          {"endpoint", &options->endpoint},
+                                                          {"access_key_id", &options->access_key_id},
+                                                          {"secret_access_key", &options->secret_access_key},
+                                                          {"session_token", &options->session_token},
+                                                          {"profile", &options->profile}};
+  for (const auto& [key, field] : strings) {
+    FLOE_ASSIGN_OR_RETURN(auto value, section.String(key));
+    if (value) *field = *value;
+  }
+  FLOE_ASSIGN_OR_RETURN(auto path_style, section.Bool("path_style"));
+  if (path_style) options->path_style = *path_style;
+  FLOE_ASSIGN_OR_RETURN(auto max_attempts, section.Integer("max_attempts", 1, 100));
+  if (max_attempts) options->max_attempts = static_cast<int>(*max_attempts);
+  const std::pair<const char*, int64_t*> durations[] = {{"connect_timeout", &options->connect_timeout_ms},
+                                                        {"request_timeout", &options->request_timeout_ms},
+                                                        {"retry_budget", &options->retry_budget_ms},
+                                                        {"retry_base_delay", &options->retry_base_delay_ms},
+                                                        {"retry_max_delay", &options->retry_max_delay_ms}};
+  for (const auto& [key, field] : durations) {
+    FLOE_ASSIGN_OR_RETURN(auto value, section.Duration(key));
+    if (value) *field = *value;
+  }
+  const std::pair<const char*, int*> counts[] = {{"read_parallelism", &options->read_parallelism},
+                                                 {"upload_parallelism", &options->upload_parallelism}};
+  for (const auto& [key, field] : counts) {
+    FLOE_ASSIGN_OR_RETURN(auto value, section.Integer(key, 1, 64));
+    if (value) *field = static_cast<int>(*value);
+  }
+  const std::pair<const char*, int64_t*> sizes[] = {{"multipart_part_size", &options->multipart_part_size},
+                                                    {"multipart_threshold", &options->multipart_threshold}};
+  for (const auto& [key, field] : sizes) {
+    FLOE_ASSIGN_OR_RETURN(auto value, section.Size(key));
+    if (value) *field = *value;
+  }
+  FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+  if (options->connect_timeout_ms <= 0) return section.Error("connect_timeout", "must be greater than 0");
+  if (options->request_timeout_ms <= 0) return section.Error("request_timeout", "must be greater than 0");
+  if (options->multipart_part_size < (int64_t{5} << 20)) {
+    return section.Error("multipart_part_size", "must be at least 5MiB (S3's smallest part)");
+  }
+  return Status::OK();
+}
+
+Status ReadTables(const ParseContext& context, const toml::table* tables, const PipelineConfig& globals,
+                  std::map<std::string, TableOverride>* overrides) {
+  if (!tables) return Status::OK();
+  for (const auto& [name_key, node] : *tables) {
+    std::string name(name_key.str());
+    std::string label = "[tables." + name + "]";
+    const auto* table = node.as_table();
+    if (!table) {
+      return Status::InvalidArgument(context.display_path + ": tables." + name +
+                                     ": expected a section [tables." + name + "], got " + Describe(node));
+    }
+    if (name.empty())
+      return Status::InvalidArgument(context.display_path + ": [tables.\"\"]: empty table name");
+    SectionReader section(context, label, table);
+    TableOverride out;
+    MergeConfig merge = globals.merge;
+    bool merge_given = false;
+    FLOE_RETURN_IF_ERROR(ReadMergeKeys(section, &merge, &merge_given));
+    FLOE_ASSIGN_OR_RETURN(auto partition_by, section.StringArray("partition_by"));
+    FLOE_ASSIGN_OR_RETURN(auto policy, section.Choice("on_incompatible", kPolicyNames));
+    FLOE_ASSIGN_OR_RETURN(auto target_table, section.String("target_table"));
+    FLOE_ASSIGN_OR_RETURN(auto properties, section.StringMap("properties"));
+    FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+    if (merge_given) {
+      FLOE_RETURN_IF_ERROR(ValidateMerge(context, label, merge));
+      out.merge = std::move(merge);
+    }
+    if (partition_by) {
+      FLOE_RETURN_IF_ERROR(ValidatePartitionBy(context, label, *partition_by));
+      out.partition_by = *partition_by;
+    }
+    if (policy) out.on_incompatible = static_cast<IncompatiblePolicy>(*policy);
+    if (target_table) {
+      if (target_table->empty() || target_table->find('.') != std::string::npos) {
+        return section.Error("target_table",
+                             "expected a table name without '.', got \"" + *target_table + "\"");
+      }
+      out.target_table = *target_table;
+    }
+    if (properties) out.table_properties = *properties;
+    (*overrides)[name] = std::move(out);
+  }
+  return Status::OK();
+}
+
+Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::table& root,
+                                     const std::string& config_path) {
+  PipelineConfig config;
+  config.config_path = config_path;
+
+  SectionReader top(context, "", &root);
+  FLOE_ASSIGN_OR_RETURN(auto name, top.String("name"));
+  if (!name) return top.Error("name", "is required (the pipeline id: letters, digits, '-' and '_')");
+  if (!IsValidName(*name)) {
+    return top.Error("name", "expected letters, digits, '-' and '_' (at most 128), got \"" + *name + "\"");
+  }
+  config.name = *name;
+
+  // Sections are consumed through `top` so that unknown ones are reported.
+  auto section = [&](std::string_view key) -> Result<const toml::table*> {
+    top.Find(key);
+    return SectionTable(context, root, key);
+  };
+  FLOE_ASSIGN_OR_RETURN(const toml::table* source, section("source"));
+  FLOE_ASSIGN_OR_RETURN(const toml::table* catalog, section("catalog"));
+  FLOE_ASSIGN_OR_RETURN(const toml::table* target, section("target"));
+  FLOE_ASSIGN_OR_RETURN(const toml::table* merge, section("merge"));
+  FLOE_ASSIGN_OR_RETURN(const toml::table* schema, section("schema"));
+  FLOE_ASSIGN_OR_RETURN(const toml::table* lineage, section("lineage"));
+  FLOE_ASSIGN_OR_RETURN(const toml::table* trigger, section("trigger"));
+  FLOE_ASSIGN_OR_RETURN(const toml::table* state, section("state"));
+  FLOE_ASSIGN_OR_RETURN(const toml::table* s3, section("s3"));
+  FLOE_ASSIGN_OR_RETURN(const toml::table* tables, section("tables"));
+  FLOE_RETURN_IF_ERROR(top.CheckNoUnknownKeys());
+
+  if (!source) return Status::InvalidArgument(context.display_path + ": section [source] is required");
+  if (!catalog) return Status::InvalidArgument(context.display_path + ": section [catalog] is required");
+  FLOE_RETURN_IF_ERROR(ReadSource(context, source, &config.source));
+  FLOE_RETURN_IF_ERROR(ReadCatalog(context, catalog, &config.catalog));
+  FLOE_RETURN_IF_ERROR(ReadTarget(context, target, &config.target));
+  FLOE_RETURN_IF_ERROR(ReadMerge(context, merge, config.source.format, &config.merge));
+  FLOE_RETURN_IF_ERROR(ReadSchemaPolicy(context, schema, &config.schema));
+  FLOE_RETURN_IF_ERROR(ReadLineage(context, lineage, &config.lineage));
+  FLOE_RETURN_IF_ERROR(ReadTrigger(context, trigger, &config.trigger));
+  FLOE_RETURN_IF_ERROR(ReadS3(context, s3, &config.s3));
+
+  SectionReader state_section(context, "[state]", state);
+  FLOE_ASSIGN_OR_RETURN(auto state_dir, state_section.String("dir"));
+  FLOE_RETURN_IF_ERROR(state_section.CheckNoUnknownKeys());
+  if (state_dir) {
+    if (state_dir->empty()) return state_section.Error("dir", "must not be empty");
+    if (HasScheme(*state_dir)) {
+      return state_section.Error(
+          "dir", "must be a local directory (the ledger is a SQLite file), got \"" + *state_dir + "\"");
+    }
+    config.state_dir = ResolvePath(context, *state_dir);
+  } else if (const char* env = std::getenv("FLOE_STATE_DIR"); env && *env) {
+    std::error_code ec;
+    fs::path base = fs::absolute(env, ec);
+    if (ec) base = env;
+    config.state_dir = (base / config.name).lexically_normal().string();
+  } else {
+    config.state_dir = (context.base_dir / ".floe-state" / config.name).lexically_normal().string();
+  }
+
+  FLOE_RETURN_IF_ERROR(ReadTables(context, tables, config, &config.tables));
+  return config;
+}
+
+}  // namespace
+
+TableSettings PipelineConfig::ForTable(const std::string& source_table) const {
+  TableSettings settings;
+  settings.merge = merge;
+  settings.target = target;
+  settings.schema = schema;
+  settings.lineage = lineage;
+  settings.target_table = ToLower(source_table);
+  auto it = tables.find(source_table);
+  if (it == tables.end()) return settings;
+  const TableOverride& override_settings = it->second;
+  if (override_settings.merge) settings.merge = *override_settings.merge;
+  if (override_settings.partition_by) settings.target.partition_by = *override_settings.partition_by;
+  if (override_settings.on_incompatible) settings.schema.on_incompatible = *override_settings.on_incompatible;
+  if (override_settings.target_table) settings.target_table = *override_settings.target_table;
+  for (const auto& [key, value] : override_settings.table_properties) {
+    settings.target.table_properties[key] = value;
+  }
+  return settings;
+}
+
+Result<PipelineConfig> ParsePipelineConfig(const std::string& toml_text, const std::string& path) {
+  ParseContext context;
+  context.display_path = path.empty() ? "pipeline config" : path;
+  std::error_code ec;
+  if (path.empty()) {
+    context.base_dir = fs::current_path(ec);
+  } else {
+    context.base_dir = fs::absolute(fs::path(path), ec).parent_path();
+  }
+  if (ec) return Status::IOError(context.display_path + ": cannot resolve its directory: " + ec.message());
+
+  toml::table root;
+  try {
+    root = toml::parse(toml_text, path);
+  } catch (const toml::parse_error& error) {
+    const auto& begin = error.source().begin;
+    return Status::InvalidArgument(context.display_path + ":" + std::to_string(begin.line) + ":" +
+                                   std::to_string(begin.column) + ": " + std::string(error.description()));
+  }
+  return ParseDocument(context, root, path);
+}
+
+Result<PipelineConfig> LoadPipelineConfig(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    return Status::NotFound(path + ": no such configuration file");
+  }
+  auto size = fs::file_size(path, ec);
+  if (ec) return Status::IOError(path + ": " + ec.message());
+  if (size > (uint64_t{16} << 20))
+    return Status::InvalidArgument(path + ": larger than 16MiB; not a config file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IOError(path + ": cannot open for reading");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return Status::IOError(path + ": read failed");
+  return ParsePipelineConfig(text.str(), path);
+}
+
+Result<int64_t> ParseDurationMs(const std::string& text) {
+  auto ms = ParseScaled(text, DurationUnits(), 1000, kMaxMs);
+  if (!ms)
+    return Status::InvalidArgument("expected a duration like \"60s\", \"500ms\" or \"30d\", got \"" + text +
+                                   "\"");
+  return *ms;
+}
+
+Result<int64_t> ParseSizeBytes(const std::string& text) {
+  auto bytes = ParseScaled(text, SizeUnits(), 1, kMaxBytes);
+  if (!bytes)
+    return Status::InvalidArgument("expected a size like \"128MiB\" or \"1GiB\", got \"" + text + "\"");
+  return *bytes;
+}
+
+const char* SourceFormatName(SourceFormat format) {
+  return format == SourceFormat::kCda ? "cda" : "parquet";
+}
+const char* WriteModeName(WriteMode mode) {
+  return mode == WriteMode::kMerge ? "merge" : "append";
+}
+const char* OrderingKindName(OrderingKind kind) {
+  switch (kind) {
+    case OrderingKind::kPaddedHex: return "hex";
+    case OrderingKind::kNumber: return "number";
+    case OrderingKind::kTimestamp: return "timestamp";
+  }
+  return "unknown";
+}
+const char* IncompatiblePolicyName(IncompatiblePolicy policy) {
+  switch (policy) {
+    case IncompatiblePolicy::kRescue: return "rescue";
+    case IncompatiblePolicy::kQuarantine: return "quarantine";
+    case IncompatiblePolicy::kFail: return "fail";
+  }
+  return "unknown";
+}
+
+}  // namespace floe::ingest
