@@ -36,6 +36,19 @@ RowDelta& RowDelta::RemoveDeletes(const std::string& delete_file_path) {
   return *this;
 }
 
+RowDelta& RowDelta::RemoveDeletes(const DataFile& delete_file) {
+  if (delete_file.content == DataFileContent::kData && invalid_.ok()) {
+    invalid_ = Status::InvalidArgument("RemoveDeletes takes delete files; " + delete_file.file_path +
+                                       " is a data file");
+  }
+  if (IsDeletionVector(delete_file) && delete_file.content_offset) {
+    removes_deletes_ = true;
+    RemoveDeletionVector(delete_file.file_path, *delete_file.content_offset);
+    return *this;
+  }
+  return RemoveDeletes(delete_file.file_path);
+}
+
 RowDelta& RowDelta::ValidateDataFileExists(const std::string& path) {
   referenced_.insert(path);
   return *this;
@@ -50,7 +63,7 @@ std::string RowDelta::operation() const {
 
 Status RowDelta::ValidateAgainst(const TableMetadata&) {
   FLOE_RETURN_IF_ERROR(invalid_);
-  if (added_files_.empty() && removed_paths_.empty()) {
+  if (added_files_.empty() && !removes_deletes_) {
     return Status::InvalidArgument("row delta has no files to add or remove");
   }
   set_fail_on_removed_data(referenced_);

@@ -31,7 +31,10 @@ class RowDelta final : public SnapshotProducer {
   RowDelta& AddRows(const DataFile& data_file);
   RowDelta& AddDeletes(const DataFile& delete_file);
   // Removes the live delete file `delete_file_path` (position deletes, deletion vector or equality deletes).
+  // A path holding several live deletion vectors (one Puffin file) is refused: use the DataFile form.
   RowDelta& RemoveDeletes(const std::string& delete_file_path);
+  // Removes exactly this delete file; a deletion vector is matched by path and content_offset.
+  RowDelta& RemoveDeletes(const DataFile& delete_file);
   // `evolved` was built from the schema current when this action was created (ids assigned from that state).
   RowDelta& SetSchema(Schema evolved) {
     SetNewSchema(std::move(evolved));

@@ -263,6 +263,8 @@ Result<LoadedTable> SnapshotProducer::CommitAttempt(const LoadedTable& loaded) {
 
   std::vector<ManifestFile> manifests = added_manifests_;
   std::set<std::string> found;
+  std::set<std::pair<std::string, int64_t>> found_vectors;
+  std::map<std::string, int> vectors_removed_by_path;
   std::set<std::string> removed_data_paths;
   // Rewritten manifests keep the schema their entries were written under.
   const Schema* schema = base.CurrentSchema();
@@ -281,7 +283,8 @@ Result<LoadedTable> SnapshotProducer::CommitAttempt(const LoadedTable& loaded) {
           manifest.deleted_files_count > 0) {
         continue;  // only DELETED entries: nothing live to carry
       }
-      if (removed_paths_.empty() && !(remove_dangling_deletes_ && !removed_data_paths.empty())) {
+      if (removed_paths_.empty() && removed_vectors_.empty() &&
+          !(remove_dangling_deletes_ && !removed_data_paths.empty())) {
         manifests.push_back(manifest);
         continue;
       }
@@ -293,6 +296,10 @@ Result<LoadedTable> SnapshotProducer::CommitAttempt(const LoadedTable& loaded) {
         const DataFile& f = e.data_file;
         if (removed_paths_.count(f.file_path)) {
           return f.content != DataFileContent::kData || !removed_delete_paths_.count(f.file_path);
+        }
+        if (!removed_vectors_.empty() && IsDeletionVector(f) && f.content_offset &&
+            removed_vectors_.count({f.file_path, *f.content_offset})) {
+          return true;
         }
         return remove_dangling_deletes_ && f.content != DataFileContent::kData && f.referenced_data_file &&
                removed_data_paths.count(*f.referenced_data_file) > 0;
@@ -322,6 +329,12 @@ Result<LoadedTable> SnapshotProducer::CommitAttempt(const LoadedTable& loaded) {
           deleted.status = ManifestEntryStatus::kDeleted;
           deleted.snapshot_id = snapshot_id_;
           found.insert(e.data_file.file_path);
+          if (IsDeletionVector(e.data_file)) {
+            if (e.data_file.content_offset)
+              found_vectors.insert({e.data_file.file_path, *e.data_file.content_offset});
+            if (removed_delete_paths_.count(e.data_file.file_path))
+              ++vectors_removed_by_path[e.data_file.file_path];
+          }
           if (e.data_file.content == DataFileContent::kData) removed_data_paths.insert(e.data_file.file_path);
           removed.Add(e.data_file);
           changed_partitions.insert(PartitionKey(e.data_file));
@@ -339,6 +352,19 @@ Result<LoadedTable> SnapshotProducer::CommitAttempt(const LoadedTable& loaded) {
       }
       attempt_files.push_back(path);
       manifests.push_back(std::move(*rewritten));
+    }
+  }
+  for (const auto& [path, count] : vectors_removed_by_path) {
+    if (count > 1) {
+      return fail(Status::InvalidArgument(
+          "Puffin file " + path + " holds " + std::to_string(count) +
+          " live deletion vectors; remove them one by one (path and content_offset), not by path"));
+    }
+  }
+  for (const auto& [path, offset] : removed_vectors_) {
+    if (!found_vectors.count({path, offset})) {
+      return fail(ValidationFailed("deletion vector " + path + " at offset " + std::to_string(offset) +
+                                   " is not live in the table"));
     }
   }
   for (const auto& path : removed_paths_) {

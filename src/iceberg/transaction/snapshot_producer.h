@@ -91,10 +91,16 @@ class SnapshotProducer {
   void SetSummaryProperty(const std::string& key, const std::string& value) { extra_summary_[key] = value; }
   void AddFile(const DataFile& file) { added_files_.push_back(file); }
   void RemovePath(const std::string& path) { removed_paths_.insert(path); }
-  // Removes a live delete file; naming a data file fails the commit with InvalidArgument.
+  // Removes the live delete file(s) at `path` (never a data file). A Puffin file
+  // holding deletion vectors of several data files is refused (InvalidArgument):
+  // removing them all would resurrect rows; name the vector with RemoveDeletionVector.
   void RemoveDeleteFilePath(const std::string& path) {
     removed_paths_.insert(path);
     removed_delete_paths_.insert(path);
+  }
+  // Removes the one deletion vector stored at `path` from byte `content_offset`.
+  void RemoveDeletionVector(const std::string& path, int64_t content_offset) {
+    removed_vectors_.insert({path, content_offset});
   }
   // Makes `evolved` the table's current schema in the same commit (see the contract above).
   void SetNewSchema(Schema evolved);
@@ -128,6 +134,7 @@ class SnapshotProducer {
   int attempt_ = 0;
   bool remove_dangling_deletes_ = false;
   std::set<std::string> removed_delete_paths_;
+  std::set<std::pair<std::string, int64_t>> removed_vectors_;  // (Puffin path, content_offset)
   std::optional<Schema> new_schema_;  // set only when it differs from the starting schema
   Status invalid_schema_;
   std::set<std::string> must_stay_live_;
