@@ -1,0 +1,365 @@
+#include "ingest/base/ledger.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "test_util.h"
+
+namespace floe::ingest {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+SourceFile File(const std::string& uri, const std::string& table, const std::string& order_key,
+                int64_t size = 100, int64_t mtime_ms = 1000) {
+  SourceFile file;
+  file.uri = uri;
+  file.table = table;
+  file.order_key = order_key;
+  file.size = size;
+  file.mtime_ms = mtime_ms;
+  return file;
+}
+
+std::vector<std::string> Uris(const std::vector<LedgerFile>& files) {
+  std::vector<std::string> uris;
+  for (const LedgerFile& file : files) uris.push_back(file.file.uri);
+  return uris;
+}
+
+LedgerFile OnlyFile(Ledger& ledger, const std::string& uri) {
+  auto files = ledger.Files({});
+  EXPECT_TRUE(files.ok());
+  for (const LedgerFile& file : *files) {
+    if (file.file.uri == uri) return file;
+  }
+  ADD_FAILURE() << "no file " << uri;
+  return {};
+}
+
+class LedgerTest : public ::testing::Test {
+ protected:
+  std::string StateDir() const { return dir_.File("state/nested/pipeline"); }
+  floe::testing::TempDir dir_;
+};
+
+TEST_F(LedgerTest, OpenCreatesTheStateDirWithDatabaseAndLock) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+  EXPECT_TRUE(std::filesystem::is_regular_file(StateDir() + "/ledger.db"));
+  EXPECT_TRUE(std::filesystem::is_regular_file(StateDir() + "/ledger.lock"));
+  ASSERT_OK_AND_ASSIGN(auto files, ledger->Files({}));
+  EXPECT_TRUE(files.empty());
+  ASSERT_OK_AND_ASSIGN(auto tables, ledger->TablesWithWork());
+  EXPECT_TRUE(tables.empty());
+  EXPECT_FALSE(Ledger::Open("").ok());
+}
+
+TEST_F(LedgerTest, RecordDiscoveredKeepsEveryFieldAndPendingFollowsOrderKey) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+  SourceFile detailed = File("s3://b/t/fp/200/part-1.parquet", "pc_policy", "0002");
+  detailed.fingerprint = "abc123";
+  detailed.folder_timestamp_ms = 1664585730000;
+  detailed.partition_values = {{"year", "2026"}, {"na&me=", "50% off\nnow"}, {"", ""}};
+  ASSERT_OK_AND_ASSIGN(auto result, ledger->RecordDiscovered(
+                                        {File("/t/c", "pc_policy", "0003"), detailed,
+                                         File("/t/a", "pc_policy", "0001"), File("/u/a", "pc_user", "0001")},
+                                        5000));
+  EXPECT_EQ(result.new_files, 4);
+  EXPECT_TRUE(result.changed_after_ingest.empty());
+
+  ASSERT_OK_AND_ASSIGN(auto pending, ledger->Pending("pc_policy"));
+  EXPECT_THAT(Uris(pending), ElementsAre("/t/a", "s3://b/t/fp/200/part-1.parquet", "/t/c"));
+  const LedgerFile& stored = pending[1];
+  EXPECT_EQ(stored.file.table, "pc_policy");
+  EXPECT_EQ(stored.file.size, 100);
+  EXPECT_EQ(stored.file.mtime_ms, 1000);
+  EXPECT_EQ(stored.file.order_key, "0002");
+  EXPECT_EQ(stored.file.fingerprint, "abc123");
+  EXPECT_EQ(stored.file.folder_timestamp_ms, 1664585730000);
+  EXPECT_EQ(stored.file.partition_values, detailed.partition_values);
+  EXPECT_EQ(stored.state, FileState::kDiscovered);
+  EXPECT_FALSE(stored.batch_id.has_value());
+  EXPECT_EQ(stored.discovered_at_ms, 5000);
+  EXPECT_EQ(stored.updated_at_ms, 5000);
+  ASSERT_OK_AND_ASSIGN(auto tables, ledger->TablesWithWork());
+  EXPECT_THAT(tables, ElementsAre("pc_policy", "pc_user"));
+
+  // Seen again: nothing new; a still-discovered file that changed takes the new values.
+  ASSERT_OK_AND_ASSIGN(auto again,
+                       ledger->RecordDiscovered({File("/t/a", "pc_policy", "0001", 150, 2000)}, 9000));
+  EXPECT_EQ(again.new_files, 0);
+  EXPECT_TRUE(again.changed_after_ingest.empty());
+  LedgerFile changed = OnlyFile(*ledger, "/t/a");
+  EXPECT_EQ(changed.file.size, 150);
+  EXPECT_EQ(changed.file.mtime_ms, 2000);
+  EXPECT_EQ(changed.discovered_at_ms, 5000);
+  EXPECT_EQ(changed.updated_at_ms, 9000);
+
+  SourceFile no_table = File("/x", "", "1");
+  EXPECT_FALSE(ledger->RecordDiscovered({no_table}, 1).ok());
+}
+
+TEST_F(LedgerTest, BatchLifecycleCommitAndRelease) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+  ASSERT_OK(ledger->RecordDiscovered(
+      {File("/t/1", "t", "1"), File("/t/2", "t", "2"), File("/t/3", "t", "3"), File("/u/1", "u", "1")}, 1));
+
+  ASSERT_OK_AND_ASSIGN(int64_t first, ledger->OpenBatch("t", {"/t/2", "/t/1"}));
+  ASSERT_OK_AND_ASSIGN(auto pending, ledger->Pending("t"));
+  EXPECT_THAT(Uris(pending), ElementsAre("/t/3"));
+  LedgerFile in_batch = OnlyFile(*ledger, "/t/1");
+  EXPECT_EQ(in_batch.state, FileState::kInBatch);
+  EXPECT_EQ(in_batch.batch_id, first);
+  ASSERT_OK_AND_ASSIGN(auto open, ledger->OpenBatches());
+  ASSERT_EQ(open.size(), 1u);
+  EXPECT_EQ(open[0].batch_id, first);
+  EXPECT_EQ(open[0].table, "t");
+  EXPECT_FALSE(open[0].committed);
+  EXPECT_THAT(open[0].uris, ElementsAre("/t/2", "/t/1"));  // the order given
+
+  ASSERT_OK(ledger->CommitBatch(first, 777));
+  LedgerFile committed = OnlyFile(*ledger, "/t/2");
+  EXPECT_EQ(committed.state, FileState::kCommitted);
+  EXPECT_EQ(committed.snapshot_id, 777);
+  EXPECT_EQ(committed.batch_id, first);
+  ASSERT_OK_AND_ASSIGN(open, ledger->OpenBatches());
+  EXPECT_TRUE(open.empty());
+  EXPECT_OK(ledger->CommitBatch(first, 777));  // repeating the same commit is harmless
+  auto other_snapshot = ledger->CommitBatch(first, 778);
+  EXPECT_EQ(other_snapshot.kind(), ErrorKind::kInvalidArgument);
+  EXPECT_THAT(other_snapshot.message(), HasSubstr("already committed with snapshot 777"));
+  EXPECT_EQ(ledger->CommitBatch(999, 1).kind(), ErrorKind::kNotFound);
+  EXPECT_EQ(ledger->ReleaseBatch(first).kind(), ErrorKind::kInvalidArgument);
+
+  ASSERT_OK_AND_ASSIGN(int64_t second, ledger->OpenBatch("t", {"/t/3"}));
+  EXPECT_GT(second, first);
+  ASSERT_OK(ledger->ReleaseBatch(second));
+  LedgerFile released = OnlyFile(*ledger, "/t/3");
+  EXPECT_EQ(released.state, FileState::kDiscovered);
+  EXPECT_FALSE(released.batch_id.has_value());
+  EXPECT_EQ(ledger->ReleaseBatch(second).kind(), ErrorKind::kNotFound);
+  ASSERT_OK_AND_ASSIGN(int64_t third, ledger->OpenBatch("t", {"/t/3"}));
+  EXPECT_GT(third, second);  // a released id is not reused
+}
+
+TEST_F(LedgerTest, OpenBatchRejectsFilesItCannotTakeAndChangesNothing) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+  ASSERT_OK(
+      ledger->RecordDiscovered({File("/t/1", "t", "1"), File("/t/2", "t", "2"), File("/u/1", "u", "1")}, 1));
+  ASSERT_OK_AND_ASSIGN(int64_t batch, ledger->OpenBatch("t", {"/t/1"}));
+  (void)batch;
+
+  auto in_batch = ledger->OpenBatch("t", {"/t/2", "/t/1"});
+  ASSERT_FALSE(in_batch.ok());
+  EXPECT_THAT(in_batch.status().message(), HasSubstr("file /t/1 is in_batch"));
+  auto other_table = ledger->OpenBatch("t", {"/u/1"});
+  EXPECT_THAT(other_table.status().message(), HasSubstr("belongs to table u, not t"));
+  auto unknown = ledger->OpenBatch("t", {"/t/9"});
+  EXPECT_EQ(unknown.status().kind(), ErrorKind::kNotFound);
+  auto twice = ledger->OpenBatch("t", {"/t/2", "/t/2"});
+  EXPECT_THAT(twice.status().message(), HasSubstr("listed twice"));
+  EXPECT_FALSE(ledger->OpenBatch("t", {}).ok());
+
+  EXPECT_EQ(OnlyFile(*ledger, "/t/2").state, FileState::kDiscovered);  // the failed calls rolled back
+  ASSERT_OK_AND_ASSIGN(auto open, ledger->OpenBatches());
+  EXPECT_EQ(open.size(), 1u);
+}
+
+TEST_F(LedgerTest, BatchIdsIncreaseAcrossReopenAndReset) {
+  int64_t last = 0;
+  for (int round = 0; round < 3; ++round) {
+    ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+    std::string uri = "/t/" + std::to_string(round);
+    ASSERT_OK(ledger->RecordDiscovered({File(uri, "t", uri)}, 1));
+    ASSERT_OK_AND_ASSIGN(int64_t batch, ledger->OpenBatch("t", {uri}));
+    EXPECT_GT(batch, last);
+    last = batch;
+    if (round == 1) ASSERT_OK(ledger->ResetTable("t"));  // drops the batches; ids go on
+  }
+}
+
+TEST_F(LedgerTest, OpenBatchesSurviveReopen) {
+  int64_t batch = 0;
+  {
+    ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+    ASSERT_OK(ledger->RecordDiscovered({File("/t/1", "t", "1"), File("/t/2", "t", "2")}, 1));
+    ASSERT_OK_AND_ASSIGN(batch, ledger->OpenBatch("t", {"/t/1", "/t/2"}));
+  }
+  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+  ASSERT_OK_AND_ASSIGN(auto open, ledger->OpenBatches());
+  ASSERT_EQ(open.size(), 1u);
+  EXPECT_EQ(open[0].batch_id, batch);
+  EXPECT_THAT(open[0].uris, ElementsAre("/t/1", "/t/2"));
+  ASSERT_OK_AND_ASSIGN(auto tables, ledger->TablesWithWork());
+  EXPECT_THAT(tables, ElementsAre("t"));  // an open batch is work even with nothing pending
+}
+
+TEST_F(LedgerTest, QuarantineSkipAndRetry) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+  ASSERT_OK(ledger->RecordDiscovered(
+      {File("/t/1", "t", "1"), File("/t/2", "t", "2"), File("/t/3", "t", "3"), File("/u/1", "u", "1")}, 1));
+  ASSERT_OK_AND_ASSIGN(int64_t batch, ledger->OpenBatch("t", {"/t/1", "/t/2"}));
+
+  ASSERT_OK(ledger->Quarantine("/t/1", "Corruption: bad page header"));
+  LedgerFile quarantined = OnlyFile(*ledger, "/t/1");
+  EXPECT_EQ(quarantined.state, FileState::kQuarantined);
+  EXPECT_EQ(quarantined.reason, "Corruption: bad page header");
+  EXPECT_FALSE(quarantined.batch_id.has_value());
+  ASSERT_OK_AND_ASSIGN(auto open, ledger->OpenBatches());
+  EXPECT_THAT(open[0].uris, ElementsAre("/t/2"));  // it left the batch
+  ASSERT_OK(ledger->CommitBatch(batch, 5));
+  EXPECT_EQ(OnlyFile(*ledger, "/t/1").state, FileState::kQuarantined);  // commit does not touch it
+
+  ASSERT_OK(ledger->Skip("/t/3", "operator"));
+  ASSERT_OK(ledger->Skip("/u/1", "empty"));
+  EXPECT_EQ(OnlyFile(*ledger, "/t/3").state, FileState::kSkipped);
+  auto from_committed = ledger->Quarantine("/t/2", "x");
+  EXPECT_EQ(from_committed.kind(), ErrorKind::kInvalidArgument);
+  EXPECT_THAT(from_committed.message(), HasSubstr("/t/2 is committed"));
+  EXPECT_EQ(ledger->Skip("/t/2", "x").kind(), ErrorKind::kInvalidArgument);
+  EXPECT_EQ(ledger->Quarantine("/nope", "x").kind(), ErrorKind::kNotFound);
+
+  ASSERT_OK_AND_ASSIGN(auto set_aside, ledger->Files({std::nullopt, FileState::kSkipped}));
+  EXPECT_THAT(Uris(set_aside), ElementsAre("/t/3", "/u/1"));
+  ASSERT_OK_AND_ASSIGN(auto t_skipped, ledger->Files({std::string("t"), FileState::kSkipped}));
+  EXPECT_THAT(Uris(t_skipped), ElementsAre("/t/3"));
+
+  ASSERT_OK_AND_ASSIGN(int64_t retried, ledger->Retry(std::string("t")));
+  EXPECT_EQ(retried, 2);
+  ASSERT_OK_AND_ASSIGN(auto pending, ledger->Pending("t"));
+  EXPECT_THAT(Uris(pending), ElementsAre("/t/1", "/t/3"));
+  EXPECT_EQ(pending[0].reason, "");
+  EXPECT_EQ(OnlyFile(*ledger, "/u/1").state, FileState::kSkipped);
+  ASSERT_OK_AND_ASSIGN(retried, ledger->Retry(std::nullopt));
+  EXPECT_EQ(retried, 1);
+  EXPECT_EQ(OnlyFile(*ledger, "/u/1").state, FileState::kDiscovered);
+}
+
+TEST_F(LedgerTest, ChangedAfterIngestIsReportedAndLeftAlone) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+  ASSERT_OK(
+      ledger->RecordDiscovered({File("/t/1", "t", "1"), File("/t/2", "t", "2"), File("/t/3", "t", "3")}, 1));
+  ASSERT_OK_AND_ASSIGN(int64_t batch, ledger->OpenBatch("t", {"/t/1"}));
+  ASSERT_OK(ledger->CommitBatch(batch, 9));
+  ASSERT_OK(ledger->Quarantine("/t/2", "bad"));
+
+  ASSERT_OK_AND_ASSIGN(auto result, ledger->RecordDiscovered(
+                                        {File("/t/1", "t", "1", 101, 1000), File("/t/2", "t", "2", 100, 1001),
+                                         File("/t/3", "t", "3", 100, 1000)},
+                                        2));
+  EXPECT_EQ(result.new_files, 0);
+  EXPECT_THAT(result.changed_after_ingest, ElementsAre("/t/1", "/t/2"));
+  LedgerFile committed = OnlyFile(*ledger, "/t/1");
+  EXPECT_EQ(committed.file.size, 100);  // the ledger keeps what was ingested
+  EXPECT_EQ(committed.state, FileState::kCommitted);
+}
+
+TEST_F(LedgerTest, ResetTableForgetsOneTable) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+  ASSERT_OK(
+      ledger->RecordDiscovered({File("/t/1", "t", "1"), File("/t/2", "t", "2"), File("/u/1", "u", "1")}, 1));
+  ASSERT_OK_AND_ASSIGN(int64_t batch, ledger->OpenBatch("t", {"/t/1"}));
+  (void)batch;
+  ASSERT_OK(ledger->SetWatermark({"t", 100, {"fp1"}}));
+  ASSERT_OK(ledger->SetWatermark({"u", 200, {"fp2"}}));
+
+  ASSERT_OK(ledger->ResetTable("t"));
+  ASSERT_OK_AND_ASSIGN(auto files, ledger->Files({}));
+  EXPECT_THAT(Uris(files), ElementsAre("/u/1"));
+  ASSERT_OK_AND_ASSIGN(auto open, ledger->OpenBatches());
+  EXPECT_TRUE(open.empty());
+  ASSERT_OK_AND_ASSIGN(auto t_mark, ledger->Watermark("t"));
+  EXPECT_FALSE(t_mark.has_value());
+  ASSERT_OK_AND_ASSIGN(auto u_mark, ledger->Watermark("u"));
+  ASSERT_TRUE(u_mark.has_value());
+  EXPECT_EQ(u_mark->last_successful_write_ms, 200);
+
+  // The table can be discovered again from scratch.
+  ASSERT_OK_AND_ASSIGN(auto again, ledger->RecordDiscovered({File("/t/1", "t", "1")}, 3));
+  EXPECT_EQ(again.new_files, 1);
+}
+
+TEST_F(LedgerTest, WatermarksRoundTrip) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+  ASSERT_OK_AND_ASSIGN(auto none, ledger->Watermark("t"));
+  EXPECT_FALSE(none.has_value());
+  ASSERT_OK(ledger->SetWatermark({"t", 1562112543759, {"123456789", "odd&=%\nname", ""}}));
+  ASSERT_OK_AND_ASSIGN(auto mark, ledger->Watermark("t"));
+  ASSERT_TRUE(mark.has_value());
+  EXPECT_EQ(mark->table, "t");
+  EXPECT_EQ(mark->last_successful_write_ms, 1562112543759);
+  EXPECT_THAT(mark->fingerprints, ElementsAre("123456789", "odd&=%\nname", ""));
+  ASSERT_OK(ledger->SetWatermark({"t", 5, {}}));
+  ASSERT_OK_AND_ASSIGN(mark, ledger->Watermark("t"));
+  EXPECT_EQ(mark->last_successful_write_ms, 5);
+  EXPECT_TRUE(mark->fingerprints.empty());
+  EXPECT_FALSE(ledger->SetWatermark({"", 1, {}}).ok());
+}
+
+TEST_F(LedgerTest, SecondOpenOfTheSameStateDirFails) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+  auto second = Ledger::Open(StateDir());
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().kind(), ErrorKind::kInvalidArgument);
+  EXPECT_THAT(second.status().message(), HasSubstr("another floe process is using state dir " + StateDir()));
+  EXPECT_THAT(second.status().message(), HasSubstr("(pid " + std::to_string(::getpid()) + ")"));
+  ledger.reset();
+  ASSERT_OK_AND_ASSIGN(auto reopened, Ledger::Open(StateDir()));
+}
+
+TEST_F(LedgerTest, ABatchOpenedByAProcessThatDiesIsStillOpenAfterReopen) {
+  {
+    ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+    ASSERT_OK(ledger->RecordDiscovered({File("/t/1", "t", "1"), File("/t/2", "t", "2")}, 1));
+  }
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // No destructors, no close: the process just ends after the call returned.
+    auto ledger = Ledger::Open(StateDir());
+    if (!ledger.ok()) ::_exit(2);
+    auto batch = (*ledger)->OpenBatch("t", {"/t/2"});
+    ::_exit(batch.ok() && *batch == 1 ? 0 : 3);
+  }
+  int wait_status = 0;
+  ASSERT_EQ(::waitpid(child, &wait_status, 0), child);
+  ASSERT_TRUE(WIFEXITED(wait_status));
+  ASSERT_EQ(WEXITSTATUS(wait_status), 0);
+
+  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));  // the dead process's lock is gone
+  ASSERT_OK_AND_ASSIGN(auto open, ledger->OpenBatches());
+  ASSERT_EQ(open.size(), 1u);
+  EXPECT_EQ(open[0].batch_id, 1);
+  EXPECT_THAT(open[0].uris, ElementsAre("/t/2"));
+  ASSERT_OK_AND_ASSIGN(auto pending, ledger->Pending("t"));
+  EXPECT_THAT(Uris(pending), ElementsAre("/t/1"));
+}
+
+TEST_F(LedgerTest, ADamagedDatabaseIsAnErrorNotACrash) {
+  std::filesystem::create_directories(StateDir());
+  {
+    std::ofstream out(StateDir() + "/ledger.db", std::ios::binary);
+    out << std::string(8192, 'x');
+  }
+  auto ledger = Ledger::Open(StateDir());
+  ASSERT_FALSE(ledger.ok());
+  EXPECT_EQ(ledger.status().kind(), ErrorKind::kCorruption) << ledger.status().ToString();
+  EXPECT_THAT(ledger.status().message(), HasSubstr(StateDir()));
+}
+
+TEST_F(LedgerTest, FileStateNames) {
+  EXPECT_STREQ(FileStateName(FileState::kDiscovered), "discovered");
+  EXPECT_STREQ(FileStateName(FileState::kInBatch), "in_batch");
+  EXPECT_STREQ(FileStateName(FileState::kCommitted), "committed");
+  EXPECT_STREQ(FileStateName(FileState::kQuarantined), "quarantined");
+  EXPECT_STREQ(FileStateName(FileState::kSkipped), "skipped");
+}
+
+}  // namespace
+}  // namespace floe::ingest
