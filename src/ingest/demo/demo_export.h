@@ -13,9 +13,25 @@
 // .cda/batch-metrics.json, and a folder newer than the manifest's
 // lastSuccessfulWriteTimestamp (uncommitted). AppendFolders adds committed
 // folders to an existing export and advances the manifest.
+//
+// Layout details: tables are taken in the order cc_claim, cc_exposure,
+// cc_contact, cctl_lossType (a typelist), cc_check. Folder k of table t is
+// named start_ms + k * 5 min + t * 7 s. With schema_change, folders from
+// folders/2 on use the second fingerprint (needs folders >= 2). The empty
+// folder is folder max(1, folders/3) (needs folders >= 3). The uncommitted
+// folder is the one after the last committed folder. Part files are Snappy
+// Parquet written by floe's writer, one row group each, rows shuffled.
+//
+// State: GenerateDemoExport records its options in <root>/.floe-demo-state.json
+// (and refuses a root that already has a manifest.json); AppendDemoFolders
+// reads them back, replays the change stream of the earlier calls without
+// writing, then writes the new folders. The previous uncommitted folder
+// becomes committed; with uncommitted_folder a new one follows the new
+// folders.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -42,15 +58,23 @@ struct DemoExportSummary {
   std::string root;
   std::vector<std::string> tables;
   int64_t files = 0;
-  int64_t rows = 0;  // change rows written, all folders
-  int64_t bytes = 0;
+  int64_t rows = 0;   // change rows written by this call, all folders (committed or not)
+  int64_t bytes = 0;  // Parquet bytes written by this call
+  // Whole export after this call: change rows in committed folders (what the
+  // manifest's totalProcessedRecordsCount counts), and per table the rows a
+  // correct consumer holds once it ingested every committed folder (newest
+  // seqval per id wins, operation 3 ignored, a final delete removes the id).
+  int64_t committed_rows = 0;
+  std::map<std::string, int64_t> expected_rows;
 };
 
 Result<DemoExportSummary> GenerateDemoExport(FileIO& io, const std::string& root,
                                              const DemoExportOptions& options);
 // Adds `folders` committed folders of new changes (same seed stream advanced
 // by `round`) to an export made by GenerateDemoExport, then advances
-// manifest.json.
+// manifest.json. The export's recorded options are used (`options` is
+// kept for callers' convenience and not consulted); rounds must increase from one call to the next
+// (InvalidArgument otherwise). NotFound when root has no state file.
 Result<DemoExportSummary> AppendDemoFolders(FileIO& io, const std::string& root,
                                             const DemoExportOptions& options, int round, int folders);
 
