@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 
 #include "test_util.h"
 
@@ -523,6 +524,28 @@ TEST_F(ConfigTest, LoadReadsTheFileAndReportsAMissingOne) {
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().kind(), ErrorKind::kNotFound);
   EXPECT_THAT(missing.status().message(), HasSubstr("absent.toml"));
+}
+
+// Every ```toml example of the "Pipeline configuration" section of
+// docs/configuration.md parses: the documentation cannot drift from the code.
+TEST_F(ConfigTest, DocumentedExamplesParse) {
+  std::ifstream in(std::string(FLOE_SOURCE_DIR) + "/docs/configuration.md");
+  ASSERT_TRUE(in.good());
+  std::string docs((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t section = docs.find("## Pipeline configuration");
+  ASSERT_NE(section, std::string::npos);
+  int examples = 0;
+  for (size_t start = docs.find("```toml\n", section); start != std::string::npos;
+       start = docs.find("```toml\n", start)) {
+    start += 8;
+    size_t end = docs.find("```", start);
+    ASSERT_NE(end, std::string::npos);
+    auto parsed = ParsePipelineConfig(docs.substr(start, end - start), "/etc/floe/example.toml");
+    EXPECT_TRUE(parsed.ok()) << "example " << examples << ": " << parsed.status().ToString();
+    ++examples;
+    start = end + 3;
+  }
+  EXPECT_GE(examples, 2);
 }
 
 TEST_F(ConfigTest, EnumNames) {
