@@ -24,6 +24,15 @@
 //   ("s3://b/x/part-0.parquet: column amount: table type decimal(10,2), file type string").
 // - The key, ordering and operation columns are never rescued: a mismatch
 //   there is always an error (the caller quarantines the file).
+// - Rescue works on whole top-level columns: a mismatch inside a struct, list
+//   or map rescues the top-level column that holds it (the message names the
+//   nested member, e.g. "column address.zip: ..."). A column the table
+//   requires cannot be rescued (error). New members of existing structs are
+//   added like new columns; new timestamp columns with nanoseconds become
+//   timestamp_ns in format v3 and timestamp (microseconds) before.
+// - Timestamps of one zone kind (UTC or local) fit each other whatever the
+//   unit: ConformBatch converts ms/us/ns to the table's unit (ns -> us rounds
+//   toward negative infinity; an overflow is an error naming the row).
 #pragma once
 
 #include <optional>
@@ -39,15 +48,22 @@ namespace floe::ingest {
 
 inline constexpr const char* kRescuedDataColumn = "_rescued_data";
 
+// Column names in an evolution are dotted full names for messages ("address.zip",
+// "points.element.x"); `path` holds the same name split into its parts (a part
+// may itself contain a dot) and is what EvolveSchema resolves. An empty `path`
+// means the top-level column `name`. Nested types in `added` carry placeholder
+// field ids (0); EvolveSchema assigns the real ones.
 struct SchemaEvolution {
   struct AddedColumn {
     std::string name;
     iceberg::Type type;
+    std::vector<std::string> path = {};
   };
   struct PromotedColumn {
     std::string name;
     iceberg::Type from;
     iceberg::Type to;
+    std::vector<std::string> path = {};
   };
   std::vector<AddedColumn> added;
   std::vector<PromotedColumn> promoted;
