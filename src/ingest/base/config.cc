@@ -20,89 +20,15 @@
 #include <sstream>
 #include <string_view>
 
+#include "ingest/base/config_section.h"
+
 namespace floe::ingest {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr int64_t kMaxMs = int64_t{100} * 365 * 24 * 3600 * 1000;  // 100 years
-constexpr int64_t kMaxBytes = int64_t{1} << 50;                    // 1 PiB
-
-// Parses "<decimal number><optional space><unit>" against a unit table; the
-// number may have a fraction. Returns nullopt for anything malformed.
-std::optional<int64_t> ParseScaled(std::string_view text,
-                                   const std::vector<std::pair<std::string, int64_t>>& units,
-                                   int64_t no_unit_scale, int64_t max_value) {
-  size_t i = 0;
-  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-  size_t start = i;
-  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
-  size_t int_end = i;
-  if (i < text.size() && text[i] == '.') {
-    ++i;
-    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
-  }
-  if (int_end == start || i == int_end + 1) return std::nullopt;  // no digits, or "5."
-  std::string number(text.substr(start, i - start));
-  if (number.size() > 30) return std::nullopt;
-  while (i < text.size() && text[i] == ' ') ++i;
-  std::string unit(text.substr(i));
-  while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.back()))) unit.pop_back();
-  int64_t scale = no_unit_scale;
-  if (!unit.empty()) {
-    std::string lower = unit;
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return std::tolower(c); });
-    bool found = false;
-    for (const auto& [name, unit_scale] : units) {
-      if (name == lower) {
-        scale = unit_scale;
-        found = true;
-        break;
-      }
-    }
-    if (!found) return std::nullopt;
-  }
-  long double value = std::strtold(number.c_str(), nullptr) * static_cast<long double>(scale);
-  if (!std::isfinite(value) || value > static_cast<long double>(max_value)) return std::nullopt;
-  return static_cast<int64_t>(std::llround(value));
-}
-
-const std::vector<std::pair<std::string, int64_t>>& DurationUnits() {
-  static const std::vector<std::pair<std::string, int64_t>> units = {
-      {"ms", 1}, {"s", 1000}, {"m", 60'000}, {"h", 3'600'000}, {"d", 86'400'000}};
-  return units;
-}
-
-const std::vector<std::pair<std::string, int64_t>>& SizeUnits() {
-  static const std::vector<std::pair<std::string, int64_t>> units = {
-      {"b", 1},
-      {"kb", 1000},
-      {"mb", 1000 * 1000},
-      {"gb", int64_t{1000} * 1000 * 1000},
-      {"tb", int64_t{1000} * 1000 * 1000 * 1000},
-      {"kib", int64_t{1} << 10},
-      {"mib", int64_t{1} << 20},
-      {"gib", int64_t{1} << 30},
-      {"tib", int64_t{1} << 40}};
-  return units;
-}
-
-// What a TOML value is, for "expected X, got Y" messages.
-std::string Describe(const toml::node& node) {
-  if (const auto* s = node.as_string()) return "\"" + s->get() + "\"";
-  if (node.is_table()) return "a table";
-  if (node.is_array()) return "an array";
-  if (const auto* i = node.as_integer()) return std::to_string(i->get());
-  if (const auto* b = node.as_boolean()) return b->get() ? "true" : "false";
-  std::ostringstream out;
-  if (const auto* f = node.as_floating_point()) {
-    out << f->get();
-  } else {
-    out << "a " << node.type() << " value";
-  }
-  return out.str();
-}
+using config_internal::DescribeTomlValue;
+using config_internal::ParseContext;
+using config_internal::SectionReader;
 
 bool IsValidName(const std::string& name) {
   if (name.empty() || name.size() > 128) return false;
@@ -124,218 +50,6 @@ bool IsValidPartitionField(const std::string& field) {
   return args.find_first_not_of(" ") != std::string::npos;
 }
 
-// Shared state of one parse: where errors point and how paths resolve.
-struct ParseContext {
-  std::string display_path;  // names the file in errors
-  fs::path base_dir;         // anchors relative local paths
-};
-
-// Reads the keys of one TOML table and remembers which were consumed.
-class SectionReader {
- public:
-  // `label` is how a key path is written in errors: "[trigger]" or "" for the top level.
-  SectionReader(const ParseContext& context, std::string label, const toml::table* table)
-      : context_(context), label_(std::move(label)), table_(table) {}
-
-  const std::string& label() const { return label_; }
-
-  Status Error(std::string_view key, const std::string& what, const toml::node* node = nullptr) const {
-    std::string message = context_.display_path + ": " + KeyPath(key) + ": " + what;
-    if (node && node->source().begin.line > 0) {
-      message += " (line " + std::to_string(node->source().begin.line) + ")";
-    }
-    return Status::InvalidArgument(std::move(message));
-  }
-
-  std::string KeyPath(std::string_view key) const {
-    return label_.empty() ? std::string(key) : label_ + " " + std::string(key);
-  }
-
-  const toml::node* Find(std::string_view key) {
-    if (!table_) return nullptr;
-    const toml::node* node = table_->get(key);
-    if (node) used_.insert(std::string(key));
-    return node;
-  }
-
-  Result<std::optional<std::string>> String(std::string_view key) {
-    const toml::node* node = Find(key);
-    if (!node) return std::optional<std::string>();
-    const auto* value = node->as_string();
-    if (!value) return Error(key, "expected a string, got " + Describe(*node), node);
-    FLOE_ASSIGN_OR_RETURN(std::string expanded, Expand(key, value->get(), node));
-    return std::optional<std::string>(std::move(expanded));
-  }
-
-  Result<std::optional<bool>> Bool(std::string_view key) {
-    const toml::node* node = Find(key);
-    if (!node) return std::optional<bool>();
-    const auto* value = node->as_boolean();
-    if (!value) return Error(key, "expected true or false, got " + Describe(*node), node);
-    return std::optional<bool>(value->get());
-  }
-
-  Result<std::optional<int64_t>> Integer(std::string_view key, int64_t min, int64_t max) {
-    const toml::node* node = Find(key);
-    if (!node) return std::optional<int64_t>();
-    const auto* value = node->as_integer();
-    if (!value) return Error(key, "expected an integer, got " + Describe(*node), node);
-    if (value->get() < min || value->get() > max) {
-      return Error(key,
-                   "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " +
-                       std::to_string(value->get()),
-                   node);
-    }
-    return std::optional<int64_t>(value->get());
-  }
-
-  // A duration string or a number of seconds.
-  Result<std::optional<int64_t>> Duration(std::string_view key) {
-    const toml::node* node = Find(key);
-    if (!node) return std::optional<int64_t>();
-    std::optional<int64_t> ms;
-    if (const auto* i = node->as_integer()) {
-      if (i->get() < 0) return Error(key, "must not be negative, got " + Describe(*node), node);
-      if (i->get() <= kMaxMs / 1000) ms = i->get() * 1000;
-    } else if (const auto* f = node->as_floating_point()) {
-      double seconds = f->get();
-      if (std::isfinite(seconds) && seconds >= 0 && seconds * 1000 <= static_cast<double>(kMaxMs)) {
-        ms = static_cast<int64_t>(std::llround(seconds * 1000));
-      }
-    } else if (const auto* s = node->as_string()) {
-      FLOE_ASSIGN_OR_RETURN(std::string text, Expand(key, s->get(), node));
-      ms = ParseScaled(text, DurationUnits(), 1000, kMaxMs);
-    }
-    if (!ms) {
-      return Error(key, "expected a duration like \"60s\" or a number of seconds, got " + Describe(*node),
-                   node);
-    }
-    return ms;
-  }
-
-  // A size string or a number of bytes.
-  Result<std::optional<int64_t>> Size(std::string_view key) {
-    const toml::node* node = Find(key);
-    if (!node) return std::optional<int64_t>();
-    std::optional<int64_t> bytes;
-    if (const auto* i = node->as_integer()) {
-      if (i->get() < 0) return Error(key, "must not be negative, got " + Describe(*node), node);
-      if (i->get() <= kMaxBytes) bytes = i->get();
-    } else if (const auto* s = node->as_string()) {
-      FLOE_ASSIGN_OR_RETURN(std::string text, Expand(key, s->get(), node));
-      bytes = ParseScaled(text, SizeUnits(), 1, kMaxBytes);
-    }
-    if (!bytes) {
-      return Error(key, "expected a size like \"128MiB\" or a number of bytes, got " + Describe(*node), node);
-    }
-    return bytes;
-  }
-
-  Result<std::optional<std::vector<std::string>>> StringArray(std::string_view key) {
-    const toml::node* node = Find(key);
-    if (!node) return std::optional<std::vector<std::string>>();
-    const auto* array = node->as_array();
-    if (!array) return Error(key, "expected an array of strings, got " + Describe(*node), node);
-    std::vector<std::string> out;
-    for (const toml::node& element : *array) {
-      const auto* value = element.as_string();
-      if (!value) return Error(key, "expected an array of strings, found " + Describe(element), &element);
-      FLOE_ASSIGN_OR_RETURN(std::string expanded, Expand(key, value->get(), &element));
-      out.push_back(std::move(expanded));
-    }
-    return std::optional<std::vector<std::string>>(std::move(out));
-  }
-
-  Result<std::optional<std::vector<int64_t>>> IntegerArray(std::string_view key) {
-    const toml::node* node = Find(key);
-    if (!node) return std::optional<std::vector<int64_t>>();
-    const auto* array = node->as_array();
-    if (!array) return Error(key, "expected an array of integers, got " + Describe(*node), node);
-    std::vector<int64_t> out;
-    for (const toml::node& element : *array) {
-      const auto* value = element.as_integer();
-      if (!value) return Error(key, "expected an array of integers, found " + Describe(element), &element);
-      out.push_back(value->get());
-    }
-    return std::optional<std::vector<int64_t>>(std::move(out));
-  }
-
-  // A table whose values are all strings (table properties).
-  Result<std::optional<std::map<std::string, std::string>>> StringMap(std::string_view key) {
-    const toml::node* node = Find(key);
-    if (!node) return std::optional<std::map<std::string, std::string>>();
-    const auto* table = node->as_table();
-    if (!table) return Error(key, "expected a table of strings, got " + Describe(*node), node);
-    std::map<std::string, std::string> out;
-    for (const auto& [name, value] : *table) {
-      const auto* text = value.as_string();
-      if (!text) {
-        return Error(std::string(key) + "." + std::string(name.str()),
-                     "expected a string, got " + Describe(value), &value);
-      }
-      FLOE_ASSIGN_OR_RETURN(std::string expanded, Expand(key, text->get(), &value));
-      out[std::string(name.str())] = std::move(expanded);
-    }
-    return std::optional<std::map<std::string, std::string>>(std::move(out));
-  }
-
-  // One of `choices`; returns its index.
-  Result<std::optional<size_t>> Choice(std::string_view key, const std::vector<std::string>& choices) {
-    FLOE_ASSIGN_OR_RETURN(std::optional<std::string> text, String(key));
-    if (!text) return std::optional<size_t>();
-    for (size_t i = 0; i < choices.size(); ++i) {
-      if (choices[i] == *text) return std::optional<size_t>(i);
-    }
-    std::string expected;
-    for (size_t i = 0; i < choices.size(); ++i) {
-      expected += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + ("\"" + choices[i] + "\"");
-    }
-    return Error(key, "expected " + expected + ", got \"" + *text + "\"", table_->get(key));
-  }
-
-  // Every key not consumed is an error (a typo must not be silently ignored).
-  Status CheckNoUnknownKeys() const {
-    if (!table_) return Status::OK();
-    for (const auto& [name, node] : *table_) {
-      std::string key(name.str());
-      if (used_.count(key)) continue;
-      std::string what =
-          label_.empty() && node.is_table() ? "unknown section [" + key + "]" : "unknown key " + KeyPath(key);
-      std::string message = context_.display_path + ": " + what;
-      if (node.source().begin.line > 0) message += " (line " + std::to_string(node.source().begin.line) + ")";
-      return Status::InvalidArgument(message);
-    }
-    return Status::OK();
-  }
-
- private:
-  // ${NAME} -> the environment variable; an unset variable is an error.
-  Result<std::string> Expand(std::string_view key, const std::string& text, const toml::node* node) const {
-    std::string out;
-    size_t i = 0;
-    while (i < text.size()) {
-      if (text[i] == '$' && i + 1 < text.size() && text[i + 1] == '{') {
-        size_t close = text.find('}', i + 2);
-        if (close == std::string::npos) return Error(key, "unterminated ${ in \"" + text + "\"", node);
-        std::string name = text.substr(i + 2, close - i - 2);
-        if (name.empty()) return Error(key, "empty ${} in \"" + text + "\"", node);
-        const char* value = std::getenv(name.c_str());
-        if (!value) return Error(key, "environment variable " + name + " is not set", node);
-        out += value;
-        i = close + 1;
-      } else {
-        out += text[i++];
-      }
-    }
-    return out;
-  }
-
-  const ParseContext& context_;
-  std::string label_;
-  const toml::table* table_;
-  std::set<std::string> used_;
-};
-
 // A sub-table of the document, or an error when the key holds something else.
 Result<const toml::table*> SectionTable(const ParseContext& context, const toml::table& root,
                                         std::string_view name) {
@@ -345,7 +59,7 @@ Result<const toml::table*> SectionTable(const ParseContext& context, const toml:
   if (!table) {
     return Status::InvalidArgument(context.display_path + ": " + std::string(name) +
                                    ": expected a section [" + std::string(name) + "], got " +
-                                   Describe(*node));
+                                   DescribeTomlValue(*node));
   }
   return table;
 }
@@ -737,7 +451,8 @@ Status ReadTables(const ParseContext& context, const toml::table* tables, const 
     const auto* table = node.as_table();
     if (!table) {
       return Status::InvalidArgument(context.display_path + ": tables." + name +
-                                     ": expected a section [tables." + name + "], got " + Describe(node));
+                                     ": expected a section [tables." + name + "], got " +
+                                     DescribeTomlValue(node));
     }
     if (name.empty())
       return Status::InvalidArgument(context.display_path + ": [tables.\"\"]: empty table name");
@@ -896,21 +611,6 @@ Result<PipelineConfig> LoadPipelineConfig(const std::string& path) {
   text << in.rdbuf();
   if (in.bad()) return Status::IOError(path + ": read failed");
   return ParsePipelineConfig(text.str(), path);
-}
-
-Result<int64_t> ParseDurationMs(const std::string& text) {
-  auto ms = ParseScaled(text, DurationUnits(), 1000, kMaxMs);
-  if (!ms)
-    return Status::InvalidArgument("expected a duration like \"60s\", \"500ms\" or \"30d\", got \"" + text +
-                                   "\"");
-  return *ms;
-}
-
-Result<int64_t> ParseSizeBytes(const std::string& text) {
-  auto bytes = ParseScaled(text, SizeUnits(), 1, kMaxBytes);
-  if (!bytes)
-    return Status::InvalidArgument("expected a size like \"128MiB\" or \"1GiB\", got \"" + text + "\"");
-  return *bytes;
 }
 
 const char* SourceFormatName(SourceFormat format) {
