@@ -5,7 +5,12 @@
 // fingerprint -> start time as string or number, dataFilesPath,
 // totalProcessedRecordsCount) and tolerates unknown members. Anything else
 // is InvalidArgument naming `uri`, the table and the member. Fingerprints
-// come back sorted by start time (ties by fingerprint text).
+// come back sorted by start time (ties by fingerprint text). Numbers are
+// non-negative integers (JSON integers, integral floats up to 2^53, or
+// strings of up to 18 digits). Table names and fingerprints become folder
+// names, so each must be 1-255 bytes without '/', '\\' or control
+// characters and not "." or "..". Input over 64 MiB or nested deeper than 16
+// levels is refused before it is parsed.
 #pragma once
 
 #include <cstdint>
