@@ -695,3 +695,94 @@ TEST(EvolveSchemaTest, KeepsIdentifierFieldsAndValidates) {
 
 }  // namespace
 }  // namespace floe::ingest
+
+namespace floe::ingest {
+namespace {
+
+TEST(ReconcileMoreTest, TimeInMillisecondsConverts) {
+  auto table = TableSchema({Col(1, "t", TypeKind::kTime)});
+  auto source =
+      Batch({MakeField("t", Time(TimeUnit::kMilli))}, {Values<int64_t>(Time(TimeUnit::kMilli), {1500})});
+  ASSERT_OK_AND_ASSIGN(Conformed c, ReconcileAndConform(table, source, Options(IncompatiblePolicy::kFail)));
+  EXPECT_EQ(c.batch.schema[0].type, Time(TimeUnit::kMicro));
+  EXPECT_EQ(c.batch.columns[0].Value<int64_t>(0), 1500000);
+}
+
+TEST(ReconcileMoreTest, NewColumnWithoutIcebergTypeFollowsThePolicy) {
+  auto table = TableSchema({Col(1, "id", TypeKind::kLong)});
+  auto source = Batch(
+      {MakeField("id", Int64()), MakeField("t", Time(TimeUnit::kNano))},
+      {Values<int64_t>(Int64(), {1, 2}), Values<int64_t>(Time(TimeUnit::kNano), {1000, 0}, {false, true})});
+  auto failed = Reconcile(table, source.schema, kUri, Options(IncompatiblePolicy::kQuarantine));
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().message().rfind(
+                "s3://b/x/part-0.parquet: column t: file type time[ns] has no Iceberg type", 0),
+            0u)
+      << failed.status().message();
+  ASSERT_OK_AND_ASSIGN(Conformed c, ReconcileAndConform(table, source));
+  EXPECT_EQ(c.mapping.rescued, (std::vector<std::string>{"t"}));
+  ASSERT_EQ(c.batch.schema.size(), 2u);
+  EXPECT_EQ(c.batch.schema[1].name, kRescuedDataColumn);
+  EXPECT_EQ(c.batch.columns[1].StringAt(0), "{\"t\":\"00:00:00.000001000\"}");
+  EXPECT_TRUE(c.batch.columns[1].IsNull(1));
+}
+
+TEST(ReconcileMoreTest, RequiredNestedMembers) {
+  // A required member missing from the file's struct makes the column incompatible.
+  auto table = TableSchema(
+      {Col(1, "id", TypeKind::kLong),
+       MakeNestedField(
+           2, "s", iceberg::StructType({Col(3, "a", TypeKind::kInt, true), Col(4, "b", TypeKind::kInt)}))});
+  floe::Schema file = {MakeField("id", Int64()), MakeField("s", Struct({MakeField("b", Int32())}))};
+  auto failed = Reconcile(table, file, kUri, Options(IncompatiblePolicy::kFail));
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().message(),
+            "s3://b/x/part-0.parquet: column s.a: required by the table but missing from the file");
+
+  // A null required member counts only where its struct is present.
+  DataType s_type = Struct({MakeField("a", Int32()), MakeField("b", Int32())});
+  Column s = MakeEmptyColumn(s_type);
+  s.children[0].AppendValue<int32_t>(1);
+  s.children[1].AppendNull();
+  s.AppendStructSlot();
+  s.AppendNull();  // absent struct: its null member is fine
+  auto ok_source =
+      Batch({MakeField("id", Int64()), MakeField("s", s_type)}, {Values<int64_t>(Int64(), {1, 2}), s});
+  ASSERT_OK_AND_ASSIGN(Conformed c, ReconcileAndConform(table, ok_source));
+  ExpectValid(c.batch);
+  Column bad = MakeEmptyColumn(s_type);
+  bad.children[0].AppendNull();
+  bad.children[1].AppendValue<int32_t>(5);
+  bad.AppendStructSlot();
+  auto bad_source =
+      Batch({MakeField("id", Int64()), MakeField("s", s_type)}, {Values<int64_t>(Int64(), {1}), bad});
+  auto result = ReconcileAndConform(table, bad_source);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().message(),
+            "s3://b/x/part-0.parquet: column s.a: null at row 0, but the table requires a value");
+}
+
+TEST(ReconcileMoreTest, NewMemberInsideListOfStructs) {
+  auto point = iceberg::StructType({Col(3, "x", TypeKind::kInt)});
+  auto table = TableSchema(
+      {Col(1, "id", TypeKind::kLong), MakeNestedField(2, "points", iceberg::ListType(4, point, false))});
+  DataType file_point = Struct({MakeField("x", Int32()), MakeField("y", Float32())});
+  floe::Schema file = {MakeField("id", Int64()), MakeField("points", List(MakeField("element", file_point)))};
+  Column points = MakeEmptyColumn(file[1].type);
+  points.children[0].children[0].AppendValue<int32_t>(3);
+  points.children[0].children[1].AppendValue<float>(0.5f);
+  points.children[0].AppendStructSlot();
+  points.AppendListEnd();
+  auto source = Batch(file, {Values<int64_t>(Int64(), {9}), points});
+  ASSERT_OK_AND_ASSIGN(Conformed c, ReconcileAndConform(table, source));
+  ASSERT_EQ(c.mapping.evolution.added.size(), 1u);
+  EXPECT_EQ(c.mapping.evolution.added[0].name, "points.element.y");
+  const iceberg::NestedField* y = c.schema.FindFieldByName("points.element.y");
+  ASSERT_NE(y, nullptr);
+  EXPECT_EQ(y->id, 5);
+  ExpectValid(c.batch);
+  EXPECT_EQ(c.batch.columns[1].children[0].children[1].Value<float>(0), 0.5f);
+}
+
+}  // namespace
+}  // namespace floe::ingest
