@@ -1,0 +1,180 @@
+// Rebuilding a key index from an Iceberg table: see key_index_rebuild.h.
+#include "ingest/merge/key_index_rebuild.h"
+
+#include <algorithm>
+#include <map>
+
+#include "formats/parquet/file_reader.h"
+#include "iceberg/scan/table_scan.h"
+#include "iceberg/writer/delete_readers.h"
+
+namespace floe::ingest::key_index_internal {
+namespace {
+
+// The key columns then the ordering column, as fields of the table schema.
+struct ColumnsToRead {
+  std::vector<iceberg::NestedField> fields;
+  std::vector<std::string> key_names;
+  KeyEncoder encoder;
+};
+
+Result<const iceberg::NestedField*> TopLevelField(const iceberg::Schema& schema, const std::string& name,
+                                                  const char* role) {
+  for (const iceberg::NestedField& field : schema.fields) {
+    if (field.name == name) return &field;
+  }
+  return Status::InvalidArgument(std::string(role) + " column " + name + " is not in the table's schema");
+}
+
+Result<ColumnsToRead> ResolveColumns(const iceberg::TableMetadata& table, const KeyIndexSpec& spec) {
+  const iceberg::Schema* schema = table.CurrentSchema();
+  if (!schema) return Status::InvalidArgument("table has no current schema");
+  std::vector<iceberg::NestedField> fields;
+  std::vector<DataType> key_types;
+  for (const std::string& name : spec.key_columns) {
+    FLOE_ASSIGN_OR_RETURN(const iceberg::NestedField* field, TopLevelField(*schema, name, "key"));
+    FLOE_ASSIGN_OR_RETURN(DataType type, iceberg::ToFloeType(field->type));
+    key_types.push_back(type);
+    fields.push_back(*field);
+  }
+  FLOE_ASSIGN_OR_RETURN(const iceberg::NestedField* order,
+                        TopLevelField(*schema, spec.order_column, "ordering"));
+  fields.push_back(*order);
+  FLOE_ASSIGN_OR_RETURN(KeyEncoder encoder, KeyEncoder::Make(key_types, spec.key_columns));
+  return ColumnsToRead{std::move(fields), spec.key_columns, std::move(encoder)};
+}
+
+// Indexes of `fields` among the file's top-level columns: by field id when the
+// file carries ids, by name otherwise.
+Result<std::vector<int>> ProjectColumns(const floe::Schema& file_schema,
+                                        const std::vector<iceberg::NestedField>& fields) {
+  bool has_ids = std::any_of(file_schema.begin(), file_schema.end(),
+                             [](const Field& f) { return f.field_id.has_value(); });
+  std::vector<int> indexes;
+  for (const iceberg::NestedField& wanted : fields) {
+    int found = -1;
+    for (size_t i = 0; i < file_schema.size() && found < 0; ++i) {
+      const Field& f = file_schema[i];
+      if (has_ids ? f.field_id == wanted.id : f.name == wanted.name) found = static_cast<int>(i);
+    }
+    if (found < 0) {
+      return Status::InvalidArgument("no column " + wanted.name + " (field id " + std::to_string(wanted.id) +
+                                     ")");
+    }
+    indexes.push_back(found);
+  }
+  return indexes;
+}
+
+class Rebuilder {
+ public:
+  Rebuilder(FileIO& io, const KeyIndexSpec& spec, ColumnsToRead columns, std::vector<std::string>* warnings)
+      : io_(io), spec_(spec), columns_(std::move(columns)), warnings_(warnings) {}
+
+  Status AddTask(const iceberg::FileScanTask& task) {
+    const std::string& data_path = task.data.file.file_path;
+    std::vector<int64_t> deleted;
+    for (const iceberg::ScanFile& deletes : task.deletes) {
+      if (deletes.file.content == iceberg::DataFileContent::kEqualityDeletes) {
+        return Status::NotSupported("table has equality deletes (" + deletes.file.file_path +
+                                    "); floe's key index cannot be rebuilt");
+      }
+      FLOE_ASSIGN_OR_RETURN(const auto* positions, PositionDeletes(deletes.file));
+      auto it = positions->find(data_path);
+      if (it != positions->end()) deleted.insert(deleted.end(), it->second.begin(), it->second.end());
+    }
+    std::sort(deleted.begin(), deleted.end());
+    deleted.erase(std::unique(deleted.begin(), deleted.end()), deleted.end());
+    return ReadDataFile(data_path, deleted).WithContext(data_path);
+  }
+
+  PrimaryKeyIndex Finish() {
+    if (duplicates_ > 0 && warnings_) {
+      warnings_->push_back(std::to_string(duplicates_) +
+                           " keys have more than one live row in the table; the index keeps the row with "
+                           "the greatest ordering value");
+    }
+    return std::move(index_);
+  }
+
+ private:
+  using Positions = std::map<std::string, std::vector<int64_t>>;
+
+  // A delete file's positions, read once however many data files it covers.
+  Result<const Positions*> PositionDeletes(const iceberg::DataFile& file) {
+    auto it = delete_cache_.find(file.file_path);
+    if (it == delete_cache_.end()) {
+      auto read = iceberg::ReadPositionDeletes(io_, file);
+      if (!read.ok()) return read.status().WithContext(file.file_path);
+      it = delete_cache_.emplace(file.file_path, std::move(read).value()).first;
+    }
+    return &it->second;
+  }
+
+  Status ReadDataFile(const std::string& path, const std::vector<int64_t>& deleted) {
+    FLOE_ASSIGN_OR_RETURN(std::unique_ptr<InputFile> input, io_.OpenRead(path));
+    FLOE_ASSIGN_OR_RETURN(auto reader,
+                          parquet::ParquetFileReader::Open(std::shared_ptr<InputFile>(std::move(input))));
+    FLOE_ASSIGN_OR_RETURN(std::vector<int> indexes, ProjectColumns(reader->schema(), columns_.fields));
+    const size_t key_count = columns_.key_names.size();
+    int64_t row_offset = 0;
+    size_t next_deleted = 0;
+    for (int group = 0; group < reader->num_row_groups(); ++group) {
+      FLOE_ASSIGN_OR_RETURN(RecordBatch batch, reader->ReadRowGroup(group, indexes));
+      if (batch.columns.size() != indexes.size()) {
+        return Status::Corruption("row group " + std::to_string(group) + " returned " +
+                                  std::to_string(batch.columns.size()) + " columns");
+      }
+      std::vector<const Column*> keys;
+      for (size_t k = 0; k < key_count; ++k) keys.push_back(&batch.columns[k]);
+      const Column& order_column = batch.columns[key_count];
+      FLOE_RETURN_IF_ERROR(CheckOrderColumn(order_column, spec_.order_kind, spec_.order_column));
+      for (int64_t row = 0; row < batch.num_rows; ++row) {
+        const int64_t position = row_offset + row;
+        while (next_deleted < deleted.size() && deleted[next_deleted] < position) ++next_deleted;
+        if (next_deleted < deleted.size() && deleted[next_deleted] == position) continue;
+        auto key = columns_.encoder.KeyAt(keys, row);
+        if (!key.ok()) return key.status().WithContext("row group " + std::to_string(group));
+        auto order = OrderValueAt(order_column, row, spec_.order_kind, spec_.order_column);
+        if (!order.ok()) return order.status().WithContext("row group " + std::to_string(group));
+        if (auto existing = index_.Find(*key)) {
+          ++duplicates_;
+          if (existing->order >= *order) continue;
+        }
+        index_.PutLive(*key, path, position, *order);
+      }
+      row_offset += batch.num_rows;
+    }
+    return Status::OK();
+  }
+
+  FileIO& io_;
+  const KeyIndexSpec& spec_;
+  ColumnsToRead columns_;
+  std::vector<std::string>* warnings_;
+  std::map<std::string, Positions> delete_cache_;
+  PrimaryKeyIndex index_;
+  int64_t duplicates_ = 0;
+};
+
+}  // namespace
+
+Result<bool> KeysAreExactIntegers(const iceberg::TableMetadata& table, const KeyIndexSpec& spec) {
+  FLOE_ASSIGN_OR_RETURN(ColumnsToRead columns, ResolveColumns(table, spec));
+  return columns.encoder.exact_integer();
+}
+
+Result<PrimaryKeyIndex> RebuildLiveEntries(const iceberg::TableMetadata& table, FileIO& table_io,
+                                           const KeyIndexSpec& spec, std::vector<std::string>* warnings) {
+  FLOE_ASSIGN_OR_RETURN(ColumnsToRead columns, ResolveColumns(table, spec));
+  if (!table.CurrentSnapshot()) return PrimaryKeyIndex();
+  // TableScan wants shared ownership; the caller keeps table_io alive for this call.
+  std::shared_ptr<FileIO> io(&table_io, [](FileIO*) {});
+  FLOE_ASSIGN_OR_RETURN(auto scan, iceberg::TableScan::Make(table, io));
+  FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::FileScanTask> tasks, scan->PlanFiles());
+  Rebuilder rebuilder(table_io, spec, std::move(columns), warnings);
+  for (const iceberg::FileScanTask& task : tasks) FLOE_RETURN_IF_ERROR(rebuilder.AddTask(task));
+  return rebuilder.Finish();
+}
+
+}  // namespace floe::ingest::key_index_internal
