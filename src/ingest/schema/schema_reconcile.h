@@ -30,6 +30,10 @@
 //   requires cannot be rescued (error). New members of existing structs are
 //   added like new columns; new timestamp columns with nanoseconds become
 //   timestamp_ns in format v3 and timestamp (microseconds) before.
+// - Reconcile checks the types of the protected columns, not their presence:
+//   a file lacking one is for the caller to reject.
+// - Reconciling a file against the schema EvolveSchema built from its own
+//   evolution yields an empty evolution (the same rescued columns).
 // - Timestamps of one zone kind (UTC or local) fit each other whatever the
 //   unit: ConformBatch converts ms/us/ns to the table's unit (ns -> us rounds
 //   toward negative infinity; an overflow is an error naming the row).
@@ -94,7 +98,9 @@ Result<FileMapping> Reconcile(const iceberg::Schema& table_schema, const floe::S
 // The table schema after applying `evolutions` in order (new columns get ids
 // above table_schema.HighestFieldId() and the table's last-column-id
 // `last_column_id`; the same column added by two files is added once, with
-// the wider type). The returned schema keeps table_schema's schema_id; the
+// the wider type, struct members merged; an added column the table already
+// has is widened or left as is; types neither of which holds the other are
+// InvalidArgument). The returned schema keeps table_schema's schema_id; the
 // caller's commit assigns the new id.
 Result<iceberg::Schema> EvolveSchema(const iceberg::Schema& table_schema, int32_t last_column_id,
                                      const std::vector<SchemaEvolution>& evolutions, int format_version);
@@ -102,7 +108,9 @@ Result<iceberg::Schema> EvolveSchema(const iceberg::Schema& table_schema, int32_
 // Converts `source` (a batch read from the file `mapping` describes) into a
 // batch with exactly the columns of ToFloeSchema(target) in order: matched
 // columns cast up as needed, missing columns null, rescued values as JSON in
-// _rescued_data. Errors name the file and column.
+// _rescued_data. A source column that is neither rescued nor in `target`
+// (the schema was not evolved), a null in a required column, or a timestamp
+// overflow is an error naming the file and column.
 Result<RecordBatch> ConformBatch(const RecordBatch& source, const FileMapping& mapping,
                                  const iceberg::Schema& target);
 

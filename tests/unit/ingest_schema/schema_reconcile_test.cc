@@ -2,111 +2,16 @@
 
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <string>
 #include <vector>
 
+#include "reconcile_test_helpers.h"
 #include "test_util.h"
 
 namespace floe::ingest {
 namespace {
 
-using iceberg::DecimalType;
-using iceberg::MakeNestedField;
-using iceberg::PrimitiveType;
-using iceberg::TypeKind;
-
-constexpr const char* kUri = "s3://b/x/part-0.parquet";
-
-iceberg::Schema TableSchema(std::vector<iceberg::NestedField> fields) {
-  iceberg::Schema schema;
-  schema.schema_id = 3;
-  schema.fields = std::move(fields);
-  return schema;
-}
-
-iceberg::NestedField Col(int32_t id, std::string name, TypeKind kind, bool required = false) {
-  return MakeNestedField(id, std::move(name), PrimitiveType(kind), required);
-}
-
-ReconcileOptions Options(IncompatiblePolicy policy = IncompatiblePolicy::kRescue, int format_version = 2) {
-  ReconcileOptions options;
-  options.policy = policy;
-  options.protected_columns = {"id", "gwcbi___seqval_hex", "gwcbi___operation"};
-  options.table_name = "db.t";
-  options.format_version = format_version;
-  return options;
-}
-
-template <typename T>
-Column Values(DataType type, const std::vector<T>& values, const std::vector<bool>& nulls = {}) {
-  Column c(std::move(type));
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i < nulls.size() && nulls[i]) {
-      c.AppendNull();
-    } else {
-      c.AppendValue<T>(values[i]);
-    }
-  }
-  return c;
-}
-
-Column Strings(const std::vector<std::string>& values, const std::vector<bool>& nulls = {}) {
-  Column c(String());
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i < nulls.size() && nulls[i]) {
-      c.AppendNull();
-    } else {
-      c.AppendBytes(values[i]);
-    }
-  }
-  return c;
-}
-
-RecordBatch Batch(std::vector<Field> schema, std::vector<Column> columns) {
-  RecordBatch batch;
-  batch.num_rows = columns.empty() ? 0 : columns[0].length;
-  batch.schema = std::move(schema);
-  batch.columns = std::move(columns);
-  return batch;
-}
-
-// Reconcile, evolve and conform in one go, as the table ingestor does.
-struct Conformed {
-  FileMapping mapping;
-  iceberg::Schema schema;
-  RecordBatch batch;
-};
-
-Result<Conformed> ReconcileAndConform(const iceberg::Schema& table, const RecordBatch& source,
-                                      const ReconcileOptions& options = Options()) {
-  Conformed out;
-  FLOE_ASSIGN_OR_RETURN(out.mapping, Reconcile(table, source.schema, kUri, options));
-  FLOE_ASSIGN_OR_RETURN(out.schema, EvolveSchema(table, table.HighestFieldId(), {out.mapping.evolution},
-                                                 options.format_version));
-  FLOE_ASSIGN_OR_RETURN(out.batch, ConformBatch(source, out.mapping, out.schema));
-  return out;
-}
-
-int64_t FindColumn(const RecordBatch& batch, const std::string& name) {
-  for (size_t i = 0; i < batch.schema.size(); ++i) {
-    if (batch.schema[i].name == name) return static_cast<int64_t>(i);
-  }
-  return -1;
-}
-
-__int128 DecimalAt(const Column& c, int64_t row) {
-  __int128 v;
-  std::memcpy(&v, c.values.data() + row * 16, 16);
-  return v;
-}
-
-void ExpectValid(const RecordBatch& batch) {
-  for (const Column& c : batch.columns) {
-    EXPECT_EQ(c.Validate(), "");
-    EXPECT_EQ(c.length, batch.num_rows);
-  }
-}
+using namespace schema_test;  // NOLINT: test builders
 
 TEST(ReconcileTest, IdenticalSchemaNeedsNothing) {
   auto table = TableSchema({Col(1, "id", TypeKind::kLong), Col(2, "name", TypeKind::kString)});
@@ -633,41 +538,6 @@ TEST(ReconcileTest, ListElementAndMapValuePromotion) {
   EXPECT_FALSE(Reconcile(table, wide_key, kUri, Options(IncompatiblePolicy::kFail)).ok());
 }
 
-TEST(ConformBatchTest, RequiredColumnWithNullIsAnError) {
-  auto table = TableSchema({Col(1, "id", TypeKind::kLong, true)});
-  auto source = Batch({MakeField("id", Int64())}, {Values<int64_t>(Int64(), {1, 0}, {false, true})});
-  auto result = ReconcileAndConform(table, source);
-  ASSERT_FALSE(result.ok());
-  EXPECT_EQ(result.status().message(),
-            "s3://b/x/part-0.parquet: column id: null at row 1, but the table requires a value");
-}
-
-TEST(ConformBatchTest, ColumnNotInTargetIsAnError) {
-  auto table = TableSchema({Col(1, "id", TypeKind::kLong)});
-  auto source = Batch({MakeField("id", Int64()), MakeField("extra", Int32())},
-                      {Values<int64_t>(Int64(), {1}), Values<int32_t>(Int32(), {2})});
-  ASSERT_OK_AND_ASSIGN(FileMapping m, Reconcile(table, source.schema, kUri, Options()));
-  auto result = ConformBatch(source, m, table);  // schema not evolved
-  ASSERT_FALSE(result.ok());
-  EXPECT_EQ(result.status().message(),
-            "s3://b/x/part-0.parquet: column extra: not in the table schema (evolve the schema first)");
-}
-
-TEST(ConformBatchTest, MalformedSourceBatchIsRejected) {
-  auto table = TableSchema({Col(1, "id", TypeKind::kLong)});
-  FileMapping m;
-  m.file_uri = kUri;
-  RecordBatch bad = Batch({MakeField("id", Int64())}, {Values<int64_t>(Int64(), {1, 2})});
-  bad.columns[0].values.resize(3);
-  EXPECT_FALSE(ConformBatch(bad, m, table).ok());
-  RecordBatch short_batch = Batch({MakeField("id", Int64())}, {Values<int64_t>(Int64(), {1, 2})});
-  short_batch.num_rows = 5;
-  EXPECT_FALSE(ConformBatch(short_batch, m, table).ok());
-  RecordBatch missing_column = short_batch;
-  missing_column.columns.clear();
-  EXPECT_FALSE(ConformBatch(missing_column, m, table).ok());
-}
-
 TEST(EvolveSchemaTest, KeepsIdentifierFieldsAndValidates) {
   auto table = TableSchema({Col(1, "id", TypeKind::kLong, true), Col(2, "v", TypeKind::kInt)});
   table.identifier_field_ids = {1};
@@ -691,97 +561,6 @@ TEST(EvolveSchemaTest, KeepsIdentifierFieldsAndValidates) {
   v3_only.added.push_back({"t", PrimitiveType(TypeKind::kTimestampNs)});
   EXPECT_FALSE(EvolveSchema(table, 2, {v3_only}, 2).ok());
   EXPECT_OK(EvolveSchema(table, 2, {v3_only}, 3));
-}
-
-}  // namespace
-}  // namespace floe::ingest
-
-namespace floe::ingest {
-namespace {
-
-TEST(ReconcileMoreTest, TimeInMillisecondsConverts) {
-  auto table = TableSchema({Col(1, "t", TypeKind::kTime)});
-  auto source =
-      Batch({MakeField("t", Time(TimeUnit::kMilli))}, {Values<int64_t>(Time(TimeUnit::kMilli), {1500})});
-  ASSERT_OK_AND_ASSIGN(Conformed c, ReconcileAndConform(table, source, Options(IncompatiblePolicy::kFail)));
-  EXPECT_EQ(c.batch.schema[0].type, Time(TimeUnit::kMicro));
-  EXPECT_EQ(c.batch.columns[0].Value<int64_t>(0), 1500000);
-}
-
-TEST(ReconcileMoreTest, NewColumnWithoutIcebergTypeFollowsThePolicy) {
-  auto table = TableSchema({Col(1, "id", TypeKind::kLong)});
-  auto source = Batch(
-      {MakeField("id", Int64()), MakeField("t", Time(TimeUnit::kNano))},
-      {Values<int64_t>(Int64(), {1, 2}), Values<int64_t>(Time(TimeUnit::kNano), {1000, 0}, {false, true})});
-  auto failed = Reconcile(table, source.schema, kUri, Options(IncompatiblePolicy::kQuarantine));
-  ASSERT_FALSE(failed.ok());
-  EXPECT_EQ(failed.status().message().rfind(
-                "s3://b/x/part-0.parquet: column t: file type time[ns] has no Iceberg type", 0),
-            0u)
-      << failed.status().message();
-  ASSERT_OK_AND_ASSIGN(Conformed c, ReconcileAndConform(table, source));
-  EXPECT_EQ(c.mapping.rescued, (std::vector<std::string>{"t"}));
-  ASSERT_EQ(c.batch.schema.size(), 2u);
-  EXPECT_EQ(c.batch.schema[1].name, kRescuedDataColumn);
-  EXPECT_EQ(c.batch.columns[1].StringAt(0), "{\"t\":\"00:00:00.000001000\"}");
-  EXPECT_TRUE(c.batch.columns[1].IsNull(1));
-}
-
-TEST(ReconcileMoreTest, RequiredNestedMembers) {
-  // A required member missing from the file's struct makes the column incompatible.
-  auto table = TableSchema(
-      {Col(1, "id", TypeKind::kLong),
-       MakeNestedField(
-           2, "s", iceberg::StructType({Col(3, "a", TypeKind::kInt, true), Col(4, "b", TypeKind::kInt)}))});
-  floe::Schema file = {MakeField("id", Int64()), MakeField("s", Struct({MakeField("b", Int32())}))};
-  auto failed = Reconcile(table, file, kUri, Options(IncompatiblePolicy::kFail));
-  ASSERT_FALSE(failed.ok());
-  EXPECT_EQ(failed.status().message(),
-            "s3://b/x/part-0.parquet: column s.a: required by the table but missing from the file");
-
-  // A null required member counts only where its struct is present.
-  DataType s_type = Struct({MakeField("a", Int32()), MakeField("b", Int32())});
-  Column s = MakeEmptyColumn(s_type);
-  s.children[0].AppendValue<int32_t>(1);
-  s.children[1].AppendNull();
-  s.AppendStructSlot();
-  s.AppendNull();  // absent struct: its null member is fine
-  auto ok_source =
-      Batch({MakeField("id", Int64()), MakeField("s", s_type)}, {Values<int64_t>(Int64(), {1, 2}), s});
-  ASSERT_OK_AND_ASSIGN(Conformed c, ReconcileAndConform(table, ok_source));
-  ExpectValid(c.batch);
-  Column bad = MakeEmptyColumn(s_type);
-  bad.children[0].AppendNull();
-  bad.children[1].AppendValue<int32_t>(5);
-  bad.AppendStructSlot();
-  auto bad_source =
-      Batch({MakeField("id", Int64()), MakeField("s", s_type)}, {Values<int64_t>(Int64(), {1}), bad});
-  auto result = ReconcileAndConform(table, bad_source);
-  ASSERT_FALSE(result.ok());
-  EXPECT_EQ(result.status().message(),
-            "s3://b/x/part-0.parquet: column s.a: null at row 0, but the table requires a value");
-}
-
-TEST(ReconcileMoreTest, NewMemberInsideListOfStructs) {
-  auto point = iceberg::StructType({Col(3, "x", TypeKind::kInt)});
-  auto table = TableSchema(
-      {Col(1, "id", TypeKind::kLong), MakeNestedField(2, "points", iceberg::ListType(4, point, false))});
-  DataType file_point = Struct({MakeField("x", Int32()), MakeField("y", Float32())});
-  floe::Schema file = {MakeField("id", Int64()), MakeField("points", List(MakeField("element", file_point)))};
-  Column points = MakeEmptyColumn(file[1].type);
-  points.children[0].children[0].AppendValue<int32_t>(3);
-  points.children[0].children[1].AppendValue<float>(0.5f);
-  points.children[0].AppendStructSlot();
-  points.AppendListEnd();
-  auto source = Batch(file, {Values<int64_t>(Int64(), {9}), points});
-  ASSERT_OK_AND_ASSIGN(Conformed c, ReconcileAndConform(table, source));
-  ASSERT_EQ(c.mapping.evolution.added.size(), 1u);
-  EXPECT_EQ(c.mapping.evolution.added[0].name, "points.element.y");
-  const iceberg::NestedField* y = c.schema.FindFieldByName("points.element.y");
-  ASSERT_NE(y, nullptr);
-  EXPECT_EQ(y->id, 5);
-  ExpectValid(c.batch);
-  EXPECT_EQ(c.batch.columns[1].children[0].children[1].Value<float>(0), 0.5f);
 }
 
 }  // namespace
