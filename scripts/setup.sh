@@ -9,7 +9,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git clang clang-format libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libzstd-dev libsnappy-dev liblz4-dev libbrotli-dev zlib1g-dev
-  libssl-dev libcurl4-openssl-dev libsqlite3-dev libpq-dev libroaring-dev
+  libssl-dev libcurl4-openssl-dev libsqlite3-dev libpq-dev libroaring-dev libcpp-httplib-dev
   nlohmann-json3-dev libfmt-dev libcli11-dev libtomlplusplus-dev
   postgresql python3
   time
