@@ -230,6 +230,42 @@ Status SnapshotProducer::ValidateConcurrentCommits(const TableMetadata& base) {
   return Status::OK();
 }
 
+Status SnapshotProducer::ValidateOneVectorPerDataFile(const TableMetadata& base,
+                                                      const std::vector<ManifestFile>& parent_manifests) {
+  if (base.format_version < 3) return Status::OK();
+  std::set<std::string> targets;
+  for (const auto& f : added_files_) {
+    if (!IsDeletionVector(f) || !f.referenced_data_file) continue;
+    if (!targets.insert(*f.referenced_data_file).second) {
+      return Status::InvalidArgument("two deletion vectors added for data file " + *f.referenced_data_file);
+    }
+  }
+  if (targets.empty()) return Status::OK();
+  for (const auto& manifest : parent_manifests) {
+    if (manifest.content != ManifestContent::kDeletes) continue;
+    if (manifest.added_files_count + manifest.existing_files_count == 0 && manifest.deleted_files_count > 0) {
+      continue;
+    }
+    FLOE_ASSIGN_OR_RETURN(Type partition_type, PartitionTypeForSpec(base, manifest.partition_spec_id));
+    FLOE_ASSIGN_OR_RETURN(auto entries, ReadManifest(table_.io(), manifest, partition_type));
+    for (const auto& e : entries) {
+      const DataFile& f = e.data_file;
+      if (e.status == ManifestEntryStatus::kDeleted || !IsDeletionVector(f) || !f.referenced_data_file ||
+          !targets.count(*f.referenced_data_file)) {
+        continue;
+      }
+      if (removed_paths_.count(f.file_path) ||
+          (f.content_offset && removed_vectors_.count({f.file_path, *f.content_offset}))) {
+        continue;
+      }
+      return Status::InvalidArgument("data file " + *f.referenced_data_file +
+                                     " already has deletion vector " + f.file_path +
+                                     "; a new vector must replace it in the same commit (RemoveDeletes)");
+    }
+  }
+  return Status::OK();
+}
+
 Result<LoadedTable> SnapshotProducer::CommitAttempt(const LoadedTable& loaded) {
   const TableMetadata& base = loaded.metadata;
   ++attempt_;
@@ -246,6 +282,7 @@ Result<LoadedTable> SnapshotProducer::CommitAttempt(const LoadedTable& loaded) {
   if (parent != nullptr) {
     FLOE_ASSIGN_OR_RETURN(parent_manifests, ReadManifestList(table_.io(), parent->manifest_list));
   }
+  FLOE_RETURN_IF_ERROR(ValidateOneVectorPerDataFile(base, parent_manifests));
 
   FileCounts added;
   FileCounts removed;

@@ -23,6 +23,10 @@
 // the evolved schema's. A concurrent schema change is a non-retryable
 // validation failure: the written files carry field ids of the old plan. An
 // evolved schema equal to the starting one (ignoring schema-id) changes nothing.
+//
+// Format v3 allows one deletion vector per data file: adding one for a data
+// file whose live vector is not removed in the same commit, or two for the
+// same data file, is InvalidArgument.
 #pragma once
 
 #include <cstdint>
@@ -123,6 +127,8 @@ class SnapshotProducer {
   struct Attempt;
   Result<LoadedTable> CommitAttempt(const LoadedTable& base);
   Status ValidateConcurrentCommits(const TableMetadata& base);
+  Status ValidateOneVectorPerDataFile(const TableMetadata& base,
+                                      const std::vector<ManifestFile>& parent_manifests);
   // The schema the new snapshot is written with: the evolved one (its id as the
   // metadata builder will assign it on `base`) or base's current schema.
   Result<Schema> SnapshotSchema(const TableMetadata& base) const;

@@ -413,5 +413,31 @@ TEST_F(CommitWithSchemaTest, OneVectorOfAMultiVectorPuffinFileIsRemovedByOffset)
   EXPECT_EQ(ScanRows(Open()), (std::vector<Row>{{2, std::nullopt}, {11, std::nullopt}, {12, std::nullopt}}));
 }
 
+TEST_F(CommitWithSchemaTest, FormatV3RefusesASecondVectorForADataFile) {
+  Table table = Create(3);
+  const Schema schema = *table.metadata().CurrentSchema();
+  const DataFile a = WriteData(table, schema, "a.parquet", {0, 1, 2});
+  ASSERT_OK(table.NewFastAppend().AppendFile(a).Commit().status());
+  const std::vector<DataFile> dv1 = WriteVectors(table, "dv1.puffin", {{a, {0}}});
+  ASSERT_OK(table.NewRowDelta().AddDeletes(dv1[0]).Commit().status());
+
+  const std::vector<DataFile> dv2 = WriteVectors(table, "dv2.puffin", {{a, {1}}});
+  auto without_removal = table.NewRowDelta().AddDeletes(dv2[0]).Commit();
+  ASSERT_FALSE(without_removal.ok());
+  EXPECT_EQ(without_removal.status().kind(), ErrorKind::kInvalidArgument);
+  EXPECT_NE(without_removal.status().ToString().find("already has deletion vector " + dv1[0].file_path),
+            std::string::npos)
+      << without_removal.status().ToString();
+
+  const std::vector<DataFile> dv3 = WriteVectors(table, "dv3.puffin", {{a, {0, 1}}});
+  auto two_added = table.NewRowDelta().RemoveDeletes(dv1[0]).AddDeletes(dv2[0]).AddDeletes(dv3[0]).Commit();
+  ASSERT_FALSE(two_added.ok());
+  EXPECT_EQ(two_added.status().kind(), ErrorKind::kInvalidArgument);
+
+  Table reloaded = Open();
+  EXPECT_EQ(reloaded.metadata().snapshots.size(), 2u);
+  EXPECT_EQ(ScanRows(reloaded), (std::vector<Row>{{1, std::nullopt}, {2, std::nullopt}}));
+}
+
 }  // namespace
 }  // namespace floe::iceberg
