@@ -312,13 +312,13 @@ Result<LoadedTable> SnapshotProducer::CommitAttempt(const LoadedTable& loaded) {
     for (const auto& manifest : parent_manifests) {
       const bool is_data = manifest.content == ManifestContent::kData;
       if (is_data != (pass == 0)) continue;
-      if (is_data && !removes_data) {
-        manifests.push_back(manifest);
-        continue;
-      }
       if (manifest.added_files_count + manifest.existing_files_count == 0 &&
           manifest.deleted_files_count > 0) {
         continue;  // only DELETED entries: nothing live to carry
+      }
+      if (is_data && !removes_data) {
+        manifests.push_back(manifest);
+        continue;
       }
       if (removed_paths_.empty() && removed_vectors_.empty() &&
           !(remove_dangling_deletes_ && !removed_data_paths.empty())) {
