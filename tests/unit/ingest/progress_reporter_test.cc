@@ -1,0 +1,87 @@
+// ProgressReporter and its number formatting: the exact lines a person reads.
+#include "ingest/progress_reporter.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <sstream>
+
+namespace floe::ingest {
+namespace {
+
+TEST(ProgressFormatTest, Thousands) {
+  EXPECT_EQ(FormatThousands(0), "0");
+  EXPECT_EQ(FormatThousands(999), "999");
+  EXPECT_EQ(FormatThousands(1000), "1,000");
+  EXPECT_EQ(FormatThousands(34512), "34,512");
+  EXPECT_EQ(FormatThousands(1234567), "1,234,567");
+  EXPECT_EQ(FormatThousands(-1234), "-1,234");
+  EXPECT_EQ(FormatThousands(std::numeric_limits<int64_t>::min()), "-9,223,372,036,854,775,808");
+}
+
+TEST(ProgressFormatTest, CompactCountsAndSizes) {
+  EXPECT_EQ(FormatCompactCount(999), "999");
+  EXPECT_EQ(FormatCompactCount(12345), "12.3K");
+  EXPECT_EQ(FormatCompactCount(1234567), "1.2M");
+  EXPECT_EQ(FormatCompactCount(3'400'000'000), "3.4G");
+  EXPECT_EQ(FormatByteSize(512), "512 B");
+  EXPECT_EQ(FormatByteSize(1536), "1.5 KB");
+  EXPECT_EQ(FormatByteSize(36175872), "34.5 MB");
+  EXPECT_EQ(FormatByteSize(int64_t{3} << 40), "3.0 TB");
+  EXPECT_EQ(FormatSeconds(0.84), "0.8 s");
+  EXPECT_EQ(FormatSeconds(75.0), "1 min 15 s");
+  EXPECT_EQ(FormatSeconds(7300.0), "2 h 1 min");
+}
+
+BatchResult SampleBatch() {
+  BatchResult result;
+  result.snapshot_id = 123;
+  result.counts.files = 12;
+  result.counts.rows_read = 34512;
+  result.counts.inserted = 1024;
+  result.counts.updated = 30;
+  result.counts.deleted = 2;
+  result.counts.stale = 5;
+  result.quarantined.push_back({"bad.parquet", "not parquet"});
+  return result;
+}
+
+TEST(ProgressReporterTest, LogModeWritesOneLinePerBatchWithoutCarriageReturns) {
+  std::ostringstream out;
+  ProgressReporter reporter(out, /*terminal=*/false);
+  reporter.StartTable("cc_claim", 13);
+  for (int i = 0; i < 13; ++i) reporter.FileRead(100, 1000);
+  reporter.BatchDone("cc_claim", 7, SampleBatch(), 0.8);
+  BatchResult empty;
+  empty.counts.files = 1;
+  reporter.BatchDone("cc_claim", 8, empty, 0.04);
+  reporter.EndTable();
+  reporter.Message("done");
+  EXPECT_EQ(out.str(),
+            "batch 7 cc_claim: 12 files, 34,512 rows (1,024 ins, 30 upd, 2 del, 5 stale), 1 quarantined, "
+            "snapshot 123, 0.8 s\n"
+            "batch 8 cc_claim: 1 file, 0 rows (0 ins, 0 upd, 0 del, 0 stale), 0 quarantined, no snapshot, "
+            "0.0 s\n"
+            "done\n");
+}
+
+TEST(ProgressReporterTest, TerminalModeRedrawsOneLineAndEndsItWithANewline) {
+  std::ostringstream out;
+  ProgressReporter reporter(out, /*terminal=*/true);
+  reporter.StartTable("cc_claim", 2);
+  reporter.FileRead(1'200'000, 2048);
+  reporter.FileRead(1, 1024);  // the last file always redraws
+  reporter.Message("quarantined x: bad");
+  reporter.EndTable();
+  const std::string text = out.str();
+  EXPECT_NE(text.find("\r\033[K[cc_claim] files 0/2  rows 0  0 B"), std::string::npos) << text;
+  EXPECT_NE(text.find("[cc_claim] files 2/2  rows 1.2M  3.0 KB  "), std::string::npos) << text;
+  // The message replaces the progress line, which is drawn again below it.
+  EXPECT_NE(text.find("\r\033[Kquarantined x: bad\n\r\033[K[cc_claim] files 2/2"), std::string::npos) << text;
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_EQ(text.find("batch "), std::string::npos);
+}
+
+}  // namespace
+}  // namespace floe::ingest
