@@ -16,6 +16,7 @@ int Main(int argc, char** argv) {
   RegisterTableCommands(app, exit_code);
   RegisterTableScanCommand(app, exit_code);
   RegisterRunCommands(app, exit_code);
+  RegisterDemoCommands(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -18,5 +18,7 @@ void RegisterTableCommands(CLI::App& app, ExitCode& exit_code);
 void RegisterTableScanCommand(CLI::App& app, ExitCode& exit_code);
 // `floe run` and `floe files` (the ingestion pipeline and its ledger).
 void RegisterRunCommands(CLI::App& app, ExitCode& exit_code);
+// `floe demo [DIR]` and `floe demo generate DIR` (the demo CDA export).
+void RegisterDemoCommands(CLI::App& app, ExitCode& exit_code);
 
 }  // namespace floe::cli

@@ -19,7 +19,9 @@ DemoChangeStream::DemoChangeStream(uint64_t seed, int table_index, const DemoTab
                                    const DemoExportOptions& options)
     : seed_(seed), table_index_(table_index), options_(options) {
   const double insert_share = std::max(0.05, 1.0 - options.update_fraction - options.delete_fraction);
-  const double total_changes = std::ceil(static_cast<double>(TargetIds(table, options.rows)) / insert_share);
+  // Net growth per change is the insert share minus the delete share.
+  const double net_share = std::max(0.05, insert_share - options.delete_fraction);
+  const double total_changes = std::ceil(static_cast<double>(TargetIds(table, options.rows)) / net_share);
   changes_per_folder_ =
       std::max<int64_t>(1, static_cast<int64_t>(std::ceil(total_changes / std::max(1, options.folders))));
   // Seqvals start below 0x10000000 and cross it half way, so their unpadded

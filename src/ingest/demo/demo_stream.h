@@ -18,9 +18,9 @@
 #include <optional>
 #include <vector>
 
+#include "ingest/demo/demo_export.h"
 #include "ingest/demo/demo_random.h"
 #include "ingest/demo/demo_tables.h"
-#include "ingest/demo/demo_export.h"
 
 namespace floe::ingest::demo {
 
