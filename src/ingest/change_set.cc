@@ -1,0 +1,245 @@
+#include "ingest/change_set.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace floe::ingest {
+
+size_t KeyIdHash::operator()(const KeyId& key) const {
+  // splitmix64 finaliser over both halves: exact integer keys are {0, value}
+  // and often sequential, so the bits must be mixed before bucketing.
+  uint64_t x = key.lo ^ (key.hi * 0x9E3779B97F4A7C15ULL);
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ULL;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBULL;
+  x ^= x >> 31;
+  return static_cast<size_t>(x);
+}
+
+namespace {
+
+bool Contains(const std::vector<int64_t>& values, int64_t code) {
+  return std::find(values.begin(), values.end(), code) != values.end();
+}
+
+std::string JoinCodes(const std::vector<int64_t>& values) {
+  std::string out;
+  for (int64_t v : values) {
+    if (!out.empty()) out += ", ";
+    out += std::to_string(v);
+  }
+  return out.empty() ? "none" : out;
+}
+
+bool EqualsIgnoreCase(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+std::string RowText(int64_t row) {
+  return "row " + std::to_string(row);
+}
+
+}  // namespace
+
+OperationAction OperationMap::Classify(int64_t code) const {
+  if (Contains(merge_.insert_values, code)) return OperationAction::kInsert;
+  if (Contains(merge_.update_values, code)) return OperationAction::kUpdate;
+  if (Contains(merge_.delete_values, code)) return OperationAction::kDelete;
+  if (Contains(merge_.ignore_values, code)) return OperationAction::kIgnore;
+  return OperationAction::kUnknown;
+}
+
+std::string OperationMap::Describe() const {
+  return "insert " + JoinCodes(merge_.insert_values) + "; update " + JoinCodes(merge_.update_values) +
+         "; delete " + JoinCodes(merge_.delete_values) + "; ignore " + JoinCodes(merge_.ignore_values);
+}
+
+int FindColumn(const floe::Schema& schema, const std::string& name) {
+  for (size_t i = 0; i < schema.size(); ++i) {
+    if (schema[i].name == name) return static_cast<int>(i);
+  }
+  for (size_t i = 0; i < schema.size(); ++i) {
+    if (EqualsIgnoreCase(schema[i].name, name)) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+bool IsIntegerType(const DataType& type) {
+  switch (type.id) {
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kUInt8:
+    case TypeId::kUInt16:
+    case TypeId::kUInt32:
+    case TypeId::kUInt64: return true;
+    default: return false;
+  }
+}
+
+int64_t IntegerAt(const Column& column, int64_t row) {
+  switch (column.type.id) {
+    case TypeId::kInt8: return column.Value<int8_t>(row);
+    case TypeId::kInt16: return column.Value<int16_t>(row);
+    case TypeId::kInt32: return column.Value<int32_t>(row);
+    case TypeId::kUInt8: return column.Value<uint8_t>(row);
+    case TypeId::kUInt16: return column.Value<uint16_t>(row);
+    case TypeId::kUInt32: return column.Value<uint32_t>(row);
+    case TypeId::kUInt64: return static_cast<int64_t>(column.Value<uint64_t>(row));
+    default: return column.Value<int64_t>(row);
+  }
+}
+
+Result<ChangeColumns> LocateChangeColumns(const floe::Schema& file_schema, const MergeConfig& merge) {
+  ChangeColumns columns;
+  const bool merging = merge.mode == WriteMode::kMerge;
+  if (merging) {
+    for (const std::string& key : merge.keys) {
+      const int index = FindColumn(file_schema, key);
+      if (index < 0) return Status::InvalidArgument("missing key column " + key);
+      columns.keys.push_back(index);
+    }
+    columns.order = FindColumn(file_schema, merge.order_column);
+    if (columns.order < 0) return Status::InvalidArgument("missing ordering column " + merge.order_column);
+    const Field& order = file_schema[static_cast<size_t>(columns.order)];
+    FLOE_RETURN_IF_ERROR(CheckOrderColumn(Column(order.type), merge.order_kind, order.name));
+  }
+  if (!merge.operation_column.empty()) {
+    columns.operation = FindColumn(file_schema, merge.operation_column);
+    if (columns.operation < 0 && merging) {
+      return Status::InvalidArgument("missing operation column " + merge.operation_column);
+    }
+    if (columns.operation >= 0) {
+      const Field& operation = file_schema[static_cast<size_t>(columns.operation)];
+      if (!IsIntegerType(operation.type)) {
+        return Status::InvalidArgument("operation column " + operation.name + " has type " +
+                                       operation.type.ToString() + "; expected an integer type");
+      }
+    }
+  }
+  return columns;
+}
+
+namespace {
+
+// The operation of `row`, or an error naming the column and row.
+Result<OperationAction> ActionAt(const Column& column, const std::string& name, int64_t row, int64_t file_row,
+                                 const OperationMap& operations) {
+  if (column.IsNull(row)) {
+    return Status::InvalidArgument("column " + name + ": " + RowText(file_row) + ": null operation code");
+  }
+  const int64_t code = IntegerAt(column, row);
+  const OperationAction action = operations.Classify(code);
+  if (action == OperationAction::kUnknown) {
+    return Status::InvalidArgument("column " + name + ": " + RowText(file_row) + ": unknown operation code " +
+                                   std::to_string(code) + " (" + operations.Describe() + ")");
+  }
+  return action;
+}
+
+Result<FileScan> ScanAppendFile(parquet::ParquetFileReader& reader, const ChangeColumns& columns,
+                                const MergeConfig& merge) {
+  FileScan scan;
+  if (columns.operation < 0) {
+    for (const auto& row_group : reader.metadata().row_groups) {
+      scan.row_group_rows.push_back(row_group.num_rows);
+      scan.rows += row_group.num_rows;
+    }
+    return scan;
+  }
+  const OperationMap operations(merge);
+  const std::string& name = reader.schema()[static_cast<size_t>(columns.operation)].name;
+  for (int rg = 0; rg < reader.num_row_groups(); ++rg) {
+    FLOE_ASSIGN_OR_RETURN(RecordBatch batch, reader.ReadRowGroup(rg, {columns.operation}));
+    for (int64_t row = 0; row < batch.num_rows; ++row) {
+      FLOE_ASSIGN_OR_RETURN(OperationAction action,
+                            ActionAt(batch.columns[0], name, row, scan.rows + row, operations));
+      if (action == OperationAction::kIgnore) ++scan.ignored;
+    }
+    scan.row_group_rows.push_back(batch.num_rows);
+    scan.rows += batch.num_rows;
+  }
+  return scan;
+}
+
+}  // namespace
+
+Result<FileScan> ScanFile(parquet::ParquetFileReader& reader, const ChangeColumns& columns,
+                          int32_t file_index, const MergeConfig& merge) {
+  if (merge.mode == WriteMode::kAppend) return ScanAppendFile(reader, columns, merge);
+
+  const floe::Schema& schema = reader.schema();
+  std::vector<DataType> key_types;
+  std::vector<std::string> key_names;
+  std::vector<int> read_columns;
+  for (int index : columns.keys) {
+    key_types.push_back(schema[static_cast<size_t>(index)].type);
+    key_names.push_back(schema[static_cast<size_t>(index)].name);
+    read_columns.push_back(index);
+  }
+  FLOE_ASSIGN_OR_RETURN(KeyEncoder encoder, KeyEncoder::Make(key_types, key_names));
+  const size_t order_slot = read_columns.size();
+  read_columns.push_back(columns.order);
+  const std::string& order_name = schema[static_cast<size_t>(columns.order)].name;
+  const bool has_operation = columns.operation >= 0;
+  if (has_operation) read_columns.push_back(columns.operation);
+  const std::string operation_name =
+      has_operation ? schema[static_cast<size_t>(columns.operation)].name : std::string();
+  const OperationMap operations(merge);
+
+  FileScan scan;
+  std::unordered_map<KeyId, Change, KeyIdHash> newest;
+  for (int rg = 0; rg < reader.num_row_groups(); ++rg) {
+    FLOE_ASSIGN_OR_RETURN(RecordBatch batch, reader.ReadRowGroup(rg, read_columns));
+    std::vector<const Column*> key_columns;
+    for (size_t k = 0; k < order_slot; ++k) key_columns.push_back(&batch.columns[k]);
+    const Column& order_column = batch.columns[order_slot];
+    for (int64_t row = 0; row < batch.num_rows; ++row) {
+      const int64_t file_row = scan.rows + row;
+      bool is_delete = false;
+      if (has_operation) {
+        FLOE_ASSIGN_OR_RETURN(OperationAction action, ActionAt(batch.columns[order_slot + 1], operation_name,
+                                                               row, file_row, operations));
+        if (action == OperationAction::kIgnore) {
+          ++scan.ignored;
+          continue;
+        }
+        is_delete = action == OperationAction::kDelete;
+      }
+      auto key = encoder.KeyAt(key_columns, row);
+      if (!key.ok()) return key.status().WithContext(RowText(file_row));
+      auto order = OrderValueAt(order_column, row, merge.order_kind, order_name);
+      if (!order.ok()) return order.status().WithContext(RowText(file_row));
+      Change change{*key, *order, file_index, file_row, is_delete};
+      auto [it, inserted] = newest.try_emplace(change.key, change);
+      if (!inserted) {
+        ++scan.superseded;
+        if (change.order >= it->second.order) it->second = change;
+      }
+    }
+    scan.row_group_rows.push_back(batch.num_rows);
+    scan.rows += batch.num_rows;
+  }
+  scan.winners.reserve(newest.size());
+  for (auto& [key, change] : newest) scan.winners.push_back(change);
+  return scan;
+}
+
+int64_t BatchChanges::Merge(FileScan& scan) {
+  int64_t superseded = 0;
+  for (const Change& change : scan.winners) {
+    auto [it, inserted] = winners_.try_emplace(change.key, change);
+    if (inserted) continue;
+    ++superseded;
+    if (change.order >= it->second.order) it->second = change;
+  }
+  scan.winners.clear();
+  scan.winners.shrink_to_fit();
+  return superseded;
+}
+
+}  // namespace floe::ingest
