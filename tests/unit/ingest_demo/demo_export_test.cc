@@ -151,7 +151,9 @@ TEST(DemoExportTest, ManifestFoldersFingerprintsEmptyAndUncommittedFolder) {
       parquet_files += parquet;
       if (parquet == 0) ++metrics_only;
       if (timestamp <= last_write) ++committed;
-      if (timestamp > last_write) EXPECT_GT(parquet, 0) << "the uncommitted folder holds real changes";
+      if (timestamp > last_write) {
+        EXPECT_GT(parquet, 0) << "the uncommitted folder holds real changes";
+      }
     }
     EXPECT_EQ(committed, 6);
     EXPECT_EQ(metrics_only, 1);
@@ -248,11 +250,17 @@ TEST(DemoExportTest, PartFilesReadBackWithTheExpectedSchemasAndChanges) {
   EXPECT_EQ(second.size(), first.size() + 2);
   for (const Field& field : first) {
     EXPECT_TRUE(field.nullable) << field.name;
-    if (field.name == "beanversion") EXPECT_EQ(field.type, Int32());
-    if (field.name == "createtime") EXPECT_EQ(field.type, Timestamp(TimeUnit::kMicro, true));
+    if (field.name == "beanversion") {
+      EXPECT_EQ(field.type, Int32());
+    }
+    if (field.name == "createtime") {
+      EXPECT_EQ(field.type, Timestamp(TimeUnit::kMicro, true));
+    }
   }
   for (const Field& field : second) {
-    if (field.name == "beanversion") EXPECT_EQ(field.type, Int64());
+    if (field.name == "beanversion") {
+      EXPECT_EQ(field.type, Int64());
+    }
   }
   EXPECT_GE(first.size(), 17u);  // 7 change columns + 10+ business columns
 
