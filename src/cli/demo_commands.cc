@@ -90,6 +90,8 @@ std::string DemoPipelineToml(const std::filesystem::path& dir) {
        << "[catalog]\ntype = \"sql\"\nuri = " << TomlString("sqlite://" + (dir / "catalog.db").string())
        << "\nwarehouse = " << TomlString((dir / "warehouse").string()) << "\n\n"
        << "[target]\nnamespace = \"cda\"\n\n"
+       << "# Small batches, so the first run commits several snapshots per table.\n"
+       << "[trigger]\nmax_files_per_batch = 12\n\n"
        << "[state]\ndir = " << TomlString((dir / "state").string()) << "\n";
   return toml.str();
 }
