@@ -367,7 +367,9 @@ struct Pipeline::Impl {
       table_summary.quarantined += static_cast<int64_t>(result.quarantined.size());
       reporter->BatchDone(source_table, batch_id, result, static_cast<double>(MillisSince(started)) / 1000.0);
       for (const QuarantinedFile& file : result.quarantined) {
-        Log("quarantined " + file.uri + ": " + file.reason);
+        // Reasons usually name the file already.
+        Log(file.reason.find(file.uri) != std::string::npos ? "quarantined: " + file.reason
+                                                            : "quarantined " + file.uri + ": " + file.reason);
       }
       for (const std::string& warning : result.warnings) Log("warning: " + source_table + ": " + warning);
     }

@@ -83,9 +83,10 @@ void ProgressReporter::BatchDone(const std::string& table, int64_t batch_id, con
   const BatchCounts& c = result.counts;
   std::string line =
       "batch " + std::to_string(batch_id) + " " + table + ": " + FormatThousands(c.files) +
-      (c.files == 1 ? " file, " : " files, ") + FormatThousands(c.rows_read) + " rows (" +
-      FormatThousands(c.inserted) + " ins, " + FormatThousands(c.updated) + " upd, " +
-      FormatThousands(c.deleted) + " del, " + FormatThousands(c.stale) + " stale), " +
+      (c.files == 1 ? " file, " : " files, ") + FormatThousands(c.rows_read) +
+      (c.rows_read == 1 ? " row (" : " rows (") + FormatThousands(c.inserted) + " ins, " +
+      FormatThousands(c.updated) + " upd, " + FormatThousands(c.deleted) + " del, " +
+      FormatThousands(c.stale) + " stale), " +
       FormatThousands(static_cast<int64_t>(result.quarantined.size())) + " quarantined, " +
       (result.snapshot_id ? "snapshot " + std::to_string(*result.snapshot_id) : "no snapshot") + ", " +
       FormatSeconds(seconds);

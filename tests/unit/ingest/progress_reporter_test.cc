@@ -54,13 +54,14 @@ TEST(ProgressReporterTest, LogModeWritesOneLinePerBatchWithoutCarriageReturns) {
   reporter.BatchDone("cc_claim", 7, SampleBatch(), 0.8);
   BatchResult empty;
   empty.counts.files = 1;
+  empty.counts.rows_read = 1;
   reporter.BatchDone("cc_claim", 8, empty, 0.04);
   reporter.EndTable();
   reporter.Message("done");
   EXPECT_EQ(out.str(),
             "batch 7 cc_claim: 12 files, 34,512 rows (1,024 ins, 30 upd, 2 del, 5 stale), 1 quarantined, "
             "snapshot 123, 0.8 s\n"
-            "batch 8 cc_claim: 1 file, 0 rows (0 ins, 0 upd, 0 del, 0 stale), 0 quarantined, no snapshot, "
+            "batch 8 cc_claim: 1 file, 1 row (0 ins, 0 upd, 0 del, 0 stale), 0 quarantined, no snapshot, "
             "0.0 s\n"
             "done\n");
 }
