@@ -1,0 +1,379 @@
+#include "catalog/rest/rest_catalog.h"
+
+#include <set>
+
+#include "catalog/rest/rest_protocol.h"
+#include "iceberg/spec/json_util.h"
+#include "io/s3/file_io_factory.h"
+
+namespace floe::catalog::rest {
+
+using iceberg::Json;
+using iceberg::LoadedTable;
+using iceberg::OrderedJson;
+
+namespace {
+
+constexpr int kMaxPages = 100000;
+
+bool IsSuccess(long status) {
+  return status >= 200 && status < 300;
+}
+
+// Sends one request; a non-2xx answer becomes the mapped error.
+Result<RestReply> Call(RestSession& session, RestRequest request, RequestKind kind,
+                       const std::string& operation) {
+  auto reply = session.Send(request);
+  if (!reply.ok()) return reply.status().WithContext(operation);
+  if (!IsSuccess(reply->status)) return ErrorFromResponse(reply->status, reply->body, kind, operation);
+  return reply;
+}
+
+Result<Json> ParseObject(const std::string& body, const std::string& operation) {
+  auto json = iceberg::ParseJson(body);
+  if (!json.ok()) return json.status().WithContext(operation + ": the server's answer");
+  if (!json->is_object()) return Status::Corruption(operation + ": the server's answer is not a JSON object");
+  return json;
+}
+
+Result<std::map<std::string, std::string>> OptionalStringMap(const Json& object, std::string_view key,
+                                                             const std::string& operation) {
+  const Json* member = iceberg::FindMember(object, key);
+  if (member == nullptr || member->is_null()) return std::map<std::string, std::string>();
+  auto map = iceberg::StringMapFromJson(*member, key);
+  if (!map.ok()) return map.status().WithContext(operation);
+  return map;
+}
+
+std::string BodyText(const OrderedJson& json) {
+  return json.dump();
+}
+
+// S3 settings a server may vend in a table's config (Iceberg's S3FileIO property names).
+s3::S3Options S3OptionsWithTableConfig(s3::S3Options options,
+                                       const std::map<std::string, std::string>& config) {
+  auto get = [&](const char* key) -> const std::string* {
+    auto it = config.find(key);
+    return it == config.end() || it->second.empty() ? nullptr : &it->second;
+  };
+  if (auto* v = get("s3.endpoint")) options.endpoint = *v;
+  if (auto* v = get("client.region")) options.region = *v;
+  if (auto* v = get("s3.region")) options.region = *v;
+  if (auto* v = get("s3.path-style-access")) options.path_style = (*v == "true");
+  const std::string* key_id = get("s3.access-key-id");
+  const std::string* secret = get("s3.secret-access-key");
+  if (key_id && secret) {
+    options.access_key_id = *key_id;
+    options.secret_access_key = *secret;
+    const std::string* session_token = get("s3.session-token");
+    options.session_token = session_token ? *session_token : "";
+  }
+  return options;
+}
+
+int FormatVersionFor(const std::optional<LoadedTable>& cached,
+                     const std::vector<iceberg::TableUpdate>& updates) {
+  int version = cached ? cached->metadata.format_version : 2;
+  for (const auto& update : updates) {
+    if (const auto* upgrade = std::get_if<iceberg::update::UpgradeFormatVersion>(&update)) {
+      version = std::max(version, upgrade->format_version);
+    }
+  }
+  return version;
+}
+
+}  // namespace
+
+Result<LoadedTable> LoadedTableFromJson(const std::string& body, const std::string& context,
+                                        std::map<std::string, std::string>* config) {
+  FLOE_ASSIGN_OR_RETURN(Json json, ParseObject(body, context));
+  auto location = iceberg::GetOptionalString(json, "metadata-location");
+  if (!location.ok()) return location.status().WithContext(context);
+  const Json* metadata = iceberg::FindMember(json, "metadata");
+  if (metadata == nullptr || !metadata->is_object()) {
+    return Status::Corruption(context + ": the answer has no 'metadata' object");
+  }
+  auto parsed = iceberg::TableMetadataFromJsonValue(*metadata);
+  if (!parsed.ok()) return parsed.status().WithContext(context + ": table metadata");
+  if (config != nullptr) {
+    FLOE_ASSIGN_OR_RETURN(*config, OptionalStringMap(json, "config", context));
+  }
+  return LoadedTable{std::move(*parsed), location->value_or("")};
+}
+
+Result<std::unique_ptr<RestCatalog>> RestCatalog::Open(const RestCatalogOptions& options,
+                                                       std::shared_ptr<FileIO> io, const s3::EnvLookup& env) {
+  FLOE_ASSIGN_OR_RETURN(std::unique_ptr<RestSession> session, RestSession::Open(options, env));
+  const bool io_given = io != nullptr;
+  if (!io) io = MakeLocalFileIO();
+  std::unique_ptr<RestCatalog> catalog(
+      new RestCatalog(options, std::shared_ptr<RestSession>(std::move(session)), std::move(io), io_given));
+  FLOE_RETURN_IF_ERROR(catalog->LoadConfig());
+  return catalog;
+}
+
+Status RestCatalog::LoadConfig() {
+  const std::string operation = "reading the catalog config of " + session_->base_uri();
+  RestRequest request{"GET", "/v1/config", {}, "", ""};
+  if (!options_.warehouse.empty()) request.query.emplace_back("warehouse", options_.warehouse);
+  FLOE_ASSIGN_OR_RETURN(RestReply reply, Call(*session_, request, RequestKind::kRead, operation));
+  FLOE_ASSIGN_OR_RETURN(Json json, ParseObject(reply.body, operation));
+  FLOE_ASSIGN_OR_RETURN(auto merged, OptionalStringMap(json, "defaults", operation));
+  if (!options_.prefix.empty()) merged["prefix"] = options_.prefix;
+  if (!options_.warehouse.empty()) merged["warehouse"] = options_.warehouse;
+  FLOE_ASSIGN_OR_RETURN(auto overrides, OptionalStringMap(json, "overrides", operation));
+  for (auto& [key, value] : overrides) merged[key] = value;
+
+  prefix_ = merged.count("prefix") ? merged["prefix"] : "";
+  while (!prefix_.empty() && prefix_.front() == '/') prefix_.erase(prefix_.begin());
+  while (!prefix_.empty() && prefix_.back() == '/') prefix_.pop_back();
+  for (char c : prefix_) {
+    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f || c == '?' || c == '#') {
+      return Status::InvalidArgument(operation + ": prefix '" + prefix_ +
+                                     "' contains a character not allowed in a path");
+    }
+  }
+  warehouse_ = merged.count("warehouse") ? merged["warehouse"] : "";
+  if (auto it = overrides.find("uri"); it != overrides.end() && !it->second.empty()) {
+    FLOE_RETURN_IF_ERROR(session_->SetBaseUri(it->second).WithContext(operation + ": override 'uri'"));
+  }
+  return Status::OK();
+}
+
+std::string RestCatalog::Root() const {
+  return prefix_.empty() ? "/v1" : "/v1/" + prefix_;
+}
+
+std::string RestCatalog::NamespacePath(const Namespace& ns) const {
+  return Root() + "/namespaces/" + NamespaceToPathSegment(ns);
+}
+
+std::string RestCatalog::TablePath(const TableIdentifier& table) const {
+  return NamespacePath(table.ns) + "/tables/" + PercentEncode(table.name);
+}
+
+Status RestCatalog::CreateNamespace(const Namespace& ns, const Properties& properties) {
+  if (ns.empty()) return Status::InvalidArgument("cannot create the empty namespace");
+  OrderedJson body = OrderedJson::object();
+  body["namespace"] = ns;
+  body["properties"] = properties;
+  RestRequest request{"POST", Root() + "/namespaces", {}, BodyText(body)};
+  return Call(*session_, request, RequestKind::kCreate, "creating namespace '" + NamespaceToString(ns) + "'")
+      .status();
+}
+
+Result<std::vector<Namespace>> RestCatalog::ListNamespaces(const Namespace& parent) {
+  const std::string operation = "listing namespaces under '" + NamespaceToString(parent) + "'";
+  std::vector<Namespace> out;
+  std::set<std::string> seen_tokens;
+  std::string page_token;
+  for (int page = 0; page < kMaxPages; ++page) {
+    RestRequest request{"GET", Root() + "/namespaces", {}, "", ""};
+    if (!parent.empty()) request.query.emplace_back("parent", NamespaceToDecoded(parent));
+    if (!page_token.empty()) request.query.emplace_back("pageToken", page_token);
+    FLOE_ASSIGN_OR_RETURN(RestReply reply, Call(*session_, request, RequestKind::kRead, operation));
+    FLOE_ASSIGN_OR_RETURN(Json json, ParseObject(reply.body, operation));
+    auto list = iceberg::GetOptionalArray(json, "namespaces");
+    if (!list.ok()) return list.status().WithContext(operation);
+    if (*list != nullptr) {
+      for (const Json& entry : **list) {
+        auto ns = NamespaceFromJson(entry, "namespaces entry");
+        if (!ns.ok()) return Status::Corruption(operation + ": " + ns.status().message());
+        out.push_back(std::move(*ns));
+      }
+    }
+    auto next = iceberg::GetOptionalString(json, "next-page-token");
+    if (!next.ok()) return next.status().WithContext(operation);
+    if (!next->has_value() || (*next)->empty()) return out;
+    if (!seen_tokens.insert(**next).second) {
+      return Status::Corruption(operation + ": the server repeated page token '" + **next + "'");
+    }
+    page_token = **next;
+  }
+  return Status::Corruption(operation + ": more than " + std::to_string(kMaxPages) + " pages");
+}
+
+Result<bool> RestCatalog::NamespaceExists(const Namespace& ns) {
+  RestRequest request{"HEAD", NamespacePath(ns), {}, "", ""};
+  auto reply = session_->Send(request);
+  const std::string operation = "checking namespace '" + NamespaceToString(ns) + "'";
+  if (!reply.ok()) return reply.status().WithContext(operation);
+  if (reply->status == 404) return false;
+  if (!IsSuccess(reply->status))
+    return ErrorFromResponse(reply->status, reply->body, RequestKind::kRead, operation);
+  return true;
+}
+
+Result<Properties> RestCatalog::LoadNamespaceProperties(const Namespace& ns) {
+  const std::string operation = "loading namespace '" + NamespaceToString(ns) + "'";
+  RestRequest request{"GET", NamespacePath(ns), {}, "", ""};
+  FLOE_ASSIGN_OR_RETURN(RestReply reply, Call(*session_, request, RequestKind::kRead, operation));
+  FLOE_ASSIGN_OR_RETURN(Json json, ParseObject(reply.body, operation));
+  return OptionalStringMap(json, "properties", operation);
+}
+
+Status RestCatalog::UpdateNamespaceProperties(const Namespace& ns, const Properties& updates,
+                                              const std::vector<std::string>& removals) {
+  OrderedJson body = OrderedJson::object();
+  body["removals"] = removals;
+  body["updates"] = updates;
+  RestRequest request{"POST", NamespacePath(ns) + "/properties", {}, BodyText(body)};
+  return Call(*session_, request, RequestKind::kOther,
+              "updating the properties of namespace '" + NamespaceToString(ns) + "'")
+      .status();
+}
+
+Status RestCatalog::DropNamespace(const Namespace& ns) {
+  RestRequest request{"DELETE", NamespacePath(ns), {}, "", ""};
+  return Call(*session_, request, RequestKind::kOther, "dropping namespace '" + NamespaceToString(ns) + "'")
+      .status();
+}
+
+Result<std::vector<TableIdentifier>> RestCatalog::ListTables(const Namespace& ns) {
+  const std::string operation = "listing tables of namespace '" + NamespaceToString(ns) + "'";
+  std::vector<TableIdentifier> out;
+  std::set<std::string> seen_tokens;
+  std::string page_token;
+  for (int page = 0; page < kMaxPages; ++page) {
+    RestRequest request{"GET", NamespacePath(ns) + "/tables", {}, "", ""};
+    if (!page_token.empty()) request.query.emplace_back("pageToken", page_token);
+    FLOE_ASSIGN_OR_RETURN(RestReply reply, Call(*session_, request, RequestKind::kRead, operation));
+    FLOE_ASSIGN_OR_RETURN(Json json, ParseObject(reply.body, operation));
+    auto list = iceberg::GetOptionalArray(json, "identifiers");
+    if (!list.ok()) return list.status().WithContext(operation);
+    if (*list != nullptr) {
+      for (const Json& entry : **list) {
+        auto id = TableIdentifierFromJson(entry);
+        if (!id.ok()) return Status::Corruption(operation + ": " + id.status().message());
+        out.push_back(std::move(*id));
+      }
+    }
+    auto next = iceberg::GetOptionalString(json, "next-page-token");
+    if (!next.ok()) return next.status().WithContext(operation);
+    if (!next->has_value() || (*next)->empty()) return out;
+    if (!seen_tokens.insert(**next).second) {
+      return Status::Corruption(operation + ": the server repeated page token '" + **next + "'");
+    }
+    page_token = **next;
+  }
+  return Status::Corruption(operation + ": more than " + std::to_string(kMaxPages) + " pages");
+}
+
+Result<std::shared_ptr<iceberg::TableOperations>> RestCatalog::OpsFromLoadResult(
+    const TableIdentifier& table, const std::string& body, const std::string& operation) {
+  std::map<std::string, std::string> config;
+  FLOE_ASSIGN_OR_RETURN(LoadedTable loaded, LoadedTableFromJson(body, operation, &config));
+  std::shared_ptr<FileIO> table_io = io_;
+  if (!io_given_) {
+    auto io = FileIOForUri(loaded.metadata.location, S3OptionsWithTableConfig(options_.s3, config));
+    if (!io.ok()) return io.status().WithContext(operation + ": table location " + loaded.metadata.location);
+    table_io = std::move(*io);
+  }
+  return std::shared_ptr<iceberg::TableOperations>(std::make_shared<RestTableOperations>(
+      session_, TablePath(table), table, std::move(table_io), std::move(loaded)));
+}
+
+Result<std::shared_ptr<iceberg::TableOperations>> RestCatalog::LoadTable(const TableIdentifier& table) {
+  const std::string operation = "loading table " + table.ToString();
+  RestRequest request{"GET", TablePath(table), {}, "", ""};
+  FLOE_ASSIGN_OR_RETURN(RestReply reply, Call(*session_, request, RequestKind::kRead, operation));
+  return OpsFromLoadResult(table, reply.body, operation);
+}
+
+Result<std::shared_ptr<iceberg::TableOperations>> RestCatalog::CreateTable(const TableIdentifier& table,
+                                                                           const TableCreation& creation) {
+  const std::string operation = "creating table " + table.ToString();
+  OrderedJson body = OrderedJson::object();
+  body["name"] = table.name;
+  if (!creation.location.empty()) body["location"] = creation.location;
+  body["schema"] = iceberg::SchemaToJson(creation.schema);
+  body["partition-spec"] = iceberg::PartitionSpecToJson(creation.spec);
+  body["write-order"] = iceberg::SortOrderToJson(creation.sort_order);
+  body["stage-create"] = false;
+  Properties properties = creation.properties;
+  properties["format-version"] = std::to_string(creation.format_version);
+  body["properties"] = properties;
+  RestRequest request{"POST", NamespacePath(table.ns) + "/tables", {}, BodyText(body)};
+  FLOE_ASSIGN_OR_RETURN(RestReply reply, Call(*session_, request, RequestKind::kCreate, operation));
+  return OpsFromLoadResult(table, reply.body, operation);
+}
+
+Result<bool> RestCatalog::TableExists(const TableIdentifier& table) {
+  RestRequest request{"HEAD", TablePath(table), {}, "", ""};
+  auto reply = session_->Send(request);
+  const std::string operation = "checking table " + table.ToString();
+  if (!reply.ok()) return reply.status().WithContext(operation);
+  if (reply->status == 404) return false;
+  if (!IsSuccess(reply->status))
+    return ErrorFromResponse(reply->status, reply->body, RequestKind::kRead, operation);
+  return true;
+}
+
+Status RestCatalog::DropTable(const TableIdentifier& table, bool purge) {
+  RestRequest request{"DELETE", TablePath(table), {{"purgeRequested", purge ? "true" : "false"}}, "", ""};
+  return Call(*session_, request, RequestKind::kOther, "dropping table " + table.ToString()).status();
+}
+
+Status RestCatalog::RenameTable(const TableIdentifier& from, const TableIdentifier& to) {
+  OrderedJson body = OrderedJson::object();
+  body["source"] = TableIdentifierToJson(from);
+  body["destination"] = TableIdentifierToJson(to);
+  RestRequest request{"POST", Root() + "/tables/rename", {}, BodyText(body)};
+  return Call(*session_, request, RequestKind::kCreate,
+              "renaming table " + from.ToString() + " to " + to.ToString())
+      .status();
+}
+
+Result<std::shared_ptr<iceberg::TableOperations>> RestCatalog::RegisterTable(
+    const TableIdentifier& table, const std::string& metadata_location) {
+  const std::string operation = "registering table " + table.ToString();
+  OrderedJson body = OrderedJson::object();
+  body["name"] = table.name;
+  body["metadata-location"] = metadata_location;
+  RestRequest request{"POST", NamespacePath(table.ns) + "/register", {}, BodyText(body)};
+  FLOE_ASSIGN_OR_RETURN(RestReply reply, Call(*session_, request, RequestKind::kCreate, operation));
+  return OpsFromLoadResult(table, reply.body, operation);
+}
+
+Result<LoadedTable> RestTableOperations::Load() {
+  const std::string operation = "loading table " + name();
+  RestRequest request{"GET", table_path_, {}, "", ""};
+  FLOE_ASSIGN_OR_RETURN(RestReply reply, Call(*session_, request, RequestKind::kRead, operation));
+  FLOE_ASSIGN_OR_RETURN(LoadedTable loaded, LoadedTableFromJson(reply.body, operation));
+  cached_ = loaded;
+  return loaded;
+}
+
+Result<LoadedTable> RestTableOperations::Commit(const std::vector<iceberg::TableRequirement>& requirements,
+                                                const std::vector<iceberg::TableUpdate>& updates) {
+  const std::string operation = "committing to table " + name();
+  const int format_version = FormatVersionFor(cached_, updates);
+  OrderedJson body = OrderedJson::object();
+  body["identifier"] = TableIdentifierToJson(identifier_);
+  body["requirements"] = OrderedJson::array();
+  for (const auto& requirement : requirements) {
+    body["requirements"].push_back(iceberg::TableRequirementToJson(requirement));
+  }
+  body["updates"] = OrderedJson::array();
+  for (const auto& update : updates)
+    body["updates"].push_back(iceberg::TableUpdateToJson(update, format_version));
+  RestRequest request{"POST", table_path_, {}, BodyText(body)};
+  auto reply = session_->Send(request);
+  if (!reply.ok()) {
+    // The request may have reached the server and been applied.
+    return Status::CommitStateUnknown(operation + ": " + reply.status().message());
+  }
+  if (!IsSuccess(reply->status)) {
+    return ErrorFromResponse(reply->status, reply->body, RequestKind::kCommit, operation);
+  }
+  auto loaded = LoadedTableFromJson(reply->body, operation);
+  if (!loaded.ok()) {
+    return Status::CommitStateUnknown(
+        operation +
+        ": the server accepted the commit but its answer is unreadable: " + loaded.status().message());
+  }
+  cached_ = *loaded;
+  return loaded;
+}
+
+}  // namespace floe::catalog::rest

@@ -1,0 +1,117 @@
+// RestCatalog: a TableCatalog over an Iceberg REST catalog service (AWS Glue,
+// S3 Tables, Unity Catalog, Polaris, Lakekeeper, Nessie, `floe serve`).
+//
+// Contract: Open first asks GET /v1/config (?warehouse=) and merges the
+// server's defaults, the client's settings and the server's overrides
+// (prefix, uri, warehouse). Namespace and table calls follow the OpenAPI
+// spec; errors become Status as rest_protocol.h's ErrorFromResponse says
+// (404 NotFound, 409 AlreadyExists on create, 401/403 authentication errors,
+// 400 InvalidArgument with the server's message). RestTableOperations::Commit
+// posts {identifier, requirements, updates}: 409 is a retryable
+// CommitFailed (the transaction layer reloads and retries), 500/502/503/504
+// and a transport failure after the request may have been sent are
+// CommitStateUnknown, so no written file is ever deleted for them. Table
+// files go through the FileIO given to Open, else the FileIO for the table's
+// location (s3:// with options.s3 plus any s3.* settings the server vends in
+// the table's config). Listings follow next-page-token.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/rest/rest_options.h"
+#include "catalog/rest/rest_session.h"
+#include "catalog/table/table_catalog.h"
+#include "iceberg/transaction/table_operations.h"
+
+namespace floe::catalog::rest {
+
+class RestCatalog final : public TableCatalog {
+ public:
+  // `io` (may be null) serves every table's files; `env` resolves SigV4 credentials.
+  static Result<std::unique_ptr<RestCatalog>> Open(const RestCatalogOptions& options,
+                                                   std::shared_ptr<FileIO> io = nullptr,
+                                                   const s3::EnvLookup& env = s3::ProcessEnvironment());
+
+  const std::string& warehouse() const override { return warehouse_; }
+  // The FileIO given to Open, else the local filesystem.
+  FileIO& io() override { return *io_; }
+  // The prefix in effect after the config exchange ("" when none).
+  const std::string& prefix() const { return prefix_; }
+
+  Status CreateNamespace(const Namespace& ns, const Properties& properties) override;
+  Result<std::vector<Namespace>> ListNamespaces(const Namespace& parent) override;
+  Result<bool> NamespaceExists(const Namespace& ns);
+  Result<Properties> LoadNamespaceProperties(const Namespace& ns);
+  Status UpdateNamespaceProperties(const Namespace& ns, const Properties& updates,
+                                   const std::vector<std::string>& removals);
+  Status DropNamespace(const Namespace& ns);
+
+  Result<std::vector<TableIdentifier>> ListTables(const Namespace& ns) override;
+  Result<std::shared_ptr<iceberg::TableOperations>> LoadTable(const TableIdentifier& table) override;
+  Result<std::shared_ptr<iceberg::TableOperations>> CreateTable(const TableIdentifier& table,
+                                                                const TableCreation& creation) override;
+  Result<bool> TableExists(const TableIdentifier& table);
+  Status DropTable(const TableIdentifier& table, bool purge);
+  Status RenameTable(const TableIdentifier& from, const TableIdentifier& to);
+  // Registers an existing metadata file under `table`.
+  Result<std::shared_ptr<iceberg::TableOperations>> RegisterTable(const TableIdentifier& table,
+                                                                  const std::string& metadata_location);
+
+ private:
+  RestCatalog(RestCatalogOptions options, std::shared_ptr<RestSession> session, std::shared_ptr<FileIO> io,
+              bool io_given)
+      : options_(std::move(options)), session_(std::move(session)), io_(std::move(io)), io_given_(io_given) {}
+
+  Status LoadConfig();
+  // "/v1/<prefix>" or "/v1".
+  std::string Root() const;
+  std::string NamespacePath(const Namespace& ns) const;
+  std::string TablePath(const TableIdentifier& table) const;
+  // Builds table operations from a LoadTableResult body.
+  Result<std::shared_ptr<iceberg::TableOperations>> OpsFromLoadResult(const TableIdentifier& table,
+                                                                      const std::string& body,
+                                                                      const std::string& operation);
+
+  RestCatalogOptions options_;
+  std::shared_ptr<RestSession> session_;
+  std::shared_ptr<FileIO> io_;
+  bool io_given_;
+  std::string warehouse_;
+  std::string prefix_;
+};
+
+// Iceberg table operations through a REST catalog's load and commit endpoints.
+class RestTableOperations final : public iceberg::TableOperations {
+ public:
+  RestTableOperations(std::shared_ptr<RestSession> session, std::string table_path,
+                      TableIdentifier identifier, std::shared_ptr<FileIO> io,
+                      std::optional<iceberg::LoadedTable> loaded)
+      : session_(std::move(session)),
+        table_path_(std::move(table_path)),
+        identifier_(std::move(identifier)),
+        io_(std::move(io)),
+        cached_(std::move(loaded)) {}
+
+  Result<iceberg::LoadedTable> Load() override;
+  Result<iceberg::LoadedTable> Commit(const std::vector<iceberg::TableRequirement>& requirements,
+                                      const std::vector<iceberg::TableUpdate>& updates) override;
+  FileIO& io() override { return *io_; }
+  std::string name() const override { return identifier_.ToString(); }
+
+ private:
+  std::shared_ptr<RestSession> session_;
+  std::string table_path_;
+  TableIdentifier identifier_;
+  std::shared_ptr<FileIO> io_;
+  std::optional<iceberg::LoadedTable> cached_;
+};
+
+// Parses a LoadTableResult / CommitTableResponse body: metadata-location and
+// metadata (and `config` into *config when given).
+Result<iceberg::LoadedTable> LoadedTableFromJson(const std::string& body, const std::string& context,
+                                                 std::map<std::string, std::string>* config = nullptr);
+
+}  // namespace floe::catalog::rest
