@@ -124,7 +124,8 @@ struct TableIngestor::Impl {
 
   Status LoadTable();
   Status CreateTable(const iceberg::Schema& schema);
-  Status EnsureIndex();
+  // `warnings` receives the index loader's notes (files ignored, rebuilds).
+  Status EnsureIndex(std::vector<std::string>* warnings);
   ReconcileOptions MakeReconcileOptions() const;
   Result<BatchResult> Attempt(const std::vector<SourceFile>& files, int64_t batch_id,
                               const ProgressFn& progress, const std::set<size_t>& skipped,
@@ -188,7 +189,7 @@ Status TableIngestor::Impl::CreateTable(const iceberg::Schema& schema) {
   return Status::OK();
 }
 
-Status TableIngestor::Impl::EnsureIndex() {
+Status TableIngestor::Impl::EnsureIndex(std::vector<std::string>* warnings) {
   if (!merging()) return Status::OK();
   const std::optional<int64_t> current = table ? table->metadata().current_snapshot_id : std::nullopt;
   if (index && index_valid && index_snapshot == current) return Status::OK();
@@ -198,7 +199,8 @@ Status TableIngestor::Impl::EnsureIndex() {
     index.emplace();
   } else {
     KeyIndexSpec spec{merge().keys, merge().order_column, merge().order_kind};
-    auto loaded = PrimaryKeyIndex::Load(*state_io, options.state_dir, table->metadata(), table->io(), spec);
+    auto loaded =
+        PrimaryKeyIndex::Load(*state_io, options.state_dir, table->metadata(), table->io(), spec, warnings);
     if (!loaded.ok()) return loaded.status().WithContext("key index of " + options.table.ToString());
     index.emplace(std::move(loaded).value());
   }
@@ -225,7 +227,7 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceFile>& 
                                                  std::optional<FileFailure>* failure) {
   BatchResult result;
   const int64_t now_ms = NowMs();
-  FLOE_RETURN_IF_ERROR(EnsureIndex());
+  FLOE_RETURN_IF_ERROR(EnsureIndex(&result.warnings));
   const ReconcileOptions reconcile = MakeReconcileOptions();
   const iceberg::Schema base = table ? *table->metadata().CurrentSchema() : iceberg::Schema{};
   const int32_t base_last_id = table ? table->metadata().last_column_id : 0;
@@ -303,7 +305,7 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceFile>& 
     FLOE_RETURN_IF_ERROR(CreateTable(table_schema));
     table_schema = *table->metadata().CurrentSchema();
     evolved = false;
-    FLOE_RETURN_IF_ERROR(EnsureIndex());
+    FLOE_RETURN_IF_ERROR(EnsureIndex(&result.warnings));
   } else if (evolved) {
     int32_t highest_id = 0;
     for (const iceberg::Schema& schema : table->metadata().schemas)
@@ -525,7 +527,7 @@ Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batc
       discard_written();
       return saved.WithContext("saving the key index of " + options.table.ToString());
     }
-    saved_index = options.state_dir + "/index-" + std::to_string(delta.snapshot_id()) + ".bin";
+    saved_index = PrimaryKeyIndex::FilePath(options.state_dir, delta.snapshot_id());
   }
   auto committed = delta.Commit();
   if (!committed.ok()) {

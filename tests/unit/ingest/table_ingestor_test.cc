@@ -57,6 +57,30 @@ struct FileShape {
 
 using TableRows = std::map<int64_t, std::map<std::string, std::string>>;
 
+// A local FileIO whose OpenRead of one path fails once it was opened `allowed` times.
+class FailingReopenIO : public FileIO {
+ public:
+  FailingReopenIO(std::shared_ptr<FileIO> base, std::string path, int allowed)
+      : base_(std::move(base)), path_(std::move(path)), allowed_(allowed) {}
+  Result<std::unique_ptr<InputFile>> OpenRead(const std::string& path) override {
+    if (path == path_ && opens_++ >= allowed_) return Status::IOError("injected read failure of " + path);
+    return base_->OpenRead(path);
+  }
+  Result<std::unique_ptr<OutputFile>> Create(const std::string& path, CreateOptions options) override {
+    return base_->Create(path, options);
+  }
+  Result<FileInfo> Stat(const std::string& path) override { return base_->Stat(path); }
+  Result<bool> Exists(const std::string& path) override { return base_->Exists(path); }
+  Result<std::vector<FileInfo>> List(const std::string& prefix) override { return base_->List(prefix); }
+  Status Delete(const std::string& path) override { return base_->Delete(path); }
+
+ private:
+  std::shared_ptr<FileIO> base_;
+  std::string path_;
+  int allowed_;
+  int opens_ = 0;
+};
+
 std::string Cell(const Column& column, int64_t row) {
   if (column.IsNull(row)) return "null";
   switch (column.type.id) {
@@ -524,8 +548,10 @@ TEST_F(TableIngestorTest, LineageColumnsDescribeTheSource) {
   EXPECT_EQ(rows[2][kLineageSourceRow], "1");
   EXPECT_EQ(rows[2][kLineageSourceModified], std::to_string(int64_t{1'600'000'000'000} * 1000));
   EXPECT_EQ(rows[2][kLineageIngestedAt], std::to_string(int64_t{1'700'000'000'000} * 1000));
-  const iceberg::Schema& schema = *Metadata().CurrentSchema();
-  EXPECT_EQ(schema.FindFieldByName(kLineageSourceModified)->type.kind, iceberg::TypeKind::kTimestampTz);
+  const iceberg::TableMetadata metadata = Metadata();
+  const iceberg::NestedField* modified = metadata.CurrentSchema()->FindFieldByName(kLineageSourceModified);
+  ASSERT_NE(modified, nullptr);
+  EXPECT_EQ(modified->type.kind, iceberg::TypeKind::kTimestampTz);
 }
 
 TEST_F(TableIngestorTest, PartitionedByDayWritesOneFilePerPartition) {
@@ -634,6 +660,96 @@ TEST_F(TableIngestorTest, ManyRowGroupsAndRollingFiles) {
   for (int64_t i = 0; i < 200; ++i) {
     EXPECT_EQ(names[i], (i % 3 == 0 ? "u" : "v") + std::to_string(i)) << i;
   }
+}
+
+TEST_F(TableIngestorTest, FileFailingInTheSecondPassIsQuarantinedAndTheBatchRedone) {
+  auto a = Write("a.parquet", {{1, "1", 0, "from-a"}});
+  auto b = Write("b.parquet", {{1, "2", 4, "from-b"}, {2, "1", 0, "b-only"}});
+  // b reads fine in pass 1 (where it beats a for id 1) and fails when reopened for pass 2.
+  auto flaky = std::make_shared<FailingReopenIO>(io_, b.uri, 1);
+  ASSERT_OK_AND_ASSIGN(auto ingestor, TableIngestor::Open(*catalog_, flaky, io_, Options()));
+  std::vector<std::string> progress;
+  ASSERT_OK_AND_ASSIGN(BatchResult result,
+                       ingestor->ApplyBatch({a, b}, 1, [&](const std::string& uri, int64_t, int64_t) {
+                         progress.push_back(uri);
+                       }));
+  ASSERT_TRUE(result.snapshot_id.has_value());
+  ASSERT_EQ(result.quarantined.size(), 1u);
+  EXPECT_EQ(result.quarantined[0].uri, b.uri);
+  EXPECT_NE(result.quarantined[0].reason.find("injected read failure"), std::string::npos);
+  EXPECT_EQ(result.counts.files, 1);
+  EXPECT_EQ(result.counts.inserted, 1);
+  EXPECT_EQ(progress, (std::vector<std::string>{a.uri, b.uri}));
+  EXPECT_EQ(LiveNames(), (Names{{1, "from-a"}}));
+  // Nothing of the failed attempt is left in the table directory.
+  size_t parquet_files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir_.File("wh"))) {
+    if (e.path().extension() == ".parquet") ++parquet_files;
+  }
+  EXPECT_EQ(parquet_files, 1u);
+}
+
+TEST_F(TableIngestorTest, ForeignCommitMakesTheIndexReload) {
+  ASSERT_OK_AND_ASSIGN(auto ingestor, Open(Options()));
+  ASSERT_OK(ingestor->ApplyBatch({Write("a.parquet", {{1, "1", 0, "a"}})}, 1).status());
+  ASSERT_OK(ingestor->ApplyBatch({Write("b.parquet", {{2, "1", 0, "b"}})}, 2).status());
+  // Someone else removes the first data file (say, a retention job).
+  std::string first_file;
+  for (const auto& entry : LiveEntries()) {
+    if (entry.data_file.file_path.find("/b1-") != std::string::npos) first_file = entry.data_file.file_path;
+  }
+  ASSERT_FALSE(first_file.empty());
+  {
+    ASSERT_OK_AND_ASSIGN(auto ops, catalog_->LoadTable(Options().table));
+    ASSERT_OK_AND_ASSIGN(iceberg::Table table, iceberg::Table::Load(ops));
+    ASSERT_OK(table.NewDeleteFiles().DeleteFile(first_file).Commit().status());
+  }
+  // The ingestor's index still points at the removed file; it must notice and rebuild.
+  ASSERT_OK_AND_ASSIGN(BatchResult result,
+                       ingestor->ApplyBatch({Write("c.parquet", {{1, "2", 4, "a2"}, {2, "2", 4, "b2"}})}, 3));
+  EXPECT_EQ(result.counts.inserted, 1);
+  EXPECT_EQ(result.counts.updated, 1);
+  EXPECT_EQ(LiveNames(), (Names{{1, "a2"}, {2, "b2"}}));
+}
+
+TEST_F(TableIngestorTest, FormatV3ReplacesOneVectorOfASharedPuffinFile) {
+  TableIngestorOptions options = Options();
+  options.settings.target.format_version = 3;
+  ASSERT_OK_AND_ASSIGN(auto ingestor, Open(options));
+  ASSERT_OK(ingestor->ApplyBatch({Write("a.parquet", {{1, "1", 0, "a"}, {2, "1", 0, "b"}})}, 1).status());
+  ASSERT_OK(ingestor->ApplyBatch({Write("b.parquet", {{3, "1", 0, "c"}, {4, "1", 0, "d"}})}, 2).status());
+  // One batch deletes from both data files: one Puffin file, two vectors.
+  ASSERT_OK(ingestor->ApplyBatch({Write("c.parquet", {{1, "2", 4, "a2"}, {3, "2", 4, "c2"}})}, 3).status());
+  // The next touches only the first data file's vector.
+  ASSERT_OK(ingestor->ApplyBatch({Write("d.parquet", {{2, "2", 1, ""}})}, 4).status());
+  EXPECT_EQ(LiveNames(), (Names{{1, "a2"}, {3, "c2"}, {4, "d"}}));
+  std::map<std::string, int64_t> vectors;  // referenced data file -> cardinality
+  for (const auto& entry : LiveEntries()) {
+    if (entry.data_file.content != iceberg::DataFileContent::kPositionDeletes) continue;
+    EXPECT_EQ(vectors.count(*entry.data_file.referenced_data_file), 0u);
+    vectors[*entry.data_file.referenced_data_file] = entry.data_file.record_count;
+  }
+  ASSERT_EQ(vectors.size(), 2u);
+  std::vector<int64_t> counts;
+  for (const auto& [file, count] : vectors) counts.push_back(count);
+  std::sort(counts.begin(), counts.end());
+  EXPECT_EQ(counts, (std::vector<int64_t>{1, 2}));
+}
+
+TEST_F(TableIngestorTest, TombstoneBeforeTheFirstSnapshotSurvivesARestart) {
+  {
+    ASSERT_OK_AND_ASSIGN(auto ingestor, Open(Options()));
+    ASSERT_OK_AND_ASSIGN(BatchResult result,
+                         ingestor->ApplyBatch({Write("a.parquet", {{5, "9", 1, ""}})}, 1));
+    EXPECT_FALSE(result.snapshot_id.has_value());
+    EXPECT_EQ(result.counts.ignored, 1);
+  }
+  ASSERT_OK_AND_ASSIGN(auto restarted, Open(Options()));
+  ASSERT_OK_AND_ASSIGN(
+      BatchResult result,
+      restarted->ApplyBatch({Write("b.parquet", {{5, "3", 0, "late"}, {6, "1", 0, "x"}})}, 2));
+  EXPECT_EQ(result.counts.stale, 1);
+  EXPECT_EQ(LiveNames(), (Names{{6, "x"}}));
 }
 
 TEST_F(TableIngestorTest, OpenRejectsBadSettings) {
