@@ -100,7 +100,6 @@ struct TableIngestor::Impl {
   std::optional<PrimaryKeyIndex> index;
   std::optional<int64_t> index_snapshot;
   bool index_valid = false;
-  std::set<size_t> progress_reported;
 
   Impl(catalog::TableCatalog& c, std::shared_ptr<FileIO> source, std::shared_ptr<FileIO> state,
        TableIngestorOptions o, CodecChoice chosen)
@@ -129,7 +128,7 @@ struct TableIngestor::Impl {
   ReconcileOptions MakeReconcileOptions() const;
   Result<BatchResult> Attempt(const std::vector<SourceFile>& files, int64_t batch_id,
                               const ProgressFn& progress, const std::set<size_t>& skipped,
-                              std::optional<FileFailure>* failure);
+                              std::set<size_t>* progress_reported, std::optional<FileFailure>* failure);
   Status WriteFileRows(const SourceFile& source, PassedFile& file, const iceberg::Schema& table_schema,
                        int64_t now_ms, BatchDataWriter& writer, std::vector<StagedLive>* lives,
                        int64_t* appended, std::optional<FileFailure>* failure);
@@ -224,6 +223,7 @@ ReconcileOptions TableIngestor::Impl::MakeReconcileOptions() const {
 
 Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceFile>& files, int64_t batch_id,
                                                  const ProgressFn& progress, const std::set<size_t>& skipped,
+                                                 std::set<size_t>* progress_reported,
                                                  std::optional<FileFailure>* failure) {
   BatchResult result;
   const int64_t now_ms = NowMs();
@@ -289,7 +289,7 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceFile>& 
     if (merging()) result.counts.stale += changes.Merge(*scan);
     for (const std::string& warning : mapping->warnings) result.warnings.push_back(warning);
     passed.push_back(PassedFile{i, std::move(*columns), std::move(scan->row_group_rows), {}});
-    if (progress && progress_reported.insert(i).second) progress(source.uri, scan->rows, bytes);
+    if (progress && progress_reported->insert(i).second) progress(source.uri, scan->rows, bytes);
   }
   if (passed.empty()) return result;
 
@@ -600,10 +600,11 @@ Result<BatchResult> TableIngestor::ApplyBatch(const std::vector<SourceFile>& fil
   // A file that fails in pass 2 is quarantined and the batch redone without
   // it; each round removes one file, so this ends.
   std::set<size_t> skipped;
+  std::set<size_t> progress_reported;  // a redo does not report a file twice
   std::vector<QuarantinedFile> failed_late;
   while (true) {
     std::optional<FileFailure> failure;
-    auto result = impl.Attempt(files, batch_id, progress, skipped, &failure);
+    auto result = impl.Attempt(files, batch_id, progress, skipped, &progress_reported, &failure);
     if (result.ok()) {
       for (QuarantinedFile& file : failed_late) result->quarantined.push_back(std::move(file));
       return result;

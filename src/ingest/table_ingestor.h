@@ -12,11 +12,16 @@
 //   is incompatible under policy quarantine, is reported in `quarantined`
 //   with a reason naming the file (and column) and contributes nothing;
 //   the rest of the batch goes on. Under policy fail an incompatible file
-//   fails the whole batch (nothing is committed).
+//   fails the whole batch (nothing is committed). Pass 1 reads only the
+//   key/ordering/operation columns; a file that fails later, when its
+//   selected rows are read in full, is quarantined too and the batch is
+//   redone without it (its changes may have beaten other files' changes).
+//   Progress is reported once per contributing file and batch.
 // - mode merge: within the batch and against the PrimaryKeyIndex, a change
 //   applies only when its ordering value is greater than the key's current
 //   one (live row or tombstone); the newest change per key wins; operation
-//   ignore values are dropped; stale changes are counted. A replaced or
+//   ignore values are dropped; stale changes are counted (changes beaten by
+//   a newer one in the same batch count as stale too). A replaced or
 //   deleted live row becomes a position delete (v2: one position delete file
 //   per partition of deleted rows; v3: one deletion vector per data file,
 //   merged with the file's existing vector, which the commit replaces).
@@ -31,9 +36,14 @@
 // - Before the commit the key index for the new snapshot is saved (see
 //   key_index.h), so a crash right after the commit finds it.
 // - A batch where every file was quarantined, or that changes nothing,
-//   commits nothing (snapshot_id empty).
+//   commits nothing (snapshot_id empty). Tombstones it adds (deletes of
+//   absent keys) are still saved, in the index file of the current snapshot
+//   (of snapshot 0 while the table has none).
 // - On any error the index is reloaded on the next batch; files already
-//   written stay only when the commit outcome is unknown.
+//   written stay only when the commit outcome is unknown. The index is also
+//   reloaded when the table's current snapshot is not the one it reflects
+//   (another writer committed). The table's existing partition spec and
+//   format version win over the settings.
 #pragma once
 
 #include <cstdint>

@@ -681,12 +681,20 @@ TEST_F(TableIngestorTest, FileFailingInTheSecondPassIsQuarantinedAndTheBatchRedo
   EXPECT_EQ(result.counts.inserted, 1);
   EXPECT_EQ(progress, (std::vector<std::string>{a.uri, b.uri}));
   EXPECT_EQ(LiveNames(), (Names{{1, "from-a"}}));
+  // The next batch reports its files again (progress is per batch).
+  progress.clear();
+  auto c = Write("c.parquet", {{3, "1", 0, "c"}});
+  ASSERT_OK(
+      ingestor->ApplyBatch({c}, 2, [&](const std::string& uri, int64_t, int64_t) { progress.push_back(uri); })
+          .status());
+  EXPECT_EQ(progress, (std::vector<std::string>{c.uri}));
+  EXPECT_EQ(LiveNames(), (Names{{1, "from-a"}, {3, "c"}}));
   // Nothing of the failed attempt is left in the table directory.
   size_t parquet_files = 0;
   for (const auto& e : fs::recursive_directory_iterator(dir_.File("wh"))) {
     if (e.path().extension() == ".parquet") ++parquet_files;
   }
-  EXPECT_EQ(parquet_files, 1u);
+  EXPECT_EQ(parquet_files, 2u);
 }
 
 TEST_F(TableIngestorTest, ForeignCommitMakesTheIndexReload) {
