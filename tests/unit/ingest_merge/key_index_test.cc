@@ -378,6 +378,41 @@ TEST(PrimaryKeyIndexTest, CorruptOrMismatchedFilesAreNeverTrusted) {
   EXPECT_NE(warnings[0].find("written for keys=id;order=seq;kind=hex"), std::string::npos) << warnings[0];
 }
 
+TEST(PrimaryKeyIndexTest, RandomDamageIsAlwaysDetected) {
+  testing::TempDir dir;
+  auto io = MakeLocalFileIO();
+  const std::string state = dir.path().string();
+  PrimaryKeyIndex index;
+  for (uint64_t k = 0; k < 40; ++k) {
+    if (k % 4 == 0) {
+      index.PutTombstone({k * 31, k}, Order(k), 1000 * static_cast<int64_t>(k));
+    } else {
+      index.PutLive({k * 31, k}, "file-" + std::to_string(k % 3), k == 5 ? int64_t{1} << 35 : 1, Order(k));
+    }
+  }
+  ASSERT_OK(index.Save(*io, state, 3));
+  const std::string path = PrimaryKeyIndex::FilePath(state, 3);
+  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> original, io->ReadAll(path));
+  iceberg::TableMetadata table = TableWithSnapshots({3});
+  KeyIndexSpec spec{{"id", "name"}, "seq", OrderingKind::kPaddedHex};
+  std::mt19937 random(5);
+  for (int round = 0; round < 300; ++round) {
+    std::vector<uint8_t> damaged = original;
+    if (round % 3 == 0) {
+      damaged.resize(random() % damaged.size());
+    } else {
+      for (int flips = 1 + round % 4; flips > 0; --flips)
+        damaged[random() % damaged.size()] ^= 1 + random() % 255;
+    }
+    if (damaged == original) continue;
+    ASSERT_OK(io->WriteAll(path, std::span<const uint8_t>(damaged)));
+    std::vector<std::string> warnings;
+    auto loaded = PrimaryKeyIndex::Load(*io, state, table, *io, spec, &warnings);
+    EXPECT_FALSE(loaded.ok()) << round;  // never trusted, and the fake table cannot be rebuilt
+    EXPECT_EQ(warnings.size(), 1u) << round;
+  }
+}
+
 TEST(PrimaryKeyIndexTest, LoadNamesAMissingKeyColumn) {
   testing::TempDir dir;
   auto io = MakeLocalFileIO();
