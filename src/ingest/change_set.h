@@ -94,7 +94,8 @@ class BatchChanges {
   // file or earlier ones) lost to a newer change for the same key.
   int64_t Merge(FileScan& scan);
   const std::unordered_map<KeyId, Change, KeyIdHash>& winners() const { return winners_; }
-  void Clear() { winners_.clear(); }
+  // Frees the map (clear() alone keeps the buckets).
+  void Clear() { std::unordered_map<KeyId, Change, KeyIdHash>().swap(winners_); }
 
  private:
   std::unordered_map<KeyId, Change, KeyIdHash> winners_;

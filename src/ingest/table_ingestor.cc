@@ -360,6 +360,8 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceFile>& 
       writer->AbortAndDelete();
       return written;
     }
+    // The rows are staged in `lives` now; free the selection as the staging grows.
+    std::vector<SelectedRow>().swap(file.selected);
   }
   return Commit(std::move(result), batch_id, now_ms, evolved, table_schema, *writer, std::move(lives),
                 std::move(tombstones), std::move(deletes));
