@@ -20,5 +20,7 @@ void RegisterTableScanCommand(CLI::App& app, ExitCode& exit_code);
 void RegisterRunCommands(CLI::App& app, ExitCode& exit_code);
 // `floe demo [DIR]` and `floe demo generate DIR` (the demo CDA export).
 void RegisterDemoCommands(CLI::App& app, ExitCode& exit_code);
+// `floe table compact|expire|remove-orphans|rewrite-manifests` and `floe maintain CONFIG`.
+void RegisterMaintenanceCommands(CLI::App& app, ExitCode& exit_code);
 
 }  // namespace floe::cli

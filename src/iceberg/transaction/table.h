@@ -19,6 +19,7 @@
 #include "iceberg/transaction/expire_snapshots.h"
 #include "iceberg/transaction/fast_append.h"
 #include "iceberg/transaction/rewrite_files.h"
+#include "iceberg/transaction/rewrite_manifests.h"
 #include "iceberg/transaction/row_delta.h"
 #include "iceberg/transaction/table_operations.h"
 #include "iceberg/transaction/table_reading.h"
@@ -52,6 +53,7 @@ class Table {
   UpdatePartitionSpec NewUpdateSpec() { return UpdatePartitionSpec(*this); }
   UpdateProperties NewUpdateProperties() { return UpdateProperties(*this); }
   ExpireSnapshots NewExpireSnapshots() { return ExpireSnapshots(*this); }
+  RewriteManifests NewRewriteManifests() { return RewriteManifests(*this); }
 
  private:
   Table(std::shared_ptr<TableOperations> ops, LoadedTable current)

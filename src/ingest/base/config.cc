@@ -396,6 +396,56 @@ Status ReadTrigger(const ParseContext& context, const toml::table* table, Trigge
   return Status::OK();
 }
 
+// A number in (0, 1] (integers 1 and 0 are numbers too; 0 is refused).
+Result<std::optional<double>> Fraction(SectionReader& section, std::string_view key) {
+  const toml::node* node = section.Find(key);
+  if (!node) return std::optional<double>();
+  std::optional<double> value;
+  if (const auto* f = node->as_floating_point()) value = f->get();
+  if (const auto* i = node->as_integer()) value = static_cast<double>(i->get());
+  if (!value || !std::isfinite(*value) || *value <= 0 || *value > 1) {
+    return section.Error(
+        key, "expected a number greater than 0 and at most 1, got " + DescribeTomlValue(*node), node);
+  }
+  return value;
+}
+
+Status ReadMaintenance(const ParseContext& context, const toml::table* table,
+                       MaintenanceConfig* maintenance) {
+  SectionReader section(context, "[maintenance]", table);
+  FLOE_ASSIGN_OR_RETURN(auto enabled, section.Bool("enabled"));
+  FLOE_ASSIGN_OR_RETURN(auto compact_every, section.Integer("compact_every", 1, 1'000'000));
+  FLOE_ASSIGN_OR_RETURN(auto min_input_files, section.Integer("min_input_files", 1, 1'000'000));
+  FLOE_ASSIGN_OR_RETURN(auto small_file_ratio, Fraction(section, "small_file_ratio"));
+  FLOE_ASSIGN_OR_RETURN(auto delete_ratio, Fraction(section, "delete_ratio_threshold"));
+  FLOE_ASSIGN_OR_RETURN(auto max_delete_files, section.Integer("max_delete_files", 1, 1'000'000));
+  FLOE_ASSIGN_OR_RETURN(auto sort_by, section.StringArray("sort_by"));
+  FLOE_ASSIGN_OR_RETURN(auto retain_last, section.Integer("retain_last", 1, 1'000'000));
+  FLOE_ASSIGN_OR_RETURN(auto max_snapshot_age, section.Duration("max_snapshot_age"));
+  FLOE_ASSIGN_OR_RETURN(auto orphan_older_than, section.Duration("orphan_older_than"));
+  FLOE_ASSIGN_OR_RETURN(auto rewrite_manifests, section.Bool("rewrite_manifests"));
+  FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+  if (enabled) maintenance->enabled = *enabled;
+  if (compact_every) maintenance->compact_every = *compact_every;
+  if (min_input_files) maintenance->min_input_files = *min_input_files;
+  if (small_file_ratio) maintenance->small_file_ratio = *small_file_ratio;
+  if (delete_ratio) maintenance->delete_ratio_threshold = *delete_ratio;
+  if (max_delete_files) maintenance->max_delete_files = *max_delete_files;
+  if (sort_by) maintenance->sort_by = *sort_by;
+  if (retain_last) maintenance->retain_last = *retain_last;
+  if (max_snapshot_age) maintenance->max_snapshot_age_ms = *max_snapshot_age;
+  if (orphan_older_than) {
+    // Younger files may belong to a commit in progress.
+    if (*orphan_older_than < int64_t{3600} * 1000) {
+      return section.Error("orphan_older_than",
+                           "must be at least 1h (files of a commit in progress are younger)");
+    }
+    maintenance->orphan_older_than_ms = *orphan_older_than;
+  }
+  if (rewrite_manifests) maintenance->rewrite_manifests = *rewrite_manifests;
+  return Status::OK();
+}
+
 Status ReadS3(const ParseContext& context, const toml::table* table, s3::S3Options* options) {
   SectionReader section(context, "[s3]", table);
   const std::pair<const char*, std::string*> strings[] = {{"region", &options->region},
@@ -513,6 +563,7 @@ Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::ta
   FLOE_ASSIGN_OR_RETURN(const toml::table* schema, section("schema"));
   FLOE_ASSIGN_OR_RETURN(const toml::table* lineage, section("lineage"));
   FLOE_ASSIGN_OR_RETURN(const toml::table* trigger, section("trigger"));
+  FLOE_ASSIGN_OR_RETURN(const toml::table* maintenance, section("maintenance"));
   FLOE_ASSIGN_OR_RETURN(const toml::table* state, section("state"));
   FLOE_ASSIGN_OR_RETURN(const toml::table* s3, section("s3"));
   FLOE_ASSIGN_OR_RETURN(const toml::table* tables, section("tables"));
@@ -527,6 +578,7 @@ Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::ta
   FLOE_RETURN_IF_ERROR(ReadSchemaPolicy(context, schema, &config.schema));
   FLOE_RETURN_IF_ERROR(ReadLineage(context, lineage, &config.lineage));
   FLOE_RETURN_IF_ERROR(ReadTrigger(context, trigger, &config.trigger));
+  FLOE_RETURN_IF_ERROR(ReadMaintenance(context, maintenance, &config.maintenance));
   FLOE_RETURN_IF_ERROR(ReadS3(context, s3, &config.s3));
 
   SectionReader state_section(context, "[state]", state);

@@ -93,6 +93,22 @@ struct TriggerConfig {
   int64_t max_bytes_per_batch = int64_t{1} << 30;
 };
 
+// [maintenance]: table upkeep (compaction, snapshot expiry, orphan removal,
+// manifest rewrite) run between ingest commits and by `floe maintain`.
+struct MaintenanceConfig {
+  bool enabled = true;
+  int64_t compact_every = 10;  // a table's ingest commits between maintenance runs
+  int64_t min_input_files = 5;
+  double small_file_ratio = 0.75;  // of [target] target_file_size
+  double delete_ratio_threshold = 0.2;
+  int64_t max_delete_files = 4;
+  std::vector<std::string> sort_by;  // columns compaction sorts rewritten rows by
+  int64_t retain_last = 10;
+  int64_t max_snapshot_age_ms = int64_t{5} * 24 * 3600 * 1000;
+  int64_t orphan_older_than_ms = int64_t{3} * 24 * 3600 * 1000;
+  bool rewrite_manifests = true;
+};
+
 // The settings one target table uses after [tables.<name>] overrides.
 struct TableSettings {
   MergeConfig merge;
@@ -120,6 +136,7 @@ struct PipelineConfig {
   SchemaPolicyConfig schema;
   LineageConfig lineage;
   TriggerConfig trigger;
+  MaintenanceConfig maintenance;
   std::string
       state_dir;  // resolved: [state] dir, else $FLOE_STATE_DIR/<name>, else <config dir>/.floe-state/<name>
   s3::S3Options s3;                             // [s3] section

@@ -548,6 +548,63 @@ TEST_F(ConfigTest, DocumentedExamplesParse) {
   EXPECT_GE(examples, 2);
 }
 
+TEST_F(ConfigTest, MaintenanceSectionDefaultsAndValues) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig defaults, Parse(kMinimal));
+  EXPECT_TRUE(defaults.maintenance.enabled);
+  EXPECT_EQ(defaults.maintenance.compact_every, 10);
+  EXPECT_EQ(defaults.maintenance.min_input_files, 5);
+  EXPECT_DOUBLE_EQ(defaults.maintenance.small_file_ratio, 0.75);
+  EXPECT_DOUBLE_EQ(defaults.maintenance.delete_ratio_threshold, 0.2);
+  EXPECT_EQ(defaults.maintenance.max_delete_files, 4);
+  EXPECT_TRUE(defaults.maintenance.sort_by.empty());
+  EXPECT_EQ(defaults.maintenance.retain_last, 10);
+  EXPECT_EQ(defaults.maintenance.max_snapshot_age_ms, int64_t{5} * 24 * 3600 * 1000);
+  EXPECT_EQ(defaults.maintenance.orphan_older_than_ms, int64_t{3} * 24 * 3600 * 1000);
+  EXPECT_TRUE(defaults.maintenance.rewrite_manifests);
+
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, Parse(std::string(kMinimal) + R"toml(
+[maintenance]
+enabled = false
+compact_every = 3
+min_input_files = 8
+small_file_ratio = 0.5
+delete_ratio_threshold = 1
+max_delete_files = 2
+sort_by = ["createtime", "id"]
+retain_last = 4
+max_snapshot_age = "2d"
+orphan_older_than = "6h"
+rewrite_manifests = false
+)toml"));
+  const MaintenanceConfig& m = config.maintenance;
+  EXPECT_FALSE(m.enabled);
+  EXPECT_EQ(m.compact_every, 3);
+  EXPECT_EQ(m.min_input_files, 8);
+  EXPECT_DOUBLE_EQ(m.small_file_ratio, 0.5);
+  EXPECT_DOUBLE_EQ(m.delete_ratio_threshold, 1.0);
+  EXPECT_EQ(m.max_delete_files, 2);
+  EXPECT_EQ(m.sort_by, (std::vector<std::string>{"createtime", "id"}));
+  EXPECT_EQ(m.retain_last, 4);
+  EXPECT_EQ(m.max_snapshot_age_ms, int64_t{2} * 24 * 3600 * 1000);
+  EXPECT_EQ(m.orphan_older_than_ms, int64_t{6} * 3600 * 1000);
+  EXPECT_FALSE(m.rewrite_manifests);
+}
+
+TEST_F(ConfigTest, MaintenanceSectionErrorsNameTheKey) {
+  const std::string base = std::string(kMinimal) + "[maintenance]\n";
+  EXPECT_THAT(ErrorOf(base + "compact_evry = 3\n"), HasSubstr("[maintenance] compact_evry"));
+  EXPECT_THAT(
+      ErrorOf(base + "small_file_ratio = 1.5\n"),
+      HasSubstr("[maintenance] small_file_ratio: expected a number greater than 0 and at most 1, got 1.5"));
+  EXPECT_THAT(ErrorOf(base + "delete_ratio_threshold = \"high\"\n"),
+              HasSubstr("[maintenance] delete_ratio_threshold"));
+  EXPECT_THAT(ErrorOf(base + "retain_last = 0\n"), HasSubstr("[maintenance] retain_last: must be between 1"));
+  EXPECT_THAT(ErrorOf(base + "orphan_older_than = \"10m\"\n"),
+              HasSubstr("[maintenance] orphan_older_than: must be at least 1h"));
+  EXPECT_THAT(ErrorOf(base + "enabled = \"yes\"\n"),
+              HasSubstr("[maintenance] enabled: expected true or false"));
+}
+
 TEST_F(ConfigTest, EnumNames) {
   EXPECT_STREQ(SourceFormatName(SourceFormat::kParquet), "parquet");
   EXPECT_STREQ(WriteModeName(WriteMode::kAppend), "append");

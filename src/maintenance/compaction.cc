@@ -1,0 +1,394 @@
+// Compaction: rewrites small data files and data files with many deletes into
+// files of the target size, with every delete applied, as one "replace"
+// snapshot (RewriteFiles).
+//
+// Plan: TableScan pairs every live data file with the delete files that apply
+// to it; files are grouped by (spec id, partition tuple). A group is rewritten
+// when it has min_input_files small files or any file past the delete
+// thresholds; its files stream through one RollingDataFileWriter, so a group
+// leaves at most one file below the target. Delete files that applied only to
+// rewritten files are removed in the same commit (deletes with a
+// referenced_data_file, deletion vectors included, go with their data file
+// through RewriteFiles' dangling-delete rule).
+//
+// Concurrency: before committing, the table is refreshed and every delete
+// file added since planning that could apply to a rewritten file is a
+// conflict (RewriteFiles itself only sees deletes naming their data file,
+// and rows deleted by such a delete would come back in the replacements).
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "iceberg/manifest/manifest_io.h"
+#include "iceberg/scan/table_scan.h"
+#include "iceberg/transaction/commit_retry.h"
+#include "iceberg/transaction/table_reading.h"
+#include "iceberg/writer/column_rows.h"
+#include "iceberg/writer/data_file_writer.h"
+#include "iceberg/writer/delete_readers.h"
+#include "maintenance/maintenance.h"
+#include "maintenance/property_util.h"
+#include "maintenance/row_sort.h"
+
+namespace floe::maintenance {
+
+using iceberg::DataFile;
+using iceberg::DataFileContent;
+using iceberg::FileScanTask;
+using iceberg::ScanFile;
+using iceberg::TableMetadata;
+
+namespace {
+
+// An exact key of a partition tuple: spec id, then each value's kind and text.
+std::string GroupKey(const DataFile& f) {
+  std::string key = std::to_string(f.spec_id);
+  for (const auto& value : f.partition) {
+    key += '\x1f';
+    key += std::to_string(static_cast<int>(value.kind));
+    key += ':';
+    key += value.ToString();
+  }
+  return key;
+}
+
+struct FilePlan {
+  const FileScanTask* task = nullptr;
+  int64_t deleted_rows = 0;  // known positions deleted (equality deletes not counted)
+  bool small = false;
+  bool delete_heavy = false;
+};
+
+struct Group {
+  std::vector<FilePlan> files;
+  std::vector<const FileScanTask*> selected;
+};
+
+// Deleted positions per data file of position delete files that name several data files.
+class PositionDeleteCache {
+ public:
+  explicit PositionDeleteCache(FileIO& io) : io_(io) {}
+
+  Result<const std::map<std::string, std::vector<int64_t>>*> Get(const DataFile& deletes) {
+    auto it = cache_.find(deletes.file_path);
+    if (it == cache_.end()) {
+      FLOE_ASSIGN_OR_RETURN(auto positions, iceberg::ReadPositionDeletes(io_, deletes));
+      it = cache_.emplace(deletes.file_path, std::move(positions)).first;
+    }
+    return &it->second;
+  }
+
+ private:
+  FileIO& io_;
+  std::map<std::string, std::map<std::string, std::vector<int64_t>>> cache_;
+};
+
+// Whether `deletes` deletes rows of `data` (for multi-file position deletes: names its path).
+Result<bool> DeletesRowsOf(PositionDeleteCache& cache, const ScanFile& deletes, const ScanFile& data) {
+  if (!iceberg::DeleteApplies(deletes, data)) return false;
+  const DataFile& d = deletes.file;
+  if (d.content != DataFileContent::kPositionDeletes || d.referenced_data_file) return true;
+  FLOE_ASSIGN_OR_RETURN(auto positions, cache.Get(d));
+  return positions->count(data.file.file_path) > 0;
+}
+
+Result<int64_t> DeletedRowCount(PositionDeleteCache& cache, const FileScanTask& task) {
+  int64_t deleted = 0;
+  for (const ScanFile& deletes : task.deletes) {
+    const DataFile& d = deletes.file;
+    if (d.content != DataFileContent::kPositionDeletes) continue;
+    if (d.referenced_data_file) {
+      deleted += d.record_count;
+      continue;
+    }
+    FLOE_ASSIGN_OR_RETURN(auto positions, cache.Get(d));
+    if (auto it = positions->find(task.data.file.file_path); it != positions->end()) {
+      deleted += static_cast<int64_t>(it->second.size());
+    }
+  }
+  return deleted;
+}
+
+std::string PartitionText(const TableMetadata& metadata, const DataFile& f) {
+  const iceberg::PartitionSpec* spec = metadata.SpecById(f.spec_id);
+  if (spec == nullptr || spec->fields.empty()) return "";
+  auto path = spec->PartitionPath(f.partition);
+  return path.ok() ? *path : "?";
+}
+
+// Delete files added by snapshots after `planned_snapshot` that could apply to a rewritten file.
+Status CheckNoNewDeletes(FileIO& io, const TableMetadata& now, std::optional<int64_t> planned_snapshot,
+                         const std::vector<ScanFile>& rewritten) {
+  for (const iceberg::Snapshot* s = now.CurrentSnapshot(); s != nullptr;) {
+    if (planned_snapshot && s->snapshot_id == *planned_snapshot) return Status::OK();
+    FLOE_ASSIGN_OR_RETURN(auto manifests, iceberg::ReadManifestList(io, s->manifest_list));
+    for (const auto& manifest : manifests) {
+      if (manifest.content != iceberg::ManifestContent::kDeletes ||
+          manifest.added_snapshot_id != s->snapshot_id) {
+        continue;
+      }
+      FLOE_ASSIGN_OR_RETURN(iceberg::Type partition_type,
+                            iceberg::PartitionTypeForSpec(now, manifest.partition_spec_id));
+      FLOE_ASSIGN_OR_RETURN(auto entries, iceberg::ReadManifest(io, manifest, partition_type));
+      for (const auto& e : entries) {
+        if (e.status != iceberg::ManifestEntryStatus::kAdded || e.snapshot_id != s->snapshot_id) continue;
+        const ScanFile deletes{e.data_file, e.sequence_number.value_or(s->sequence_number)};
+        for (const ScanFile& data : rewritten) {
+          if (iceberg::DeleteApplies(deletes, data)) {
+            return iceberg::ValidationFailed("concurrent snapshot " + std::to_string(s->snapshot_id) +
+                                             " added delete file " + e.data_file.file_path +
+                                             " that may apply to rewritten data file " + data.file.file_path);
+          }
+        }
+      }
+    }
+    if (!s->parent_snapshot_id) break;
+    s = now.SnapshotById(*s->parent_snapshot_id);
+  }
+  // The planned snapshot is no longer an ancestor: the table was rolled back or replaced.
+  if (planned_snapshot) {
+    return iceberg::ValidationFailed("snapshot " + std::to_string(*planned_snapshot) +
+                                     " compaction was planned on is no longer in the current history");
+  }
+  return Status::OK();
+}
+
+// Writes the live rows of one group's files into new files of the group's partition.
+class GroupRewriter {
+ public:
+  GroupRewriter(iceberg::TableScan& scan, const TableMetadata& metadata, const CompactionOptions& options,
+                int64_t target_size, FileIO& io)
+      : scan_(scan), metadata_(metadata), options_(options), target_size_(target_size), io_(io) {}
+
+  Result<std::vector<DataFile>> Rewrite(const std::vector<const FileScanTask*>& files,
+                                        int64_t* rows_written) {
+    const DataFile& first = files.front()->data.file;
+    const iceberg::PartitionSpec* spec = metadata_.SpecById(first.spec_id);
+    if (spec == nullptr) {
+      return Status::Corruption("data file " + first.file_path + ": partition spec " +
+                                std::to_string(first.spec_id) + " is not in the table");
+    }
+    iceberg::RollingWriterOptions writer_options;
+    writer_options.target_file_size = target_size_;
+    writer_options.file.spec_id = first.spec_id;
+    FLOE_ASSIGN_OR_RETURN(writer_options.file.parquet.codec, ParquetCodecFromProperties(metadata_));
+    writer_options.file.parquet.compression_level = IntProperty(metadata_, kCompressionLevelProperty, 0);
+    FLOE_ASSIGN_OR_RETURN(auto writer,
+                          iceberg::RollingDataFileWriter::Make(io_, metadata_.location, scan_.table_schema(),
+                                                               *spec, first.partition, writer_options));
+    Status status = WriteAll(*writer, files, rows_written);
+    if (!status.ok()) {
+      writer->Abort();
+      auto closed = writer->Close();
+      if (closed.ok()) {
+        for (const DataFile& f : *closed) (void)io_.Delete(f.file_path);
+      }
+      return status;
+    }
+    return writer->Close();
+  }
+
+ private:
+  Status WriteAll(iceberg::RollingDataFileWriter& writer, const std::vector<const FileScanTask*>& files,
+                  int64_t* rows_written) {
+    std::vector<RecordBatch> pending;  // rows waiting to be sorted
+    int64_t pending_bytes = 0;
+    auto flush = [&]() -> Status {
+      if (pending.empty()) return Status::OK();
+      FLOE_ASSIGN_OR_RETURN(RecordBatch all, iceberg::ConcatBatches(pending));
+      pending.clear();
+      pending_bytes = 0;
+      FLOE_ASSIGN_OR_RETURN(RecordBatch sorted, SortBatch(all, options_.sort_columns));
+      return writer.Write(sorted);
+    };
+    for (const FileScanTask* task : files) {
+      FLOE_ASSIGN_OR_RETURN(auto reader, scan_.Open(*task));
+      while (true) {
+        auto batch = reader->Next();
+        if (!batch.ok()) return batch.status().WithContext(task->data.file.file_path);
+        if (!batch->has_value()) break;
+        *rows_written += (*batch)->num_rows;
+        if (options_.sort_columns.empty()) {
+          FLOE_RETURN_IF_ERROR(writer.Write(**batch));
+        } else {
+          pending.push_back(std::move(**batch));
+        }
+      }
+      pending_bytes += task->data.file.file_size_in_bytes;
+      if (pending_bytes >= target_size_) FLOE_RETURN_IF_ERROR(flush());
+    }
+    return flush();
+  }
+
+  iceberg::TableScan& scan_;
+  const TableMetadata& metadata_;
+  const CompactionOptions& options_;
+  int64_t target_size_;
+  FileIO& io_;
+};
+
+Status ValidateOptions(const CompactionOptions& options) {
+  if (options.target_file_size && *options.target_file_size <= 0) {
+    return Status::InvalidArgument("compaction: target file size must be positive");
+  }
+  if (!(options.small_file_ratio > 0 && options.small_file_ratio <= 1)) {
+    return Status::InvalidArgument("compaction: small file ratio must be in (0, 1]");
+  }
+  if (options.min_input_files < 1) return Status::InvalidArgument("compaction: min input files must be >= 1");
+  if (!(options.delete_ratio_threshold > 0 && options.delete_ratio_threshold <= 1)) {
+    return Status::InvalidArgument("compaction: delete ratio threshold must be in (0, 1]");
+  }
+  if (options.max_delete_files < 1)
+    return Status::InvalidArgument("compaction: max delete files must be >= 1");
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<CompactionReport> CompactTable(iceberg::Table& table, const CompactionOptions& options) {
+  FLOE_RETURN_IF_ERROR(ValidateOptions(options));
+  CompactionReport report;
+  const TableMetadata metadata = table.metadata();
+  const iceberg::Snapshot* current = metadata.CurrentSnapshot();
+  if (current == nullptr) return report;
+  const int64_t planned_snapshot = current->snapshot_id;
+  const int64_t target_size = options.target_file_size.value_or(
+      LongProperty(metadata, kTargetFileSizeProperty, kDefaultTargetFileSize));
+  if (target_size <= 0)
+    return Status::InvalidArgument(std::string(kTargetFileSizeProperty) + " must be positive");
+  const auto small_limit = static_cast<int64_t>(options.small_file_ratio * static_cast<double>(target_size));
+
+  // The scan borrows the table's FileIO, which outlives this call.
+  std::shared_ptr<FileIO> io(std::shared_ptr<FileIO>(), &table.io());
+  FLOE_ASSIGN_OR_RETURN(auto scan, iceberg::TableScan::Make(metadata, io));
+  FLOE_ASSIGN_OR_RETURN(std::vector<FileScanTask> tasks, scan->PlanFiles());
+  for (const std::string& column : options.sort_columns) {
+    FLOE_RETURN_IF_ERROR(CheckSortColumn(scan->output_schema(), column));
+  }
+
+  PositionDeleteCache cache(table.io());
+  std::map<std::string, Group> groups;
+  for (const FileScanTask& task : tasks) {
+    FilePlan plan;
+    plan.task = &task;
+    FLOE_ASSIGN_OR_RETURN(plan.deleted_rows, DeletedRowCount(cache, task));
+    const DataFile& f = task.data.file;
+    plan.small = f.file_size_in_bytes < small_limit;
+    const int64_t delete_files = static_cast<int64_t>(task.deletes.size());
+    plan.delete_heavy = delete_files >= options.max_delete_files ||
+                        (f.record_count > 0 && plan.deleted_rows > 0 &&
+                         static_cast<double>(plan.deleted_rows) >=
+                             options.delete_ratio_threshold * static_cast<double>(f.record_count));
+    groups[GroupKey(f)].files.push_back(plan);
+  }
+
+  std::vector<ScanFile> rewritten;
+  std::set<std::string> rewritten_paths;
+  std::map<std::string, ScanFile> applying_deletes;  // delete files applying to rewritten files, by path
+  for (auto& [key, group] : groups) {
+    int64_t small_count = 0;
+    bool any_heavy = false;
+    for (const FilePlan& plan : group.files) {
+      small_count += plan.small ? 1 : 0;
+      any_heavy = any_heavy || plan.delete_heavy;
+    }
+    const bool pack_small = small_count >= options.min_input_files || any_heavy;
+    for (const FilePlan& plan : group.files) {
+      if (plan.delete_heavy || (pack_small && plan.small)) group.selected.push_back(plan.task);
+    }
+    // One small file without deletes would be rewritten into itself every round.
+    if (group.selected.size() == 1 && group.selected.front()->deletes.empty()) group.selected.clear();
+    if (group.selected.empty()) continue;
+    CompactionGroup summary;
+    summary.spec_id = group.selected.front()->data.file.spec_id;
+    summary.partition = PartitionText(metadata, group.selected.front()->data.file);
+    std::set<std::string> group_deletes;
+    for (const FileScanTask* task : group.selected) {
+      ++summary.input_files;
+      summary.input_bytes += task->data.file.file_size_in_bytes;
+      rewritten.push_back(task->data);
+      rewritten_paths.insert(task->data.file.file_path);
+      for (const ScanFile& d : task->deletes) {
+        group_deletes.insert(d.file.file_path);
+        applying_deletes.emplace(d.file.file_path, d);
+      }
+    }
+    summary.input_delete_files = static_cast<int64_t>(group_deletes.size());
+    report.groups.push_back(summary);
+  }
+  report.data_files_rewritten = static_cast<int64_t>(rewritten.size());
+  if (rewritten.empty()) return report;
+
+  // Delete files that apply to no data file left live after the rewrite. Deletion vectors and
+  // files with referenced_data_file leave with their data file (RewriteFiles' dangling rule);
+  // removing a Puffin file by path could drop vectors of other data files.
+  std::vector<DataFile> removable_deletes;
+  for (const auto& [path, deletes] : applying_deletes) {
+    const DataFile& d = deletes.file;
+    if (iceberg::IsDeletionVector(d) || d.referenced_data_file) {
+      if (d.referenced_data_file && rewritten_paths.count(*d.referenced_data_file))
+        ++report.delete_files_removed;
+      continue;
+    }
+    bool still_needed = false;
+    for (const FileScanTask& task : tasks) {
+      if (rewritten_paths.count(task.data.file.file_path)) continue;
+      FLOE_ASSIGN_OR_RETURN(bool applies, DeletesRowsOf(cache, deletes, task.data));
+      if (applies) {
+        still_needed = true;
+        break;
+      }
+    }
+    if (!still_needed) removable_deletes.push_back(d);
+  }
+  report.delete_files_removed += static_cast<int64_t>(removable_deletes.size());
+  if (options.dry_run) return report;
+
+  GroupRewriter rewriter(*scan, metadata, options, target_size, table.io());
+  std::vector<DataFile> added;
+  auto delete_added = [&]() {
+    for (const DataFile& f : added) (void)table.io().Delete(f.file_path);
+  };
+  for (const auto& [key, group] : groups) {
+    if (group.selected.empty()) continue;
+    auto files = rewriter.Rewrite(group.selected, &report.rows_written);
+    if (!files.ok()) {
+      delete_added();
+      return files.status();
+    }
+    added.insert(added.end(), files->begin(), files->end());
+  }
+  report.data_files_added = static_cast<int64_t>(added.size());
+
+  Status fresh = table.Refresh();
+  if (fresh.ok()) fresh = CheckNoNewDeletes(table.io(), table.metadata(), planned_snapshot, rewritten);
+  if (!fresh.ok()) {
+    delete_added();
+    if (fresh.kind() != ErrorKind::kCommitFailed) return fresh;
+    report.conflict = fresh.message();
+    report.data_files_added = 0;
+    return report;
+  }
+  iceberg::RewriteFiles rewrite = table.NewRewriteFiles();
+  for (const ScanFile& f : rewritten) rewrite.DeleteFile(f.file);
+  for (const DataFile& f : removable_deletes) rewrite.DeleteFile(f);
+  for (const DataFile& f : added) rewrite.AddFile(f);
+  rewrite.Set(kMaintenanceSummaryKey, "compaction");
+  auto committed = rewrite.Commit();
+  if (!committed.ok()) {
+    const Status& status = committed.status();
+    if (status.kind() == ErrorKind::kCommitStateUnknown) return status;  // the files may be referenced now
+    delete_added();
+    if (status.kind() != ErrorKind::kCommitFailed) return status;
+    report.conflict = status.message();
+    report.data_files_added = 0;
+    return report;
+  }
+  report.snapshot_id = committed->snapshot_id;
+  return report;
+}
+
+}  // namespace floe::maintenance

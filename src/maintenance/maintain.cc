@@ -1,0 +1,64 @@
+// MaintainTable: the four operations in the order that leaves the least work
+// behind — compaction first (it creates garbage), manifest rewrite (fewer
+// manifests to read below), expiry (drops old snapshots and their files),
+// orphan removal last (sees the final set of referenced files).
+#include <sstream>
+
+#include "maintenance/maintenance.h"
+
+namespace floe::maintenance {
+
+std::string MaintenanceReport::ToString() const {
+  std::ostringstream out;
+  int64_t input_bytes = 0;
+  for (const auto& g : compaction.groups) input_bytes += g.input_bytes;
+  out << "compaction: " << compaction.data_files_rewritten << " data files (" << input_bytes << " bytes) in "
+      << compaction.groups.size() << " partitions -> " << compaction.data_files_added << " files, "
+      << compaction.delete_files_removed << " delete files removed, " << compaction.rows_written << " rows";
+  if (compaction.snapshot_id) out << ", snapshot " << *compaction.snapshot_id;
+  if (!compaction.conflict.empty()) out << " (gave up: " << compaction.conflict << ")";
+  out << "\nmanifests: " << manifests.manifests_replaced << " merged into " << manifests.manifests_written;
+  if (manifests.snapshot_id) out << ", snapshot " << *manifests.snapshot_id;
+  if (!manifests.conflict.empty()) out << " (" << manifests.conflict << ")";
+  out << "\nexpire: " << expire.expired_snapshot_ids.size() << " snapshots, " << expire.files.size()
+      << " unreachable files, " << expire.files_deleted << " deleted";
+  out << "\norphans: " << orphans.orphans.size() << " of " << orphans.files_listed << " listed files, "
+      << orphans.files_deleted << " deleted, " << orphans.too_recent << " unreferenced but too recent";
+  return out.str();
+}
+
+Result<MaintenanceReport> MaintainTable(iceberg::Table& table, const MaintenanceOptions& options) {
+  MaintenanceReport report;
+  if (options.compact) {
+    CompactionOptions compaction = options.compaction;
+    compaction.dry_run = compaction.dry_run || options.dry_run;
+    FLOE_ASSIGN_OR_RETURN(report.compaction, CompactTable(table, compaction));
+  }
+  if (options.rewrite_manifests) {
+    ManifestRewriteOptions manifests = options.manifests;
+    manifests.dry_run = manifests.dry_run || options.dry_run;
+    FLOE_ASSIGN_OR_RETURN(report.manifests, RewriteTableManifests(table, manifests));
+  }
+  if (options.expire_snapshots) {
+    ExpireOptions expire = options.expire;
+    expire.dry_run = expire.dry_run || options.dry_run;
+    FLOE_ASSIGN_OR_RETURN(report.expire, ExpireTableSnapshots(table, expire));
+  }
+  if (options.remove_orphans) {
+    OrphanOptions orphans = options.orphans;
+    orphans.dry_run = orphans.dry_run || options.dry_run;
+    FLOE_ASSIGN_OR_RETURN(report.orphans, RemoveOrphanFiles(table, orphans));
+  }
+  return report;
+}
+
+Result<MaintenanceReport> MaintainTable(catalog::TableCatalog& catalog, const catalog::TableIdentifier& table,
+                                        const MaintenanceOptions& options) {
+  FLOE_ASSIGN_OR_RETURN(auto ops, catalog.LoadTable(table));
+  FLOE_ASSIGN_OR_RETURN(iceberg::Table loaded, iceberg::Table::Load(std::move(ops)));
+  auto report = MaintainTable(loaded, options);
+  if (!report.ok()) return report.status().WithContext("maintaining table " + table.ToString());
+  return report;
+}
+
+}  // namespace floe::maintenance
