@@ -18,7 +18,8 @@
 //   cannot be asked, the batch stays open for the next run's recovery.
 // - A batch that committed nothing (every file quarantined, or no change)
 //   is still closed in the ledger, with snapshot id 0 ("no snapshot"; Iceberg
-//   snapshot ids are never 0): its files are committed and never re-read.
+//   snapshot ids are never 0): its files are committed and never re-read;
+//   `floe files` shows such a snapshot as "-" (jsonl: null).
 // - Quarantined files are set aside in the ledger with the ingestor's reason.
 // - CDA resets (Discovery::table_errors) stop only their table. With
 //   source.reload_on_reset the table's ledger records are forgotten and its
