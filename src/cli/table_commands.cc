@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include "catalog/rest/open_any_catalog.h"
 #include "catalog/table/table_catalog.h"
 #include "cli/commands.h"
 #include "iceberg/transaction/table.h"
@@ -35,10 +36,12 @@ int Fail(const char* command, const Status& status) {
 
 Result<std::unique_ptr<catalog::TableCatalog>> Open(const TableCommandOptions& options) {
   std::shared_ptr<FileIO> io;
-  if (!options.warehouse.empty() && options.catalog_uri.rfind("file://", 0) != 0) {
+  // A REST catalog picks each table's FileIO from the table's location.
+  if (!options.warehouse.empty() && options.catalog_uri.rfind("file://", 0) != 0 &&
+      !catalog::rest::IsRestCatalogUri(options.catalog_uri)) {
     FLOE_ASSIGN_OR_RETURN(io, FileIOForUri(options.warehouse));
   }
-  return catalog::OpenCatalog(options.catalog_uri, options.warehouse, std::move(io), options.catalog_name);
+  return catalog::OpenAnyCatalog(options.catalog_uri, options.warehouse, std::move(io), options.catalog_name);
 }
 
 Result<iceberg::Table> LoadTable(const TableCommandOptions& options) {
@@ -206,8 +209,9 @@ Status RunFiles(const TableCommandOptions& options) {
 }
 
 void AddCatalogOptions(CLI::App* cmd, TableCommandOptions* options) {
-  cmd->add_option("--catalog", options->catalog_uri,
-                  "Catalog URI: sqlite:///path, postgresql://..., file:///warehouse")
+  cmd->add_option(
+         "--catalog", options->catalog_uri,
+         "Catalog URI: sqlite:///path, postgresql://..., file:///warehouse, rest+http(s)://host:port")
       ->required();
   cmd->add_option("--warehouse", options->warehouse, "Warehouse location of a SQL catalog's tables");
   cmd->add_option("--catalog-name", options->catalog_name,

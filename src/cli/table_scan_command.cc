@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "catalog/rest/open_any_catalog.h"
 #include "catalog/table/table_catalog.h"
 #include "cli/commands.h"
 #include "columnar/json_format.h"
@@ -118,12 +119,14 @@ Result<OpenedTable> OpenFromMetadataFile(const TableScanOptions& options) {
 
 Result<OpenedTable> OpenFromCatalog(const TableScanOptions& options) {
   std::shared_ptr<FileIO> warehouse_io;
-  if (!options.warehouse.empty() && options.catalog_uri.rfind("file://", 0) != 0) {
+  // A REST catalog picks each table's FileIO from the table's location.
+  if (!options.warehouse.empty() && options.catalog_uri.rfind("file://", 0) != 0 &&
+      !catalog::rest::IsRestCatalogUri(options.catalog_uri)) {
     FLOE_ASSIGN_OR_RETURN(warehouse_io, FileIOForUri(options.warehouse));
   }
   FLOE_ASSIGN_OR_RETURN(
       std::shared_ptr<catalog::TableCatalog> tables,
-      catalog::OpenCatalog(options.catalog_uri, options.warehouse, warehouse_io, options.catalog_name));
+      catalog::OpenAnyCatalog(options.catalog_uri, options.warehouse, warehouse_io, options.catalog_name));
   FLOE_ASSIGN_OR_RETURN(catalog::TableIdentifier id, catalog::ParseTableIdentifier(options.table));
   FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::TableOperations> operations, tables->LoadTable(id));
   FLOE_ASSIGN_OR_RETURN(iceberg::LoadedTable loaded, operations->Load());
@@ -226,8 +229,9 @@ void RegisterTableScanCommand(CLI::App& app, ExitCode& exit_code) {
       table->add_subcommand("scan", "Print the rows of an Iceberg table snapshot as JSON lines or CSV");
   auto options = std::make_shared<TableScanOptions>();
   cmd->add_option("table", options->table, "Table identifier (namespace.table) in --catalog");
-  cmd->add_option("--catalog", options->catalog_uri,
-                  "Catalog URI: sqlite:///path, postgresql://..., file:///warehouse");
+  cmd->add_option(
+      "--catalog", options->catalog_uri,
+      "Catalog URI: sqlite:///path, postgresql://..., file:///warehouse, rest+http(s)://host:port");
   cmd->add_option("--warehouse", options->warehouse, "Warehouse location of a SQL catalog's tables");
   cmd->add_option("--catalog-name", options->catalog_name,
                   "Catalog name inside a SQL catalog (default floe)");
