@@ -287,7 +287,6 @@ Result<CompactionReport> CompactTable(iceberg::Table& table, const CompactionOpt
 
   std::vector<ScanFile> rewritten;
   std::set<std::string> rewritten_paths;
-  std::map<std::string, ScanFile> applying_deletes;  // delete files applying to rewritten files, by path
   for (auto& [key, group] : groups) {
     int64_t small_count = 0;
     bool any_heavy = false;
@@ -313,26 +312,37 @@ Result<CompactionReport> CompactTable(iceberg::Table& table, const CompactionOpt
       rewritten_paths.insert(task->data.file.file_path);
       for (const ScanFile& d : task->deletes) {
         group_deletes.insert(d.file.file_path);
-        applying_deletes.emplace(d.file.file_path, d);
       }
     }
     summary.input_delete_files = static_cast<int64_t>(group_deletes.size());
     report.groups.push_back(summary);
   }
   report.data_files_rewritten = static_cast<int64_t>(rewritten.size());
-  if (rewritten.empty()) return report;
 
-  // Delete files that apply to no data file left live after the rewrite. Deletion vectors and
-  // files with referenced_data_file leave with their data file (RewriteFiles' dangling rule);
-  // removing a Puffin file by path could drop vectors of other data files.
+  // Delete files that delete rows of no data file left live after the rewrite, including ones
+  // already dangling before it (their data file was removed earlier). Deletion vectors are left
+  // to RewriteFiles' dangling rule: removing a Puffin file by path could drop vectors of other
+  // data files.
+  FLOE_ASSIGN_OR_RETURN(auto live_entries, iceberg::LiveEntries(table.io(), metadata, *current));
+  std::set<std::string> live_data_paths;
+  for (const FileScanTask& task : tasks) live_data_paths.insert(task.data.file.file_path);
   std::vector<DataFile> removable_deletes;
-  for (const auto& [path, deletes] : applying_deletes) {
-    const DataFile& d = deletes.file;
-    if (iceberg::IsDeletionVector(d) || d.referenced_data_file) {
-      if (d.referenced_data_file && rewritten_paths.count(*d.referenced_data_file))
-        ++report.delete_files_removed;
+  std::set<std::string> seen_deletes;
+  for (const auto& entry : live_entries) {
+    const DataFile& d = entry.data_file;
+    if (d.content == DataFileContent::kData || !seen_deletes.insert(d.file_path).second) continue;
+    if (d.referenced_data_file) {
+      const bool target_goes = rewritten_paths.count(*d.referenced_data_file) > 0;
+      const bool target_gone = live_data_paths.count(*d.referenced_data_file) == 0;
+      if (target_goes) {
+        ++report.delete_files_removed;  // leaves with its data file
+      } else if (target_gone && !iceberg::IsDeletionVector(d)) {
+        removable_deletes.push_back(d);
+      }
       continue;
     }
+    if (iceberg::IsDeletionVector(d)) continue;
+    const ScanFile deletes{d, entry.sequence_number.value_or(current->sequence_number)};
     bool still_needed = false;
     for (const FileScanTask& task : tasks) {
       if (rewritten_paths.count(task.data.file.file_path)) continue;
@@ -345,7 +355,7 @@ Result<CompactionReport> CompactTable(iceberg::Table& table, const CompactionOpt
     if (!still_needed) removable_deletes.push_back(d);
   }
   report.delete_files_removed += static_cast<int64_t>(removable_deletes.size());
-  if (options.dry_run) return report;
+  if (options.dry_run || (rewritten.empty() && removable_deletes.empty())) return report;
 
   GroupRewriter rewriter(*scan, metadata, options, target_size, table.io());
   std::vector<DataFile> added;

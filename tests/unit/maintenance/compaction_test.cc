@@ -220,6 +220,27 @@ TEST_F(CompactionTest, ConcurrentDeleteForARewrittenFileMakesItGiveUpCleanly) {
   EXPECT_TRUE(LiveFiles(now, DataFileContent::kPositionDeletes).empty());
 }
 
+TEST_F(CompactionTest, DanglingDeleteFilesAreRemovedWithoutRewritingData) {
+  iceberg::Table table = Open();
+  DataFile a = Append(table, Range(0, 10), "a");
+  DataFile b = Append(table, Range(10, 20), "a");
+  Append(table, Range(20, 30), "a");
+  // One delete file for two data files (no referenced_data_file), then both data files go.
+  DataFile shared = WritePositionDeletes(table, "a", {{a.file_path, 1}, {b.file_path, 2}});
+  ASSERT_FALSE(shared.referenced_data_file.has_value());
+  CommitDeletes(table, shared);
+  ASSERT_OK(table.NewDeleteFiles().DeleteFile(a.file_path).DeleteFile(b.file_path).Commit().status());
+  ASSERT_EQ(LiveFiles(table, DataFileContent::kPositionDeletes).size(), 1u);
+
+  ASSERT_OK_AND_ASSIGN(CompactionReport report, CompactTable(table, CompactionOptions{}));
+  EXPECT_EQ(report.data_files_rewritten, 0);
+  EXPECT_EQ(report.delete_files_removed, 1);
+  ASSERT_TRUE(report.snapshot_id.has_value());
+  EXPECT_TRUE(LiveFiles(table, DataFileContent::kPositionDeletes).empty());
+  EXPECT_EQ(LiveFiles(table, DataFileContent::kData).size(), 1u);
+  EXPECT_EQ(ScanIds(table), Range(20, 30));
+}
+
 TEST_F(CompactionTest, InvalidOptionsAreRefused) {
   iceberg::Table table = Open();
   CompactionOptions options;
