@@ -212,18 +212,86 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
   return Status::OK();
 }
 
+// The REST settings of [catalog] (type = "rest"); any of them with another
+// type is an error, so a half-edited config cannot silently ignore them.
+Status ReadRestCatalogKeys(SectionReader& section, CatalogConfig* catalog) {
+  const std::pair<const char*, std::string*> strings[] = {{"prefix", &catalog->prefix},
+                                                          {"token", &catalog->token},
+                                                          {"credential", &catalog->credential},
+                                                          {"oauth2_server_uri", &catalog->oauth2_server_uri},
+                                                          {"scope", &catalog->scope},
+                                                          {"signing_region", &catalog->signing_region},
+                                                          {"signing_name", &catalog->signing_name}};
+  std::vector<std::string> present;
+  for (const auto& [key, target] : strings) {
+    FLOE_ASSIGN_OR_RETURN(auto value, section.String(key));
+    if (!value) continue;
+    *target = *value;
+    present.push_back(key);
+  }
+  FLOE_ASSIGN_OR_RETURN(auto sigv4, section.Bool("sigv4_enabled"));
+  if (sigv4) {
+    catalog->sigv4_enabled = *sigv4;
+    present.push_back("sigv4_enabled");
+  }
+  FLOE_ASSIGN_OR_RETURN(auto headers, section.StringMap("headers"));
+  if (headers) {
+    catalog->headers = *headers;
+    present.push_back("headers");
+  }
+  if (catalog->type != "rest" && !present.empty()) {
+    return section.Error(present.front(), "is a REST catalog setting; it needs type = \"rest\"");
+  }
+  if (catalog->type != "rest") return Status::OK();
+  if (!catalog->token.empty() && !catalog->credential.empty()) {
+    return section.Error("credential", "set either token or credential, not both");
+  }
+  if (!catalog->oauth2_server_uri.empty() && catalog->credential.empty()) {
+    return section.Error("oauth2_server_uri", "needs credential (client_id:client_secret)");
+  }
+  if (catalog->sigv4_enabled && catalog->signing_name.empty()) catalog->signing_name = "execute-api";
+  if (!catalog->sigv4_enabled && (!catalog->signing_region.empty() || !catalog->signing_name.empty())) {
+    return section.Error(catalog->signing_region.empty() ? "signing_name" : "signing_region",
+                         "only applies with sigv4_enabled = true");
+  }
+  for (const auto& [name, value] : catalog->headers) {
+    if (name.empty() || name.find_first_of(": \r\n") != std::string::npos ||
+        value.find_first_of("\r\n") != std::string::npos) {
+      return section.Error("headers." + name, "is not a valid HTTP header name and value");
+    }
+  }
+  return Status::OK();
+}
+
 Status ReadCatalog(const ParseContext& context, const toml::table* table, CatalogConfig* catalog) {
   SectionReader section(context, "[catalog]", table);
-  FLOE_ASSIGN_OR_RETURN(auto type, section.Choice("type", {"sql", "filesystem"}));
+  FLOE_ASSIGN_OR_RETURN(auto type, section.Choice("type", {"sql", "filesystem", "rest"}));
   FLOE_ASSIGN_OR_RETURN(auto uri, section.String("uri"));
   FLOE_ASSIGN_OR_RETURN(auto warehouse, section.String("warehouse"));
   FLOE_ASSIGN_OR_RETURN(auto name, section.String("name"));
+  if (type) catalog->type = *type == 0 ? "sql" : *type == 1 ? "filesystem" : "rest";
+  FLOE_RETURN_IF_ERROR(ReadRestCatalogKeys(section, catalog));
   FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
 
-  if (type) catalog->type = *type == 0 ? "sql" : "filesystem";
   if (name) {
     if (name->empty()) return section.Error("name", "must not be empty");
     catalog->name = *name;
+  }
+  if (catalog->type == "rest") {
+    // The REST service owns table locations; warehouse is whatever it expects (a name, an account id, a
+    // location).
+    if (warehouse) catalog->warehouse = *warehouse;
+    if (!uri || uri->empty()) {
+      return section.Error("uri",
+                           "is required for type = \"rest\" (https://host[/path] of the catalog service)");
+    }
+    std::string http = uri->rfind("rest+", 0) == 0 ? uri->substr(5) : *uri;
+    if (http.rfind("http://", 0) != 0 && http.rfind("https://", 0) != 0) {
+      return section.Error("uri",
+                           "expected http(s)://host[:port][/path] for type = \"rest\", got \"" + *uri + "\"");
+    }
+    catalog->uri = "rest+" + http;
+    return Status::OK();
   }
   if (!warehouse || warehouse->empty()) {
     return section.Error("warehouse", "is required (a local directory or s3://bucket/prefix)");

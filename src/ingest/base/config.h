@@ -66,10 +66,22 @@ struct LineageConfig {
 };
 
 struct CatalogConfig {
-  std::string type = "sql";  // "sql" | "filesystem"
-  std::string uri;           // sqlite:///..., postgresql://..., file:///...
-  std::string warehouse;     // local directory or s3://bucket/prefix
+  std::string type = "sql";  // "sql" | "filesystem" | "rest"
+  std::string uri;           // sqlite:///..., postgresql://..., file:///..., rest+http(s)://...
+  std::string warehouse;     // local directory or s3://bucket/prefix; for "rest" the server's
+                             // warehouse name or location, sent as given (Glue: the account id)
   std::string name = "floe";
+  // type = "rest" only, named after Iceberg's REST catalog properties
+  // (see docs/catalogs.md); empty strings mean "not set".
+  std::string prefix;
+  std::string token;
+  std::string credential;  // client_id:client_secret for OAuth2 client credentials
+  std::string oauth2_server_uri;
+  std::string scope;  // empty: "catalog"
+  bool sigv4_enabled = false;
+  std::string signing_region;
+  std::string signing_name;  // empty: "execute-api"
+  std::map<std::string, std::string> headers;
 };
 
 struct TargetConfig {

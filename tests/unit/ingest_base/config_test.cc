@@ -612,5 +612,79 @@ TEST_F(ConfigTest, EnumNames) {
   EXPECT_STREQ(IncompatiblePolicyName(IncompatiblePolicy::kQuarantine), "quarantine");
 }
 
+TEST_F(ConfigTest, RestCatalogKeys) {
+  ::setenv("FLOE_TEST_SECRET", "id:pa55", 1);
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, Parse(R"toml(
+name = "p"
+[source]
+uri = "/x"
+[catalog]
+type = "rest"
+uri = "https://glue.eu-west-1.amazonaws.com/iceberg"
+warehouse = "123456789012"
+sigv4_enabled = true
+signing_region = "eu-west-1"
+signing_name = "glue"
+headers = { "X-Team" = "data" }
+)toml"));
+  EXPECT_EQ(config.catalog.type, "rest");
+  EXPECT_EQ(config.catalog.uri, "rest+https://glue.eu-west-1.amazonaws.com/iceberg");
+  EXPECT_EQ(config.catalog.warehouse, "123456789012");  // an id, not resolved as a path
+  EXPECT_TRUE(config.catalog.sigv4_enabled);
+  EXPECT_EQ(config.catalog.signing_region, "eu-west-1");
+  EXPECT_EQ(config.catalog.signing_name, "glue");
+  EXPECT_EQ(config.catalog.headers.at("X-Team"), "data");
+
+  ASSERT_OK_AND_ASSIGN(PipelineConfig oauth, Parse(R"toml(
+name = "p"
+[source]
+uri = "/x"
+[catalog]
+type = "rest"
+uri = "rest+http://127.0.0.1:8181"
+credential = "${FLOE_TEST_SECRET}"
+oauth2_server_uri = "https://idp.example.com/oauth/token"
+scope = "PRINCIPAL_ROLE:ALL"
+prefix = "polaris"
+)toml"));
+  EXPECT_EQ(oauth.catalog.uri, "rest+http://127.0.0.1:8181");
+  EXPECT_EQ(oauth.catalog.credential, "id:pa55");
+  EXPECT_EQ(oauth.catalog.oauth2_server_uri, "https://idp.example.com/oauth/token");
+  EXPECT_EQ(oauth.catalog.scope, "PRINCIPAL_ROLE:ALL");
+  EXPECT_EQ(oauth.catalog.prefix, "polaris");
+  EXPECT_TRUE(oauth.catalog.warehouse.empty());
+  EXPECT_FALSE(oauth.catalog.sigv4_enabled);
+
+  ASSERT_OK_AND_ASSIGN(PipelineConfig sigv4_default,
+                       Parse("name = \"p\"\n[source]\nuri = \"/x\"\n[catalog]\ntype = \"rest\"\nuri = "
+                             "\"https://h\"\nsigv4_enabled = true\n"));
+  EXPECT_EQ(sigv4_default.catalog.signing_name, "execute-api");
+}
+
+TEST_F(ConfigTest, RestCatalogErrors) {
+  const std::string head = "name = \"p\"\n[source]\nuri = \"/x\"\n[catalog]\n";
+  EXPECT_THAT(ErrorOf(head + "type = \"rest\"\n"),
+              HasSubstr("[catalog] uri: is required for type = \"rest\""));
+  EXPECT_THAT(ErrorOf(head + "type = \"rest\"\nuri = \"sqlite:///c.db\"\n"),
+              HasSubstr("[catalog] uri: expected http(s)://"));
+  EXPECT_THAT(ErrorOf(head + "uri = \"sqlite:///c.db\"\nwarehouse = \"/w\"\ntoken = \"t\"\n"),
+              HasSubstr("[catalog] token: is a REST catalog setting; it needs type = \"rest\""));
+  EXPECT_THAT(ErrorOf(head + "type = \"rest\"\nuri = \"https://h\"\ntoken = \"t\"\ncredential = \"a:b\"\n"),
+              HasSubstr("set either token or credential"));
+  EXPECT_THAT(ErrorOf(head + "type = \"rest\"\nuri = \"https://h\"\nsigning_name = \"glue\"\n"),
+              HasSubstr("[catalog] signing_name: only applies with sigv4_enabled = true"));
+  EXPECT_THAT(ErrorOf(head + "type = \"rest\"\nuri = \"https://h\"\nsigv4_enabled = \"yes\"\n"),
+              HasSubstr("[catalog] sigv4_enabled: expected true or false"));
+  EXPECT_THAT(ErrorOf(head + "type = \"rest\"\nuri = \"https://h\"\nheaders = { \"Bad Name\" = \"x\" }\n"),
+              HasSubstr("[catalog] headers.Bad Name"));
+  EXPECT_THAT(ErrorOf(head + "type = \"rest\"\nuri = \"https://h\"\noauth2_server_uri = \"https://idp\"\n"),
+              HasSubstr("needs credential"));
+  // Unknown keys are still caught with type = "rest".
+  EXPECT_THAT(ErrorOf(head + "type = \"rest\"\nuri = \"https://h\"\nsigv4 = true\n"),
+              HasSubstr("unknown key [catalog] sigv4"));
+  EXPECT_THAT(ErrorOf(head + "type = \"hive\"\nuri = \"https://h\"\n"),
+              HasSubstr("expected \"sql\", \"filesystem\" or \"rest\""));
+}
+
 }  // namespace
 }  // namespace floe::ingest
