@@ -1,0 +1,133 @@
+// Crash safety: `floe run --once` is killed with SIGKILL at random moments
+// while it ingests (FLOE_CRASH_ITERATIONS times, 20 by default; 100 in the
+// long mode), restarted each time, and finally run to completion. The
+// tables must then equal the DuckDB oracle with no duplicate keys, every
+// committed-folder file must be committed exactly once in the ledger, and
+// each batch id must appear in at most one snapshot.
+//
+// Env: FLOE_BIN (required), FLOE_CRASH_ITERATIONS (default 20),
+// FLOE_CRASH_SEED (default 20261130).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { openDuckDB } from '../tools/readers.mjs';
+import {
+  FLOE,
+  catalogArgs,
+  checkAgainstOracle,
+  committedFiles,
+  exportTables,
+  ledgerFiles,
+  runFloe,
+  runFloeOk,
+  serveLocalFilesToFetch,
+  writePipelineConfig,
+} from '../tools/pipeline_oracle.mjs';
+
+const ITERATIONS = Number(process.env.FLOE_CRASH_ITERATIONS ?? 20);
+let db;
+let work;
+before(async () => {
+  serveLocalFilesToFetch();
+  if (FLOE) db = await openDuckDB();
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'floe-crash-'));
+});
+after(() => {
+  db?.close();
+  if (work) fs.rmSync(work, { recursive: true, force: true });
+});
+
+// A deterministic PRNG (mulberry32) so a failing kill schedule can be replayed.
+function makeRandom(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Starts `floe run CONFIG --once` and SIGKILLs it after `delayMs` unless it ends first.
+function runAndKill(config, delayMs) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(FLOE, ['run', config, '--once', '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), delayMs);
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stderr });
+    });
+  });
+}
+
+test(`kill -9 at random moments (${ITERATIONS} times): nothing lost, nothing duplicated`, async (t) => {
+  if (!FLOE || !fs.existsSync(FLOE)) {
+    t.skip('skipped: FLOE_BIN is not set or missing (build floe first)');
+    return;
+  }
+  const random = makeRandom(Number(process.env.FLOE_CRASH_SEED ?? 20261130));
+  const dir = fs.mkdtempSync(path.join(work, 'crash-'));
+  const exportDir = path.join(dir, 'export');
+  runFloeOk(['demo', 'generate', exportDir, '--seed', '5', '--rows', '2500', '--tables', '3', '--folders', '14',
+    '--files-per-folder', '3']);
+  // Small batches: many commits, so kills land before, during and after them.
+  const config = writePipelineConfig(dir, exportDir, { name: 'crash', extra: '[trigger]\nmax_files_per_batch = 2\n' });
+
+  // Time an uninterrupted run on a copy to spread the kills over a run's length.
+  const probeDir = fs.mkdtempSync(path.join(work, 'probe-'));
+  const probeConfig = writePipelineConfig(probeDir, exportDir, { name: 'crash' });
+  const started = Date.now();
+  runFloeOk(['run', probeConfig, '--once', '--quiet']);
+  const fullRunMs = Math.max(200, Date.now() - started);
+
+  let killed = 0;
+  const outcomes = [];
+  for (let i = 0; i < ITERATIONS; ++i) {
+    const delay = Math.floor(10 + random() * fullRunMs * 0.6);
+    const outcome = await runAndKill(config, delay);
+    if (outcome.signal === 'SIGKILL') ++killed;
+    else if (outcome.code !== 0) {
+      assert.fail(`run ${i} (kill after ${delay} ms) failed by itself with exit ${outcome.code}:\n${outcome.stderr}`);
+    }
+    outcomes.push(`${delay}ms:${outcome.signal ?? outcome.code}`);
+  }
+  t.diagnostic(`full run ${fullRunMs} ms; ${killed}/${ITERATIONS} runs killed: ${outcomes.join(' ')}`);
+  assert.ok(killed >= Math.min(ITERATIONS, 5), `only ${killed} runs were killed mid-way: the test proves little`);
+
+  // The killed runs made progress (batches committed between kills), so kills hit a moving pipeline.
+  const committedUnderKills = ledgerFiles(config).filter((f) => f.state === 'committed').length;
+  t.diagnostic(`files committed by the killed runs: ${committedUnderKills}`);
+  assert.ok(committedUnderKills > 0, 'no killed run got as far as a commit: the kills came too early');
+
+  const final = runFloe(['run', config, '--once']);
+  assert.equal(final.status, 0, `the final run failed:\n${final.stderr}\n${final.stdout}`);
+
+  assert.deepEqual(await checkAgainstOracle(db, dir, exportDir), []);
+
+  // Ledger: every committed-folder file committed exactly once, nothing else pending.
+  const ledger = ledgerFiles(config);
+  const expected = exportTables(exportDir).flatMap((table) => committedFiles(exportDir, table));
+  const states = new Map(ledger.map((f) => [f.uri, f.state]));
+  for (const uri of expected) assert.equal(states.get(uri), 'committed', `${uri} is ${states.get(uri)}`);
+  assert.equal(ledger.filter((f) => f.state !== 'committed').length, 0);
+
+  // Each batch id in at most one snapshot of each table.
+  for (const table of exportTables(exportDir)) {
+    const { stdout } = runFloeOk(['table', 'history', `cda.${table.toLowerCase()}`, ...catalogArgs(dir)]);
+    const batches = [...stdout.matchAll(/floe\.batch-id[=:"\s]+(\d+)/g)].map((m) => m[1]);
+    const seen = new Set();
+    for (const batch of batches) {
+      assert.ok(!seen.has(batch), `${table}: batch ${batch} committed in two snapshots`);
+      seen.add(batch);
+    }
+  }
+});
