@@ -15,18 +15,18 @@ namespace floe {
 
 enum class ErrorKind {
   kOk = 0,
-  kInvalidArgument,    // the caller or the user's config/input is wrong
-  kNotFound,           // a file, table, namespace or key does not exist
-  kAlreadyExists,      // create of something that is already there
-  kIOError,            // the storage layer failed (disk, network, HTTP)
-  kCorruption,         // bytes on disk/wire violate their format
-  kNotSupported,       // valid input using a feature floe does not implement
-  kOutOfRange,         // a value does not fit the target type or range
-  kSchemaMismatch,     // source schema incompatible with the table schema
-  kCommitFailed,       // optimistic commit lost a race; reload and retry
-  kCommitStateUnknown, // commit outcome unknown; never delete written files
-  kCancelled,          // stopped on request (signal, shutdown)
-  kInternal,           // a bug in floe
+  kInvalidArgument,     // the caller or the user's config/input is wrong
+  kNotFound,            // a file, table, namespace or key does not exist
+  kAlreadyExists,       // create of something that is already there
+  kIOError,             // the storage layer failed (disk, network, HTTP)
+  kCorruption,          // bytes on disk/wire violate their format
+  kNotSupported,        // valid input using a feature floe does not implement
+  kOutOfRange,          // a value does not fit the target type or range
+  kSchemaMismatch,      // source schema incompatible with the table schema
+  kCommitFailed,        // optimistic commit lost a race; reload and retry
+  kCommitStateUnknown,  // commit outcome unknown; never delete written files
+  kCancelled,           // stopped on request (signal, shutdown)
+  kInternal,            // a bug in floe
 };
 
 const char* ErrorKindName(ErrorKind kind);
@@ -49,9 +49,7 @@ class [[nodiscard]] Status {
   static Status OutOfRange(std::string m) { return {ErrorKind::kOutOfRange, std::move(m)}; }
   static Status SchemaMismatch(std::string m) { return {ErrorKind::kSchemaMismatch, std::move(m)}; }
   static Status CommitFailed(std::string m) { return {ErrorKind::kCommitFailed, std::move(m), true}; }
-  static Status CommitStateUnknown(std::string m) {
-    return {ErrorKind::kCommitStateUnknown, std::move(m)};
-  }
+  static Status CommitStateUnknown(std::string m) { return {ErrorKind::kCommitStateUnknown, std::move(m)}; }
   static Status Cancelled(std::string m) { return {ErrorKind::kCancelled, std::move(m)}; }
   static Status Internal(std::string m) { return {ErrorKind::kInternal, std::move(m)}; }
 
@@ -77,7 +75,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : storage_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : storage_(std::move(value)) {}        // NOLINT: implicit by design
   Result(Status status) : storage_(std::move(status)) {  // NOLINT
     if (std::get<Status>(storage_).ok()) {
       storage_ = Status::Internal("Result constructed from an OK Status without a value");
@@ -104,7 +102,9 @@ class [[nodiscard]] Result {
 };
 
 namespace internal {
-inline Status ToStatus(const Status& s) { return s; }
+inline Status ToStatus(const Status& s) {
+  return s;
+}
 template <typename T>
 Status ToStatus(const Result<T>& r) {
   return r.status();
@@ -117,10 +117,12 @@ Status ToStatus(const Result<T>& r) {
 #define FLOE_CONCAT(a, b) FLOE_CONCAT_INNER(a, b)
 
 // Returns early from the enclosing function if `expr` (a Status or Result) failed.
+// The Status is copied out inside the full expression: `expr` may be a
+// reference into a temporary (`LoadSomething().status()`) that dies at its end.
 #define FLOE_RETURN_IF_ERROR(expr)                                        \
   do {                                                                    \
-    auto&& floe_status_tmp_ = (expr);                                     \
-    if (!floe_status_tmp_.ok()) return ::floe::internal::ToStatus(floe_status_tmp_); \
+    ::floe::Status floe_status_tmp_ = ::floe::internal::ToStatus((expr)); \
+    if (!floe_status_tmp_.ok()) return floe_status_tmp_;                  \
   } while (0)
 
 #define FLOE_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \

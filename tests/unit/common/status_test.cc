@@ -50,3 +50,22 @@ TEST(ResultTest, OkStatusWithoutValueBecomesInternalError) {
 
 }  // namespace
 }  // namespace floe
+
+// Regression: FLOE_RETURN_IF_ERROR(f().status()) bound a reference into the
+// temporary Result, which died before the Status was copied (ASan:
+// heap-use-after-free in MetastoreTableCatalog::LoadTable for a missing table).
+namespace {
+floe::Result<std::string> FailWithLongMessage() {
+  return floe::Status::NotFound(std::string(200, 'x') + " table cda.claims does not exist");
+}
+floe::Status ForwardStatusOfTemporary() {
+  FLOE_RETURN_IF_ERROR(FailWithLongMessage().status());
+  return floe::Status::OK();
+}
+}  // namespace
+
+TEST(StatusTest, ReturnIfErrorCopiesTheStatusOfATemporaryResult) {
+  floe::Status status = ForwardStatusOfTemporary();
+  EXPECT_EQ(status.kind(), floe::ErrorKind::kNotFound);
+  EXPECT_EQ(status.message(), std::string(200, 'x') + " table cda.claims does not exist");
+}
