@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# End-to-end pipeline benchmark beside DuckDB (issue "Performance"), one size:
+#   bench/pipeline/run.sh [S|M|L]          (default S)
+# Workload: `floe demo generate` CDA export, 3 tables of 20 columns, many small
+# snappy part files, ~40% updates, 5% deletes, out-of-order changes, one
+# schema change (added columns, int->bigint), one metrics-only folder:
+#   S ~100k committed change rows, M ~1M, L ~10M (L: generation and the
+#   DuckDB runs take tens of minutes; the freshness step replays the whole
+#   change stream per landing, so give L FLOE_BENCH_LANDINGS=20 or fewer).
+# Steps, printed as a Markdown table at the end:
+#   a) full load: `floe run --once` into an empty warehouse (SQLite catalog)
+#      under /usr/bin/time -v, beside DuckDB (duckdb_baseline.mjs) copying and
+#      merging the same committed part files into zstd Parquet, 1 thread and
+#      all cores;
+#   b) incremental: one appended folder (--append-round) into the loaded
+#      table, `floe run --once` wall time;
+#   c) idle: `floe run --once` with nothing new, median wall of 5;
+#   d) freshness: `floe run` with a 1 s trigger interval, landing to visible
+#      snapshot over FLOE_BENCH_LANDINGS landings (freshness.mjs), then the
+#      idle daemon's CPU and RSS;
+#   e) key index: bytes per live key of the saved index files, and peak RSS
+#      against 512 MB + 32 B per key.
+# Env: FLOE_BIN (default build/floe, a Release build), FLOE_BENCH_DIR (default
+# /tmp; the export is cached in $FLOE_BENCH_DIR/floe-bench-<size>/export),
+# FLOE_BENCH_REPEATS (default 3; medians are printed), FLOE_BENCH_LANDINGS
+# (default 100). Needs /usr/bin/time, sqlite3 and node (tests/node_modules).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+size="${1:-S}"
+case "$size" in
+  S) rows=16000 folders=10 files_per_folder=4 ;;
+  M) rows=160000 folders=32 files_per_folder=8 ;;
+  L) rows=1600000 folders=320 files_per_folder=10 ;;
+  *) echo "usage: $0 [S|M|L]" >&2; exit 2 ;;
+esac
+floe="$(realpath "${FLOE_BIN:-build/floe}")"
+repeats="${FLOE_BENCH_REPEATS:-3}"
+landings="${FLOE_BENCH_LANDINGS:-100}"
+cache="${FLOE_BENCH_DIR:-/tmp}/floe-bench-$size"
+cores="$(nproc)"
+
+median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+# Fields of a /usr/bin/time -v report: wall seconds, user+sys seconds, peak RSS bytes.
+time_wall() { awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,p,":"); s=0; for(i=1;i<=n;i++) s=s*60+p[i]; print s}' "$1"; }
+time_cpu() { awk -F': ' '/User time/ {u=$2} /System time/ {s=$2} END {print u+s}' "$1"; }
+time_rss() { awk -F': ' '/Maximum resident set size/ {print $2*1024}' "$1"; }
+json_field() { node -e 'const o=JSON.parse(process.argv[1]); console.log(process.argv[2].split(".").reduce((v,k)=>v[k],o))' "$1" "$2"; }
+
+# The workload, generated once per size.
+if [ ! -f "$cache/export/manifest.json" ]; then
+  rm -rf "$cache"; mkdir -p "$cache"
+  echo "generating the $size export in $cache/export" >&2
+  "$floe" demo generate "$cache/export" --seed 1 --rows "$rows" --tables 3 --folders "$folders" \
+    --files-per-folder "$files_per_folder" --no-uncommitted-folder >"$cache/generate.txt"
+fi
+committed_rows="$(sed -n 's/.*committed_rows \([0-9]*\);.*/\1/p' "$cache/generate.txt")"
+live_keys="$(grep -o '[a-zA-Z_]*=[0-9]*' "$cache/generate.txt" | awk -F= '{s+=$2} END {print s}')"
+source_files="$(find "$cache/export" -name '*.parquet' | wc -l)"
+source_bytes="$(find "$cache/export" -name '*.parquet' -printf '%s\n' | awk '{s+=$1} END {print s}')"
+
+# A working copy: the incremental and freshness steps append to the export.
+work="$cache/run"
+rm -rf "$work"; mkdir -p "$work"
+cp -r "$cache/export" "$work/export"
+write_config() {  # $1 file, $2 extra [trigger] lines
+  cat >"$1" <<TOML
+name = "bench"
+[source]
+format = "cda"
+uri = "$work/export"
+[catalog]
+type = "sql"
+uri = "sqlite://$work/catalog.db"
+warehouse = "$work/warehouse"
+[target]
+namespace = "cda"
+[trigger]
+$2
+[state]
+dir = "$work/state"
+TOML
+}
+write_config "$work/pipeline.toml" ""
+write_config "$work/continuous.toml" 'interval = "1s"'
+
+# a) full load, floe.
+echo "a) full load: floe, $repeats runs" >&2
+: >"$work/floe-load.tsv"
+for r in $(seq "$repeats"); do
+  rm -rf "$work/catalog.db" "$work/warehouse" "$work/state"
+  /usr/bin/time -v -o "$work/time-load-$r.txt" "$floe" run "$work/pipeline.toml" --once >"$work/load-$r.log" 2>&1
+  printf '%s\t%s\t%s\n' "$(time_wall "$work/time-load-$r.txt")" "$(time_cpu "$work/time-load-$r.txt")" \
+    "$(time_rss "$work/time-load-$r.txt")" >>"$work/floe-load.tsv"
+done
+floe_wall="$(cut -f1 "$work/floe-load.tsv" | median)"
+floe_cpu="$(cut -f2 "$work/floe-load.tsv" | median)"
+floe_rss="$(cut -f3 "$work/floe-load.tsv" | sort -g | tail -1)"
+# e) key index files right after the full load: the current index-<snapshot>.bin of each table.
+index_bytes="$(find "$work/state" -name 'index-*.bin' -printf '%s\n' | awk '{s+=$1} END {print s+0}')"
+
+# a) full load, DuckDB.
+declare -A duck_wall duck_cpu duck_rss duck_rows
+for threads in 1 "$cores"; do
+  for mode in copy merge; do
+    echo "a) full load: DuckDB $mode, threads=$threads, $repeats runs" >&2
+    : >"$work/duck.tsv"
+    for r in $(seq "$repeats"); do
+      rm -rf "$work/duckdb-out"
+      out="$(node bench/pipeline/duckdb_baseline.mjs "$work/export" "$work/duckdb-out" "$mode" "$threads")"
+      printf '%s\t%s\t%s\t%s\n' "$(json_field "$out" wall_s)" "$(json_field "$out" cpu_s)" \
+        "$(json_field "$out" peak_rss_bytes)" "$(json_field "$out" rows_out)" >>"$work/duck.tsv"
+    done
+    duck_wall[$mode$threads]="$(cut -f1 "$work/duck.tsv" | median)"
+    duck_cpu[$mode$threads]="$(cut -f2 "$work/duck.tsv" | median)"
+    duck_rss[$mode$threads]="$(cut -f3 "$work/duck.tsv" | sort -g | tail -1)"
+    duck_rows[$mode$threads]="$(cut -f4 "$work/duck.tsv" | head -1)"
+  done
+done
+rm -rf "$work/duckdb-out"
+
+# b) incremental: rounds 1..repeats, each one folder per table.
+echo "b) incremental: $repeats appended folders" >&2
+: >"$work/incremental.tsv"
+for r in $(seq "$repeats"); do
+  appended="$("$floe" demo generate "$work/export" --append-round "$r" --append-folders 1)"
+  appended_rows="$(sed -n 's/.*, rows \([0-9]*\),.*/\1/p' <<<"$appended")"
+  /usr/bin/time -v -o "$work/time-incr-$r.txt" "$floe" run "$work/pipeline.toml" --once >"$work/incr-$r.log" 2>&1
+  printf '%s\t%s\t%s\n' "$(time_wall "$work/time-incr-$r.txt")" "$(time_cpu "$work/time-incr-$r.txt")" \
+    "$appended_rows" >>"$work/incremental.tsv"
+done
+incr_wall="$(cut -f1 "$work/incremental.tsv" | median)"
+incr_cpu="$(cut -f2 "$work/incremental.tsv" | median)"
+incr_rows="$(cut -f3 "$work/incremental.tsv" | median)"
+
+# c) idle --once.
+echo "c) idle: 5 runs with nothing new" >&2
+: >"$work/idle.txt"
+for r in 1 2 3 4 5; do
+  start="$EPOCHREALTIME"
+  "$floe" run "$work/pipeline.toml" --once --quiet >/dev/null
+  end="$EPOCHREALTIME"
+  awk -v a="$start" -v b="$end" 'BEGIN {printf "%.1f\n", (b-a)*1000}' >>"$work/idle.txt"
+done
+idle_ms="$(median <"$work/idle.txt")"
+
+# d) freshness.
+echo "d) freshness: $landings landings" >&2
+fresh="$(node bench/pipeline/freshness.mjs "$floe" "$work/continuous.toml" "$work/export" "$work/catalog.db" \
+  "$landings" $((repeats + 1)) 10)"
+
+load="$(cut -d' ' -f1-3 /proc/loadavg)"
+node - "$size" "$committed_rows" "$live_keys" "$source_files" "$source_bytes" "$cores" "$load" \
+  "$floe_wall" "$floe_cpu" "$floe_rss" "$index_bytes" \
+  "${duck_wall[copy1]}" "${duck_cpu[copy1]}" "${duck_rss[copy1]}" "${duck_rows[copy1]}" \
+  "${duck_wall[merge1]}" "${duck_cpu[merge1]}" "${duck_rss[merge1]}" "${duck_rows[merge1]}" \
+  "${duck_wall[copy$cores]}" "${duck_cpu[copy$cores]}" "${duck_rss[copy$cores]}" \
+  "${duck_wall[merge$cores]}" "${duck_cpu[merge$cores]}" "${duck_rss[merge$cores]}" \
+  "$incr_wall" "$incr_cpu" "$incr_rows" "$idle_ms" "$fresh" "$repeats" <<'JS'
+const a = process.argv.slice(2);
+const [size, committed, keys, files, bytes, cores, load] = a;
+const n = (i) => Number(a[i]);
+const [fWall, fCpu, fRss, indexBytes] = [n(7), n(8), n(9), n(10)];
+const duck = (i) => ({ wall: n(i), cpu: n(i + 1), rss: n(i + 2) });
+const c1 = duck(11), m1 = duck(15), cN = duck(19), mN = duck(22);
+const [iWall, iCpu, iRows, idle] = [n(25), n(26), n(27), n(28)];
+const fresh = JSON.parse(a[29]);
+const repeats = a[30];
+const mb = (b) => `${(b / 1e6).toFixed(0)} MB`;
+const s = (x) => `${x.toFixed(2)} s`;
+console.log(`size ${size}: ${Number(committed).toLocaleString('en')} committed change rows in ${files} part files (${mb(Number(bytes))}), ` +
+  `${Number(keys).toLocaleString('en')} live keys after the load; DuckDB merge output ${a[18]} rows; ` +
+  `${cores} cores, load average at the end ${load}; medians of ${repeats} runs`);
+console.log('');
+console.log('| full load | wall | CPU (user+sys) | peak RSS | floe wall ÷ it | floe CPU ÷ it |');
+console.log('|---|---|---|---|---|---|');
+console.log(`| floe run --once (merge, Iceberg commit) | ${s(fWall)} | ${s(fCpu)} | ${mb(fRss)} | | |`);
+for (const [name, d] of [[`DuckDB plain copy, 1 thread`, c1], [`DuckDB SQL merge, 1 thread`, m1],
+                         [`DuckDB plain copy, ${cores} threads`, cN], [`DuckDB SQL merge, ${cores} threads`, mN]]) {
+  console.log(`| ${name} | ${s(d.wall)} | ${s(d.cpu)} | ${mb(d.rss)} | ${(fWall / d.wall).toFixed(2)}× | ${(fCpu / d.cpu).toFixed(2)}× |`);
+}
+console.log('');
+const bytesPerKey = indexBytes / Number(keys);
+const rssBudget = 512e6 + 32 * Number(keys);
+console.log('| other | figure | target |');
+console.log('|---|---|---|');
+console.log(`| incremental: ${iRows.toLocaleString('en')} rows (one folder per table, 3 commits), \`floe run --once\` wall | ${Math.round(iWall * 1000)} ms (CPU ${Math.round(iCpu * 1000)} ms) | < 1 s for 10k rows into L |`);
+console.log(`| idle \`floe run --once\`, nothing new, median of 5 | ${idle} ms | < 100 ms |`);
+console.log(`| freshness, landing → first table's snapshot visible, p50 / p99 / max of ${fresh.landings} | ${Math.round(fresh.first_table_ms.p50)} / ${Math.round(fresh.first_table_ms.p99)} / ${Math.round(fresh.first_table_ms.max)} ms | p99 < 2 s |`);
+console.log(`| freshness, landing → all 3 tables visible, p50 / p99 / max | ${Math.round(fresh.all_tables_ms.p50)} / ${Math.round(fresh.all_tables_ms.p99)} / ${Math.round(fresh.all_tables_ms.max)} ms | |`);
+console.log(`| continuous daemon idle: CPU, RSS | ${fresh.idle_cpu_percent.toFixed(2)} % of a core, ${mb(fresh.idle_rss_bytes)} | |`);
+console.log(`| key index file, bytes per live key (tombstones included in the file) | ${bytesPerKey.toFixed(1)} B | |`);
+console.log(`| peak RSS of the full load vs 512 MB + 32 B × ${Number(keys).toLocaleString('en')} keys | ${mb(fRss)} vs ${mb(rssBudget)} | ≤ budget |`);
+JS
