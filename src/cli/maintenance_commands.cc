@@ -11,6 +11,7 @@
 #include "catalog/table/table_catalog.h"
 #include "cli/commands.h"
 #include "ingest/base/config.h"
+#include "ingest/pipeline.h"
 #include "io/prefix_mapping_file_io.h"
 #include "io/s3/file_io_factory.h"
 #include "maintenance/maintenance.h"
@@ -262,17 +263,7 @@ maintenance::MaintenanceOptions OptionsFromConfig(const ingest::MaintenanceConfi
 
 Status RunMaintain(const MaintainArgs& args) {
   FLOE_ASSIGN_OR_RETURN(ingest::PipelineConfig config, ingest::LoadPipelineConfig(args.config_path));
-  std::string uri = config.catalog.uri;
-  std::string warehouse = config.catalog.warehouse;
-  if (config.catalog.type == "filesystem" && uri.empty()) {
-    uri = warehouse.rfind("file://", 0) == 0 ? warehouse : "file://" + warehouse;
-    warehouse.clear();
-  }
-  std::shared_ptr<FileIO> warehouse_io;
-  if (!warehouse.empty()) {
-    FLOE_ASSIGN_OR_RETURN(warehouse_io, FileIOForUri(warehouse, config.s3));
-  }
-  FLOE_ASSIGN_OR_RETURN(auto tables, catalog::OpenCatalog(uri, warehouse, warehouse_io, config.catalog.name));
+  FLOE_ASSIGN_OR_RETURN(auto tables, ingest::OpenPipelineCatalog(config));
   FLOE_ASSIGN_OR_RETURN(catalog::Namespace ns, catalog::ParseNamespace(config.target.ns));
   std::vector<catalog::TableIdentifier> ids;
   if (!args.table.empty()) {
@@ -368,6 +359,19 @@ void RegisterMaintenanceCommands(CLI::App& app, ExitCode& exit_code) {
     cmd->add_flag("--dry-run", args->dry_run, "Report what would be done; change nothing");
     cmd->callback([args, &exit_code] { exit_code.value = Report("maintain", RunMaintain(*args)); });
   }
+}
+
+ingest::MaintainFn PipelineMaintenance(const ingest::MaintenanceConfig& config) {
+  const maintenance::MaintenanceOptions options = OptionsFromConfig(config, /*dry_run=*/false);
+  return [options](catalog::TableCatalog& tables, const catalog::TableIdentifier& id) -> Result<std::string> {
+    FLOE_ASSIGN_OR_RETURN(maintenance::MaintenanceReport report,
+                          maintenance::MaintainTable(tables, id, options));
+    std::string line = report.ToString();
+    for (char& c : line) {
+      if (c == '\n') c = ';';
+    }
+    return line;
+  };
 }
 
 }  // namespace floe::cli

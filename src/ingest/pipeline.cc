@@ -5,9 +5,12 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <set>
 #include <thread>
+#include <utility>
 
+#include "catalog/rest/open_any_catalog.h"
 #include "ingest/batch_planner.h"
 #include "ingest/progress_reporter.h"
 #include "ingest/source/source.h"
@@ -150,6 +153,10 @@ struct Pipeline::Impl {
   PipelineOptions options;
   std::unique_ptr<ProgressReporter> reporter;
   std::unique_ptr<Ledger> ledger;
+  // The first failure to record a quarantine during the current batch.
+  Status quarantine_error;
+  // Per target table: the ingest-commit run length at the last maintenance attempt.
+  std::map<std::string, int64_t> maintenance_attempted_at;
   std::shared_ptr<FileIO> source_io;
   std::unique_ptr<Source> source;
   std::unique_ptr<catalog::TableCatalog> tables;
@@ -202,6 +209,11 @@ struct Pipeline::Impl {
     ingestor_options.settings = config.ForTable(source_table);
     ingestor_options.state_dir = TableStateDir(id);
     ingestor_options.now_ms_for_tests = options.now_ms_for_tests;
+    // Quarantines are recorded as they happen, before the batch commits.
+    ingestor_options.on_quarantine = [this](const QuarantinedFile& file) {
+      Status recorded = ledger->Quarantine(file.uri, file.reason);
+      if (!recorded.ok() && quarantine_error.ok()) quarantine_error = recorded;
+    };
     std::error_code ec;
     std::filesystem::create_directories(ingestor_options.state_dir, ec);
     if (ec) {
@@ -357,8 +369,9 @@ struct Pipeline::Impl {
       if (!applied.ok()) return FailBatch(source_table, batch_id, applied.status(), table_summary);
 
       const BatchResult& result = *applied;
-      for (const QuarantinedFile& file : result.quarantined) {
-        FLOE_RETURN_IF_ERROR(Ledgered(ledger->Quarantine(file.uri, file.reason)));
+      if (!quarantine_error.ok()) {
+        Status error = std::exchange(quarantine_error, Status::OK());
+        return Ledgered(error);
       }
       FLOE_RETURN_IF_ERROR(Ledgered(ledger->CommitBatch(batch_id, result.snapshot_id.value_or(kNoSnapshot))));
       ++summary.batches_committed;
@@ -372,8 +385,53 @@ struct Pipeline::Impl {
                                                             : "quarantined " + file.uri + ": " + file.reason);
       }
       for (const std::string& warning : result.warnings) Log("warning: " + source_table + ": " + warning);
+      if (result.snapshot_id) MaybeMaintain(source_table);
     }
     return Status::OK();
+  }
+
+  // Ingest commits of this pipeline at the top of the table's history, up to
+  // the first other snapshot (a maintenance or foreign commit).
+  Result<int64_t> IngestCommitsInARow(const catalog::TableIdentifier& id) {
+    FLOE_ASSIGN_OR_RETURN(auto ops, tables->LoadTable(id));
+    FLOE_ASSIGN_OR_RETURN(iceberg::LoadedTable loaded, ops->Load());
+    const iceberg::TableMetadata& metadata = loaded.metadata;
+    int64_t commits = 0;
+    const iceberg::Snapshot* snapshot = metadata.CurrentSnapshot();
+    for (size_t steps = 0; snapshot != nullptr && steps <= metadata.snapshots.size(); ++steps) {
+      auto owner = snapshot->summary.find(kSummaryPipeline);
+      if (owner == snapshot->summary.end() || owner->second != config.name) break;
+      ++commits;
+      if (!snapshot->parent_snapshot_id) break;
+      snapshot = metadata.SnapshotById(*snapshot->parent_snapshot_id);
+    }
+    return commits;
+  }
+
+  void MaybeMaintain(const std::string& source_table) {
+    if (!options.maintain || !config.maintenance.enabled) return;
+    auto id = TargetOf(source_table);
+    if (!id.ok()) return;
+    const std::string key = id->ToString();
+    auto commits = IngestCommitsInARow(*id);
+    if (!commits.ok()) {
+      Log("maintenance " + key + ": skipped: " + commits.status().ToString());
+      return;
+    }
+    const int64_t every = std::max<int64_t>(1, config.maintenance.compact_every);
+    // An attempt that committed nothing leaves the run growing: wait for `every` more.
+    int64_t& attempted_at = maintenance_attempted_at[key];
+    if (*commits < attempted_at) attempted_at = 0;  // a maintenance snapshot reset the run
+    if (*commits - attempted_at < every) return;
+    attempted_at = *commits;
+    const auto started = std::chrono::steady_clock::now();
+    auto report = options.maintain(*tables, *id);
+    const std::string took = " (" + std::to_string(MillisSince(started)) + " ms)";
+    if (!report.ok()) {
+      Log("maintenance " + key + ": failed, ingestion goes on: " + report.status().ToString() + took);
+    } else {
+      Log("maintenance " + key + ": " + *report + took);
+    }
   }
 
   // A failed batch may still have committed (unknown commit outcome), so it
@@ -446,6 +504,35 @@ struct Pipeline::Impl {
 Pipeline::Pipeline(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Pipeline::~Pipeline() = default;
 
+Result<std::unique_ptr<catalog::TableCatalog>> OpenPipelineCatalog(const PipelineConfig& config) {
+  FLOE_ASSIGN_OR_RETURN(CatalogLocation location, LocateCatalog(config.catalog));
+  const bool rest = config.catalog.type == "rest" || catalog::rest::IsRestCatalogUri(location.uri);
+  std::shared_ptr<FileIO> warehouse_io;
+  // A REST catalog's warehouse may be a name or an account id, not a location:
+  // its tables' files go through the FileIO of each table's own location.
+  if (!location.warehouse.empty() && !rest) {
+    auto io = FileIOForUri(location.warehouse, config.s3);
+    if (!io.ok()) return io.status().WithContext("warehouse " + location.warehouse);
+    warehouse_io = std::move(*io);
+  }
+  catalog::rest::RestCatalogOptions rest_options;
+  const CatalogConfig& c = config.catalog;
+  rest_options.prefix = c.prefix;
+  rest_options.token = c.token;
+  rest_options.credential = c.credential;
+  rest_options.oauth2_server_uri = c.oauth2_server_uri;
+  if (!c.scope.empty()) rest_options.scope = c.scope;
+  rest_options.sigv4_enabled = c.sigv4_enabled;
+  rest_options.signing_region = c.signing_region;
+  if (!c.signing_name.empty()) rest_options.signing_name = c.signing_name;
+  rest_options.headers = c.headers;
+  rest_options.s3 = config.s3;
+  auto tables = catalog::OpenAnyCatalog(location.uri, location.warehouse, warehouse_io, config.catalog.name,
+                                        rest ? &rest_options : nullptr);
+  if (!tables.ok()) return tables.status().WithContext("catalog " + location.uri);
+  return std::move(*tables);
+}
+
 Result<std::unique_ptr<Pipeline>> Pipeline::Open(PipelineConfig config, PipelineOptions options) {
   if (config.name.empty()) return Status::InvalidArgument("the pipeline has no name");
   if (config.state_dir.empty())
@@ -469,15 +556,8 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(PipelineConfig config, Pipeline
   if (!source.ok()) return source.status().WithContext("source " + config.source.uri);
   impl->source = std::move(*source);
 
-  FLOE_ASSIGN_OR_RETURN(CatalogLocation location, LocateCatalog(config.catalog));
-  std::shared_ptr<FileIO> warehouse_io;
-  if (!location.warehouse.empty()) {
-    auto io = FileIOForUri(location.warehouse, config.s3);
-    if (!io.ok()) return io.status().WithContext("warehouse " + location.warehouse);
-    warehouse_io = std::move(*io);
-  }
-  auto tables = catalog::OpenCatalog(location.uri, location.warehouse, warehouse_io, config.catalog.name);
-  if (!tables.ok()) return tables.status().WithContext("catalog " + location.uri);
+  auto tables = OpenPipelineCatalog(config);
+  if (!tables.ok()) return tables.status();
   impl->tables = std::move(*tables);
   impl->state_io = MakeLocalFileIO();
   impl->config = std::move(config);

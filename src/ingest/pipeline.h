@@ -36,6 +36,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -76,11 +77,26 @@ struct RunSummary {
   void Add(const RunSummary& other);
 };
 
+// Table maintenance (compaction, expiry, ...), run by the pipeline between
+// its own ingest commits so the two never race. Returns a one-line report for
+// the log. The CLI wires it to src/maintenance (a layer above ingest).
+using MaintainFn =
+    std::function<Result<std::string>(catalog::TableCatalog&, const catalog::TableIdentifier&)>;
+
 struct PipelineOptions {
   bool progress_bar = false;     // true on a terminal
   std::ostream* log = nullptr;   // nullptr: std::cerr
   int64_t now_ms_for_tests = 0;  // 0: the clock
+  // Called after a committed batch once the table's latest [maintenance]
+  // compact_every snapshots are all ingest commits of this pipeline (and
+  // again only after as many more), when [maintenance] enabled. A failure is
+  // logged; ingestion goes on.
+  MaintainFn maintain;
 };
+
+// The catalog a pipeline's [catalog] section names (SQL, filesystem or REST),
+// its warehouse FileIO built from [s3]. Used by `floe run` and `floe maintain`.
+Result<std::unique_ptr<catalog::TableCatalog>> OpenPipelineCatalog(const PipelineConfig& config);
 
 class Pipeline {
  public:

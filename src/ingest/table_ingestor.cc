@@ -238,10 +238,21 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceFile>& 
   iceberg::Schema working = base;
   BatchChanges changes;
   std::vector<PassedFile> passed;
-  for (size_t i = 0; i < files.size(); ++i) {
+  // A retryable failure (an object store that kept failing) is not the
+  // file's fault: the batch fails and is redone later instead of the file
+  // being quarantined.
+  Status transient;
+  for (size_t i = 0; i < files.size() && transient.ok(); ++i) {
     if (skipped.count(i)) continue;
     const SourceFile& source = files[i];
-    auto quarantine = [&](const Status& why) { result.quarantined.push_back({source.uri, why.message()}); };
+    auto quarantine = [&](const Status& why) {
+      if (why.retryable()) {
+        transient = why.WithContext(source.uri);
+        return;
+      }
+      result.quarantined.push_back({source.uri, why.message()});
+      if (options.on_quarantine) options.on_quarantine(result.quarantined.back());
+    };
     auto opened = source_io->OpenRead(source.uri);
     if (!opened.ok()) {
       quarantine(opened.status());
@@ -291,6 +302,7 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceFile>& 
     passed.push_back(PassedFile{i, std::move(*columns), std::move(scan->row_group_rows), {}});
     if (progress && progress_reported->insert(i).second) progress(source.uri, scan->rows, bytes);
   }
+  if (!transient.ok()) return transient;
   if (passed.empty()) return result;
 
   // The table schema this batch writes: evolved by the files, plus lineage columns.
@@ -372,7 +384,8 @@ Status TableIngestor::Impl::WriteFileRows(const SourceFile& source, PassedFile& 
                                           BatchDataWriter& writer, std::vector<StagedLive>* lives,
                                           int64_t* appended, std::optional<FileFailure>* failure) {
   auto fail = [&](const Status& why) {
-    *failure = FileFailure{file.index, why.message()};
+    // Retryable failures fail the batch (redone later); only the file's own faults quarantine it.
+    if (!why.retryable()) *failure = FileFailure{file.index, why.message()};
     return why.WithContext(source.uri);
   };
   auto opened = source_io->OpenRead(source.uri);
@@ -617,6 +630,7 @@ Result<BatchResult> TableIngestor::ApplyBatch(const std::vector<SourceFile>& fil
     }
     skipped.insert(failure->index);
     failed_late.push_back({files[failure->index].uri, failure->reason});
+    if (impl.options.on_quarantine) impl.options.on_quarantine(failed_late.back());
   }
 }
 

@@ -96,6 +96,11 @@ struct TableIngestorOptions {
   TableSettings settings;
   std::string state_dir;         // this table's directory for the key index
   int64_t now_ms_for_tests = 0;  // 0: the clock
+  // Called the moment a file is set aside, before anything is committed, so
+  // the caller can record it durably first: a crash right after the commit
+  // must not leave a quarantined file counted as committed. The file is also
+  // listed in BatchResult::quarantined.
+  std::function<void(const QuarantinedFile&)> on_quarantine;
 };
 
 class TableIngestor {

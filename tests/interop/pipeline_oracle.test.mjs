@@ -48,8 +48,10 @@ function skipWithoutFloe(t) {
 // Shapes: [label, demo generate flags, pipeline config additions].
 const SHAPES = [
   ['seed 1, defaults', ['--seed', '1', '--rows', '1500'], {}],
-  ['seed 2, many small batches', ['--seed', '2', '--rows', '800', '--folders', '16', '--files-per-folder', '4'],
-    { extra: '[trigger]\nmax_files_per_batch = 3\n' }],
+  // Maintenance (compaction, manifest rewrite, expiry) runs between the ingest commits here.
+  ['seed 2, many small batches with maintenance between them',
+    ['--seed', '2', '--rows', '800', '--folders', '16', '--files-per-folder', '4'],
+    { extra: '[trigger]\nmax_files_per_batch = 3\n[maintenance]\ncompact_every = 4\nmin_input_files = 3\n' }],
   ['seed 3, one table, no schema change', ['--seed', '3', '--rows', '2000', '--tables', '1', '--no-schema-change'], {}],
   ['seed 4, format v3 deletion vectors', ['--seed', '4', '--rows', '1000', '--tables', '2'],
     { target: 'format_version = 3' }],
@@ -64,6 +66,10 @@ for (const [label, flags, additions] of SHAPES) {
     const config = writePipelineConfig(dir, exportDir, additions);
     const run = runFloe(['run', config, '--once']);
     assert.equal(run.status, 0, `floe run failed:\n${run.stderr}\n${run.stdout}`);
+    if (additions.extra?.includes('[maintenance]')) {
+      assert.match(run.stderr, /maintenance cda\.\w+: compaction/, 'maintenance did not run between batches');
+      assert.doesNotMatch(run.stderr, /maintenance .*failed/);
+    }
     // icebird cannot read v3 deletion vectors (test-tools-notes.md): floe scan only there.
     const problems = await checkAgainstOracle(db, dir, exportDir, { icebird: additions.target === undefined });
     assert.deepEqual(problems, []);

@@ -60,10 +60,13 @@ using TableRows = std::map<int64_t, std::map<std::string, std::string>>;
 // A local FileIO whose OpenRead of one path fails once it was opened `allowed` times.
 class FailingReopenIO : public FileIO {
  public:
-  FailingReopenIO(std::shared_ptr<FileIO> base, std::string path, int allowed)
-      : base_(std::move(base)), path_(std::move(path)), allowed_(allowed) {}
+  // `retryable`: the failure looks like an object store that kept failing (a 503 after every retry).
+  FailingReopenIO(std::shared_ptr<FileIO> base, std::string path, int allowed, bool retryable = false)
+      : base_(std::move(base)), path_(std::move(path)), allowed_(allowed), retryable_(retryable) {}
   Result<std::unique_ptr<InputFile>> OpenRead(const std::string& path) override {
-    if (path == path_ && opens_++ >= allowed_) return Status::IOError("injected read failure of " + path);
+    if (path == path_ && opens_++ >= allowed_) {
+      return Status::IOError("injected read failure of " + path, retryable_);
+    }
     return base_->OpenRead(path);
   }
   Result<std::unique_ptr<OutputFile>> Create(const std::string& path, CreateOptions options) override {
@@ -78,6 +81,7 @@ class FailingReopenIO : public FileIO {
   std::shared_ptr<FileIO> base_;
   std::string path_;
   int allowed_;
+  bool retryable_;
   int opens_ = 0;
 };
 
@@ -695,6 +699,53 @@ TEST_F(TableIngestorTest, FileFailingInTheSecondPassIsQuarantinedAndTheBatchRedo
     if (e.path().extension() == ".parquet") ++parquet_files;
   }
   EXPECT_EQ(parquet_files, 2u);
+}
+
+// Regression: a transient storage failure used to quarantine a healthy file.
+TEST_F(TableIngestorTest, RetryableReadFailureFailsTheBatchInsteadOfQuarantining) {
+  auto a = Write("a.parquet", {{1, "1", 0, "a"}});
+  auto b = Write("b.parquet", {{2, "1", 0, "b"}});
+  for (int allowed : {0, 1}) {  // failing in pass 1, then only when reopened for pass 2
+    auto flaky = std::make_shared<FailingReopenIO>(io_, b.uri, allowed, /*retryable=*/true);
+    std::vector<std::string> quarantined;
+    TableIngestorOptions options = Options();
+    options.on_quarantine = [&](const QuarantinedFile& file) { quarantined.push_back(file.uri); };
+    ASSERT_OK_AND_ASSIGN(auto ingestor, TableIngestor::Open(*catalog_, flaky, io_, options));
+    auto result = ingestor->ApplyBatch({a, b}, 1);
+    ASSERT_FALSE(result.ok()) << "allowed " << allowed;
+    EXPECT_TRUE(result.status().retryable()) << result.status().ToString();
+    EXPECT_NE(result.status().message().find(b.uri), std::string::npos) << result.status().ToString();
+    EXPECT_TRUE(quarantined.empty()) << quarantined[0];
+  }
+  // The same batch redone once the store answers again: both files land.
+  ASSERT_OK_AND_ASSIGN(auto ingestor, Open(Options()));
+  ASSERT_OK_AND_ASSIGN(BatchResult result, ingestor->ApplyBatch({a, b}, 1));
+  EXPECT_TRUE(result.quarantined.empty());
+  EXPECT_EQ(LiveNames(), (Names{{1, "a"}, {2, "b"}}));
+}
+
+// Regression: quarantines were recorded only after the commit, so a crash in
+// between left a bad file counted as committed.
+TEST_F(TableIngestorTest, QuarantineIsReportedBeforeTheCommit) {
+  auto a = Write("a.parquet", {{1, "1", 0, "a"}});
+  ASSERT_OK_AND_ASSIGN(auto first, Open(Options()));
+  ASSERT_OK_AND_ASSIGN(BatchResult created, first->ApplyBatch({a}, 1));
+  ASSERT_TRUE(created.snapshot_id.has_value());
+
+  auto garbage = WriteGarbage("garbage.parquet");
+  auto b = Write("b.parquet", {{2, "1", 0, "b"}});
+  std::vector<std::optional<int64_t>> snapshot_at_quarantine;
+  TableIngestorOptions options = Options();
+  options.on_quarantine = [&](const QuarantinedFile& file) {
+    EXPECT_EQ(file.uri, garbage.uri);
+    snapshot_at_quarantine.push_back(Metadata().current_snapshot_id);
+  };
+  ASSERT_OK_AND_ASSIGN(auto ingestor, Open(options));
+  ASSERT_OK_AND_ASSIGN(BatchResult result, ingestor->ApplyBatch({garbage, b}, 2));
+  ASSERT_TRUE(result.snapshot_id.has_value());
+  ASSERT_EQ(snapshot_at_quarantine.size(), 1u);
+  EXPECT_EQ(snapshot_at_quarantine[0], created.snapshot_id) << "the batch committed before the quarantine";
+  ASSERT_EQ(result.quarantined.size(), 1u);
 }
 
 TEST_F(TableIngestorTest, ForeignCommitMakesTheIndexReload) {
