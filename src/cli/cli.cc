@@ -17,8 +17,8 @@ int Main(int argc, char** argv) {
   RegisterTableScanCommand(app, exit_code);
   RegisterRunCommands(app, exit_code);
   RegisterDemoCommands(app, exit_code);
-  RegisterServeCommand(app, exit_code);
   RegisterMaintenanceCommands(app, exit_code);
+  RegisterServeCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
