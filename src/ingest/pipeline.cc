@@ -165,6 +165,7 @@ struct Pipeline::Impl {
   std::map<std::string, std::unique_ptr<TableIngestor>> ingestors;
   // Watermarks as stored in the ledger, for the tables looked up so far.
   std::map<std::string, TableWatermark> watermarks;
+  bool all_watermarks_loaded = false;
   std::set<std::string> watermark_checked;
   // Set when a ledger call failed: Run stops instead of retrying.
   bool state_failed = false;
@@ -278,12 +279,20 @@ struct Pipeline::Impl {
     return Status::OK();
   }
 
-  // Discover with the ledger's watermarks of every table the source
-  // reports. Watermarks are looked up lazily (the ledger has no listing of
-  // them); when the source names a table whose stored watermark was not
-  // passed, discovery runs again with it, so reset detection never misses
-  // one. In a long-running process that happens at most once per table.
+  // Discover with the ledger's watermarks of every table (loaded once per
+  // process, then kept current as they are stored), so reset detection never
+  // misses one and CDA listings start after the watermark. A table the
+  // source names whose stored watermark was still not passed (another
+  // process stored it meanwhile) makes discovery run again with it.
   Result<Discovery> DiscoverWithWatermarks() {
+    if (!all_watermarks_loaded) {
+      FLOE_ASSIGN_OR_RETURN(auto stored, Ledgered(ledger->Watermarks()));
+      for (auto& [name, watermark] : stored) {
+        watermarks[name] = std::move(watermark);
+        watermark_checked.insert(name);
+      }
+      all_watermarks_loaded = true;
+    }
     FLOE_ASSIGN_OR_RETURN(Discovery discovery, source->Discover(watermarks, NowMs()));
     std::set<std::string> names(discovery.tables.begin(), discovery.tables.end());
     for (const auto& [name, message] : discovery.table_errors) names.insert(name);

@@ -137,6 +137,24 @@ max_files_per_batch = 5
   assert.equal(stats.signatureFailures, 0, 'floe sent requests with bad SigV4 signatures');
   assert.ok(stats.queued < faults.length - 40, `too few requests went through the proxy (${stats.queued} faults left)`);
 
+  // A new round lands; the next run lists only folders after the watermark
+  // (S3 start-after listing), not the whole export, and ingests just those.
+  await fetch(`${proxy}/__proxy/reset`, { method: 'POST' });
+  const before = new Set(walk(exportDir));
+  runFloeOk(['demo', 'generate', exportDir, '--seed', '21', '--rows', '900', '--tables', '2',
+    '--append-round', '1', '--append-folders', '2']);
+  for (const file of walk(exportDir)) {
+    if (before.has(file) && !file.endsWith('manifest.json')) continue;
+    await upload(serverPort, 'landing', `cda/${path.relative(exportDir, file)}`, fs.readFileSync(file));
+  }
+  const second = runFloe(['run', config, '--once'], { timeoutMs: 600_000 });
+  assert.equal(second.status, 0, `the second run on S3 failed:\n${second.stderr}\n${second.stdout}`);
+  const log = (await (await fetch(`${proxy}/__proxy/stats`)).json()).log;
+  const listings = log.filter((entry) => entry.method === 'GET' && /list-type=2/.test(entry.url));
+  assert.ok(listings.length > 0, 'the second run listed nothing');
+  assert.ok(listings.every((entry) => /start-after=/.test(entry.url)),
+    `a listing of the second run was not incremental: ${listings.map((e) => e.url).join(' ')}`);
+
   // floe table scan reads the S3 warehouse with the environment's S3 settings (no faults now).
   await fetch(`${proxy}/__proxy/reset`, { method: 'POST' });
   const env = {

@@ -735,6 +735,27 @@ Result<std::optional<TableWatermark>> Ledger::Watermark(const std::string& table
   return watermark;
 }
 
+Result<std::map<std::string, TableWatermark>> Ledger::Watermarks() {
+  std::map<std::string, TableWatermark> watermarks;
+  Status status = impl_->Transaction([&]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(Statement query,
+                          impl_->Prepare("SELECT tbl, last_ms, fingerprints FROM watermarks"));
+    while (true) {
+      FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
+      if (!row) return Status::OK();
+      std::string table = query.Text(0);
+      auto fingerprints = DecodeList(query.Text(2));
+      if (!fingerprints) {
+        return Status::Corruption(impl_->db_path + ": watermarks.fingerprints of table " + table +
+                                  " is malformed");
+      }
+      watermarks[table] = TableWatermark{table, query.Int(1), std::move(*fingerprints)};
+    }
+  });
+  if (!status.ok()) return status;
+  return watermarks;
+}
+
 Status Ledger::SetWatermark(const TableWatermark& watermark) {
   if (watermark.table.empty()) return Status::InvalidArgument("ledger: a watermark needs a table name");
   return impl_->Transaction([&]() -> Status {

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -116,6 +117,8 @@ class Ledger {
 
   Result<std::optional<TableWatermark>> Watermark(const std::string& table);
   Status SetWatermark(const TableWatermark& watermark);
+  // Every stored watermark, by table.
+  Result<std::map<std::string, TableWatermark>> Watermarks();
 
  private:
   struct Impl;

@@ -1,11 +1,13 @@
 #include "ingest/source/cda_source.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "ingest/source/cda_manifest.h"
 #include "ingest/source/glob.h"
 #include "ingest/source/landing_path.h"
+#include "io/s3/file_io_factory.h"
 
 namespace floe::ingest {
 namespace {
@@ -92,6 +94,32 @@ std::string ResetReason(const CdaTableEntry& entry, const TableWatermark& previo
 CdaSource::CdaSource(SourceConfig config, std::shared_ptr<FileIO> io)
     : config_(std::move(config)), io_(std::move(io)) {}
 
+// Folder names are epoch milliseconds; with 13 digits (2001-09-09 to 2286-11-20)
+// their text order is their numeric order, which start-after listing needs.
+constexpr int64_t kFirst13DigitMs = 1'000'000'000'000;
+constexpr int64_t kFirst14DigitMs = 10'000'000'000'000;
+
+Result<std::vector<FileInfo>> CdaSource::ListTableFiles(const std::string& table_root,
+                                                        const CdaTableEntry& entry,
+                                                        std::optional<int64_t> listed_after) {
+  // A previous discovery saw every committed folder up to its watermark, and
+  // committed folders do not change: list only the folders after it (on S3 a
+  // start-after listing, so a poll does not re-list the whole export).
+  if (!listed_after || *listed_after < kFirst13DigitMs || *listed_after >= kFirst14DigitMs) {
+    return io_->List(table_root);
+  }
+  std::vector<FileInfo> files;
+  for (const CdaSchemaVersion& version : entry.schema_history) {
+    const std::string fingerprint_root = JoinUnder(table_root, version.fingerprint);
+    // "<ms>0" sorts after every path of folder <ms> ("<ms>/...") and before the next 13-digit folder.
+    FLOE_ASSIGN_OR_RETURN(
+        std::vector<FileInfo> listed,
+        ListAfter(*io_, fingerprint_root, fingerprint_root + "/" + std::to_string(*listed_after) + "0"));
+    files.insert(files.end(), std::make_move_iterator(listed.begin()), std::make_move_iterator(listed.end()));
+  }
+  return files;
+}
+
 Result<Discovery> CdaSource::Discover(const std::map<std::string, TableWatermark>& watermarks,
                                       int64_t /*now_ms: CDA readiness comes from the manifest*/) {
   const std::string root = ListingRoot(config_.uri);
@@ -103,6 +131,7 @@ Result<Discovery> CdaSource::Discover(const std::map<std::string, TableWatermark
     discovery.tables.push_back(name);
 
     auto previous = watermarks.find(name);
+    bool reset_table = false;
     if (previous != watermarks.end()) {
       std::string reset = ResetReason(entry, previous->second);
       if (!reset.empty()) {
@@ -111,6 +140,7 @@ Result<Discovery> CdaSource::Discover(const std::map<std::string, TableWatermark
           continue;
         }
         discovery.reset_tables.push_back(name);
+        reset_table = true;
       }
     }
 
@@ -125,7 +155,10 @@ Result<Discovery> CdaSource::Discover(const std::map<std::string, TableWatermark
     discovery.new_watermarks.push_back(std::move(watermark));
 
     const std::string table_root = JoinUnder(root, name);
-    auto listed = io_->List(table_root);
+    std::optional<int64_t> listed_after;
+    if (previous != watermarks.end() && !reset_table)
+      listed_after = previous->second.last_successful_write_ms;
+    auto listed = ListTableFiles(table_root, entry, listed_after);
     if (!listed.ok())
       return listed.status().WithContext("CDA export " + config_.uri + ": listing table " + name);
 

@@ -23,10 +23,19 @@
 // files are the whole current export. A table that has a watermark but is no
 // longer in the manifest is a table error. A table in the manifest without a
 // folder yet has no files.
+//
+// Incremental listing: with a previous watermark W (13-digit epoch ms, no
+// reset), only folders after W are listed, per fingerprint, with a
+// start-after listing (ListAfter: server-side on S3). Files of folders <= W
+// were returned by the discovery that stored W (committed folders do not
+// change), so a poll of a large export lists only what is new.
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <vector>
 
+#include "ingest/source/cda_manifest.h"
 #include "ingest/source/source.h"
 
 namespace floe::ingest {
@@ -40,6 +49,10 @@ class CdaSource : public Source {
   FileIO& io() override { return *io_; }
 
  private:
+  // The table's files: all of them, or with a previous watermark only those
+  // in folders after it.
+  Result<std::vector<FileInfo>> ListTableFiles(const std::string& table_root, const CdaTableEntry& entry,
+                                               std::optional<int64_t> listed_after);
   SourceConfig config_;
   std::shared_ptr<FileIO> io_;
 };

@@ -279,6 +279,10 @@ TEST_F(LedgerTest, ResetTableForgetsOneTable) {
   ASSERT_OK_AND_ASSIGN(auto u_mark, ledger->Watermark("u"));
   ASSERT_TRUE(u_mark.has_value());
   EXPECT_EQ(u_mark->last_successful_write_ms, 200);
+  ASSERT_OK_AND_ASSIGN(auto all, ledger->Watermarks());
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all.at("u").last_successful_write_ms, 200);
+  EXPECT_EQ(all.at("u").fingerprints, std::vector<std::string>{"fp2"});
 
   // The table can be discovered again from scratch.
   ASSERT_OK_AND_ASSIGN(auto again, ledger->RecordDiscovered({File("/t/1", "t", "1")}, 3));

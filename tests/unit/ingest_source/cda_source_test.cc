@@ -257,5 +257,28 @@ TEST_F(CdaResetTest, TableGoneFromTheManifestIsATableError) {
   EXPECT_TRUE(excluded.table_errors.empty());
 }
 
+// With a previous watermark only folders after it are listed: a file planted
+// in an old committed folder (which a previous discovery would have returned)
+// is not seen again, while folders after the watermark, in every
+// fingerprint, are.
+TEST_F(CdaSourceTest, ListsOnlyFoldersAfterThePreviousWatermark) {
+  WriteManifest(R"({"t": {"lastSuccessfulWriteTimestamp": "1764547500000",
+                    "schemaHistory": {"fp1": "1764547000000", "fp2": "1764547300000",
+                                      "fp3-no-folder-yet": "1764547450000"}}})");
+  Write("t/fp1/1764547100000/old.parquet");
+  Write("t/fp1/1764547200000/at-watermark.parquet");
+  Write("t/fp1/1764547200001/after.parquet");
+  Write("t/fp2/1764547400000/after2.parquet");
+  Write("t/fp2/1764547600000/uncommitted.parquet");
+  std::map<std::string, TableWatermark> previous = {
+      {"t", TableWatermark{"t", 1764547200000, {"fp1", "fp2"}}}};
+  ASSERT_OK_AND_ASSIGN(Discovery discovery, Discover(previous));
+  EXPECT_EQ(Relative(discovery), (std::vector<std::string>{"t/fp1/1764547200001/after.parquet",
+                                                           "t/fp2/1764547400000/after2.parquet"}));
+  // Without a watermark (first run) everything committed is listed.
+  ASSERT_OK_AND_ASSIGN(Discovery first, Discover());
+  EXPECT_EQ(first.files.size(), 4u);
+}
+
 }  // namespace
 }  // namespace floe::ingest
