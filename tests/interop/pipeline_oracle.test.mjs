@@ -14,6 +14,7 @@ import { after, before, test } from 'node:test';
 import { openDuckDB } from '../tools/readers.mjs';
 import {
   FLOE,
+  catalogArgs,
   checkAgainstOracle,
   committedFiles,
   exportTables,
@@ -141,5 +142,31 @@ test('corrupt files are quarantined with reasons; the good files land', async (t
   // The oracle over the good files only.
   fs.rmSync(truncated);
   fs.rmSync(garbage);
+  assert.deepEqual(await checkAgainstOracle(db, dir, exportDir), []);
+});
+
+test('2,000 small files in many small batches: maintenance leaves one file, no deletes, the same rows', async (t) => {
+  if (skipWithoutFloe(t)) return;
+  const dir = fs.mkdtempSync(path.join(work, 'compaction-'));
+  const exportDir = path.join(dir, 'export');
+  runFloeOk(['demo', 'generate', exportDir, '--seed', '13', '--rows', '3000', '--tables', '1', '--folders', '100',
+    '--files-per-folder', '20', '--no-uncommitted-folder']);
+  const [table] = exportTables(exportDir);
+  assert.ok(committedFiles(exportDir, table).length >= 1900, 'the export should hold about 2,000 part files');
+  // Maintenance off during ingest, so the table piles up small files and delete files first.
+  const config = writePipelineConfig(dir, exportDir, {
+    extra: '[trigger]\nmax_files_per_batch = 20\n[maintenance]\nenabled = false\n',
+  });
+  runFloeOk(['run', config, '--once', '--quiet']);
+  const identifier = `cda.${table.toLowerCase()}`;
+  const files = () => runFloeOk(['table', 'files', identifier, ...catalogArgs(dir)]).stdout
+    .split('\n').slice(1).filter((line) => line.trim() !== '').map((line) => line.split('\t')[1]);
+  const before = files();
+  assert.ok(before.filter((c) => c === 'data').length > 50, `expected many data files, got ${before.length}`);
+  assert.ok(before.some((c) => c !== 'data'), 'expected delete files before maintenance');
+
+  runFloeOk(['maintain', config]);
+  const after = files();
+  assert.deepEqual(after, ['data'], `after maintenance: ${after.join(', ')}`);
   assert.deepEqual(await checkAgainstOracle(db, dir, exportDir), []);
 });
