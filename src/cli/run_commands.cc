@@ -197,7 +197,9 @@ Status ListOrRetry(const FilesOptions& options) {
     return Status::NotFound("pipeline " + config.name + " has no state at " + config.state_dir +
                             " (has `floe run` run with this config?)");
   }
-  FLOE_ASSIGN_OR_RETURN(auto ledger, ingest::Ledger::Open(config.state_dir));
+  // Listing reads a snapshot without the lock, so it works beside a running `floe run`.
+  FLOE_ASSIGN_OR_RETURN(auto ledger, options.retry ? ingest::Ledger::Open(config.state_dir)
+                                                   : ingest::Ledger::OpenReadOnly(config.state_dir));
   std::optional<std::string> table;
   if (!options.table.empty()) table = options.table;
   if (options.retry) {

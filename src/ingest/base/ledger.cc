@@ -237,6 +237,7 @@ struct Ledger::Impl {
   std::string db_path;
   sqlite3* db = nullptr;
   int lock_fd = -1;
+  bool read_only = false;
 
   ~Impl() {
     if (db) sqlite3_close_v2(db);
@@ -263,7 +264,8 @@ struct Ledger::Impl {
 
   // Runs `body` inside BEGIN IMMEDIATE ... COMMIT; any error rolls back.
   Status Transaction(const std::function<Status()>& body) {
-    FLOE_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
+    // A reader takes a snapshot (DEFERRED); a writer takes the write lock up front.
+    FLOE_RETURN_IF_ERROR(Exec(read_only ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE"));
     Status status = body();
     if (status.ok()) status = Exec("COMMIT");
     if (!status.ok()) (void)Exec("ROLLBACK");
@@ -432,6 +434,28 @@ Result<std::unique_ptr<Ledger>> Ledger::Open(const std::string& state_dir) {
   FLOE_RETURN_IF_ERROR(impl->Exec("PRAGMA synchronous=FULL"));
   Status schema = impl->CreateSchema();
   if (!schema.ok()) return schema.WithContext("state dir " + state_dir);
+  return std::unique_ptr<Ledger>(new Ledger(std::move(impl)));
+}
+
+Result<std::unique_ptr<Ledger>> Ledger::OpenReadOnly(const std::string& state_dir) {
+  if (state_dir.empty()) return Status::InvalidArgument("ledger: the state dir is empty");
+  auto impl = std::make_unique<Impl>();
+  impl->state_dir = state_dir;
+  impl->db_path = (fs::path(state_dir) / "ledger.db").string();
+  impl->read_only = true;
+  std::error_code ec;
+  if (!fs::exists(impl->db_path, ec)) {
+    return Status::NotFound("state dir " + state_dir +
+                            " has no ledger.db (has `floe run` run with this config?)");
+  }
+  int rc =
+      sqlite3_open_v2(impl->db_path.c_str(), &impl->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string message = impl->db ? sqlite3_errmsg(impl->db) : sqlite3_errstr(rc);
+    return Status::IOError(impl->db_path + ": cannot open: " + message);
+  }
+  sqlite3_extended_result_codes(impl->db, 1);
+  sqlite3_busy_timeout(impl->db, kBusyTimeoutMs);
   return std::unique_ptr<Ledger>(new Ledger(std::move(impl)));
 }
 

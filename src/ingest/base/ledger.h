@@ -65,6 +65,11 @@ struct LedgerFilter {
 class Ledger {
  public:
   static Result<std::unique_ptr<Ledger>> Open(const std::string& state_dir);
+  // Opens an existing ledger for reading only, without the lock, so `floe
+  // files` works while `floe run` holds it (WAL readers see the last
+  // committed state). NotFound when the state dir has no ledger yet; every
+  // mutating call fails.
+  static Result<std::unique_ptr<Ledger>> OpenReadOnly(const std::string& state_dir);
   ~Ledger();
 
   // Records files not seen before as discovered (discovered_at_ms =

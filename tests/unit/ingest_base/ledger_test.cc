@@ -317,6 +317,24 @@ TEST_F(LedgerTest, SecondOpenOfTheSameStateDirFails) {
   ASSERT_OK_AND_ASSIGN(auto reopened, Ledger::Open(StateDir()));
 }
 
+// `floe files` beside a running `floe run`: a read-only open takes no lock,
+// sees committed changes, and cannot change anything.
+TEST_F(LedgerTest, ReadOnlyOpenWorksWhileTheWriterHoldsTheLock) {
+  EXPECT_EQ(Ledger::OpenReadOnly(StateDir()).status().kind(), ErrorKind::kNotFound);
+  ASSERT_OK_AND_ASSIGN(auto writer, Ledger::Open(StateDir()));
+  ASSERT_OK(writer->RecordDiscovered({File("/t/1", "t", "1")}, 1));
+  ASSERT_OK_AND_ASSIGN(auto reader, Ledger::OpenReadOnly(StateDir()));
+  ASSERT_OK_AND_ASSIGN(auto files, reader->Files({}));
+  EXPECT_THAT(Uris(files), ElementsAre("/t/1"));
+  ASSERT_OK_AND_ASSIGN(int64_t batch, writer->OpenBatch("t", {"/t/1"}));
+  ASSERT_OK_AND_ASSIGN(auto open, reader->OpenBatches());
+  ASSERT_EQ(open.size(), 1u);
+  EXPECT_EQ(open[0].batch_id, batch);
+  EXPECT_FALSE(reader->Quarantine("/t/1", "read-only").ok());
+  ASSERT_OK_AND_ASSIGN(auto still, writer->Files({}));
+  EXPECT_EQ(still[0].state, FileState::kInBatch);
+}
+
 TEST_F(LedgerTest, ABatchOpenedByAProcessThatDiesIsStillOpenAfterReopen) {
   {
     ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
