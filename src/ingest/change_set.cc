@@ -1,21 +1,10 @@
 #include "ingest/change_set.h"
 
 #include <algorithm>
-#include <cctype>
+
+#include "ingest/schema/name_match.h"
 
 namespace floe::ingest {
-
-size_t KeyIdHash::operator()(const KeyId& key) const {
-  // splitmix64 finaliser over both halves: exact integer keys are {0, value}
-  // and often sequential, so the bits must be mixed before bucketing.
-  uint64_t x = key.lo ^ (key.hi * 0x9E3779B97F4A7C15ULL);
-  x ^= x >> 30;
-  x *= 0xBF58476D1CE4E5B9ULL;
-  x ^= x >> 27;
-  x *= 0x94D049BB133111EBULL;
-  x ^= x >> 31;
-  return static_cast<size_t>(x);
-}
 
 namespace {
 
@@ -30,12 +19,6 @@ std::string JoinCodes(const std::vector<int64_t>& values) {
     out += std::to_string(v);
   }
   return out.empty() ? "none" : out;
-}
-
-bool EqualsIgnoreCase(const std::string& a, const std::string& b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
 }
 
 std::string RowText(int64_t row) {
@@ -62,7 +45,7 @@ int FindColumn(const floe::Schema& schema, const std::string& name) {
     if (schema[i].name == name) return static_cast<int>(i);
   }
   for (size_t i = 0; i < schema.size(); ++i) {
-    if (EqualsIgnoreCase(schema[i].name, name)) return static_cast<int>(i);
+    if (internal::EqualsIgnoreCase(schema[i].name, name)) return static_cast<int>(i);
   }
   return -1;
 }

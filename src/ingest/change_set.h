@@ -28,10 +28,6 @@
 
 namespace floe::ingest {
 
-struct KeyIdHash {
-  size_t operator()(const KeyId& key) const;
-};
-
 enum class OperationAction : uint8_t { kInsert, kUpdate, kDelete, kIgnore, kUnknown };
 
 // Maps operation codes to what they do.

@@ -40,6 +40,7 @@
 // Not thread-safe.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -50,6 +51,7 @@
 #include "columnar/column.h"
 #include "common/status.h"
 #include "iceberg/spec/table_metadata.h"
+#include "ingest/merge/murmur3_128.h"
 #include "ingest/merge/order_value.h"
 #include "io/file_io.h"
 
@@ -60,6 +62,12 @@ struct KeyId {
   uint64_t hi = 0;
   uint64_t lo = 0;
   bool operator==(const KeyId&) const = default;
+};
+
+// Hash for hash maps keyed by KeyId: exact integer keys are {0, value} and
+// often sequential, so both halves go through MurmurHash3's 64-bit finaliser.
+struct KeyIdHash {
+  size_t operator()(const KeyId& k) const { return MurmurMix64(k.lo ^ (k.hi * 0x9E3779B97F4A7C15ULL)); }
 };
 
 // Encodes the key of row `row` from the key columns (in key order).

@@ -63,7 +63,7 @@ struct WideSlot {
   uint32_t file = kEmptyFile;
   uint32_t position = 0;
 
-  static uint64_t Mix(const KeyId& k) { return MurmurMix64(k.lo ^ (k.hi * 0x9E3779B97F4A7C15ULL)); }
+  static uint64_t Mix(const KeyId& k) { return KeyIdHash{}(k); }
   uint64_t Mix() const { return Mix(KeyId{hi, lo}); }
   bool Matches(const KeyId& k) const { return lo == k.lo && hi == k.hi; }
   KeyId Key() const { return {hi, lo}; }
@@ -194,10 +194,6 @@ class RobinTable {
   size_t count_ = 0;
 };
 
-struct KeyIdHash {
-  size_t operator()(const KeyId& k) const { return WideSlot::Mix(k); }
-};
-
 // Seconds since the epoch for a tombstone's deletion time (see above).
 inline uint32_t TombstoneSeconds(int64_t deleted_at_ms) {
   if (deleted_at_ms <= 0) return 0;
@@ -217,7 +213,7 @@ struct PrimaryKeyIndex::Impl {
   std::deque<std::string> files;  // deque: the strings never move, so views into them stay valid
   std::unordered_map<std::string_view, uint32_t> file_numbers;
   uint32_t last_file = key_index_internal::kEmptyFile;  // PutLive usually repeats the same file
-  std::unordered_map<KeyId, int64_t, key_index_internal::KeyIdHash> overflow_positions;
+  std::unordered_map<KeyId, int64_t, KeyIdHash> overflow_positions;
   int64_t live = 0;
   int64_t tombstones = 0;
   // The key/ordering columns this index was loaded for ("" when unknown); saved with it.
