@@ -394,17 +394,15 @@ struct Pipeline::Impl {
                                                             : "quarantined " + file.uri + ": " + file.reason);
       }
       for (const std::string& warning : result.warnings) Log("warning: " + source_table + ": " + warning);
-      if (result.snapshot_id) MaybeMaintain(source_table);
+      if (result.snapshot_id) MaybeMaintain(source_table, ingestor);
     }
     return Status::OK();
   }
 
   // Ingest commits of this pipeline at the top of the table's history, up to
-  // the first other snapshot (a maintenance or foreign commit).
-  Result<int64_t> IngestCommitsInARow(const catalog::TableIdentifier& id) {
-    FLOE_ASSIGN_OR_RETURN(auto ops, tables->LoadTable(id));
-    FLOE_ASSIGN_OR_RETURN(iceberg::LoadedTable loaded, ops->Load());
-    const iceberg::TableMetadata& metadata = loaded.metadata;
+  // the first other snapshot (a maintenance or foreign commit). Reads the
+  // metadata the ingestor just committed: no catalog round trip per batch.
+  int64_t IngestCommitsInARow(const iceberg::TableMetadata& metadata) const {
     int64_t commits = 0;
     const iceberg::Snapshot* snapshot = metadata.CurrentSnapshot();
     for (size_t steps = 0; snapshot != nullptr && steps <= metadata.snapshots.size(); ++steps) {
@@ -417,22 +415,18 @@ struct Pipeline::Impl {
     return commits;
   }
 
-  void MaybeMaintain(const std::string& source_table) {
+  void MaybeMaintain(const std::string& source_table, const TableIngestor& ingestor) {
     if (!options.maintain || !config.maintenance.enabled) return;
     auto id = TargetOf(source_table);
-    if (!id.ok()) return;
+    if (!id.ok() || ingestor.metadata() == nullptr) return;
     const std::string key = id->ToString();
-    auto commits = IngestCommitsInARow(*id);
-    if (!commits.ok()) {
-      Log("maintenance " + key + ": skipped: " + commits.status().ToString());
-      return;
-    }
+    const int64_t commits = IngestCommitsInARow(*ingestor.metadata());
     const int64_t every = std::max<int64_t>(1, config.maintenance.compact_every);
     // An attempt that committed nothing leaves the run growing: wait for `every` more.
     int64_t& attempted_at = maintenance_attempted_at[key];
-    if (*commits < attempted_at) attempted_at = 0;  // a maintenance snapshot reset the run
-    if (*commits - attempted_at < every) return;
-    attempted_at = *commits;
+    if (commits < attempted_at) attempted_at = 0;  // a maintenance snapshot reset the run
+    if (commits - attempted_at < every) return;
+    attempted_at = commits;
     const auto started = std::chrono::steady_clock::now();
     auto report = options.maintain(*tables, *id);
     const std::string took = " (" + std::to_string(MillisSince(started)) + " ms)";

@@ -634,6 +634,10 @@ Result<BatchResult> TableIngestor::ApplyBatch(const std::vector<SourceFile>& fil
   }
 }
 
+const iceberg::TableMetadata* TableIngestor::metadata() const {
+  return impl_->table ? &impl_->table->metadata() : nullptr;
+}
+
 Result<std::optional<int64_t>> TableIngestor::FindCommittedBatch(catalog::TableCatalog& catalog,
                                                                  const catalog::TableIdentifier& table,
                                                                  const std::string& pipeline,

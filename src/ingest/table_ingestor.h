@@ -55,6 +55,7 @@
 
 #include "catalog/table/table_catalog.h"
 #include "common/status.h"
+#include "iceberg/spec/table_metadata.h"
 #include "ingest/base/config.h"
 #include "ingest/base/source_file.h"
 #include "io/file_io.h"
@@ -117,6 +118,10 @@ class TableIngestor {
 
   Result<BatchResult> ApplyBatch(const std::vector<SourceFile>& files, int64_t batch_id,
                                  const ProgressFn& progress = nullptr);
+
+  // The table as this ingestor last loaded or committed it; nullptr before
+  // the table exists. Valid until the next ApplyBatch.
+  const iceberg::TableMetadata* metadata() const;
 
   // Snapshot ids of the table's history (current ancestry) whose summary has
   // floe.pipeline = `pipeline` and floe.batch-id = `batch_id`; nullopt if none.
