@@ -19,6 +19,7 @@
 #include <set>
 #include <sstream>
 #include <string_view>
+#include <thread>
 
 #include "ingest/base/config_section.h"
 
@@ -514,6 +515,21 @@ Status ReadMaintenance(const ParseContext& context, const toml::table* table,
   return Status::OK();
 }
 
+Status ReadPerformance(const ParseContext& context, const toml::table* table, PerformanceConfig* performance) {
+  SectionReader section(context, "[performance]", table);
+  FLOE_ASSIGN_OR_RETURN(auto threads, section.Integer("threads", 0, 256));
+  FLOE_ASSIGN_OR_RETURN(auto budget, section.Size("memory_budget"));
+  FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+  if (threads) performance->threads = static_cast<int>(*threads);
+  if (budget) {
+    // Below this the fixed costs (a row group of one file, writer buffers)
+    // alone would exceed the budget.
+    if (*budget < (int64_t{64} << 20)) return section.Error("memory_budget", "must be at least 64MiB");
+    performance->memory_budget_bytes = *budget;
+  }
+  return Status::OK();
+}
+
 Status ReadS3(const ParseContext& context, const toml::table* table, s3::S3Options* options) {
   SectionReader section(context, "[s3]", table);
   const std::pair<const char*, std::string*> strings[] = {{"region", &options->region},
@@ -634,6 +650,7 @@ Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::ta
   FLOE_ASSIGN_OR_RETURN(const toml::table* maintenance, section("maintenance"));
   FLOE_ASSIGN_OR_RETURN(const toml::table* state, section("state"));
   FLOE_ASSIGN_OR_RETURN(const toml::table* s3, section("s3"));
+  FLOE_ASSIGN_OR_RETURN(const toml::table* performance, section("performance"));
   FLOE_ASSIGN_OR_RETURN(const toml::table* tables, section("tables"));
   FLOE_RETURN_IF_ERROR(top.CheckNoUnknownKeys());
 
@@ -648,6 +665,7 @@ Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::ta
   FLOE_RETURN_IF_ERROR(ReadTrigger(context, trigger, &config.trigger));
   FLOE_RETURN_IF_ERROR(ReadMaintenance(context, maintenance, &config.maintenance));
   FLOE_RETURN_IF_ERROR(ReadS3(context, s3, &config.s3));
+  FLOE_RETURN_IF_ERROR(ReadPerformance(context, performance, &config.performance));
 
   SectionReader state_section(context, "[state]", state);
   FLOE_ASSIGN_OR_RETURN(auto state_dir, state_section.String("dir"));
@@ -674,12 +692,19 @@ Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::ta
 
 }  // namespace
 
+int PerformanceConfig::EffectiveThreads() const {
+  if (threads > 0) return threads;
+  const unsigned cores = std::thread::hardware_concurrency();
+  return cores == 0 ? 1 : static_cast<int>(std::min(cores, 256u));
+}
+
 TableSettings PipelineConfig::ForTable(const std::string& source_table) const {
   TableSettings settings;
   settings.merge = merge;
   settings.target = target;
   settings.schema = schema;
   settings.lineage = lineage;
+  settings.performance = performance;
   settings.target_table = ToLower(source_table);
   auto it = tables.find(source_table);
   if (it == tables.end()) return settings;

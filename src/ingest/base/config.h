@@ -122,11 +122,28 @@ struct MaintenanceConfig {
 };
 
 // The settings one target table uses after [tables.<name>] overrides.
+// [performance]: how much of the machine one pipeline may use.
+struct PerformanceConfig {
+  // Worker threads for decoding source files and encoding output column
+  // chunks; 0 means one per core (std::thread::hardware_concurrency()).
+  int threads = 0;
+  // Memory the pipeline plans to stay within, the primary-key index aside
+  // (the index holds every live key of a table and is accounted separately,
+  // at about 32 bytes per key). Bounds a batch's change map, the source data
+  // decoded ahead and the output buffered before a row group is flushed;
+  // a batch that would exceed it is cut short and the rest goes to the next
+  // batch.
+  int64_t memory_budget_bytes = int64_t{512} << 20;
+  // threads resolved: `threads`, or the number of cores when 0.
+  int EffectiveThreads() const;
+};
+
 struct TableSettings {
   MergeConfig merge;
   TargetConfig target;
   SchemaPolicyConfig schema;
   LineageConfig lineage;
+  PerformanceConfig performance;  // global ([performance]); copied into every table's settings
   std::string target_table;  // table name in the catalog (default: the source table name, lower-cased)
 };
 
@@ -149,6 +166,7 @@ struct PipelineConfig {
   LineageConfig lineage;
   TriggerConfig trigger;
   MaintenanceConfig maintenance;
+  PerformanceConfig performance;
   std::string
       state_dir;  // resolved: [state] dir, else $FLOE_STATE_DIR/<name>, else <config dir>/.floe-state/<name>
   s3::S3Options s3;                             // [s3] section

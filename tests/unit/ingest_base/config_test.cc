@@ -605,6 +605,29 @@ TEST_F(ConfigTest, MaintenanceSectionErrorsNameTheKey) {
               HasSubstr("[maintenance] enabled: expected true or false"));
 }
 
+TEST_F(ConfigTest, PerformanceSection) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig defaults, Parse(kMinimal));
+  EXPECT_EQ(defaults.performance.threads, 0);
+  EXPECT_GE(defaults.performance.EffectiveThreads(), 1);
+  EXPECT_EQ(defaults.performance.memory_budget_bytes, int64_t{512} << 20);
+
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, Parse(std::string(kMinimal) + R"toml(
+[performance]
+threads = 3
+memory_budget = "2GiB"
+)toml"));
+  EXPECT_EQ(config.performance.threads, 3);
+  EXPECT_EQ(config.performance.EffectiveThreads(), 3);
+  EXPECT_EQ(config.performance.memory_budget_bytes, int64_t{2} << 30);
+  EXPECT_EQ(config.ForTable("cc_claim").performance.memory_budget_bytes, int64_t{2} << 30);
+
+  const std::string base = std::string(kMinimal) + "[performance]\n";
+  EXPECT_THAT(ErrorOf(base + "threads = -1\n"), HasSubstr("[performance] threads: must be between 0"));
+  EXPECT_THAT(ErrorOf(base + "memory_budget = \"10MiB\"\n"),
+              HasSubstr("[performance] memory_budget: must be at least 64MiB"));
+  EXPECT_THAT(ErrorOf(base + "memory = \"1GiB\"\n"), HasSubstr("[performance] memory"));
+}
+
 TEST_F(ConfigTest, EnumNames) {
   EXPECT_STREQ(SourceFormatName(SourceFormat::kParquet), "parquet");
   EXPECT_STREQ(WriteModeName(WriteMode::kAppend), "append");
