@@ -121,14 +121,19 @@ Status ParquetFileWriter::Write(const RecordBatch& batch) {
   while (row < batch.num_rows) {
     int64_t slice =
         std::min({batch.num_rows - row, options_.row_group_max_rows - buffered_rows_, kShredSliceRows});
+    // Each leaf shreds into its own buffer; the first error in leaf order wins.
+    TaskGroup shredding(leaves.size() > 1 ? options_.pool : nullptr);
     for (size_t i = 0; i < leaves.size(); ++i) {
-      const WriteLeaf& leaf = leaves[i];
-      Status status = ShredRows(leaf, batch.columns[static_cast<size_t>(leaf.top_level_field)], row,
-                                row + slice, &buffers_[i]);
-      if (!status.ok()) {
-        state_ = State::kFailed;  // rows of this batch are partly buffered, partly maybe written
-        return status.WithContext(file_->path());
-      }
+      shredding.Run([this, &leaves, &batch, row, slice, i] {
+        const WriteLeaf& leaf = leaves[i];
+        return ShredRows(leaf, batch.columns[static_cast<size_t>(leaf.top_level_field)], row, row + slice,
+                         &buffers_[i]);
+      });
+    }
+    Status status = shredding.Wait();
+    if (!status.ok()) {
+      state_ = State::kFailed;  // rows of this batch are partly buffered, partly maybe written
+      return status.WithContext(file_->path());
     }
     buffered_rows_ += slice;
     row += slice;
@@ -153,8 +158,25 @@ Status ParquetFileWriter::WriteRowGroupOrFail() {
   std::vector<std::optional<ColumnIndex>> column_indexes;
   std::vector<OffsetIndex> offset_indexes;
   int64_t compressed = 0;
+  // Chunks are encoded independently (concurrently with a pool), each into
+  // its own memory, then written in column order: the bytes are the same
+  // as encoding them one after another.
+  std::vector<EncodedColumnChunk> encoded(leaves.size());
+  TaskGroup encoding(leaves.size() > 1 ? options_.pool : nullptr);
   for (size_t i = 0; i < leaves.size(); ++i) {
-    auto written = WriteColumnChunk(leaves[i], buffers_[i], options_, file_.get());
+    encoding.Run([this, &leaves, &encoded, i]() -> Status {
+      FLOE_ASSIGN_OR_RETURN(encoded[i], EncodeColumnChunk(leaves[i], buffers_[i], options_));
+      buffers_[i].Clear();
+      return Status::OK();
+    });
+  }
+  Status encoded_status = encoding.Wait();
+  if (!encoded_status.ok()) {
+    state_ = State::kFailed;
+    return encoded_status.WithContext(file_->path());
+  }
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    auto written = WriteEncodedColumnChunk(std::move(encoded[i]), file_.get());
     if (!written.ok()) {
       state_ = State::kFailed;
       return written.status().WithContext(file_->path());
@@ -177,7 +199,6 @@ Status ParquetFileWriter::WriteRowGroupOrFail() {
     column_indexes.push_back(std::move(r.column_index));
     offset_indexes.push_back(std::move(r.offset_index));
     group.columns.push_back(std::move(r.chunk));
-    buffers_[i].Clear();
   }
   group.total_compressed_size = compressed;
   metadata_.row_groups.push_back(std::move(group));

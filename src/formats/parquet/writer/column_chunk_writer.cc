@@ -192,8 +192,8 @@ CompressionCodec ParquetCodecOf(Codec codec) {
   }
 }
 
-Result<ColumnChunkResult> WriteColumnChunk(const WriteLeaf& leaf, const LeafValues& values,
-                                           const ParquetWriterOptions& options, OutputFile* out) {
+Result<EncodedColumnChunk> EncodeColumnChunk(const WriteLeaf& leaf, const LeafValues& values,
+                                             const ParquetWriterOptions& options) {
   const std::vector<PageRange> pages = CutPages(leaf, values, options);
   const int width = PhysicalWidth(leaf);
   const bool v2 = options.data_page_version == 2;
@@ -345,8 +345,9 @@ Result<ColumnChunkResult> WriteColumnChunk(const WriteLeaf& leaf, const LeafValu
     }
   }
 
-  // Lay the chunk out: [dictionary page] data pages.
-  const int64_t chunk_start = out->Position();
+  // Lay the chunk out: [dictionary page] data pages, at offset 0 (PlaceColumnChunk moves it).
+  EncodedColumnChunk encoded;
+  const int64_t chunk_start = 0;
   int64_t data_page_offset = chunk_start;
   ColumnMetaData meta;
   if (any_dictionary_page) {
@@ -360,13 +361,11 @@ Result<ColumnChunkResult> WriteColumnChunk(const WriteLeaf& leaf, const LeafValu
     h.num_values = static_cast<int32_t>(dictionary.size());
     h.encoding = Encoding::PLAIN;
     header.dictionary_page_header = h;
-    std::vector<uint8_t> dictionary_page;
-    FLOE_RETURN_IF_ERROR(builder.AddPage(std::move(header), dictionary_body, 0, &dictionary_page));
-    FLOE_RETURN_IF_ERROR(out->Write(dictionary_page));
+    FLOE_RETURN_IF_ERROR(builder.AddPage(std::move(header), dictionary_body, 0, &encoded.dictionary_page));
     meta.dictionary_page_offset = chunk_start;
-    data_page_offset = chunk_start + static_cast<int64_t>(dictionary_page.size());
+    data_page_offset = chunk_start + static_cast<int64_t>(encoded.dictionary_page.size());
   }
-  FLOE_RETURN_IF_ERROR(out->Write(data_pages));
+  encoded.data_pages = std::move(data_pages);
   for (PageLocation& location : result.offset_index.page_locations) location.offset += data_page_offset;
 
   meta.type = leaf.physical_type;
@@ -392,7 +391,30 @@ Result<ColumnChunkResult> WriteColumnChunk(const WriteLeaf& leaf, const LeafValu
     column_index.boundary_order = BoundaryOrderOf(leaf.order, column_index);
     result.column_index = std::move(column_index);
   }
-  return result;
+  encoded.result = std::move(result);
+  return encoded;
+}
+
+void PlaceColumnChunk(int64_t chunk_start, ColumnChunkResult* result) {
+  ColumnMetaData& meta = *result->chunk.meta_data;
+  if (meta.dictionary_page_offset) *meta.dictionary_page_offset += chunk_start;
+  meta.data_page_offset += chunk_start;
+  result->chunk.file_offset += chunk_start;
+  for (PageLocation& location : result->offset_index.page_locations) location.offset += chunk_start;
+}
+
+Result<ColumnChunkResult> WriteEncodedColumnChunk(EncodedColumnChunk encoded, OutputFile* out) {
+  const int64_t chunk_start = out->Position();
+  if (!encoded.dictionary_page.empty()) FLOE_RETURN_IF_ERROR(out->Write(encoded.dictionary_page));
+  FLOE_RETURN_IF_ERROR(out->Write(encoded.data_pages));
+  PlaceColumnChunk(chunk_start, &encoded.result);
+  return std::move(encoded.result);
+}
+
+Result<ColumnChunkResult> WriteColumnChunk(const WriteLeaf& leaf, const LeafValues& values,
+                                           const ParquetWriterOptions& options, OutputFile* out) {
+  FLOE_ASSIGN_OR_RETURN(EncodedColumnChunk encoded, EncodeColumnChunk(leaf, values, options));
+  return WriteEncodedColumnChunk(std::move(encoded), out);
 }
 
 }  // namespace floe::parquet

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/thread_pool.h"
 #include "compression/codec.h"
 #include "formats/parquet/thrift/parquet_types.h"
 
@@ -34,6 +35,12 @@ struct ParquetWriterOptions {
   bool write_statistics = true;
   std::vector<KeyValue> key_value_metadata;
   std::string created_by = "floe version 0.1.0";
+  // Worker threads that shred and encode (dictionary, levels, compression)
+  // the column chunks of a row group concurrently; nullptr encodes on the
+  // calling thread. The file is byte-identical either way. Not owned; must
+  // outlive the writer. A row group's encoded chunks are held in memory
+  // until written in column order (about its compressed size).
+  ThreadPool* pool = nullptr;
 };
 
 }  // namespace floe::parquet
