@@ -1,6 +1,8 @@
 // `floe run CONFIG`: the ingestion pipeline, once or continuously.
 // `floe files CONFIG`: the pipeline's ledger of source files; --retry puts
-// quarantined and skipped files back in line.
+// quarantined and skipped files back in line; --reload-table forgets a
+// table's records so the next run loads its whole current export (the way
+// out of a CDA reset when [source] reload_on_reset is off).
 #include <signal.h>
 #include <unistd.h>
 
@@ -123,6 +125,7 @@ struct FilesOptions {
   std::string state;
   std::string format = "text";
   bool retry = false;
+  std::string reload_table;
 };
 
 Result<FileState> ParseFileState(const std::string& text) {
@@ -184,6 +187,37 @@ void PrintJsonLines(const std::vector<LedgerFile>& files) {
   }
 }
 
+// Forgets every ledger record of one source table (files, batches, the
+// watermark), as `[source] reload_on_reset = true` does on a detected reset.
+// Refused while a batch of the table is open: only a run can tell whether it
+// committed, and forgetting it could load its files twice.
+Status ReloadTable(ingest::Ledger& ledger, const ingest::PipelineConfig& config, const std::string& table) {
+  FLOE_ASSIGN_OR_RETURN(std::vector<ingest::LedgerBatch> open, ledger.OpenBatches());
+  for (const ingest::LedgerBatch& batch : open) {
+    if (batch.table != table) continue;
+    return Status::InvalidArgument("batch " + std::to_string(batch.batch_id) + " of table " + table +
+                                   " is open (a run stopped mid-batch); run `floe run " + config.config_path +
+                                   " --once` first: it resolves open batches");
+  }
+  FLOE_ASSIGN_OR_RETURN(std::optional<ingest::TableWatermark> watermark, ledger.Watermark(table));
+  ingest::LedgerFilter filter;
+  filter.table = table;
+  FLOE_ASSIGN_OR_RETURN(std::vector<LedgerFile> files, ledger.Files(filter));
+  if (!watermark && files.empty()) {
+    return Status::NotFound("pipeline " + config.name + " has no records of source table '" + table +
+                            "' (names are the source's, as `floe files` lists them)");
+  }
+  FLOE_RETURN_IF_ERROR(ledger.ResetTable(table));
+  const ingest::TableSettings settings = config.ForTable(table);
+  std::cout << "forgot " << files.size() << (files.size() == 1 ? " file" : " files") << " of source table "
+            << table << "; the next `floe run` loads its whole current export "
+            << (settings.merge.mode == ingest::WriteMode::kMerge
+                    ? "and merges it on top of the rows already in the table (the newest change per key wins)"
+                    : "and, in mode append, appends every row AGAIN")
+            << "\n";
+  return Status::OK();
+}
+
 Status ListOrRetry(const FilesOptions& options) {
   FLOE_ASSIGN_OR_RETURN(ingest::PipelineConfig config, LoadConfig(options.config_path, options.state_dir));
   if (options.format != "text" && options.format != "jsonl") {
@@ -198,8 +232,18 @@ Status ListOrRetry(const FilesOptions& options) {
                             " (has `floe run` run with this config?)");
   }
   // Listing reads a snapshot without the lock, so it works beside a running `floe run`.
-  FLOE_ASSIGN_OR_RETURN(auto ledger, options.retry ? ingest::Ledger::Open(config.state_dir)
-                                                   : ingest::Ledger::OpenReadOnly(config.state_dir));
+  const bool writes = options.retry || !options.reload_table.empty();
+  if (options.retry && !options.reload_table.empty()) {
+    return Status::InvalidArgument("--retry and --reload-table are separate actions; give one");
+  }
+  FLOE_ASSIGN_OR_RETURN(auto ledger, writes ? ingest::Ledger::Open(config.state_dir)
+                                            : ingest::Ledger::OpenReadOnly(config.state_dir));
+  if (!options.reload_table.empty()) {
+    if (state || !options.table.empty()) {
+      return Status::InvalidArgument("--reload-table takes no --state or --table (it names its table)");
+    }
+    return ReloadTable(*ledger, config, options.reload_table);
+  }
   std::optional<std::string> table;
   if (!options.table.empty()) table = options.table;
   if (options.retry) {
@@ -248,6 +292,9 @@ void RegisterRunCommands(CLI::App& app, ExitCode& exit_code) {
                     "text (aligned columns) or jsonl (one JSON object per file)");
     cmd->add_flag("--retry", options->retry,
                   "Put quarantined and skipped files (of --table) back to discovered");
+    cmd->add_option("--reload-table", options->reload_table,
+                    "Forget every record of this source table so the next run loads its whole current "
+                    "export again (after a CDA reset, when [source] reload_on_reset is off)");
     cmd->callback([options, &exit_code] {
       Status status = ListOrRetry(*options);
       exit_code.value = status.ok() ? 0 : Fail(status);

@@ -86,7 +86,8 @@ std::string ResetReason(const CdaTableEntry& entry, const TableWatermark& previo
   }
   if (what.empty()) return "";
   return "CDA table " + entry.table + " was reset: " + what +
-         " (set [source] reload_on_reset = true to reload it)";
+         " (to reload it: run `floe files CONFIG --reload-table " + entry.table +
+         "` once, or set [source] reload_on_reset = true)";
 }
 
 }  // namespace

@@ -204,8 +204,8 @@ TEST_F(CdaResetTest, TimestampBackwardsStopsTheTable) {
   ASSERT_OK_AND_ASSIGN(Discovery discovery, Discover(Previous()));
   ASSERT_EQ(discovery.table_errors.count("t"), 1u);
   EXPECT_EQ(discovery.table_errors["t"],
-            "CDA table t was reset: lastSuccessfulWriteTimestamp went from 200 to 190 (set [source] "
-            "reload_on_reset = true to reload it)");
+            "CDA table t was reset: lastSuccessfulWriteTimestamp went from 200 to 190 (to reload it: "
+            "run `floe files CONFIG --reload-table t` once, or set [source] reload_on_reset = true)");
   EXPECT_TRUE(discovery.reset_tables.empty());
   // The other table goes on; the reset table keeps its old watermark and has no files.
   EXPECT_EQ(Relative(discovery), std::vector<std::string>{"u/f/5/b.parquet"});
