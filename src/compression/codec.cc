@@ -4,6 +4,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "compression/codec_internal.h"
@@ -108,6 +109,38 @@ Status Decompress(Codec codec, std::span<const uint8_t> input, int64_t expected_
     return Status::Corruption(std::move(message));
   }
   return Status::OK();
+}
+
+Status DecompressInto(Codec codec, std::span<const uint8_t> input, std::span<uint8_t> output) {
+  const char* name = CodecName(codec);
+  if (input.empty() && output.empty()) return Status::OK();
+  switch (codec) {
+    case Codec::kNone:
+      if (input.size() != output.size()) {
+        return Status::Corruption(std::string(name) + ": page holds " + std::to_string(input.size()) +
+                                  " bytes, page header says " + std::to_string(output.size()));
+      }
+      std::memcpy(output.data(), input.data(), input.size());
+      return Status::OK();
+    case Codec::kSnappy: return ci::SnappyDecompressInto(input, output);
+    case Codec::kLz4Raw: return ci::Lz4RawDecompressInto(input, output);
+    default: {
+      std::vector<uint8_t> decoded;
+      FLOE_RETURN_IF_ERROR(Decompress(codec, input, static_cast<int64_t>(output.size()), &decoded,
+                                      static_cast<int64_t>(output.size())));
+      if (!decoded.empty()) std::memcpy(output.data(), decoded.data(), decoded.size());
+      return Status::OK();
+    }
+  }
+}
+
+int64_t MaxDecompressedSize(Codec codec, size_t input_size) {
+  switch (codec) {
+    case Codec::kNone: return static_cast<int64_t>(std::min<size_t>(input_size, INT64_MAX));
+    case Codec::kSnappy: return ci::SnappyMaxDecompressedSize(input_size);
+    case Codec::kLz4Raw: return ci::Lz4RawMaxDecompressedSize(input_size);
+    default: return -1;
+  }
 }
 
 Status Compress(Codec codec, std::span<const uint8_t> input, int level, std::vector<uint8_t>* output) {

@@ -36,6 +36,10 @@ size_t InitialCapacity(size_t input_size, const OutputLimit& limit);
 
 Status SnappyDecompress(std::span<const uint8_t> input, const OutputLimit& limit,
                         std::vector<uint8_t>* output);
+// Decodes into exactly output.size() bytes (a different size is Corruption).
+Status SnappyDecompressInto(std::span<const uint8_t> input, std::span<uint8_t> output);
+// The bound SnappyDecompress enforces on a block header's size.
+int64_t SnappyMaxDecompressedSize(size_t input_size);
 Status SnappyCompress(std::span<const uint8_t> input, std::vector<uint8_t>* output);
 
 Status GzipDecompress(std::span<const uint8_t> input, const OutputLimit& limit, std::vector<uint8_t>* output);
@@ -62,6 +66,9 @@ Status BrotliCompress(std::span<const uint8_t> input, int level, std::vector<uin
 
 Status Lz4RawDecompress(std::span<const uint8_t> input, const OutputLimit& limit,
                         std::vector<uint8_t>* output);
+// Decodes into exactly output.size() bytes (a different size is Corruption).
+Status Lz4RawDecompressInto(std::span<const uint8_t> input, std::span<uint8_t> output);
+int64_t Lz4RawMaxDecompressedSize(size_t input_size);
 Status Lz4RawCompress(std::span<const uint8_t> input, int level, std::vector<uint8_t>* output);
 Status Lz4HadoopDecompress(std::span<const uint8_t> input, const OutputLimit& limit,
                            std::vector<uint8_t>* output);

@@ -109,6 +109,24 @@ Status Lz4RawDecompress(std::span<const uint8_t> input, const OutputLimit& limit
   return Status::OK();
 }
 
+int64_t Lz4RawMaxDecompressedSize(size_t input_size) {
+  const size_t bound = MaxDecodedSize(input_size);
+  return bound > static_cast<size_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(bound);
+}
+
+Status Lz4RawDecompressInto(std::span<const uint8_t> input, std::span<uint8_t> output) {
+  const int64_t decoded = DecodeBlock(input, output.data(), output.size());
+  if (decoded < 0) {
+    return Status::Corruption("lz4_raw: corrupt block, or it decodes to more than the " +
+                              std::to_string(output.size()) + " bytes the page header says");
+  }
+  if (static_cast<size_t>(decoded) != output.size()) {
+    return Status::Corruption("lz4_raw: decompressed " + std::to_string(decoded) +
+                              " bytes, page header says " + std::to_string(output.size()));
+  }
+  return Status::OK();
+}
+
 Status Lz4RawCompress(std::span<const uint8_t> input, int level, std::vector<uint8_t>* output) {
   if (input.size() > static_cast<size_t>(LZ4_MAX_INPUT_SIZE)) {
     return Status::InvalidArgument("lz4: input of " + std::to_string(input.size()) +

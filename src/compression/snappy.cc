@@ -1,6 +1,7 @@
 // Snappy raw blocks (Parquet SNAPPY, Avro "snappy" without its CRC trailer).
 #include <snappy.h>
 
+#include <cstdint>
 #include <string>
 
 #include "compression/codec_internal.h"
@@ -21,14 +22,34 @@ Status SnappyDecompress(std::span<const uint8_t> input, const OutputLimit& limit
     }
     return OutputTooLarge("snappy", limit);
   }
-  // A snappy copy element of 3 bytes yields at most 64; a header claiming a
-  // larger ratio is corrupt and must not be allocated.
-  if (length > input.size() * 32 + 64) {
+  if (static_cast<int64_t>(length) > SnappyMaxDecompressedSize(input.size())) {
     return Status::Corruption("snappy: block header claims " + std::to_string(length) + " bytes from " +
                               std::to_string(input.size()) + " compressed bytes");
   }
   output->resize(length);
   if (!snappy::RawUncompress(data, input.size(), reinterpret_cast<char*>(output->data()))) {
+    return Status::Corruption("snappy: corrupt block");
+  }
+  return Status::OK();
+}
+
+// A snappy copy element of 3 bytes yields at most 64; a header claiming a
+// larger ratio is corrupt and must not be allocated.
+int64_t SnappyMaxDecompressedSize(size_t input_size) {
+  return input_size > (INT64_MAX - 64) / 32 ? INT64_MAX : static_cast<int64_t>(input_size) * 32 + 64;
+}
+
+Status SnappyDecompressInto(std::span<const uint8_t> input, std::span<uint8_t> output) {
+  const char* data = reinterpret_cast<const char*>(input.data());
+  size_t length = 0;
+  if (!snappy::GetUncompressedLength(data, input.size(), &length)) {
+    return Status::Corruption("snappy: invalid block header");
+  }
+  if (length != output.size()) {
+    return Status::Corruption("snappy: block header says " + std::to_string(length) +
+                              " decompressed bytes, page header says " + std::to_string(output.size()));
+  }
+  if (!snappy::RawUncompress(data, input.size(), reinterpret_cast<char*>(output.data()))) {
     return Status::Corruption("snappy: corrupt block");
   }
   return Status::OK();

@@ -171,6 +171,45 @@ TEST_P(CodecRoundTrip, OutputOverMaxSizeIsCorruption) {
   EXPECT_EQ(declared.kind(), ErrorKind::kCorruption) << declared.ToString();
 }
 
+TEST_P(CodecRoundTrip, DecompressIntoFillsTheCallersBufferExactly) {
+  const Codec codec = GetParam();
+  for (const std::vector<uint8_t>& input : {TextLike(70000, 9), RandomBytes(3000, 10), Bytes("x")}) {
+    std::vector<uint8_t> compressed;
+    ASSERT_OK(Compress(codec, input, 0, &compressed));
+    // Stale bytes in the buffer (as in a reused page buffer) must all be overwritten.
+    std::vector<uint8_t> output(input.size(), 0xA5);
+    ASSERT_OK(DecompressInto(codec, compressed, output));
+    EXPECT_EQ(output, input) << CodecName(codec);
+    const int64_t bound = MaxDecompressedSize(codec, compressed.size());
+    if (bound >= 0) EXPECT_GE(bound, static_cast<int64_t>(input.size())) << CodecName(codec);
+    // A buffer one byte short or long is the page header disagreeing: Corruption.
+    for (size_t size : {input.size() - 1, input.size() + 1}) {
+      std::vector<uint8_t> wrong(size);
+      Status status = DecompressInto(codec, compressed, wrong);
+      EXPECT_EQ(status.kind(), ErrorKind::kCorruption) << CodecName(codec) << " size " << size;
+    }
+  }
+}
+
+TEST_P(CodecRoundTrip, DecompressIntoRejectsTruncatedAndFlippedInput) {
+  const Codec codec = GetParam();
+  const std::vector<uint8_t> input = TextLike(50000, 11);
+  std::vector<uint8_t> compressed;
+  ASSERT_OK(Compress(codec, input, 0, &compressed));
+  std::vector<uint8_t> output(input.size());
+  for (size_t cut : {size_t{1}, compressed.size() / 2, compressed.size() - 1}) {
+    Status status = DecompressInto(codec, std::span<const uint8_t>(compressed.data(), cut), output);
+    EXPECT_EQ(status.kind(), ErrorKind::kCorruption) << CodecName(codec) << " cut at " << cut;
+  }
+  std::mt19937 rng(12);
+  for (int i = 0; i < 100; ++i) {
+    std::vector<uint8_t> flipped = compressed;
+    flipped[rng() % flipped.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
+    Status status = DecompressInto(codec, flipped, output);
+    if (!status.ok()) EXPECT_EQ(status.kind(), ErrorKind::kCorruption) << status.ToString();
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllCodecs, CodecRoundTrip, ::testing::ValuesIn(kAllCodecs),
                          [](const ::testing::TestParamInfo<Codec>& info) {
                            return std::string(CodecName(info.param));
@@ -348,6 +387,16 @@ TEST(Codec, Lz4HadoopFallsBackToRawBlockAndFrame) {
   ASSERT_OK(Compress(Codec::kLz4Frame, input, 0, &frame));
   ASSERT_OK(Decompress(Codec::kLz4Hadoop, frame, static_cast<int64_t>(input.size()), &out));
   EXPECT_EQ(out, input);
+}
+
+TEST(Codec, MaxDecompressedSizeBoundsOnlyBoundedCodecs) {
+  EXPECT_EQ(MaxDecompressedSize(Codec::kNone, 100), 100);
+  EXPECT_GE(MaxDecompressedSize(Codec::kSnappy, 100), 100 * 21);  // snappy expands at most ~21x
+  EXPECT_LE(MaxDecompressedSize(Codec::kSnappy, 100), 100 * 64);
+  EXPECT_GE(MaxDecompressedSize(Codec::kLz4Raw, 100), 100 * 255);
+  for (Codec unbounded : {Codec::kGzip, Codec::kZstd, Codec::kBrotli, Codec::kLz4Hadoop}) {
+    EXPECT_EQ(MaxDecompressedSize(unbounded, 100), -1) << CodecName(unbounded);
+  }
 }
 
 TEST(Codec, CodecNames) {
