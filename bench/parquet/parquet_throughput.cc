@@ -1,12 +1,14 @@
 // floe's single-threaded Parquet decode and encode throughput on one file,
 // the figures docs/benchmarks.md sets beside DuckDB's (duckdb_throughput.mjs).
-//   parquet_throughput FILE [REPEATS]
+//   parquet_throughput FILE [REPEATS] [decode]
 // decode: open the file and read every row group into columns (all columns),
 //   dropping each row group's columns once read, as the pipeline does (and as
 //   DuckDB's streaming aggregate in duckdb_throughput.mjs does).
 // encode: write the file's row groups (read once more, outside the timing) to
 //   a temporary file, snappy, default options.
-// Prints one JSON object with best-of-REPEATS seconds and the data sizes.
+// Prints one JSON object with best-of-REPEATS seconds and the data sizes. A
+// third argument "decode" skips the encode part (encode_s is then 0), for
+// profiling decode alone.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -35,11 +37,12 @@ int Fail(const floe::Status& st) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: parquet_throughput FILE [REPEATS]\n";
+    std::cerr << "usage: parquet_throughput FILE [REPEATS] [decode]\n";
     return 2;
   }
   std::string path = argv[1];
   int repeats = argc > 2 ? std::stoi(argv[2]) : 3;
+  const bool decode_only = argc > 3 && std::string(argv[3]) == "decode";
   auto io = floe::MakeLocalFileIO();
 
   double best_decode = 1e30;
@@ -59,7 +62,7 @@ int main(int argc, char** argv) {
       rows_seen += batch->num_rows;
     }
     best_decode = std::min(best_decode, Seconds(start));
-    if (r + 1 == repeats) {
+    if (r + 1 == repeats && !decode_only) {
       for (int g = 0; g < (*reader)->num_row_groups(); ++g) {
         auto batch = (*reader)->ReadRowGroup(g);
         if (!batch.ok()) return Fail(batch.status());
@@ -81,10 +84,11 @@ int main(int argc, char** argv) {
 
   if (rows_seen != rows * repeats) return Fail(floe::Status::Corruption("row count mismatch"));
   std::string out_path =
-      (std::filesystem::temp_directory_path() / ("floe-bench-" + std::to_string(::getpid()) + ".parquet")).string();
-  double best_encode = 1e30;
+      (std::filesystem::temp_directory_path() / ("floe-bench-" + std::to_string(::getpid()) + ".parquet"))
+          .string();
+  double best_encode = decode_only ? 0 : 1e30;
   int64_t out_size = 0;
-  for (int r = 0; r < repeats; ++r) {
+  for (int r = 0; r < (decode_only ? 0 : repeats); ++r) {
     auto start = Clock::now();
     auto out = io->Create(out_path);
     if (!out.ok()) return Fail(out.status());
@@ -100,10 +104,11 @@ int main(int argc, char** argv) {
     best_encode = std::min(best_encode, Seconds(start));
     out_size = written->file_size;
   }
-  std::filesystem::remove(out_path);
+  if (!decode_only) std::filesystem::remove(out_path);
 
   std::printf(
-      "{\"reader\":\"floe\",\"threads\":1,\"rows\":%lld,\"uncompressed_bytes\":%lld,\"compressed_bytes\":%lld,"
+      "{\"reader\":\"floe\",\"threads\":1,\"rows\":%lld,\"uncompressed_bytes\":%lld,\"compressed_bytes\":%"
+      "lld,"
       "\"decode_s\":%.6f,\"encode_s\":%.6f,\"encoded_bytes\":%lld}\n",
       static_cast<long long>(rows), static_cast<long long>(uncompressed), static_cast<long long>(compressed),
       best_decode, best_encode, static_cast<long long>(out_size));

@@ -117,17 +117,31 @@ Status ParquetFileReader::ReadFooter() {
 Result<Column> ParquetFileReader::ReadField(const RowGroup& row_group, int field) {
   const int first = schema_.first_leaf[static_cast<size_t>(field)];
   const int last = schema_.first_leaf[static_cast<size_t>(field) + 1];
+  const Field& schema_field = schema_.schema[static_cast<size_t>(field)];
+  const LevelNode& node = schema_.assembly[static_cast<size_t>(field)];
+  if (last == first + 1 && IsFlatLeaf(schema_.leaves[static_cast<size_t>(first)], node)) {
+    const ColumnDescriptor& descriptor = schema_.leaves[static_cast<size_t>(first)];
+    Column column;
+    Status status =
+        ReadFlatColumnChunk(*file_, file_size_, descriptor, row_group.columns[static_cast<size_t>(first)],
+                            limits_, legacy_chunk_padding_, scratch_.get(), &column);
+    if (!status.ok()) return status.WithContext("column " + descriptor.PathString());
+    if (column.length != row_group.num_rows) {
+      return Status::Corruption("column " + schema_field.name + " has " + std::to_string(column.length) +
+                                " rows but the row group has " + std::to_string(row_group.num_rows));
+    }
+    column.type = schema_field.type;
+    return column;
+  }
   std::vector<LeafData> leaves(static_cast<size_t>(last - first));
   for (int leaf = first; leaf < last; ++leaf) {
     const ColumnDescriptor& descriptor = schema_.leaves[static_cast<size_t>(leaf)];
     Status status =
         ReadColumnChunk(*file_, file_size_, descriptor, row_group.columns[static_cast<size_t>(leaf)], limits_,
-                        legacy_chunk_padding_, &leaves[static_cast<size_t>(leaf - first)]);
+                        legacy_chunk_padding_, &leaves[static_cast<size_t>(leaf - first)], scratch_.get());
     if (!status.ok()) return status.WithContext("column " + descriptor.PathString());
   }
-  const Field& schema_field = schema_.schema[static_cast<size_t>(field)];
-  Result<Column> column =
-      AssembleField(schema_field, schema_.assembly[static_cast<size_t>(field)], &leaves, first);
+  Result<Column> column = AssembleField(schema_field, node, &leaves, first);
   if (!column.ok()) return column.status().WithContext("column " + schema_field.name);
   if (column->length != row_group.num_rows) {
     return Status::Corruption("column " + schema_field.name + " has " + std::to_string(column->length) +

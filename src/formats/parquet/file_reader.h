@@ -7,8 +7,9 @@
 // NotSupported), parses the metadata and maps the schema (schema.h). Every
 // error names the file; errors in column data also name the column path and
 // row group. ReadRowGroup reads one column chunk at a time, so memory is
-// bounded by the row group's decoded size plus one compressed chunk. Not
-// thread-safe: use one reader per thread.
+// bounded by the row group's decoded size plus one compressed chunk (and one
+// page), whose buffers the reader keeps and reuses. Not thread-safe: use one
+// reader per thread.
 #pragma once
 
 #include <memory>
@@ -53,6 +54,7 @@ class ParquetFileReader {
   ParquetSchema schema_;
   int64_t legacy_chunk_padding_ = 0;  // see ReadColumnChunk's extra_tail_bytes
   bool leading_magic_checked_ = false;
+  std::unique_ptr<ChunkScratch> scratch_ = std::make_unique<ChunkScratch>();
 };
 
 }  // namespace floe::parquet

@@ -1,6 +1,7 @@
 #include "formats/parquet/reader/column_chunk_reader.h"
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <string>
@@ -27,20 +28,60 @@ Result<Codec> ToCodec(CompressionCodec codec) {
   }
 }
 
+// Up-front reservations from the chunk's (untrusted) value count stop here;
+// past it buffers grow geometrically as values actually arrive.
+constexpr int64_t kMaxUpFrontReserve = int64_t{256} << 20;
+
+// Eight bytes of 0/1 (the first in the lowest address) to eight bits, LSB first.
+inline uint8_t PackBytesToBits(const uint8_t* bytes) {
+  uint64_t x;
+  std::memcpy(&x, bytes, 8);
+  return static_cast<uint8_t>((x * 0x0102040810204080ULL) >> 56);
+}
+
+// Sets bits [base, base + n) of `bits` from valid[0, n) (0/1 bytes; null
+// means all 1), growing `bits` to cover them; new bytes start at zero.
+void AppendValidityBits(const uint8_t* valid, int64_t n, int64_t base, std::vector<uint8_t>* bits) {
+  bits->resize(static_cast<size_t>((base + n + 7) / 8));
+  uint8_t* b = bits->data();
+  int64_t i = 0;
+  if (valid == nullptr) {
+    for (; i < n && ((base + i) & 7) != 0; ++i)
+      b[(base + i) >> 3] |= static_cast<uint8_t>(1u << ((base + i) & 7));
+    const int64_t full = (n - i) / 8;
+    if (full > 0) std::memset(b + ((base + i) >> 3), 0xFF, static_cast<size_t>(full));
+    i += full * 8;
+    for (; i < n; ++i) b[(base + i) >> 3] |= static_cast<uint8_t>(1u << ((base + i) & 7));
+    return;
+  }
+  for (; i < n && ((base + i) & 7) != 0; ++i) {
+    b[(base + i) >> 3] |= static_cast<uint8_t>(valid[i] << ((base + i) & 7));
+  }
+  for (; i + 8 <= n; i += 8) b[(base + i) >> 3] = PackBytesToBits(valid + i);
+  for (; i < n; ++i) b[(base + i) >> 3] |= static_cast<uint8_t>(valid[i] << ((base + i) & 7));
+}
+
+// Decodes the pages of one column chunk. Two output modes: levels + dense
+// values into a LeafData (any leaf), or flat (IsFlatLeaf): validity and
+// values with their null slots straight into the final Column.
 class ChunkDecoder {
  public:
   ChunkDecoder(const ColumnDescriptor& leaf, const ColumnMetaData& meta, Codec codec,
-               const ReaderLimits& limits, LeafData* out)
+               const ReaderLimits& limits, ChunkScratch* scratch, LeafData* levels_out, Column* flat_out)
       : leaf_(leaf),
         meta_(meta),
         codec_(codec),
         limits_(limits),
         spec_(PhysicalSpecFor(leaf.physical_type, leaf.type_length)),
-        out_(out) {}
+        scratch_(scratch),
+        out_(levels_out),
+        values_(levels_out != nullptr ? &levels_out->values : flat_out),
+        flat_(levels_out == nullptr) {}
 
   Status Decode(std::span<const uint8_t> chunk) {
-    out_->values = Column();
-    if (spec_.width == 0) out_->values.offsets = {0};
+    *values_ = Column();
+    if (spec_.width == 0) values_->offsets = {0};
+    if (flat_) ReserveFlatOutput();
     size_t pos = 0;
     int page_index = 0;
     while (pos < chunk.size() && levels_seen_ < meta_.num_values) {
@@ -55,6 +96,7 @@ class ChunkDecoder {
       return Status::Corruption("column chunk holds " + std::to_string(levels_seen_) +
                                 " values but its metadata announces " + std::to_string(meta_.num_values));
     }
+    if (flat_) return FinishFlat();
     out_->num_levels = levels_seen_;
     return ConvertPhysicalToLeafType(leaf_, values_seen_, &out_->values);
   }
@@ -93,9 +135,10 @@ class ChunkDecoder {
     }
   }
 
-  // Returns the uncompressed bytes of `input` (itself when not compressed).
+  // Returns the uncompressed bytes of `input` (itself when not compressed),
+  // valid until the next page is uncompressed.
   Result<std::span<const uint8_t>> Uncompress(std::span<const uint8_t> input, int64_t expected,
-                                              bool compressed, std::vector<uint8_t>* buffer) {
+                                              bool compressed) {
     if (!compressed || codec_ == Codec::kNone) {
       if (static_cast<int64_t>(input.size()) != expected && compressed) {
         return Status::Corruption("uncompressed page has " + std::to_string(input.size()) +
@@ -104,9 +147,65 @@ class ChunkDecoder {
       return input;
     }
     if (expected == 0) return std::span<const uint8_t>();
-    buffer->clear();
+    // Codecs with a bounded expansion decode into the reused, never cleared
+    // page buffer, allocated only once the input could plausibly fill it.
+    const int64_t bound = MaxDecompressedSize(codec_, input.size());
+    if (bound >= 0) {
+      if (expected > bound) {
+        return Status::Corruption(std::string(CodecName(codec_)) + ": page header says " +
+                                  std::to_string(expected) + " decompressed bytes, more than " +
+                                  std::to_string(input.size()) + " compressed bytes can hold");
+      }
+      scratch_->page.resize(static_cast<size_t>(expected));
+      const std::span<uint8_t> output(scratch_->page.data(), static_cast<size_t>(expected));
+      FLOE_RETURN_IF_ERROR(DecompressInto(codec_, input, output));
+      return std::span<const uint8_t>(output);
+    }
+    std::vector<uint8_t>* buffer = &scratch_->page_fallback;
     FLOE_RETURN_IF_ERROR(Decompress(codec_, input, expected, buffer, limits_.max_page_size));
     return std::span<const uint8_t>(*buffer);
+  }
+
+  // Flat mode: buffers for the chunk's slots, sized once when plausible.
+  void ReserveFlatOutput() {
+    const int64_t n = meta_.num_values;
+    if (spec_.width > 0) {
+      values_->values.reserve(static_cast<size_t>(std::min(n * spec_.width, kMaxUpFrontReserve)));
+    } else {
+      values_->offsets.reserve(static_cast<size_t>(std::min(n + 1, kMaxUpFrontReserve / 8)));
+    }
+    if (leaf_.max_def_level > 0) {
+      values_->validity.reserve(static_cast<size_t>(std::min((n + 7) / 8, kMaxUpFrontReserve)));
+    }
+  }
+
+  // Flat mode, after the first data page of a BYTE_ARRAY column: reserve the
+  // string bytes the whole chunk will likely need, from that page's average.
+  void EstimateStringBytes() {
+    if (spec_.width != 0 || estimated_strings_ || levels_seen_ == 0) return;
+    estimated_strings_ = true;
+    const double per_slot = static_cast<double>(values_->data.size()) / static_cast<double>(levels_seen_);
+    const double estimate = per_slot * static_cast<double>(meta_.num_values) * 1.05;
+    const double capped = std::min(estimate, static_cast<double>(kMaxUpFrontReserve));
+    if (capped > static_cast<double>(values_->data.capacity()))
+      values_->data.reserve(static_cast<size_t>(capped));
+  }
+
+  Status FinishFlat() {
+    Column& column = *values_;
+    std::vector<uint8_t> validity = std::move(column.validity);
+    FLOE_RETURN_IF_ERROR(ConvertPhysicalToLeafType(leaf_, levels_seen_, &column));
+    column.null_count = levels_seen_ - values_seen_;
+    if (column.null_count == 0) return Status::OK();
+    validity.resize(static_cast<size_t>((levels_seen_ + 7) / 8));
+    column.validity = std::move(validity);
+    // INT96 timestamps: a null slot's zero bytes did not convert to zero.
+    if (leaf_.physical_type == Type::INT96) {
+      for (int64_t i = 0; i < levels_seen_; ++i) {
+        if (column.IsNull(i)) std::memset(column.values.data() + i * 8, 0, 8);
+      }
+    }
+    return Status::OK();
   }
 
   Status DecodeDictionary(const PageHeader& header, std::span<const uint8_t> page) {
@@ -117,7 +216,7 @@ class ChunkDecoder {
       return Status::NotSupported(std::string("dictionary page encoding ") +
                                   EncodingName(dict_header.encoding) + " not supported");
     }
-    FLOE_ASSIGN_OR_RETURN(auto bytes, Uncompress(page, header.uncompressed_page_size, true, &buffer_));
+    FLOE_ASSIGN_OR_RETURN(auto bytes, Uncompress(page, header.uncompressed_page_size, true));
     if (dict_header.num_values > static_cast<int64_t>(bytes.size()) * 8 + 8) {
       return Status::Corruption("dictionary page announces " + std::to_string(dict_header.num_values) +
                                 " values in " + std::to_string(bytes.size()) + " bytes");
@@ -139,6 +238,7 @@ class ChunkDecoder {
       return Status::NotSupported("column chunk has more than " +
                                   std::to_string(limits_.max_values_per_chunk) + " values");
     }
+    if (flat_) return Status::OK();
     const size_t new_size = static_cast<size_t>(levels_seen_ + num_values);
     if (leaf_.max_def_level > 0) out_->def_levels.resize(new_size);
     if (leaf_.max_rep_level > 0) out_->rep_levels.resize(new_size);
@@ -154,10 +254,15 @@ class ChunkDecoder {
     return present;
   }
 
-  Status DecodeValueSection(Encoding encoding, std::span<const uint8_t> bytes, int64_t num_values) {
-    const int64_t present = CountPresent(num_values);
-    Status status = DecodeValues(spec_, encoding, bytes.data(), bytes.size(), present,
-                                 has_dictionary_ ? &dictionary_ : nullptr, &out_->values);
+  // Decodes a page's values; `valid` (flat mode) marks its slots that have
+  // one, null when all do.
+  Status DecodeValueSection(Encoding encoding, std::span<const uint8_t> bytes, int64_t num_values,
+                            int64_t present, const uint8_t* valid) {
+    const Dictionary* dictionary = has_dictionary_ ? &dictionary_ : nullptr;
+    Status status = flat_ ? DecodeValuesIntoSlots(spec_, encoding, bytes.data(), bytes.size(), present, valid,
+                                                  num_values, dictionary, scratch_, values_)
+                          : DecodeValues(spec_, encoding, bytes.data(), bytes.size(), present, dictionary,
+                                         values_, scratch_);
     if (!status.ok()) return status;
     if (encoding == Encoding::PLAIN && spec_.width > 0 && spec_.type != Type::BOOLEAN &&
         bytes.size() != static_cast<size_t>(present) * static_cast<size_t>(spec_.width)) {
@@ -167,7 +272,23 @@ class ChunkDecoder {
     }
     values_seen_ += present;
     levels_seen_ += num_values;
+    if (flat_) EstimateStringBytes();
     return Status::OK();
+  }
+
+  // Flat mode: the page's definition levels decoded (into scratch) become
+  // validity bits; returns the slot mask for the values, null when the page
+  // has no nulls, and the count of present values.
+  const uint8_t* FlatValidity(int64_t num_values, int64_t* present) {
+    *present = num_values;
+    if (leaf_.max_def_level == 0) return nullptr;
+    const uint8_t* valid = scratch_->slot_valid.data();
+    int64_t count = 0;
+    for (int64_t i = 0; i < num_values; ++i) count += valid[i];
+    *present = count;
+    if (count == num_values) valid = nullptr;
+    AppendValidityBits(valid, num_values, levels_seen_, &values_->validity);
+    return valid;
   }
 
   Status DecodeDataPageV1(const PageHeader& header, std::span<const uint8_t> page) {
@@ -175,8 +296,20 @@ class ChunkDecoder {
     const DataPageHeader& data_header = *header.data_page_header;
     const int64_t num_values = data_header.num_values;
     FLOE_RETURN_IF_ERROR(ReserveLevels(num_values));
-    FLOE_ASSIGN_OR_RETURN(auto bytes, Uncompress(page, header.uncompressed_page_size, true, &buffer_));
+    FLOE_ASSIGN_OR_RETURN(auto bytes, Uncompress(page, header.uncompressed_page_size, true));
     size_t pos = 0;
+    if (flat_) {
+      if (leaf_.max_def_level > 0) {
+        scratch_->slot_valid.resize(static_cast<size_t>(num_values));
+        FLOE_ASSIGN_OR_RETURN(size_t used, DecodeLevelsV1(data_header.definition_level_encoding, bytes.data(),
+                                                          bytes.size(), leaf_.max_def_level, num_values,
+                                                          "definition", scratch_->slot_valid.data()));
+        pos += used;
+      }
+      int64_t present = 0;
+      const uint8_t* valid = FlatValidity(num_values, &present);
+      return DecodeValueSection(data_header.encoding, bytes.subspan(pos), num_values, present, valid);
+    }
     if (leaf_.max_rep_level > 0) {
       FLOE_ASSIGN_OR_RETURN(size_t used,
                             DecodeLevelsV1(data_header.repetition_level_encoding, bytes.data(), bytes.size(),
@@ -191,7 +324,8 @@ class ChunkDecoder {
                                            out_->def_levels.data() + levels_seen_));
       pos += used;
     }
-    return DecodeValueSection(data_header.encoding, bytes.subspan(pos), num_values);
+    return DecodeValueSection(data_header.encoding, bytes.subspan(pos), num_values, CountPresent(num_values),
+                              nullptr);
   }
 
   Status DecodeDataPageV2(const PageHeader& header, std::span<const uint8_t> page) {
@@ -205,11 +339,20 @@ class ChunkDecoder {
       return Status::Corruption("data page v2 level lengths (" + std::to_string(rep_bytes) + ", " +
                                 std::to_string(def_bytes) + ") do not fit the page");
     }
-    if (leaf_.max_rep_level > 0) {
+    int64_t present = num_values;
+    const uint8_t* valid = nullptr;
+    if (flat_) {
+      if (leaf_.max_def_level > 0) {
+        scratch_->slot_valid.resize(static_cast<size_t>(num_values));
+        FLOE_RETURN_IF_ERROR(DecodeLevelsV2(page.data() + rep_bytes, static_cast<size_t>(def_bytes),
+                                            leaf_.max_def_level, num_values, "definition",
+                                            scratch_->slot_valid.data()));
+      }
+    } else if (leaf_.max_rep_level > 0) {
       FLOE_RETURN_IF_ERROR(DecodeLevelsV2(page.data(), static_cast<size_t>(rep_bytes), leaf_.max_rep_level,
                                           num_values, "repetition", out_->rep_levels.data() + levels_seen_));
     }
-    if (leaf_.max_def_level > 0) {
+    if (!flat_ && leaf_.max_def_level > 0) {
       FLOE_RETURN_IF_ERROR(DecodeLevelsV2(page.data() + rep_bytes, static_cast<size_t>(def_bytes),
                                           leaf_.max_def_level, num_values, "definition",
                                           out_->def_levels.data() + levels_seen_));
@@ -217,8 +360,13 @@ class ChunkDecoder {
     const auto compressed_values = page.subspan(static_cast<size_t>(rep_bytes + def_bytes));
     const int64_t expected = header.uncompressed_page_size - rep_bytes - def_bytes;
     FLOE_ASSIGN_OR_RETURN(auto bytes,
-                          Uncompress(compressed_values, expected, v2.is_compressed.value_or(true), &buffer_));
-    return DecodeValueSection(v2.encoding, bytes, num_values);
+                          Uncompress(compressed_values, expected, v2.is_compressed.value_or(true)));
+    if (flat_) {
+      valid = FlatValidity(num_values, &present);
+    } else {
+      present = CountPresent(num_values);
+    }
+    return DecodeValueSection(v2.encoding, bytes, num_values, present, valid);
   }
 
   const ColumnDescriptor& leaf_;
@@ -226,19 +374,22 @@ class ChunkDecoder {
   Codec codec_;
   const ReaderLimits& limits_;
   PhysicalSpec spec_;
-  LeafData* out_;
+  ChunkScratch* scratch_;
+  LeafData* out_;   // levels mode only
+  Column* values_;  // levels mode: out_->values; flat mode: the final column
+  bool flat_;
+  bool estimated_strings_ = false;
   Dictionary dictionary_;
   bool has_dictionary_ = false;
-  std::vector<uint8_t> buffer_;
   int64_t levels_seen_ = 0;
   int64_t values_seen_ = 0;
 };
 
-}  // namespace
-
-Status ReadColumnChunk(InputFile& file, int64_t file_size, const ColumnDescriptor& leaf,
-                       const ColumnChunk& chunk, const ReaderLimits& limits, int64_t extra_tail_bytes,
-                       LeafData* out) {
+// Validates the chunk's metadata and reads its bytes into scratch->chunk.
+Result<std::span<const uint8_t>> ReadChunkBytes(InputFile& file, int64_t file_size,
+                                                const ColumnDescriptor& leaf, const ColumnChunk& chunk,
+                                                const ReaderLimits& limits, int64_t extra_tail_bytes,
+                                                ChunkScratch* scratch) {
   if (chunk.has_crypto_metadata) {
     return Status::NotSupported("encrypted column not supported: Parquet modular encryption");
   }
@@ -256,7 +407,6 @@ Status ReadColumnChunk(InputFile& file, int64_t file_size, const ColumnDescripto
     return Status::Corruption("column chunk announces an invalid number of values " +
                               std::to_string(meta.num_values));
   }
-  FLOE_ASSIGN_OR_RETURN(Codec codec, ToCodec(meta.codec));
   int64_t start = meta.data_page_offset;
   if (meta.dictionary_page_offset && *meta.dictionary_page_offset > 0 &&
       *meta.dictionary_page_offset < meta.data_page_offset) {
@@ -271,12 +421,41 @@ Status ReadColumnChunk(InputFile& file, int64_t file_size, const ColumnDescripto
   if (extra_tail_bytes > 0) {
     length += std::min(extra_tail_bytes, file_size - start - length);
   }
-  // Left uninitialised (unlike a vector): ReadAt fills every byte or fails.
-  std::unique_ptr<uint8_t[]> bytes(new uint8_t[static_cast<size_t>(length)]);
-  FLOE_RETURN_IF_ERROR(file.ReadAt(start, length, bytes.get()));
+  // The scratch buffer is not cleared first: ReadAt fills every byte or fails.
+  scratch->chunk.resize(static_cast<size_t>(length));
+  FLOE_RETURN_IF_ERROR(file.ReadAt(start, length, scratch->chunk.data()));
+  return std::span<const uint8_t>(scratch->chunk.data(), static_cast<size_t>(length));
+}
+
+}  // namespace
+
+Status ReadColumnChunk(InputFile& file, int64_t file_size, const ColumnDescriptor& leaf,
+                       const ColumnChunk& chunk, const ReaderLimits& limits, int64_t extra_tail_bytes,
+                       LeafData* out, ChunkScratch* scratch) {
+  ChunkScratch local;
+  if (scratch == nullptr) scratch = &local;
+  FLOE_ASSIGN_OR_RETURN(auto bytes,
+                        ReadChunkBytes(file, file_size, leaf, chunk, limits, extra_tail_bytes, scratch));
+  const ColumnMetaData& meta = *chunk.meta_data;
+  FLOE_ASSIGN_OR_RETURN(Codec codec, ToCodec(meta.codec));
   *out = LeafData();
-  return ChunkDecoder(leaf, meta, codec, limits, out)
-      .Decode(std::span<const uint8_t>(bytes.get(), static_cast<size_t>(length)));
+  return ChunkDecoder(leaf, meta, codec, limits, scratch, out, nullptr).Decode(bytes);
+}
+
+bool IsFlatLeaf(const ColumnDescriptor& leaf, const LevelNode& node) {
+  return node.kind == LevelNode::Kind::kLeaf && node.children.empty() && leaf.max_rep_level == 0 &&
+         leaf.max_def_level <= 1 && node.rep_level == 0 && node.slot_def <= 0 &&
+         node.valid_def == leaf.max_def_level;
+}
+
+Status ReadFlatColumnChunk(InputFile& file, int64_t file_size, const ColumnDescriptor& leaf,
+                           const ColumnChunk& chunk, const ReaderLimits& limits, int64_t extra_tail_bytes,
+                           ChunkScratch* scratch, Column* out) {
+  FLOE_ASSIGN_OR_RETURN(auto bytes,
+                        ReadChunkBytes(file, file_size, leaf, chunk, limits, extra_tail_bytes, scratch));
+  const ColumnMetaData& meta = *chunk.meta_data;
+  FLOE_ASSIGN_OR_RETURN(Codec codec, ToCodec(meta.codec));
+  return ChunkDecoder(leaf, meta, codec, limits, scratch, nullptr, out).Decode(bytes);
 }
 
 }  // namespace floe::parquet

@@ -7,6 +7,14 @@
 // decoded values, and the number of values by ReaderLimits. Errors are
 // Corruption/NotSupported naming the page (index and offset) that failed;
 // the caller adds the column path, row group and file.
+//
+// ReadFlatColumnChunk is the path for a top-level primitive field without
+// repetition and with at most one definition level (the usual flat column):
+// definition levels become the validity bitmap page by page and values are
+// decoded straight into their slots, so no levels are kept and no pass
+// spreads values around nulls. Output buffers are sized once from the
+// chunk's value count (capped, then grown geometrically), and all transient
+// bytes live in a caller-owned ChunkScratch reused across chunks.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +23,7 @@
 
 #include "columnar/column.h"
 #include "common/status.h"
+#include "formats/parquet/reader/scratch.h"
 #include "formats/parquet/schema.h"
 #include "formats/parquet/thrift/parquet_types.h"
 #include "io/file_io.h"
@@ -37,8 +46,19 @@ struct LeafData {
 // `extra_tail_bytes` extends the chunk's byte range (clamped to the file):
 // old parquet-mr versions understated total_compressed_size of chunks with a
 // dictionary page (PARQUET-816).
+// `scratch` may be null (temporary buffers are then used).
 Status ReadColumnChunk(InputFile& file, int64_t file_size, const ColumnDescriptor& leaf,
                        const ColumnChunk& chunk, const ReaderLimits& limits, int64_t extra_tail_bytes,
-                       LeafData* out);
+                       LeafData* out, ChunkScratch* scratch = nullptr);
+
+// True when ReadFlatColumnChunk can read `leaf` as the whole top-level field
+// planned by `node`.
+bool IsFlatLeaf(const ColumnDescriptor& leaf, const LevelNode& node);
+
+// Reads the chunk into `out`: one slot per level entry, of the leaf's floe
+// type, nulls in the validity bitmap (absent when there are none).
+Status ReadFlatColumnChunk(InputFile& file, int64_t file_size, const ColumnDescriptor& leaf,
+                           const ColumnChunk& chunk, const ReaderLimits& limits, int64_t extra_tail_bytes,
+                           ChunkScratch* scratch, Column* out);
 
 }  // namespace floe::parquet

@@ -11,8 +11,9 @@ namespace {
 
 constexpr int64_t kChunk = 4096;
 
+template <typename Level>
 Status DecodeRle(const uint8_t* data, size_t size, int16_t max_level, int64_t count, const char* kind,
-                 int16_t* out) {
+                 Level* out) {
   const int bit_width = BitWidthFor(static_cast<uint64_t>(max_level));
   RleBitPackedDecoder decoder(data, size, bit_width);
   uint32_t buffer[kChunk];
@@ -23,7 +24,7 @@ Status DecodeRle(const uint8_t* data, size_t size, int16_t max_level, int64_t co
     uint32_t max_seen = 0;
     for (int64_t i = 0; i < n; ++i) {
       max_seen = std::max(max_seen, buffer[i]);
-      out[done + i] = static_cast<int16_t>(buffer[i]);
+      out[done + i] = static_cast<Level>(buffer[i]);
     }
     if (max_seen > static_cast<uint32_t>(max_level)) {
       return Status::Corruption(std::string(kind) + " level " + std::to_string(max_seen) +
@@ -34,10 +35,9 @@ Status DecodeRle(const uint8_t* data, size_t size, int16_t max_level, int64_t co
   return Status::OK();
 }
 
-}  // namespace
-
-Result<size_t> DecodeLevelsV1(Encoding encoding, const uint8_t* data, size_t size, int16_t max_level,
-                              int64_t count, const char* kind, int16_t* out) {
+template <typename Level>
+Result<size_t> DecodeLevelsV1Impl(Encoding encoding, const uint8_t* data, size_t size, int16_t max_level,
+                                  int64_t count, const char* kind, Level* out) {
   if (encoding == Encoding::RLE) {
     if (size < 4)
       return Status::Corruption(std::string(kind) + " levels: page too short for the length prefix");
@@ -69,7 +69,7 @@ Result<size_t> DecodeLevelsV1(Encoding encoding, const uint8_t* data, size_t siz
         return Status::Corruption(std::string(kind) + " level " + std::to_string(value) +
                                   " exceeds the column's maximum " + std::to_string(max_level));
       }
-      out[i] = static_cast<int16_t>(value);
+      out[i] = static_cast<Level>(value);
     }
     return bytes;
   }
@@ -77,8 +77,27 @@ Result<size_t> DecodeLevelsV1(Encoding encoding, const uint8_t* data, size_t siz
                               " not supported");
 }
 
+}  // namespace
+
+Result<size_t> DecodeLevelsV1(Encoding encoding, const uint8_t* data, size_t size, int16_t max_level,
+                              int64_t count, const char* kind, int16_t* out) {
+  return DecodeLevelsV1Impl(encoding, data, size, max_level, count, kind, out);
+}
+
+Result<size_t> DecodeLevelsV1(Encoding encoding, const uint8_t* data, size_t size, int16_t max_level,
+                              int64_t count, const char* kind, uint8_t* out) {
+  if (max_level > 255) return Status::Internal("byte levels for a maximum level above 255");
+  return DecodeLevelsV1Impl(encoding, data, size, max_level, count, kind, out);
+}
+
 Status DecodeLevelsV2(const uint8_t* data, size_t size, int16_t max_level, int64_t count, const char* kind,
                       int16_t* out) {
+  return DecodeRle(data, size, max_level, count, kind, out);
+}
+
+Status DecodeLevelsV2(const uint8_t* data, size_t size, int16_t max_level, int64_t count, const char* kind,
+                      uint8_t* out) {
+  if (max_level > 255) return Status::Internal("byte levels for a maximum level above 255");
   return DecodeRle(data, size, max_level, count, kind, out);
 }
 

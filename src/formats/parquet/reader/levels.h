@@ -24,4 +24,11 @@ Result<size_t> DecodeLevelsV1(Encoding encoding, const uint8_t* data, size_t siz
 Status DecodeLevelsV2(const uint8_t* data, size_t size, int16_t max_level, int64_t count, const char* kind,
                       int16_t* out);
 
+// The same into one byte per level, for max_level <= 255 (flat columns, whose
+// definition level is the slot's validity).
+Result<size_t> DecodeLevelsV1(Encoding encoding, const uint8_t* data, size_t size, int16_t max_level,
+                              int64_t count, const char* kind, uint8_t* out);
+Status DecodeLevelsV2(const uint8_t* data, size_t size, int16_t max_level, int64_t count, const char* kind,
+                      uint8_t* out);
+
 }  // namespace floe::parquet

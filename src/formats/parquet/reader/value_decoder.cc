@@ -13,7 +13,7 @@
 namespace floe::parquet {
 namespace {
 
-constexpr int64_t kIndexChunk = 1024;
+constexpr int64_t kBooleanChunk = 1024;
 
 std::string Describe(const PhysicalSpec& spec, Encoding encoding) {
   return std::string(EncodingName(encoding)) + " values of physical type " + TypeName(spec.type);
@@ -40,8 +40,12 @@ Status DecodePlainFixedValues(const PhysicalSpec& spec, const uint8_t* data, siz
                               std::to_string(size) + " bytes, too few for " + std::to_string(count) +
                               " values");
   }
-  size_t consumed = 0;
-  return DecodePlainFixed(data, size, spec.width, count, GrowValues(out, count, spec.width), &consumed);
+  // PLAIN fixed-width values are their own decoded form: append the bytes
+  // (no zero-filled growth to overwrite).
+  const size_t bytes = static_cast<size_t>(count) * static_cast<size_t>(spec.width);
+  ReserveGeometric(&out->values, bytes);
+  out->values.insert(out->values.end(), data, data + bytes);
+  return Status::OK();
 }
 
 Status DecodePlainBooleanValues(const uint8_t* data, size_t size, int64_t count, Column* out) {
@@ -115,9 +119,9 @@ Status DecodeRleBooleans(const uint8_t* data, size_t size, int64_t count, Column
   }
   RleBitPackedDecoder decoder(data + 4, length, 1);
   uint8_t* dst = GrowValues(out, count, 1);
-  uint32_t buffer[kIndexChunk];
+  uint32_t buffer[kBooleanChunk];
   for (int64_t done = 0; done < count;) {
-    const int64_t n = std::min(kIndexChunk, count - done);
+    const int64_t n = std::min(kBooleanChunk, count - done);
     FLOE_RETURN_IF_ERROR(decoder.Decode(buffer, n));
     for (int64_t i = 0; i < n; ++i) dst[done + i] = static_cast<uint8_t>(buffer[i]);
     done += n;
@@ -125,31 +129,110 @@ Status DecodeRleBooleans(const uint8_t* data, size_t size, int64_t count, Column
   return Status::OK();
 }
 
-template <int kWidth>
-void GatherFixed(const uint8_t* dict, const uint32_t* indices, int64_t n, uint8_t* dst) {
-  for (int64_t i = 0; i < n; ++i)
-    std::memcpy(dst + i * kWidth, dict + static_cast<size_t>(indices[i]) * kWidth, kWidth);
+// Dictionary indices are decoded in blocks of this many values: large enough
+// that a string page is sized once per block, small enough that a page
+// announcing billions of values cannot make the scratch buffer huge.
+constexpr int64_t kIndexBlock = 64 * 1024;
+
+// Walks slots from *slot, handing each valid slot the next of `n` values
+// (value(k, slot) for k = 0..n-1) and skipping null slots; stops after the
+// n-th value. kHasNulls false means every slot is valid.
+template <bool kHasNulls, typename Fn>
+inline void ForEachValueSlot(const uint8_t* valid, int64_t n, int64_t* slot, Fn&& value) {
+  int64_t s = *slot;
+  for (int64_t k = 0; k < n; ++s) {
+    if (!kHasNulls || valid[s]) value(k++, s);
+  }
+  *slot = s;
 }
 
-void GatherFixedAnyWidth(const uint8_t* dict, const uint32_t* indices, int64_t n, int width, uint8_t* dst) {
+template <bool kHasNulls, int kWidth>
+void GatherFixed(const uint8_t* dict, const uint32_t* indices, int64_t n, const uint8_t* valid, int64_t* slot,
+                 int width, uint8_t* dst) {
+  const size_t w = kWidth > 0 ? static_cast<size_t>(kWidth) : static_cast<size_t>(width);
+  ForEachValueSlot<kHasNulls>(valid, n, slot, [&](int64_t k, int64_t s) {
+    std::memcpy(dst + static_cast<size_t>(s) * w, dict + static_cast<size_t>(indices[k]) * w, w);
+  });
+}
+
+template <bool kHasNulls>
+void GatherFixedAnyWidth(const uint8_t* dict, const uint32_t* indices, int64_t n, const uint8_t* valid,
+                         int64_t* slot, int width, uint8_t* dst) {
   switch (width) {
-    case 1: return GatherFixed<1>(dict, indices, n, dst);
-    case 2: return GatherFixed<2>(dict, indices, n, dst);
-    case 4: return GatherFixed<4>(dict, indices, n, dst);
-    case 8: return GatherFixed<8>(dict, indices, n, dst);
-    case 12: return GatherFixed<12>(dict, indices, n, dst);
-    case 16: return GatherFixed<16>(dict, indices, n, dst);
-    default:
-      for (int64_t i = 0; i < n; ++i) {
-        std::memcpy(dst + i * width, dict + static_cast<size_t>(indices[i]) * width,
-                    static_cast<size_t>(width));
-      }
+    case 1: return GatherFixed<kHasNulls, 1>(dict, indices, n, valid, slot, width, dst);
+    case 2: return GatherFixed<kHasNulls, 2>(dict, indices, n, valid, slot, width, dst);
+    case 4: return GatherFixed<kHasNulls, 4>(dict, indices, n, valid, slot, width, dst);
+    case 8: return GatherFixed<kHasNulls, 8>(dict, indices, n, valid, slot, width, dst);
+    case 12: return GatherFixed<kHasNulls, 12>(dict, indices, n, valid, slot, width, dst);
+    case 16: return GatherFixed<kHasNulls, 16>(dict, indices, n, valid, slot, width, dst);
+    default: return GatherFixed<kHasNulls, 0>(dict, indices, n, valid, slot, width, dst);
   }
 }
 
-Status DecodeDictionaryIndices(const PhysicalSpec& spec, const uint8_t* data, size_t size, int64_t count,
-                               const Dictionary* dictionary, Column* out) {
-  if (count == 0) return Status::OK();
+// Strings: the block's total length is summed first, so `data` grows once per
+// block. Long values are appended one by one, which writes each byte once;
+// short ones are copied into the block resized (zero-filled) in one go, which
+// costs less per value.
+template <bool kHasNulls>
+void GatherStrings(const Column& dict, const uint32_t* indices, int64_t n, const uint8_t* valid,
+                   int64_t* slot, int64_t* offsets, Column* out) {
+  constexpr size_t kLongValue = 32;
+  const int64_t* dict_offsets = dict.offsets.data();
+  size_t total = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    total += static_cast<size_t>(dict_offsets[indices[k] + 1] - dict_offsets[indices[k]]);
+  }
+  ReserveGeometric(&out->data, total);
+  const uint8_t* src = dict.data.data();
+  int64_t s = *slot;
+  if (total >= static_cast<size_t>(n) * kLongValue) {
+    std::vector<uint8_t>& data = out->data;
+    for (int64_t k = 0; k < n; ++s) {
+      if (!kHasNulls || valid[s]) {
+        const int64_t begin = dict_offsets[indices[k]];
+        data.insert(data.end(), src + begin, src + dict_offsets[indices[k] + 1]);
+        ++k;
+      }
+      offsets[s] = static_cast<int64_t>(data.size());
+    }
+    *slot = s;
+    return;
+  }
+  size_t pos = out->data.size();
+  out->data.resize(pos + total);
+  uint8_t* dst = out->data.data();
+  for (int64_t k = 0; k < n; ++s) {
+    if (!kHasNulls || valid[s]) {
+      const int64_t begin = dict_offsets[indices[k]];
+      const size_t length = static_cast<size_t>(dict_offsets[indices[k] + 1] - begin);
+      std::memcpy(dst + pos, src + begin, length);
+      pos += length;
+      ++k;
+    }
+    offsets[s] = static_cast<int64_t>(pos);
+  }
+  *slot = s;
+}
+
+// Appends `slots` null slots (zeros / empty strings).
+void AppendNullSlots(const PhysicalSpec& spec, int64_t slots, Column* out) {
+  if (slots == 0) return;
+  if (spec.width > 0) {
+    GrowValues(out, slots, spec.width);
+  } else {
+    const int64_t end = out->offsets.back();
+    out->offsets.insert(out->offsets.end(), static_cast<size_t>(slots), end);
+  }
+}
+
+template <bool kHasNulls>
+Status DecodeDictionaryIndices(const PhysicalSpec& spec, const uint8_t* data, size_t size, int64_t present,
+                               const uint8_t* valid, int64_t slots, const Dictionary* dictionary,
+                               ScratchVector<uint32_t>* indices, Column* out) {
+  if (present == 0) {
+    AppendNullSlots(spec, slots, out);
+    return Status::OK();
+  }
   if (dictionary == nullptr) {
     return Status::Corruption("dictionary-encoded page but the column chunk has no dictionary page");
   }
@@ -161,39 +244,107 @@ Status DecodeDictionaryIndices(const PhysicalSpec& spec, const uint8_t* data, si
   RleBitPackedDecoder decoder(data + 1, size - 1, bit_width);
   const uint64_t dict_size = static_cast<uint64_t>(dictionary->size);
   const Column& dict = dictionary->values;
-  uint32_t indices[kIndexChunk];
-  uint8_t* fixed_dst = spec.width > 0 ? GrowValues(out, count, spec.width) : nullptr;
-  if (spec.width == 0) out->offsets.reserve(out->offsets.size() + static_cast<size_t>(count));
-  for (int64_t done = 0; done < count;) {
-    const int64_t n = std::min(kIndexChunk, count - done);
-    FLOE_RETURN_IF_ERROR(decoder.Decode(indices, n));
+  indices->resize(static_cast<size_t>(std::min(kIndexBlock, present)));
+  uint32_t* block = indices->data();
+  uint8_t* fixed_dst = spec.width > 0 ? GrowValues(out, slots, spec.width) : nullptr;
+  int64_t* offsets = nullptr;
+  if (spec.width == 0) {
+    const size_t old = out->offsets.size();
+    out->offsets.resize(old + static_cast<size_t>(slots));
+    offsets = out->offsets.data() + old;
+  }
+  int64_t slot = 0;
+  for (int64_t done = 0; done < present;) {
+    const int64_t n = std::min(kIndexBlock, present - done);
+    FLOE_RETURN_IF_ERROR(decoder.Decode(block, n));
     uint32_t max_index = 0;
-    for (int64_t i = 0; i < n; ++i) max_index = std::max(max_index, indices[i]);
+    for (int64_t i = 0; i < n; ++i) max_index = std::max(max_index, block[i]);
     if (max_index >= dict_size) {
       return Status::Corruption("dictionary index " + std::to_string(max_index) +
                                 " is out of range for a dictionary of " + std::to_string(dict_size) +
                                 " values");
     }
     if (spec.width > 0) {
-      GatherFixedAnyWidth(dict.values.data(), indices, n, spec.width, fixed_dst + done * spec.width);
+      GatherFixedAnyWidth<kHasNulls>(dict.values.data(), block, n, valid, &slot, spec.width, fixed_dst);
     } else {
-      size_t total = 0;
-      for (int64_t i = 0; i < n; ++i)
-        total += static_cast<size_t>(dict.offsets[indices[i] + 1] - dict.offsets[indices[i]]);
-      size_t pos = out->data.size();
-      out->data.resize(pos + total);
-      uint8_t* dst = out->data.data();
-      for (int64_t i = 0; i < n; ++i) {
-        const int64_t begin = dict.offsets[indices[i]];
-        const size_t length = static_cast<size_t>(dict.offsets[indices[i] + 1] - begin);
-        if (length) std::memcpy(dst + pos, dict.data.data() + begin, length);
-        pos += length;
-        out->offsets.push_back(static_cast<int64_t>(pos));
-      }
+      GatherStrings<kHasNulls>(dict, block, n, valid, &slot, offsets, out);
     }
     done += n;
   }
+  // Null slots after the last value: fixed-width ones are already zero.
+  if (offsets != nullptr) {
+    const int64_t end = static_cast<int64_t>(out->data.size());
+    for (int64_t s = slot; s < slots; ++s) offsets[s] = end;
+  }
   return Status::OK();
+}
+
+template <int kWidth>
+void SpreadFixed(const uint8_t* dense, const uint8_t* valid, int64_t slots, int width, uint8_t* out) {
+  const size_t w = kWidth > 0 ? static_cast<size_t>(kWidth) : static_cast<size_t>(width);
+  for (int64_t s = 0; s < slots; ++s) {
+    if (valid[s]) {
+      std::memcpy(out + static_cast<size_t>(s) * w, dense, w);
+      dense += w;
+    }
+  }
+}
+
+// Copies `present` dense fixed-width values into the slots of a page whose
+// null slots were zero-filled by GrowValues.
+void SpreadFixedAnyWidth(const uint8_t* dense, const uint8_t* valid, int64_t slots, int width, uint8_t* out) {
+  switch (width) {
+    case 1: return SpreadFixed<1>(dense, valid, slots, width, out);
+    case 2: return SpreadFixed<2>(dense, valid, slots, width, out);
+    case 4: return SpreadFixed<4>(dense, valid, slots, width, out);
+    case 8: return SpreadFixed<8>(dense, valid, slots, width, out);
+    case 12: return SpreadFixed<12>(dense, valid, slots, width, out);
+    case 16: return SpreadFixed<16>(dense, valid, slots, width, out);
+    default: return SpreadFixed<0>(dense, valid, slots, width, out);
+  }
+}
+
+Status DecodeDense(const PhysicalSpec& spec, Encoding encoding, const uint8_t* data, size_t size,
+                   int64_t count, const Dictionary* dictionary, ScratchVector<uint32_t>* indices,
+                   Column* out) {
+  switch (encoding) {
+    case Encoding::PLAIN:
+      if (spec.type == Type::BOOLEAN) return DecodePlainBooleanValues(data, size, count, out);
+      if (spec.type == Type::BYTE_ARRAY) return DecodePlainByteArrayValues(data, size, count, out);
+      return DecodePlainFixedValues(spec, data, size, count, out);
+    case Encoding::PLAIN_DICTIONARY:
+    case Encoding::RLE_DICTIONARY:
+      if (spec.type == Type::BOOLEAN) break;
+      return DecodeDictionaryIndices<false>(spec, data, size, count, nullptr, count, dictionary, indices,
+                                            out);
+    case Encoding::RLE:
+      if (spec.type != Type::BOOLEAN) break;
+      return DecodeRleBooleans(data, size, count, out);
+    case Encoding::DELTA_BINARY_PACKED:
+      if (spec.type != Type::INT32 && spec.type != Type::INT64) break;
+      return DecodeDeltaIntegers(spec, data, size, count, out);
+    case Encoding::DELTA_LENGTH_BYTE_ARRAY:
+      if (spec.type != Type::BYTE_ARRAY) break;
+      return DecodeDeltaLengthByteArray(data, size, count, &out->offsets, &out->data);
+    case Encoding::DELTA_BYTE_ARRAY:
+      if (spec.type == Type::BYTE_ARRAY)
+        return DecodeDeltaByteArray(data, size, count, &out->offsets, &out->data);
+      if (spec.type == Type::FIXED_LEN_BYTE_ARRAY) return DecodeDeltaFixed(spec, data, size, count, out);
+      break;
+    case Encoding::BYTE_STREAM_SPLIT:
+      if (spec.type == Type::BOOLEAN || spec.type == Type::BYTE_ARRAY || spec.type == Type::INT96) break;
+      if (count == 0) return Status::OK();
+      {
+        const size_t old = out->values.size();
+        uint8_t* dst = GrowValues(out, count, spec.width);
+        Status status = DecodeByteStreamSplit(data, size, spec.width, count, dst);
+        if (!status.ok()) out->values.resize(old);
+        return status;
+      }
+    default:
+      return Status::NotSupported("encoding " + std::string(EncodingName(encoding)) + " not supported");
+  }
+  return Status::Corruption(Describe(spec, encoding) + ": the encoding does not apply to this type");
 }
 
 }  // namespace
@@ -224,44 +375,60 @@ Status DecodeDictionaryPage(const PhysicalSpec& spec, const uint8_t* data, size_
 }
 
 Status DecodeValues(const PhysicalSpec& spec, Encoding encoding, const uint8_t* data, size_t size,
-                    int64_t count, const Dictionary* dictionary, Column* out) {
-  switch (encoding) {
-    case Encoding::PLAIN:
-      if (spec.type == Type::BOOLEAN) return DecodePlainBooleanValues(data, size, count, out);
-      if (spec.type == Type::BYTE_ARRAY) return DecodePlainByteArrayValues(data, size, count, out);
-      return DecodePlainFixedValues(spec, data, size, count, out);
-    case Encoding::PLAIN_DICTIONARY:
-    case Encoding::RLE_DICTIONARY:
-      if (spec.type == Type::BOOLEAN) break;
-      return DecodeDictionaryIndices(spec, data, size, count, dictionary, out);
-    case Encoding::RLE:
-      if (spec.type != Type::BOOLEAN) break;
-      return DecodeRleBooleans(data, size, count, out);
-    case Encoding::DELTA_BINARY_PACKED:
-      if (spec.type != Type::INT32 && spec.type != Type::INT64) break;
-      return DecodeDeltaIntegers(spec, data, size, count, out);
-    case Encoding::DELTA_LENGTH_BYTE_ARRAY:
-      if (spec.type != Type::BYTE_ARRAY) break;
-      return DecodeDeltaLengthByteArray(data, size, count, &out->offsets, &out->data);
-    case Encoding::DELTA_BYTE_ARRAY:
-      if (spec.type == Type::BYTE_ARRAY)
-        return DecodeDeltaByteArray(data, size, count, &out->offsets, &out->data);
-      if (spec.type == Type::FIXED_LEN_BYTE_ARRAY) return DecodeDeltaFixed(spec, data, size, count, out);
-      break;
-    case Encoding::BYTE_STREAM_SPLIT:
-      if (spec.type == Type::BOOLEAN || spec.type == Type::BYTE_ARRAY || spec.type == Type::INT96) break;
-      if (count == 0) return Status::OK();
-      {
-        const size_t old = out->values.size();
-        uint8_t* dst = GrowValues(out, count, spec.width);
-        Status status = DecodeByteStreamSplit(data, size, spec.width, count, dst);
-        if (!status.ok()) out->values.resize(old);
-        return status;
-      }
-    default:
-      return Status::NotSupported("encoding " + std::string(EncodingName(encoding)) + " not supported");
+                    int64_t count, const Dictionary* dictionary, Column* out, ChunkScratch* scratch) {
+  ScratchVector<uint32_t> local_indices;
+  return DecodeDense(spec, encoding, data, size, count, dictionary,
+                     scratch != nullptr ? &scratch->indices : &local_indices, out);
+}
+
+Status DecodeValuesIntoSlots(const PhysicalSpec& spec, Encoding encoding, const uint8_t* data, size_t size,
+                             int64_t present, const uint8_t* valid, int64_t slots,
+                             const Dictionary* dictionary, ChunkScratch* scratch, Column* out) {
+  if (valid == nullptr) return DecodeValues(spec, encoding, data, size, present, dictionary, out, scratch);
+  const bool dictionary_encoded =
+      encoding == Encoding::PLAIN_DICTIONARY || encoding == Encoding::RLE_DICTIONARY;
+  if (dictionary_encoded && spec.type != Type::BOOLEAN) {
+    return DecodeDictionaryIndices<true>(spec, data, size, present, valid, slots, dictionary,
+                                         &scratch->indices, out);
   }
-  return Status::Corruption(Describe(spec, encoding) + ": the encoding does not apply to this type");
+  if (encoding == Encoding::PLAIN && spec.width > 0 && spec.type != Type::BOOLEAN) {
+    if (static_cast<uint64_t>(present) * static_cast<uint64_t>(spec.width) > size) {
+      return Status::Corruption("PLAIN " + std::string(TypeName(spec.type)) + " page holds " +
+                                std::to_string(size) + " bytes, too few for " + std::to_string(present) +
+                                " values");
+    }
+    SpreadFixedAnyWidth(data, valid, slots, spec.width, GrowValues(out, slots, spec.width));
+    return Status::OK();
+  }
+  // Other encodings: decode densely, then give each value its slot.
+  Column& dense = scratch->dense;
+  dense.values.clear();
+  dense.data.clear();
+  dense.offsets.assign(1, 0);
+  FLOE_RETURN_IF_ERROR(
+      DecodeDense(spec, encoding, data, size, present, dictionary, &scratch->indices, &dense));
+  if (spec.width > 0) {
+    if (dense.values.size() != static_cast<size_t>(present) * static_cast<size_t>(spec.width)) {
+      return Status::Corruption(Describe(spec, encoding) + ": decoded a wrong number of values");
+    }
+    SpreadFixedAnyWidth(dense.values.data(), valid, slots, spec.width, GrowValues(out, slots, spec.width));
+    return Status::OK();
+  }
+  if (dense.offsets.size() != static_cast<size_t>(present) + 1) {
+    return Status::Corruption(Describe(spec, encoding) + ": decoded a wrong number of values");
+  }
+  const int64_t base = static_cast<int64_t>(out->data.size());
+  out->data.insert(out->data.end(), dense.data.begin(), dense.data.end());
+  const size_t old = out->offsets.size();
+  out->offsets.resize(old + static_cast<size_t>(slots));
+  int64_t* dst = out->offsets.data() + old;
+  const int64_t* in = dense.offsets.data();
+  int64_t next = 0;
+  for (int64_t s = 0; s < slots; ++s) {
+    next += valid[s];
+    dst[s] = base + in[next];
+  }
+  return Status::OK();
 }
 
 }  // namespace floe::parquet

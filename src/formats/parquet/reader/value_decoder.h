@@ -8,7 +8,9 @@
 // `offsets`/`data` (offsets must start with its leading 0). Inputs are
 // untrusted: short input, bad lengths and dictionary indices out of range are
 // Corruption; an encoding that does not apply to the physical type is
-// NotSupported / Corruption naming both.
+// NotSupported / Corruption naming both. DecodeValuesIntoSlots places the
+// values of a page with nulls straight into their slots, so a flat column
+// needs no separate pass to spread dense values around its nulls.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +18,7 @@
 
 #include "columnar/column.h"
 #include "common/status.h"
+#include "formats/parquet/reader/scratch.h"
 #include "formats/parquet/thrift/parquet_types.h"
 
 namespace floe::parquet {
@@ -37,8 +40,19 @@ Status DecodeDictionaryPage(const PhysicalSpec& spec, const uint8_t* data, size_
                             Dictionary* out);
 
 // Appends `count` values encoded with `encoding` in data[0, size) to `out`.
-// `dictionary` is null when the chunk has no dictionary page.
+// `dictionary` is null when the chunk has no dictionary page; `scratch`
+// (optional) lends reusable buffers.
 Status DecodeValues(const PhysicalSpec& spec, Encoding encoding, const uint8_t* data, size_t size,
-                    int64_t count, const Dictionary* dictionary, Column* out);
+                    int64_t count, const Dictionary* dictionary, Column* out,
+                    ChunkScratch* scratch = nullptr);
+
+// Appends `slots` entries to `out`: slot i takes the next of the `present`
+// values encoded in data[0, size) when valid[i] is 1, else it is a null slot
+// (zero bytes; an empty BYTE_ARRAY). `valid` null means every slot has a
+// value (then slots == present). The caller guarantees that `valid` holds
+// exactly `present` ones.
+Status DecodeValuesIntoSlots(const PhysicalSpec& spec, Encoding encoding, const uint8_t* data, size_t size,
+                             int64_t present, const uint8_t* valid, int64_t slots,
+                             const Dictionary* dictionary, ChunkScratch* scratch, Column* out);
 
 }  // namespace floe::parquet

@@ -1,0 +1,59 @@
+// Scratch buffers a Parquet reader reuses across pages, column chunks and row
+// groups: the compressed chunk bytes, one decompressed page, one page's
+// definition levels and dictionary indices, and dense values awaiting their
+// null slots.
+//
+// Contract: ScratchVector<T> is a std::vector whose resize() leaves new
+// elements uninitialised (default-initialised) instead of zero-filling them;
+// a caller must write every element it later reads. Buffers keep their
+// capacity, so after the first chunks decoding allocates (and page-faults)
+// nothing for them. Not thread-safe: one ChunkScratch per reader.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "columnar/column.h"
+
+namespace floe::parquet {
+
+template <typename T>
+class DefaultInitAllocator : public std::allocator<T> {
+ public:
+  template <typename U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  DefaultInitAllocator() noexcept = default;
+  template <typename U>
+  DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
+
+  // Value-less construction default-initialises: trivial types keep whatever
+  // bytes the allocation held.
+  template <typename U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
+template <typename T>
+using ScratchVector = std::vector<T, DefaultInitAllocator<T>>;
+
+struct ChunkScratch {
+  ScratchVector<uint8_t> chunk;        // the column chunk's bytes as read from the file
+  ScratchVector<uint8_t> page;         // one decompressed page (or its values section)
+  std::vector<uint8_t> page_fallback;  // the same for codecs without a size bound (codec.h)
+  ScratchVector<uint8_t> slot_valid;   // one page's slots, 1 when the slot has a value
+  ScratchVector<uint32_t> indices;     // one page's dictionary indices
+  Column dense;                        // one page's dense values before they meet their slots
+};
+
+}  // namespace floe::parquet
