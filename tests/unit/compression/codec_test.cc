@@ -181,7 +181,9 @@ TEST_P(CodecRoundTrip, DecompressIntoFillsTheCallersBufferExactly) {
     ASSERT_OK(DecompressInto(codec, compressed, output));
     EXPECT_EQ(output, input) << CodecName(codec);
     const int64_t bound = MaxDecompressedSize(codec, compressed.size());
-    if (bound >= 0) EXPECT_GE(bound, static_cast<int64_t>(input.size())) << CodecName(codec);
+    if (bound >= 0) {
+      EXPECT_GE(bound, static_cast<int64_t>(input.size())) << CodecName(codec);
+    }
     // A buffer one byte short or long is the page header disagreeing: Corruption.
     for (size_t size : {input.size() - 1, input.size() + 1}) {
       std::vector<uint8_t> wrong(size);
@@ -206,7 +208,9 @@ TEST_P(CodecRoundTrip, DecompressIntoRejectsTruncatedAndFlippedInput) {
     std::vector<uint8_t> flipped = compressed;
     flipped[rng() % flipped.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
     Status status = DecompressInto(codec, flipped, output);
-    if (!status.ok()) EXPECT_EQ(status.kind(), ErrorKind::kCorruption) << status.ToString();
+    if (!status.ok()) {
+      EXPECT_EQ(status.kind(), ErrorKind::kCorruption) << status.ToString();
+    }
   }
 }
 

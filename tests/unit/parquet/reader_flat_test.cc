@@ -100,7 +100,9 @@ void ExpectWellFormed(const RecordBatch& batch) {
       }
     }
     EXPECT_EQ(nulls, c.null_count);
-    if (c.null_count == 0) EXPECT_TRUE(c.validity.empty());
+    if (c.null_count == 0) {
+      EXPECT_TRUE(c.validity.empty());
+    }
   }
 }
 
