@@ -15,7 +15,9 @@
 #include "ingest/lineage_columns.h"
 #include "ingest/merge/key_index.h"
 #include "ingest/partition_spec_config.h"
+#include "ingest/read_ahead.h"
 #include "ingest/schema/schema_reconcile.h"
+#include "ingest/source_reads.h"
 
 namespace floe::ingest {
 
@@ -67,7 +69,8 @@ struct PassedFile {
   size_t index = 0;  // in the batch
   ChangeColumns columns;
   std::vector<int64_t> row_group_rows;
-  std::vector<SelectedRow> selected;  // merge mode, sorted by row
+  std::vector<SelectedRow> selected;     // merge mode, sorted by row
+  std::vector<int64_t> row_group_bytes;  // uncompressed, from the footer: the read-ahead's cost
 };
 
 // A change applied to the key index once the batch's files are written.
@@ -100,6 +103,9 @@ struct TableIngestor::Impl {
   std::optional<PrimaryKeyIndex> index;
   std::optional<int64_t> index_snapshot;
   bool index_valid = false;
+  // Workers for reading source files ahead and encoding output column
+  // chunks; created on first use, only when [performance] threads > 1.
+  std::unique_ptr<ThreadPool> pool;
 
   Impl(catalog::TableCatalog& c, std::shared_ptr<FileIO> source, std::shared_ptr<FileIO> state,
        TableIngestorOptions o, CodecChoice chosen)
@@ -110,6 +116,21 @@ struct TableIngestor::Impl {
         codec(chosen) {}
 
   const MergeConfig& merge() const { return options.settings.merge; }
+  ThreadPool* Pool() {
+    const int threads = options.settings.performance.EffectiveThreads();
+    if (threads <= 1) return nullptr;
+    if (!pool) pool = std::make_unique<ThreadPool>(threads);
+    return pool.get();
+  }
+  // Read-ahead bounds: at most `threads` files (pass 1) or row groups
+  // (pass 2) in flight, and a quarter of the memory budget (by the footer's
+  // uncompressed sizes, one item always allowed).
+  size_t ReadAheadFiles() const {
+    return static_cast<size_t>(std::max(1, options.settings.performance.EffectiveThreads()));
+  }
+  int64_t ReadAheadBytes() const {
+    return std::max<int64_t>(options.settings.performance.memory_budget_bytes, 0) / 4;
+  }
   bool merging() const { return merge().mode == WriteMode::kMerge; }
   int64_t NowMs() const {
     if (options.now_ms_for_tests != 0) return options.now_ms_for_tests;
@@ -129,9 +150,12 @@ struct TableIngestor::Impl {
   Result<BatchResult> Attempt(const std::vector<SourceFile>& files, int64_t batch_id,
                               const ProgressFn& progress, const std::set<size_t>& skipped,
                               std::set<size_t>* progress_reported, std::optional<FileFailure>* failure);
-  Status WriteFileRows(const SourceFile& source, PassedFile& file, const iceberg::Schema& table_schema,
-                       int64_t now_ms, BatchDataWriter& writer, std::vector<StagedLive>* lives,
-                       int64_t* appended, std::optional<FileFailure>* failure);
+  // Writes one row group's conformed rows (read ahead) and stages their
+  // locations; a read failure is the file's (see FileFailure) unless internal.
+  Status WriteRowGroup(const SourceFile& source, const PassedFile& file, const RowGroupRead& read,
+                       size_t first_selected, DecodedRowGroup& decoded, int64_t now_ms,
+                       BatchDataWriter& writer, std::vector<StagedLive>* lives, int64_t* appended,
+                       std::optional<FileFailure>* failure);
   Result<BatchResult> Commit(BatchResult result, int64_t batch_id, int64_t now_ms, bool evolved,
                              const iceberg::Schema& table_schema, BatchDataWriter& writer,
                              std::vector<StagedLive> lives,
@@ -242,8 +266,20 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceFile>& 
   // file's fault: the batch fails and is redone later instead of the file
   // being quarantined.
   Status transient;
-  for (size_t i = 0; i < files.size() && transient.ok(); ++i) {
-    if (skipped.count(i)) continue;
+  // Files are opened and key-scanned ahead on the pool and consumed here in
+  // batch order, so quarantines, schema evolution and the merge happen in
+  // the order a serial loop would produce.
+  std::vector<size_t> to_scan;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (!skipped.count(i)) to_scan.push_back(i);
+  }
+  ReadAhead<ScannedSource> scans(
+      Pool(), to_scan.size(), ReadAheadFiles(), ReadAheadBytes(),
+      [&](size_t k) { return ScanSource(*source_io, files[to_scan[k]], to_scan[k], merge()); },
+      [&](size_t k) { return std::max<int64_t>(files[to_scan[k]].size, 0); });
+  while (!scans.done() && transient.ok()) {
+    ScannedSource scanned = scans.Next();
+    const size_t i = scanned.index;
     const SourceFile& source = files[i];
     auto quarantine = [&](const Status& why) {
       if (why.retryable()) {
@@ -253,29 +289,18 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceFile>& 
       result.quarantined.push_back({source.uri, why.message()});
       if (options.on_quarantine) options.on_quarantine(result.quarantined.back());
     };
-    auto opened = source_io->OpenRead(source.uri);
-    if (!opened.ok()) {
-      quarantine(opened.status());
+    if (!scanned.failure.ok()) {  // opening, footer or change columns
+      quarantine(scanned.failure);
       continue;
     }
-    std::shared_ptr<InputFile> input = std::move(opened).value();
-    auto reader = parquet::ParquetFileReader::Open(input);
-    if (!reader.ok()) {
-      quarantine(reader.status());
-      continue;
-    }
-    auto columns = LocateChangeColumns((*reader)->schema(), merge());
-    if (!columns.ok()) {
-      quarantine(columns.status());
-      continue;
-    }
-    auto mapping = Reconcile(working, (*reader)->schema(), source.uri, reconcile);
+    const std::shared_ptr<InputFile>& input = scanned.input;
+    auto mapping = Reconcile(working, scanned.reader->schema(), source.uri, reconcile);
     if (!mapping.ok()) {
       if (reconcile.policy == IncompatiblePolicy::kFail) return mapping.status();
       quarantine(mapping.status());
       continue;
     }
-    auto scan = ScanFile(**reader, *columns, static_cast<int32_t>(i), merge());
+    Result<FileScan>& scan = *scanned.scan;
     if (!scan.ok()) {
       quarantine(scan.status());
       continue;
@@ -299,7 +324,9 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceFile>& 
     result.counts.stale += scan->superseded;
     if (merging()) result.counts.stale += changes.Merge(*scan);
     for (const std::string& warning : mapping->warnings) result.warnings.push_back(warning);
-    passed.push_back(PassedFile{i, std::move(*columns), std::move(scan->row_group_rows), {}});
+    PassedFile file{i, std::move(scanned.columns), std::move(scan->row_group_rows), {}, {}};
+    file.row_group_bytes = std::move(scanned.row_group_bytes);
+    passed.push_back(std::move(file));
     if (progress && progress_reported->insert(i).second) progress(source.uri, scan->rows, bytes);
   }
   if (!transient.ok()) return transient;
@@ -360,110 +387,105 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceFile>& 
   writer_options.file.parquet.codec = codec.codec;
   writer_options.file.parquet.compression_level = options.settings.target.codec_level.value_or(0);
   writer_options.target_file_size = options.settings.target.target_file_size_bytes;
+  writer_options.file.parquet.pool = Pool();
   writer_options.file_prefix = DataFilePrefix(batch_id);
   FLOE_ASSIGN_OR_RETURN(auto writer, BatchDataWriter::Make(table->io(), metadata.location, table_schema,
                                                            *metadata.DefaultSpec(), writer_options));
-  std::vector<StagedLive> lives;
+  // Row groups to read, in file and row order (merge mode: only those with
+  // selected rows, with the rows to keep). They are read, taken and
+  // conformed ahead on the pool; rows are written here, in that order.
+  std::vector<FileToRead> to_read;
+  std::vector<PassedFile*> read_files;  // by FileToRead index
+  std::vector<RowGroupRead> plan;
+  std::vector<size_t> plan_selected;  // merge mode: index in the file's selection of the read's first row
   for (PassedFile& file : passed) {
     if (merging() && file.selected.empty()) continue;
-    Status written = WriteFileRows(files[file.index], file, table_schema, now_ms, *writer, &lives,
-                                   merging() ? nullptr : &result.counts.inserted, failure);
+    const size_t number = to_read.size();
+    to_read.push_back(FileToRead{files[file.index].uri, file.columns.operation, file.row_group_rows.size()});
+    read_files.push_back(&file);
+    const size_t first_read = plan.size();
+    int64_t row_group_start = 0;
+    size_t next_selected = 0;
+    for (size_t rg = 0; rg < file.row_group_rows.size(); ++rg) {
+      RowGroupRead read;
+      read.file = number;
+      read.row_group = static_cast<int>(rg);
+      read.rows = file.row_group_rows[rg];
+      read.row_group_start = row_group_start;
+      read.cost = rg < file.row_group_bytes.size() ? file.row_group_bytes[rg] : 0;
+      row_group_start += read.rows;
+      const size_t selected_begin = next_selected;
+      if (merging()) {
+        std::vector<int64_t> take;
+        while (next_selected < file.selected.size() && file.selected[next_selected].row < row_group_start) {
+          take.push_back(file.selected[next_selected].row - read.row_group_start);
+          ++next_selected;
+        }
+        if (take.empty()) continue;
+        read.take = std::move(take);
+      }
+      plan.push_back(std::move(read));
+      plan_selected.push_back(selected_begin);
+    }
+    if (plan.size() == first_read) {  // no row groups: the file is still opened and checked
+      RowGroupRead open_only;
+      open_only.file = number;
+      plan.push_back(std::move(open_only));
+      plan_selected.push_back(0);
+    }
+  }
+  SourceRowGroupReader source_reader(*source_io, table_schema, MakeReconcileOptions(), merge(),
+                                     std::move(to_read));
+  ReadAhead<DecodedRowGroup> reads(
+      Pool(), plan.size(), ReadAheadFiles(), ReadAheadBytes(),
+      [&](size_t k) { return source_reader.Read(plan[k]); }, [&](size_t k) { return plan[k].cost; });
+  std::vector<StagedLive> lives;
+  for (size_t k = 0; k < plan.size(); ++k) {
+    DecodedRowGroup decoded = reads.Next();
+    const RowGroupRead& read = plan[k];
+    PassedFile& file = *read_files[read.file];
+    Status written = WriteRowGroup(files[file.index], file, read, plan_selected[k], decoded, now_ms, *writer,
+                                   &lives, merging() ? nullptr : &result.counts.inserted, failure);
     if (!written.ok()) {
       writer->AbortAndDelete();
       return written;
     }
-    // The rows are staged in `lives` now; free the selection as the staging grows.
-    std::vector<SelectedRow>().swap(file.selected);
+    if (k + 1 == plan.size() || plan[k + 1].file != read.file) {
+      // The file's rows are staged in `lives` now; free its selection and reader.
+      std::vector<SelectedRow>().swap(file.selected);
+      source_reader.Release(read.file);
+    }
   }
   return Commit(std::move(result), batch_id, now_ms, evolved, table_schema, *writer, std::move(lives),
                 std::move(tombstones), std::move(deletes));
 }
 
-Status TableIngestor::Impl::WriteFileRows(const SourceFile& source, PassedFile& file,
-                                          const iceberg::Schema& table_schema, int64_t now_ms,
-                                          BatchDataWriter& writer, std::vector<StagedLive>* lives,
-                                          int64_t* appended, std::optional<FileFailure>* failure) {
-  auto fail = [&](const Status& why) {
+Status TableIngestor::Impl::WriteRowGroup(const SourceFile& source, const PassedFile& file,
+                                          const RowGroupRead& read, size_t first_selected,
+                                          DecodedRowGroup& decoded, int64_t now_ms, BatchDataWriter& writer,
+                                          std::vector<StagedLive>* lives, int64_t* appended,
+                                          std::optional<FileFailure>* failure) {
+  if (!decoded.status.ok()) {
+    if (!decoded.file_fault) return decoded.status;
     // Retryable failures fail the batch (redone later); only the file's own faults quarantine it.
-    if (!why.retryable()) *failure = FileFailure{file.index, why.message()};
-    return why.WithContext(source.uri);
-  };
-  auto opened = source_io->OpenRead(source.uri);
-  if (!opened.ok()) return fail(opened.status());
-  auto reader = parquet::ParquetFileReader::Open(std::shared_ptr<InputFile>(std::move(opened).value()));
-  if (!reader.ok()) return fail(reader.status());
-  auto mapping = Reconcile(table_schema, (*reader)->schema(), source.uri, MakeReconcileOptions());
-  if (!mapping.ok()) return fail(mapping.status());
-  if (!mapping->evolution.empty()) {
-    return Status::Internal(source.uri + ": the evolved table schema still lacks columns of this file");
+    if (!decoded.status.retryable()) *failure = FileFailure{file.index, decoded.status.message()};
+    return decoded.status.WithContext(source.uri);
   }
+  if (!decoded.conformed) return Status::OK();  // nothing kept (or the file has no row groups)
   const LineageValues lineage{source.uri, source.mtime_ms * 1000, now_ms * 1000};
-  const std::vector<int64_t> ignore_codes = merge().ignore_values;
-  size_t next_selected = 0;
-  int64_t row_group_start = 0;
-  for (int rg = 0; rg < (*reader)->num_row_groups(); ++rg) {
-    // Merge mode skips row groups without selected rows (sizes known from pass 1).
-    size_t end_selected = next_selected;
-    if (merging()) {
-      if (static_cast<size_t>(rg) >= file.row_group_rows.size()) {
-        return fail(Status::Corruption("row groups changed between reads"));
-      }
-      const int64_t row_group_end = row_group_start + file.row_group_rows[static_cast<size_t>(rg)];
-      while (end_selected < file.selected.size() && file.selected[end_selected].row < row_group_end)
-        ++end_selected;
-      if (end_selected == next_selected) {
-        row_group_start = row_group_end;
-        continue;
-      }
+  std::vector<int64_t> source_rows(decoded.take.size());
+  for (size_t j = 0; j < decoded.take.size(); ++j) source_rows[j] = read.row_group_start + decoded.take[j];
+  FLOE_RETURN_IF_ERROR(
+      FillLineageColumns(options.settings.lineage, lineage, source_rows, &*decoded.conformed));
+  std::vector<RowLocation> locations;
+  FLOE_RETURN_IF_ERROR(
+      writer.Write(*decoded.conformed, &locations).WithContext("writing rows of " + source.uri));
+  if (appended) *appended += static_cast<int64_t>(locations.size());
+  if (merging()) {
+    for (size_t j = 0; j < locations.size(); ++j) {
+      const SelectedRow& selected = file.selected[first_selected + j];
+      lives->push_back(StagedLive{selected.key, selected.order, locations[j]});
     }
-    auto batch = (*reader)->ReadRowGroup(rg);
-    if (!batch.ok()) return fail(batch.status());
-    const int64_t batch_rows = batch->num_rows;
-    std::vector<int64_t> take;
-    if (merging()) {
-      if (batch_rows != file.row_group_rows[static_cast<size_t>(rg)]) {
-        return fail(Status::Corruption("row group " + std::to_string(rg) + " changed between reads"));
-      }
-      for (size_t s = next_selected; s < end_selected; ++s)
-        take.push_back(file.selected[s].row - row_group_start);
-    } else if (file.columns.operation >= 0) {
-      const Column& operation = batch->columns[static_cast<size_t>(file.columns.operation)];
-      for (int64_t row = 0; row < batch->num_rows; ++row) {
-        const bool ignored = operation.IsValid(row) &&
-                             std::find(ignore_codes.begin(), ignore_codes.end(), IntegerAt(operation, row)) !=
-                                 ignore_codes.end();
-        if (!ignored) take.push_back(row);
-      }
-    } else {
-      take.resize(static_cast<size_t>(batch->num_rows));
-      for (int64_t row = 0; row < batch->num_rows; ++row) take[static_cast<size_t>(row)] = row;
-    }
-    if (!take.empty()) {
-      RecordBatch taken;
-      if (static_cast<int64_t>(take.size()) == batch->num_rows) {
-        taken = std::move(batch).value();
-      } else {
-        auto rows = iceberg::TakeBatchRows(*batch, take);
-        if (!rows.ok()) return fail(rows.status());
-        taken = std::move(rows).value();
-      }
-      auto conformed = ConformBatch(taken, *mapping, table_schema);
-      if (!conformed.ok()) return fail(conformed.status());
-      std::vector<int64_t> source_rows(take.size());
-      for (size_t j = 0; j < take.size(); ++j) source_rows[j] = row_group_start + take[j];
-      FLOE_RETURN_IF_ERROR(FillLineageColumns(options.settings.lineage, lineage, source_rows, &*conformed));
-      std::vector<RowLocation> locations;
-      FLOE_RETURN_IF_ERROR(writer.Write(*conformed, &locations).WithContext("writing rows of " + source.uri));
-      if (appended) *appended += static_cast<int64_t>(locations.size());
-      if (merging()) {
-        for (size_t j = 0; j < locations.size(); ++j) {
-          const SelectedRow& selected = file.selected[next_selected + j];
-          lives->push_back(StagedLive{selected.key, selected.order, locations[j]});
-        }
-      }
-    }
-    next_selected = end_selected;
-    row_group_start += batch_rows;
   }
   return Status::OK();
 }
@@ -505,6 +527,7 @@ Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batc
   delete_options.file.parquet.codec = codec.codec;
   delete_options.file.parquet.compression_level = options.settings.target.codec_level.value_or(0);
   delete_options.file_prefix = DataFilePrefix(batch_id);
+  delete_options.file.parquet.pool = Pool();
   std::vector<std::string> deleted_data_files;
   for (const auto& [path, positions] : deletes) deleted_data_files.push_back(path);
   auto delete_files = WriteBatchDeletes(table->io(), table->metadata(), std::move(deletes), delete_options);
