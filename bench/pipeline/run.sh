@@ -6,7 +6,8 @@
 # schema change (added columns, int->bigint), one metrics-only folder:
 #   S ~100k committed change rows, M ~1M, L ~10M (L: generation and the
 #   DuckDB runs take tens of minutes; the freshness step replays the whole
-#   change stream per landing, so give L FLOE_BENCH_LANDINGS=20 or fewer).
+#   change stream per landing, so give L FLOE_BENCH_LANDINGS=20 or fewer, or
+#   skip it). Generation runs under `nice -n 10`.
 # Steps, printed as a Markdown table at the end:
 #   a) full load: `floe run --once` into an empty warehouse (SQLite catalog)
 #      under /usr/bin/time -v, beside DuckDB (duckdb_baseline.mjs) copying and
@@ -23,7 +24,10 @@
 # Env: FLOE_BIN (default build/floe, a Release build), FLOE_BENCH_DIR (default
 # /tmp; the export is cached in $FLOE_BENCH_DIR/floe-bench-<size>/export),
 # FLOE_BENCH_REPEATS (default 3; medians are printed), FLOE_BENCH_LANDINGS
-# (default 100). Needs /usr/bin/time, sqlite3 and node (tests/node_modules).
+# (default 100), FLOE_BENCH_SKIP (space-separated steps not to run, printed
+# as "not run": duckdb-copy, duckdb-merge, duckdb-all-cores, idle,
+# freshness; e.g. for L: FLOE_BENCH_REPEATS=1 FLOE_BENCH_SKIP="duckdb-merge
+# duckdb-all-cores freshness"). Needs /usr/bin/time, sqlite3 and node (tests/node_modules).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 size="${1:-S}"
@@ -38,6 +42,8 @@ repeats="${FLOE_BENCH_REPEATS:-3}"
 landings="${FLOE_BENCH_LANDINGS:-100}"
 cache="${FLOE_BENCH_DIR:-/tmp}/floe-bench-$size"
 cores="$(nproc)"
+skip=" ${FLOE_BENCH_SKIP:-} "
+skipped() { [[ "$skip" == *" $1 "* ]]; }
 
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 # Fields of a /usr/bin/time -v report: wall seconds, user+sys seconds, peak RSS bytes.
@@ -50,7 +56,7 @@ json_field() { node -e 'const o=JSON.parse(process.argv[1]); console.log(process
 if [ ! -f "$cache/export/manifest.json" ]; then
   rm -rf "$cache"; mkdir -p "$cache"
   echo "generating the $size export in $cache/export" >&2
-  "$floe" demo generate "$cache/export" --seed 1 --rows "$rows" --tables 3 --folders "$folders" \
+  nice -n 10 "$floe" demo generate "$cache/export" --seed 1 --rows "$rows" --tables 3 --folders "$folders" \
     --files-per-folder "$files_per_folder" --no-uncommitted-folder >"$cache/generate.txt"
 fi
 committed_rows="$(sed -n 's/.*committed_rows \([0-9]*\);.*/\1/p' "$cache/generate.txt")"
@@ -102,6 +108,9 @@ index_bytes="$(find "$work/state" -name 'index-*.bin' -printf '%s\n' | awk '{s+=
 declare -A duck_wall duck_cpu duck_rss duck_rows
 for threads in 1 "$cores"; do
   for mode in copy merge; do
+    duck_wall[$mode$threads]=NaN duck_cpu[$mode$threads]=NaN duck_rss[$mode$threads]=NaN
+    duck_rows[$mode$threads]="not run"
+    if skipped "duckdb-$mode" || { [ "$threads" != 1 ] && skipped duckdb-all-cores; }; then continue; fi
     echo "a) full load: DuckDB $mode, threads=$threads, $repeats runs" >&2
     : >"$work/duck.tsv"
     for r in $(seq "$repeats"); do
@@ -135,7 +144,8 @@ incr_rows="$(cut -f3 "$work/incremental.tsv" | median)"
 # c) idle --once.
 echo "c) idle: 5 runs with nothing new" >&2
 : >"$work/idle.txt"
-for r in 1 2 3 4 5; do
+skipped idle && echo NaN >"$work/idle.txt"
+for r in $(skipped idle || echo 1 2 3 4 5); do
   start="$EPOCHREALTIME"
   "$floe" run "$work/pipeline.toml" --once --quiet >/dev/null
   end="$EPOCHREALTIME"
@@ -145,8 +155,12 @@ idle_ms="$(median <"$work/idle.txt")"
 
 # d) freshness.
 echo "d) freshness: $landings landings" >&2
-fresh="$(node bench/pipeline/freshness.mjs "$floe" "$work/continuous.toml" "$work/export" "$work/catalog.db" \
-  "$landings" $((repeats + 1)) 10)"
+if skipped freshness; then
+  fresh='null'
+else
+  fresh="$(node bench/pipeline/freshness.mjs "$floe" "$work/continuous.toml" "$work/export" "$work/catalog.db" \
+    "$landings" $((repeats + 1)) 10)"
+fi
 
 load="$(cut -d' ' -f1-3 /proc/loadavg)"
 node - "$size" "$committed_rows" "$live_keys" "$source_files" "$source_bytes" "$cores" "$load" \
@@ -166,7 +180,8 @@ const [iWall, iCpu, iRows, idle] = [n(25), n(26), n(27), n(28)];
 const fresh = JSON.parse(a[29]);
 const repeats = a[30];
 const mb = (b) => `${(b / 1e6).toFixed(0)} MB`;
-const s = (x) => `${x.toFixed(2)} s`;
+const s = (x) => (Number.isNaN(x) ? 'not run' : `${x.toFixed(2)} s`);
+const ms = (x) => (Number.isNaN(Number(x)) ? 'not run' : `${x} ms`);
 console.log(`size ${size}: ${Number(committed).toLocaleString('en')} committed change rows in ${files} part files (${mb(Number(bytes))}), ` +
   `${Number(keys).toLocaleString('en')} live keys after the load; DuckDB merge output ${a[18]} rows; ` +
   `${cores} cores, load average at the end ${load}; medians of ${repeats} runs`);
@@ -176,6 +191,10 @@ console.log('|---|---|---|---|---|---|');
 console.log(`| floe run --once (merge, Iceberg commit) | ${s(fWall)} | ${s(fCpu)} | ${mb(fRss)} | | |`);
 for (const [name, d] of [[`DuckDB plain copy, 1 thread`, c1], [`DuckDB SQL merge, 1 thread`, m1],
                          [`DuckDB plain copy, ${cores} threads`, cN], [`DuckDB SQL merge, ${cores} threads`, mN]]) {
+  if (Number.isNaN(d.wall)) {
+    console.log(`| ${name} | not run | | | | |`);
+    continue;
+  }
   console.log(`| ${name} | ${s(d.wall)} | ${s(d.cpu)} | ${mb(d.rss)} | ${(fWall / d.wall).toFixed(2)}× | ${(fCpu / d.cpu).toFixed(2)}× |`);
 }
 console.log('');
@@ -184,10 +203,14 @@ const rssBudget = 512e6 + 32 * Number(keys);
 console.log('| other | figure | target |');
 console.log('|---|---|---|');
 console.log(`| incremental: ${iRows.toLocaleString('en')} rows (one folder per table, 3 commits), \`floe run --once\` wall | ${Math.round(iWall * 1000)} ms (CPU ${Math.round(iCpu * 1000)} ms) | < 1 s for 10k rows into L |`);
-console.log(`| idle \`floe run --once\`, nothing new, median of 5 | ${idle} ms | < 100 ms |`);
-console.log(`| freshness, landing → first table's snapshot visible, p50 / p99 / max of ${fresh.landings} | ${Math.round(fresh.first_table_ms.p50)} / ${Math.round(fresh.first_table_ms.p99)} / ${Math.round(fresh.first_table_ms.max)} ms | p99 < 2 s |`);
-console.log(`| freshness, landing → all 3 tables visible, p50 / p99 / max | ${Math.round(fresh.all_tables_ms.p50)} / ${Math.round(fresh.all_tables_ms.p99)} / ${Math.round(fresh.all_tables_ms.max)} ms | |`);
-console.log(`| continuous daemon idle: CPU, RSS | ${fresh.idle_cpu_percent.toFixed(2)} % of a core, ${mb(fresh.idle_rss_bytes)} | |`);
+console.log(`| idle \`floe run --once\`, nothing new, median of 5 | ${ms(idle)} | < 100 ms |`);
+if (fresh) {
+  console.log(`| freshness, landing → first table's snapshot visible, p50 / p99 / max of ${fresh.landings} | ${Math.round(fresh.first_table_ms.p50)} / ${Math.round(fresh.first_table_ms.p99)} / ${Math.round(fresh.first_table_ms.max)} ms | p99 < 2 s |`);
+  console.log(`| freshness, landing → all 3 tables visible, p50 / p99 / max | ${Math.round(fresh.all_tables_ms.p50)} / ${Math.round(fresh.all_tables_ms.p99)} / ${Math.round(fresh.all_tables_ms.max)} ms | |`);
+  console.log(`| continuous daemon idle: CPU, RSS | ${fresh.idle_cpu_percent.toFixed(2)} % of a core, ${mb(fresh.idle_rss_bytes)} | |`);
+} else {
+  console.log('| freshness, continuous daemon idle | not run | p99 < 2 s |');
+}
 console.log(`| key index file, bytes per live key (tombstones included in the file) | ${bytesPerKey.toFixed(1)} B | |`);
 console.log(`| peak RSS of the full load vs 512 MB + 32 B × ${Number(keys).toLocaleString('en')} keys | ${mb(fRss)} vs ${mb(rssBudget)} | ≤ budget |`);
 JS

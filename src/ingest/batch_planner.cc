@@ -33,4 +33,17 @@ std::vector<std::vector<SourceFile>> PlanBatches(const std::vector<SourceFile>& 
   return batches;
 }
 
+std::vector<std::vector<SourceFile>> SplitAtBudgetCut(const std::vector<SourceFile>& batch, size_t cut,
+                                                      const std::set<std::string>& set_aside) {
+  std::vector<SourceFile> parts[2];
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (set_aside.count(batch[i].uri) == 0) parts[i < cut ? 0 : 1].push_back(batch[i]);
+  }
+  std::vector<std::vector<SourceFile>> batches;
+  for (std::vector<SourceFile>& part : parts) {
+    if (!part.empty()) batches.push_back(std::move(part));
+  }
+  return batches;
+}
+
 }  // namespace floe::ingest

@@ -8,9 +8,17 @@
 // one non-empty batch and no file is ever split or reordered. A limit <= 0
 // means "no limit" for that dimension. Negative file sizes (never produced
 // by a source) count as 0.
+//
+// SplitAtBudgetCut re-plans a batch the ingestor cut short because its
+// change map outgrew the memory budget: the files before `cut`, then the
+// rest, each without the files in `set_aside` (quarantined meanwhile);
+// empty parts are dropped, order is kept.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "ingest/base/source_file.h"
@@ -24,5 +32,8 @@ struct BatchLimits {
 
 std::vector<std::vector<SourceFile>> PlanBatches(const std::vector<SourceFile>& files,
                                                  const BatchLimits& limits);
+
+std::vector<std::vector<SourceFile>> SplitAtBudgetCut(const std::vector<SourceFile>& batch, size_t cut,
+                                                      const std::set<std::string>& set_aside);
 
 }  // namespace floe::ingest

@@ -174,8 +174,22 @@ Result<FileScan> ScanFile(parquet::ParquetFileReader& reader, const ChangeColumn
       has_operation ? schema[static_cast<size_t>(columns.operation)].name : std::string();
   const OperationMap operations(merge);
 
+  if (file_index < 0 || file_index >= kMaxChangeFiles) {
+    return Status::InvalidArgument("file number " + std::to_string(file_index) +
+                                   " of a batch is out of range");
+  }
   FileScan scan;
-  std::unordered_map<KeyId, Change, KeyIdHash> newest;
+  ChangeMap& newest = scan.winners;
+  // Sized once for every row being a new key (no rehash cascade); the row
+  // counts come from untrusted metadata, so the reservation is capped and
+  // growth handles the rest.
+  constexpr int64_t kMaxReservedRows = int64_t{1} << 20;
+  int64_t rows_expected = 0;
+  for (const auto& row_group : reader.metadata().row_groups) {
+    rows_expected += std::clamp<int64_t>(row_group.num_rows, 0, kMaxReservedRows);
+    rows_expected = std::min(rows_expected, kMaxReservedRows);
+  }
+  newest.Reserve(static_cast<size_t>(rows_expected));
   for (int rg = 0; rg < reader.num_row_groups(); ++rg) {
     FLOE_ASSIGN_OR_RETURN(RecordBatch batch, reader.ReadRowGroup(rg, read_columns));
     std::vector<const Column*> key_columns;
@@ -197,32 +211,32 @@ Result<FileScan> ScanFile(parquet::ParquetFileReader& reader, const ChangeColumn
       if (!key.ok()) return key.status().WithContext(RowText(file_row));
       auto order = OrderValueAt(order_column, row, merge.order_kind, order_name);
       if (!order.ok()) return order.status().WithContext(RowText(file_row));
-      Change change{*key, *order, file_index, file_row, is_delete};
-      auto [it, inserted] = newest.try_emplace(change.key, change);
-      if (!inserted) {
-        ++scan.superseded;
-        if (change.order >= it->second.order) it->second = change;
-      }
+      if (newest.Upsert(Change{*key, *order, file_index, file_row, is_delete})) ++scan.superseded;
     }
     scan.row_group_rows.push_back(batch.num_rows);
     scan.rows += batch.num_rows;
   }
-  scan.winners.reserve(newest.size());
-  for (auto& [key, change] : newest) scan.winners.push_back(change);
   return scan;
 }
 
 int64_t BatchChanges::Merge(FileScan& scan) {
   int64_t superseded = 0;
-  for (const Change& change : scan.winners) {
-    auto [it, inserted] = winners_.try_emplace(change.key, change);
-    if (inserted) continue;
-    ++superseded;
-    if (change.order >= it->second.order) it->second = change;
+  if (winners_.empty()) {
+    // The first file's map becomes the batch's: no copy.
+    std::swap(winners_, scan.winners);
+    scan.winners.Clear();
+    return 0;
   }
-  scan.winners.clear();
-  scan.winners.shrink_to_fit();
+  winners_.Reserve(winners_.size() + scan.winners.size());
+  scan.winners.ForEach([&](const Change& change) {
+    if (winners_.Upsert(change)) ++superseded;
+  });
+  scan.winners.Clear();
   return superseded;
+}
+
+size_t BatchChanges::MemoryBytesAfterMerging(const FileScan& scan) const {
+  return winners_.MemoryBytesWith(scan.winners.size(), scan.winners.hashed());
 }
 
 }  // namespace floe::ingest

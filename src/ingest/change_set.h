@@ -16,13 +16,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "columnar/column.h"
 #include "common/status.h"
 #include "formats/parquet/file_reader.h"
 #include "ingest/base/config.h"
+#include "ingest/change_map.h"
 #include "ingest/merge/key_index.h"
 #include "ingest/merge/order_value.h"
 
@@ -61,16 +61,8 @@ struct ChangeColumns {
 // insert". The error is the quarantine reason.
 Result<ChangeColumns> LocateChangeColumns(const floe::Schema& file_schema, const MergeConfig& merge);
 
-struct Change {
-  KeyId key;
-  OrderValue order;
-  int32_t file = 0;  // index of the file in the batch
-  int64_t row = 0;   // row in that file
-  bool is_delete = false;
-};
-
 struct FileScan {
-  std::vector<Change> winners;  // merge mode: the newest change per key in this file
+  ChangeMap winners;  // merge mode: the newest change per key in this file
   std::vector<int64_t> row_group_rows;
   int64_t rows = 0;
   int64_t ignored = 0;     // operation ignore values
@@ -79,22 +71,26 @@ struct FileScan {
 
 // Scans every row group of `reader`. Merge mode keeps the newest change per
 // key; append mode only checks the operation codes (and reads nothing when
-// the file has no operation column).
+// the file has no operation column). `file_index` must be below
+// kMaxChangeFiles (InvalidArgument otherwise).
 Result<FileScan> ScanFile(parquet::ParquetFileReader& reader, const ChangeColumns& columns,
                           int32_t file_index, const MergeConfig& merge);
 
 // The winning change per key over the files merged so far.
 class BatchChanges {
  public:
-  // Adds a cleanly scanned file's winners; returns how many changes (of this
-  // file or earlier ones) lost to a newer change for the same key.
+  // Adds a cleanly scanned file's winners (and frees them); returns how many
+  // changes (of this file or earlier ones) lost to a newer change for the
+  // same key.
   int64_t Merge(FileScan& scan);
-  const std::unordered_map<KeyId, Change, KeyIdHash>& winners() const { return winners_; }
-  // Frees the map (clear() alone keeps the buckets).
-  void Clear() { std::unordered_map<KeyId, Change, KeyIdHash>().swap(winners_); }
+  // Estimated bytes of the map once `scan`'s winners are merged (at most
+  // all of them new keys): what the memory budget is checked against.
+  size_t MemoryBytesAfterMerging(const FileScan& scan) const;
+  const ChangeMap& winners() const { return winners_; }
+  void Clear() { winners_.Clear(); }
 
  private:
-  std::unordered_map<KeyId, Change, KeyIdHash> winners_;
+  ChangeMap winners_;
 };
 
 }  // namespace floe::ingest

@@ -364,7 +364,11 @@ struct Pipeline::Impl {
   Status ApplyBatches(const std::string& source_table, const std::vector<std::vector<SourceFile>>& batches,
                       TableIngestor& ingestor, const std::atomic<bool>& stop, RunSummary& summary,
                       TableRunSummary& table_summary) {
-    for (const std::vector<SourceFile>& batch : batches) {
+    // A batch the ingestor cut short (memory budget) is re-planned in place.
+    std::vector<std::vector<SourceFile>> queue(batches.rbegin(), batches.rend());  // next at the back
+    while (!queue.empty()) {
+      const std::vector<SourceFile> batch = std::move(queue.back());
+      queue.pop_back();
       if (stop.load()) return Status::OK();
       std::vector<std::string> uris;
       uris.reserve(batch.size());
@@ -381,6 +385,20 @@ struct Pipeline::Impl {
       if (!quarantine_error.ok()) {
         Status error = std::exchange(quarantine_error, Status::OK());
         return Ledgered(error);
+      }
+      if (result.budget_cut_at) {
+        FLOE_RETURN_IF_ERROR(Ledgered(ledger->ReleaseBatch(batch_id)));
+        std::set<std::string> set_aside;
+        for (const QuarantinedFile& file : result.quarantined) set_aside.insert(file.uri);
+        table_summary.quarantined += static_cast<int64_t>(result.quarantined.size());
+        for (const QuarantinedFile& file : result.quarantined)
+          Log("quarantined " + file.uri + ": " + file.reason);
+        auto parts = SplitAtBudgetCut(batch, *result.budget_cut_at, set_aside);
+        Log("table " + source_table + ": batch " + std::to_string(batch_id) +
+            " outgrew [performance] memory_budget; released, applied again as " +
+            std::to_string(parts.size()) + " smaller batches");
+        for (auto part = parts.rbegin(); part != parts.rend(); ++part) queue.push_back(std::move(*part));
+        continue;
       }
       FLOE_RETURN_IF_ERROR(Ledgered(ledger->CommitBatch(batch_id, result.snapshot_id.value_or(kNoSnapshot))));
       ++summary.batches_committed;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "formats/parquet/file_reader.h"
 #include "iceberg/spec/random_ids.h"
@@ -132,6 +133,12 @@ struct TableIngestor::Impl {
     return std::max<int64_t>(options.settings.performance.memory_budget_bytes, 0) / 4;
   }
   bool merging() const { return merge().mode == WriteMode::kMerge; }
+  // Keys the batch being applied adds to the index (for its Reserve).
+  int64_t index_new_keys = 0;
+  // The share of [performance] memory_budget a batch's change map may use.
+  size_t ChangeMapBudget() const {
+    return static_cast<size_t>(std::max<int64_t>(options.settings.performance.memory_budget_bytes, 0) / 2);
+  }
   int64_t NowMs() const {
     if (options.now_ms_for_tests != 0) return options.now_ms_for_tests;
     return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -315,6 +322,13 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceFile>& 
       }
       working = std::move(evolved).value();
     }
+    if (merging() && !passed.empty() && changes.MemoryBytesAfterMerging(*scan) > ChangeMapBudget()) {
+      // Over budget: nothing written yet; the caller re-plans (see BatchResult::budget_cut_at).
+      BatchResult cut;
+      cut.quarantined = std::move(result.quarantined);
+      cut.budget_cut_at = i;
+      return cut;
+    }
     int64_t bytes = source.size;
     if (bytes <= 0) bytes = input->Size().ValueOr(0);
     result.counts.files += 1;
@@ -354,17 +368,20 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceFile>& 
 
   // Resolution against the key index: stale changes, deletes, tombstones, rows to write.
   std::map<std::string, std::vector<int64_t>> deletes;
+  index_new_keys = 0;
   std::vector<std::pair<KeyId, OrderValue>> tombstones;
   if (merging()) {
     std::map<size_t, PassedFile*> by_index;
     for (PassedFile& file : passed) by_index[file.index] = &file;
-    for (const auto& [key, change] : changes.winners()) {
+    changes.winners().ForEach([&](const Change& change) {
+      const KeyId& key = change.key;
       const std::optional<PrimaryKeyIndex::Entry> current = index->Find(key);
       if (current && current->order >= change.order) {
         ++result.counts.stale;
-        continue;
+        return;
       }
       const bool live = current && !current->tombstone;
+      if (!current) ++index_new_keys;
       if (live) deletes[std::string(current->data_file)].push_back(current->position);
       if (change.is_delete) {
         tombstones.emplace_back(key, change.order);
@@ -373,7 +390,7 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceFile>& 
         by_index.at(static_cast<size_t>(change.file))->selected.push_back({change.row, key, change.order});
         ++(live ? result.counts.updated : result.counts.inserted);
       }
-    }
+    });
     changes.Clear();
     for (PassedFile& file : passed) {
       std::sort(file.selected.begin(), file.selected.end(),
@@ -502,6 +519,7 @@ Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batc
   }
   const int64_t retention = merge().tombstone_retention_ms;
   auto apply_to_index = [&]() {
+    index->Reserve(std::exchange(index_new_keys, 0));  // one growth step, not a cascade
     for (const StagedLive& live : lives) {
       index->PutLive(live.key, writer.path(live.location.file), live.location.position, live.order);
     }

@@ -89,6 +89,14 @@ struct BatchResult {
   BatchCounts counts;
   std::vector<QuarantinedFile> quarantined;
   std::vector<std::string> warnings;  // schema casts, rescued columns
+  // Set when the batch's change map (merge mode) would outgrow half of
+  // [performance] memory_budget once files[*budget_cut_at] (>= 1) is
+  // merged: nothing was written or committed and nothing else in this
+  // result is set except `quarantined` (files set aside before the cut,
+  // already reported through on_quarantine). The caller releases the batch
+  // and applies files [0, cut) and [cut, end) as new batches; a batch of
+  // one file is never cut.
+  std::optional<size_t> budget_cut_at;
 };
 
 struct TableIngestorOptions {

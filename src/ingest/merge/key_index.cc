@@ -5,6 +5,11 @@
 
 namespace floe::ingest {
 
+using key_index_internal::CanonicalKey;
+using key_index_internal::FileNumber;
+using key_index_internal::HasSideOrder;
+using key_index_internal::IsLive;
+using key_index_internal::IsTombstone;
 using key_index_internal::kEmptyFile;
 using key_index_internal::kPositionInOverflow;
 using key_index_internal::kTombstoneFile;
@@ -16,7 +21,7 @@ uint32_t PrimaryKeyIndex::Impl::Intern(std::string_view path) {
     last_file = it->second;
     return last_file;
   }
-  // More than 2^32 - 2 distinct paths would need hundreds of GB of names
+  // More than 2^31 - 3 distinct paths would need hundreds of GB of names
   // first; the numbering cannot run out in practice.
   const auto number = static_cast<uint32_t>(files.size());
   files.emplace_back(path);
@@ -33,7 +38,7 @@ void PrimaryKeyIndex::Impl::Widen() {
     if (from.file == kEmptyFile) continue;
     bool inserted = false;
     auto& to = wide_table.FindOrInsert(from.Key(), &inserted);
-    to.order = from.order;
+    to.SetOrderLo(from.OrderLo());
     to.file = from.file;
     to.position = from.position;
   }
@@ -46,42 +51,43 @@ PrimaryKeyIndex::~PrimaryKeyIndex() = default;
 PrimaryKeyIndex::PrimaryKeyIndex(PrimaryKeyIndex&&) noexcept = default;
 PrimaryKeyIndex& PrimaryKeyIndex::operator=(PrimaryKeyIndex&&) noexcept = default;
 
-std::optional<PrimaryKeyIndex::Entry> PrimaryKeyIndex::Find(const KeyId& key) const {
+std::optional<PrimaryKeyIndex::Entry> PrimaryKeyIndex::Find(const KeyId& raw_key) const {
   const Impl& impl = *impl_;
-  if (!impl.wide && key.hi != 0) return std::nullopt;
+  if (!impl.wide && raw_key.hi != 0) return std::nullopt;
+  const KeyId key = CanonicalKey(raw_key);
   return impl.WithTable([&](const auto& table) -> std::optional<Entry> {
     const auto* slot = table.Find(key);
     if (!slot) return std::nullopt;
     Entry entry;
-    entry.order = slot->order;
-    if (slot->file == kTombstoneFile) {
+    entry.order = impl.OrderOf(*slot, key);
+    if (IsTombstone(slot->file)) {
       entry.tombstone = true;
       entry.deleted_at_ms = int64_t{slot->position} * 1000;
       return entry;
     }
-    entry.data_file = impl.files[slot->file];
+    entry.data_file = impl.files[FileNumber(slot->file)];
     entry.position = slot->position;
     if (slot->position == kPositionInOverflow) entry.position = impl.overflow_positions.at(key);
     return entry;
   });
 }
 
-void PrimaryKeyIndex::PutLive(const KeyId& key, std::string_view data_file, int64_t position,
+void PrimaryKeyIndex::PutLive(const KeyId& raw_key, std::string_view data_file, int64_t position,
                               const OrderValue& order) {
   Impl& impl = *impl_;
-  if (!impl.wide && key.hi != 0) impl.Widen();
+  if (!impl.wide && raw_key.hi != 0) impl.Widen();
+  const KeyId key = CanonicalKey(raw_key);
   const uint32_t file = impl.Intern(data_file);
   impl.WithTable([&](auto& table) {
     bool inserted = false;
     auto& slot = table.FindOrInsert(key, &inserted);
-    if (inserted || slot.file == kTombstoneFile) {
+    if (inserted || IsTombstone(slot.file)) {
       ++impl.live;
       if (!inserted) --impl.tombstones;
     } else if (slot.position == kPositionInOverflow) {
       impl.overflow_positions.erase(key);
     }
-    slot.order = order;
-    slot.file = file;
+    slot.file = impl.SetOrder(slot, key, order, file);
     if (position >= 0 && position < int64_t{kPositionInOverflow}) {
       slot.position = static_cast<uint32_t>(position);
     } else {
@@ -91,21 +97,21 @@ void PrimaryKeyIndex::PutLive(const KeyId& key, std::string_view data_file, int6
   });
 }
 
-void PrimaryKeyIndex::PutTombstone(const KeyId& key, const OrderValue& order, int64_t deleted_at_ms) {
+void PrimaryKeyIndex::PutTombstone(const KeyId& raw_key, const OrderValue& order, int64_t deleted_at_ms) {
   Impl& impl = *impl_;
-  if (!impl.wide && key.hi != 0) impl.Widen();
+  if (!impl.wide && raw_key.hi != 0) impl.Widen();
+  const KeyId key = CanonicalKey(raw_key);
   impl.WithTable([&](auto& table) {
     bool inserted = false;
     auto& slot = table.FindOrInsert(key, &inserted);
-    if (inserted || slot.file != kTombstoneFile) {
+    if (inserted || IsLive(slot.file)) {
       ++impl.tombstones;
       if (!inserted) {
         --impl.live;
         if (slot.position == kPositionInOverflow) impl.overflow_positions.erase(key);
       }
     }
-    slot.order = order;
-    slot.file = kTombstoneFile;
+    slot.file = impl.SetOrder(slot, key, order, kTombstoneFile);
     slot.position = key_index_internal::TombstoneSeconds(deleted_at_ms);
   });
 }
@@ -117,7 +123,8 @@ int64_t PrimaryKeyIndex::DropTombstonesBefore(int64_t cutoff_ms) {
     size_t i = 0;
     while (i < table.capacity()) {
       const auto& slot = table.slot(i);
-      if (slot.file == kTombstoneFile && int64_t{slot.position} * 1000 < cutoff_ms) {
+      if (IsTombstone(slot.file) && int64_t{slot.position} * 1000 < cutoff_ms) {
+        if (HasSideOrder(slot.file)) impl.side_orders.erase(slot.Key());
         table.EraseAt(i);  // shifts the next entry into slot i: look at it again
         ++count;
         continue;
@@ -128,6 +135,13 @@ int64_t PrimaryKeyIndex::DropTombstonesBefore(int64_t cutoff_ms) {
   });
   impl.tombstones -= dropped;
   return dropped;
+}
+
+void PrimaryKeyIndex::Reserve(int64_t more_keys) {
+  if (more_keys <= 0) return;
+  Impl& impl = *impl_;
+  const auto keys = static_cast<size_t>(impl.live + impl.tombstones + more_keys);
+  impl.WithTable([&](auto& table) { table.Reserve(keys); });
 }
 
 int64_t PrimaryKeyIndex::live_count() const {
@@ -149,6 +163,8 @@ int64_t PrimaryKeyIndex::MemoryBytes() const {
            impl.file_numbers.size() * (sizeof(std::pair<const std::string_view, uint32_t>) + kNodeOverhead);
   bytes += impl.overflow_positions.bucket_count() * sizeof(void*) +
            impl.overflow_positions.size() * (sizeof(std::pair<const KeyId, int64_t>) + kNodeOverhead);
+  bytes += impl.side_orders.bucket_count() * sizeof(void*) +
+           impl.side_orders.size() * (sizeof(std::pair<const KeyId, uint64_t>) + kNodeOverhead);
   return static_cast<int64_t>(bytes);
 }
 

@@ -5,13 +5,13 @@
 // Contract:
 // - Keys: a single integer key column (int8..int64, date) is stored exactly
 //   as an int64; any other key (strings, decimals, several columns) is
-//   stored as the 128-bit hash of its canonical encoding (KeyEncoder), whose
-//   collision chance is below 2^-64 for 2^32 keys (documented in
-//   docs/architecture.md). A null key column is an error naming the column.
+//   stored as the 128-bit hash of its canonical encoding (KeyEncoder), of
+//   which the index keeps 95 bits (lo, and hi folded to 31 bits): the chance
+//   of any collision among n keys is below n^2 / 2^96, 2^-49 for 10^7 keys
+//   and 2^-32 for 2^32 keys. A null key column is an error naming the
+//   column.
 // - An entry is either live (data file, row position, ordering value) or a
-//   tombstone (ordering value of the delete, deletion time); live entries
-//   use at most 32 bytes per key for integer keys, 48 for hashed keys, plus
-//   the hash table's free slots (load factor >= 0.7 once past 1024 keys).
+//   tombstone (ordering value of the delete, deletion time).
 // - Data file paths are interned: each entry stores a 32-bit file number.
 // - Persistence: Save writes <dir>/index-<snapshot id>.bin atomically
 //   (temp + rename) and is called BEFORE committing that snapshot; Load
@@ -33,10 +33,16 @@
 //   16-byte ordering value, uint32 file number or 0xFFFFFFFE for a tombstone,
 //   uint32 position or tombstone deletion second), uint64 overflow count +
 //   (KeyId hi, lo, int64 position) each, then the zlib CRC-32 of all of it.
-// - Memory: growth keeps the load factor in [0.81, 0.9] past 1024 keys (see
-//   key_index_table.h), so integer keys cost 35.6-39.5 bytes each, hashed
-//   keys 44.4-49.4, plus the interned paths. Tombstone deletion times are kept
-//   in whole seconds (rounded up), positions >= 2^32 - 1 in a side map.
+// - Memory (past 1024 keys, see key_index_table.h): integer keys take
+//   24-byte slots at a load factor within [0.81, 0.9], 26.7-29.6 bytes per
+//   key; hashed keys 28-byte slots within [0.875, 0.94], 29.8-32.0 bytes per
+//   key; plus the interned paths. The high 8 bytes of ordering values are
+//   shared (the first value's); an entry whose high half differs costs ~50
+//   bytes more in a side map (CDA seqvals up to 16 hex digits, numbers and
+//   timestamps all have a zero high half). Tombstone deletion times are kept
+//   in whole seconds (rounded up), positions >= 2^32 - 1 in a side map. The
+//   file format is unchanged by this layout (full 16-byte ordering values;
+//   hashed keys are written in their canonical 95-bit form).
 // Not thread-safe.
 #pragma once
 
@@ -111,6 +117,9 @@ class PrimaryKeyIndex {
   void PutTombstone(const KeyId& key, const OrderValue& order, int64_t deleted_at_ms);
   // Removes tombstones deleted before `cutoff_ms`; returns how many.
   int64_t DropTombstonesBefore(int64_t cutoff_ms);
+  // Grows the table once so `more_keys` new keys fit without growing again
+  // (call before a batch's Put calls; an upper bound is fine).
+  void Reserve(int64_t more_keys);
 
   int64_t live_count() const;
   int64_t tombstone_count() const;

@@ -13,7 +13,12 @@
 
 namespace floe::ingest {
 
+using key_index_internal::CanonicalKey;
+using key_index_internal::FileNumber;
+using key_index_internal::IsLive;
+using key_index_internal::IsTombstone;
 using key_index_internal::kEmptyFile;
+using key_index_internal::kMaxFiles;
 using key_index_internal::kPositionInOverflow;
 using key_index_internal::kTombstoneFile;
 
@@ -156,16 +161,17 @@ std::string SpecText(const KeyIndexSpec& spec) {
 }
 
 template <typename Table>
-Status WriteEntries(IndexWriter& writer, const Table& table, const std::vector<uint32_t>& renumber,
-                    bool wide) {
+Status WriteEntries(IndexWriter& writer, const PrimaryKeyIndex::Impl& impl, const Table& table,
+                    const std::vector<uint32_t>& renumber) {
   for (size_t i = 0; i < table.capacity(); ++i) {
     const auto& slot = table.slot(i);
     if (slot.file == kEmptyFile) continue;
     KeyId key = slot.Key();
-    if (wide) writer.U64(key.hi);
+    if (impl.wide) writer.U64(key.hi);
     writer.U64(key.lo);
-    writer.Bytes(slot.order.bytes.data(), slot.order.bytes.size());
-    writer.U32(slot.file == kTombstoneFile ? kTombstoneFile : renumber[slot.file]);
+    const OrderValue order = impl.OrderOf(slot, key);
+    writer.Bytes(order.bytes.data(), order.bytes.size());
+    writer.U32(IsTombstone(slot.file) ? kTombstoneFile : renumber[FileNumber(slot.file)]);
     writer.U32(slot.position);
     FLOE_RETURN_IF_ERROR(writer.MaybeFlush());
   }
@@ -208,7 +214,7 @@ Status ReadIndexFile(FileIO& io, const std::string& path, int64_t snapshot_id, c
   const bool wide = mode == kModeHashed;
 
   FLOE_ASSIGN_OR_RETURN(uint64_t file_count, reader.U64("file count"));
-  if (file_count > static_cast<uint64_t>(reader.remaining()) / 4 || file_count >= kTombstoneFile) {
+  if (file_count > static_cast<uint64_t>(reader.remaining()) / 4 || file_count > kMaxFiles) {
     return Status::Corruption("file count " + std::to_string(file_count) + " exceeds the file size");
   }
   std::vector<uint32_t> numbers(file_count, kEmptyFile);  // file's number -> interned number
@@ -249,11 +255,12 @@ Status ReadIndexFile(FileIO& io, const std::string& path, int64_t snapshot_id, c
     }
     if (!tombstone && position == kPositionInOverflow) overflow_keys.insert({key.hi, key.lo});
     if (tombstones_only && !tombstone) continue;
+    key = CanonicalKey(key);
     bool inserted = false;
     bool duplicate = impl.WithTable([&](auto& table) {
       auto& slot = table.FindOrInsert(key, &inserted);
-      slot.order = order;
-      slot.file = tombstone ? kTombstoneFile : numbers[file];
+      if (!inserted) return true;
+      slot.file = impl.SetOrder(slot, key, order, tombstone ? kTombstoneFile : numbers[file]);
       slot.position = position;
       return !inserted;
     });
@@ -274,7 +281,7 @@ Status ReadIndexFile(FileIO& io, const std::string& path, int64_t snapshot_id, c
     if (!overflow_keys.count({key.hi, key.lo})) {
       return Status::Corruption("overflow entry " + std::to_string(o) + " names no overflowing key");
     }
-    if (!tombstones_only) impl.overflow_positions[key] = static_cast<int64_t>(position);
+    if (!tombstones_only) impl.overflow_positions[CanonicalKey(key)] = static_cast<int64_t>(position);
   }
   if (reader.remaining() != 0) {
     return Status::Corruption(std::to_string(reader.remaining()) + " unexpected bytes before the CRC");
@@ -332,7 +339,7 @@ Status PrimaryKeyIndex::Save(FileIO& io, const std::string& dir, int64_t snapsho
   impl.WithTable([&](const auto& table) {
     for (size_t i = 0; i < table.capacity(); ++i) {
       uint32_t file = table.slot(i).file;
-      if (file != kEmptyFile && file != kTombstoneFile) renumber[file] = 0;
+      if (IsLive(file)) renumber[FileNumber(file)] = 0;
     }
   });
   uint32_t used = 0;
@@ -356,7 +363,7 @@ Status PrimaryKeyIndex::Save(FileIO& io, const std::string& dir, int64_t snapsho
   }
   writer.U64(static_cast<uint64_t>(impl.live + impl.tombstones));
   Status status =
-      impl.WithTable([&](const auto& table) { return WriteEntries(writer, table, renumber, impl.wide); });
+      impl.WithTable([&](const auto& table) { return WriteEntries(writer, impl, table, renumber); });
   if (status.ok()) {
     writer.U64(impl.overflow_positions.size());
     for (const auto& [key, position] : impl.overflow_positions) {
@@ -449,10 +456,10 @@ Result<PrimaryKeyIndex> PrimaryKeyIndex::Load(FileIO& state_io, const std::strin
   tombstones.impl_->WithTable([&](const auto& from) {
     for (size_t i = 0; i < from.capacity(); ++i) {
       const auto& slot = from.slot(i);
-      if (slot.file != kTombstoneFile) continue;
+      if (!IsTombstone(slot.file)) continue;
       KeyId key = slot.Key();
       if (index.Find(key)) continue;  // live in the table: the row wins
-      index.PutTombstone(key, slot.order, int64_t{slot.position} * 1000);
+      index.PutTombstone(key, tombstones.impl_->OrderOf(slot, key), int64_t{slot.position} * 1000);
     }
   });
   delete_others();

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <compare>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -27,6 +28,22 @@ struct OrderValue {
   // 32 lowercase hex digits.
   std::string ToHex() const;
 };
+
+// The big-endian 8-byte half of `order` at `offset` (0: high, 8: low), so
+// halves compare like the bytes; and the value made of two halves.
+inline uint64_t OrderValueHalf(const OrderValue& order, size_t offset) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < 8; ++i) v = (v << 8) | order.bytes[offset + i];
+  return v;
+}
+inline OrderValue OrderValueFromHalves(uint64_t hi, uint64_t lo) {
+  OrderValue order;
+  for (size_t i = 0; i < 8; ++i) {
+    order.bytes[7 - i] = static_cast<uint8_t>(hi >> (8 * i));
+    order.bytes[15 - i] = static_cast<uint8_t>(lo >> (8 * i));
+  }
+  return order;
+}
 
 // Whether `column`'s type can hold ordering values of `kind`.
 Status CheckOrderColumn(const Column& column, OrderingKind kind, const std::string& column_name);

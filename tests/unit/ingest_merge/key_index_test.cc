@@ -211,7 +211,7 @@ TEST(PrimaryKeyIndexTest, HugePositionsAndHashedKeys) {
   EXPECT_EQ(index.live_count(), 2);
 }
 
-TEST(PrimaryKeyIndexTest, GrowsToOneMillionIntKeysWithin40BytesEach) {
+TEST(PrimaryKeyIndexTest, GrowsToOneMillionIntKeysWithin32BytesEach) {
   PrimaryKeyIndex index;
   std::mt19937_64 random(7);
   std::vector<uint64_t> keys(1'000'000);
@@ -221,19 +221,56 @@ TEST(PrimaryKeyIndexTest, GrowsToOneMillionIntKeysWithin40BytesEach) {
                   static_cast<int64_t>(i), Order(i));
     if (i > 1024 && i % 9973 == 0) {
       double per_key = static_cast<double>(index.MemoryBytes()) / static_cast<double>(index.live_count());
-      ASSERT_LE(per_key, 40.0) << "after " << i << " keys";
+      ASSERT_LE(per_key, 32.0) << "after " << i << " keys";
     }
   }
   ASSERT_EQ(index.live_count(), 1'000'000);
   double per_key = static_cast<double>(index.MemoryBytes()) / static_cast<double>(index.live_count());
-  EXPECT_LE(per_key, 40.0);
-  EXPECT_GE(per_key, 32.0);
+  EXPECT_LE(per_key, 32.0);  // 24-byte slots at a load factor of 0.81-0.9
+  EXPECT_GE(per_key, 24.0);
   for (size_t i = 0; i < keys.size(); i += 97) {
     auto e = index.Find({0, keys[i]});
     ASSERT_TRUE(e.has_value());
     EXPECT_EQ(e->position, static_cast<int64_t>(i));
   }
   EXPECT_FALSE(index.Find({0, 12345}).has_value());
+}
+
+TEST(PrimaryKeyIndexTest, OneMillionHashedKeysWithin32BytesEach) {
+  PrimaryKeyIndex index;
+  std::vector<KeyId> keys(1'000'000);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    Hash128 h = Murmur3x64_128(std::to_string(i));
+    keys[i] = {h.h1, h.h2};
+  }
+  for (size_t i = 0; i < keys.size(); ++i) {
+    index.PutLive(keys[i], "data/f.parquet", static_cast<int64_t>(i), Order(i));
+    if (i > 1024 && i % 9973 == 0) {
+      double per_key = static_cast<double>(index.MemoryBytes()) / static_cast<double>(index.live_count());
+      ASSERT_LE(per_key, 32.1) << "after " << i << " keys";
+    }
+  }
+  ASSERT_EQ(index.live_count(), 1'000'000);
+  for (size_t i = 0; i < keys.size(); i += 101) {
+    auto e = index.Find(keys[i]);
+    ASSERT_TRUE(e.has_value());
+    EXPECT_EQ(e->position, static_cast<int64_t>(i));
+    EXPECT_EQ(e->order, Order(i));
+  }
+  EXPECT_FALSE(index.Find({keys[0].hi, keys[0].lo + 1}).has_value());
+}
+
+TEST(PrimaryKeyIndexTest, ReserveThenInsertKeepsTheBand) {
+  PrimaryKeyIndex index;
+  for (uint64_t k = 0; k < 100'000; ++k) index.PutLive({0, k}, "a", 0, Order(k));
+  index.Reserve(900'000);
+  const int64_t reserved = index.MemoryBytes();
+  for (uint64_t k = 100'000; k < 1'000'000; ++k) index.PutLive({0, k}, "a", 0, Order(k));
+  EXPECT_EQ(index.MemoryBytes(), reserved);  // no growth after the Reserve
+  EXPECT_LE(static_cast<double>(reserved) / 1e6, 32.0);
+  index.Reserve(0);
+  index.Reserve(-5);
+  EXPECT_EQ(index.MemoryBytes(), reserved);
 }
 
 // A table with one snapshot and no manifests: Load must use the index file.
@@ -265,6 +302,50 @@ iceberg::TableMetadata TableWithSnapshots(std::vector<int64_t> chain) {
 
 KeyIndexSpec IdSpec() {
   return KeyIndexSpec{{"id"}, "seq", OrderingKind::kPaddedHex};
+}
+
+// Ordering values whose high 8 bytes differ from the index's shared high
+// half live in a side map: Find, overwrite, tombstones, dropping and
+// Save/Load all see the full 16 bytes.
+TEST(PrimaryKeyIndexTest, OrderingValuesWithOtherHighHalvesRoundTrip) {
+  auto wide_order = [](uint64_t hi, uint64_t lo) {
+    OrderValue o = Order(lo);
+    for (int i = 0; i < 8; ++i) o.bytes[static_cast<size_t>(7 - i)] = static_cast<uint8_t>(hi >> (8 * i));
+    return o;
+  };
+  testing::TempDir dir;
+  auto io = MakeLocalFileIO();
+  PrimaryKeyIndex index;
+  index.PutLive({0, 1}, "f", 1, wide_order(9, 1));  // the shared high half becomes 9
+  index.PutLive({0, 2}, "f", 2, wide_order(0, 5));
+  index.PutTombstone({0, 3}, wide_order(~uint64_t{0}, 7), 2'000'000);
+  index.PutLive({0, 4}, "f", 4, wide_order(1, 1));
+  index.PutLive({0, 4}, "g", 5, wide_order(9, 2));  // back to the shared half
+  index.PutTombstone({0, 2}, wide_order(10, 0), 3'000'000);
+  EXPECT_EQ(index.Find({0, 1})->order, wide_order(9, 1));
+  EXPECT_EQ(index.Find({0, 2})->order, wide_order(10, 0));
+  EXPECT_TRUE(index.Find({0, 2})->tombstone);
+  EXPECT_EQ(index.Find({0, 3})->order, wide_order(~uint64_t{0}, 7));
+  EXPECT_EQ(index.Find({0, 4})->order, wide_order(9, 2));
+  EXPECT_EQ(index.Find({0, 4})->data_file, "g");
+  ASSERT_OK(index.Save(*io, dir.path().string(), 8));
+  ASSERT_OK_AND_ASSIGN(PrimaryKeyIndex loaded, PrimaryKeyIndex::Load(*io, dir.path().string(),
+                                                                     TableWithSnapshots({8}), *io, IdSpec()));
+  for (uint64_t k = 1; k <= 4; ++k) {
+    auto want = index.Find({0, k});
+    auto got = loaded.Find({0, k});
+    ASSERT_TRUE(got.has_value()) << k;
+    EXPECT_EQ(got->order, want->order) << k;
+    EXPECT_EQ(got->tombstone, want->tombstone) << k;
+    EXPECT_EQ(got->data_file, want->data_file) << k;
+  }
+  EXPECT_EQ(loaded.DropTombstonesBefore(2'500'000), 1);
+  EXPECT_FALSE(loaded.Find({0, 3}).has_value());
+  EXPECT_EQ(loaded.Find({0, 2})->order, wide_order(10, 0));
+  // Widening keeps the side map's entries.
+  loaded.PutLive({77, 78}, "h", 0, wide_order(3, 3));
+  EXPECT_EQ(loaded.Find({0, 2})->order, wide_order(10, 0));
+  EXPECT_EQ(loaded.Find({77, 78})->order, wide_order(3, 3));
 }
 
 TEST(PrimaryKeyIndexTest, SaveLoadRoundTrip) {

@@ -1,0 +1,151 @@
+// ChangeMap: the winning change per key of a file or a batch, in a compact
+// open-addressing table (the key index's RobinTable with slots of its own).
+//
+// Contract:
+// - Upsert keeps, per key, the change with the greatest ordering value; on
+//   equal values the change upserted last wins (callers upsert in file/row
+//   order, so the later file/row wins).
+// - Memory: a slot holds the key (8 bytes for exact integer keys, 16 once a
+//   hashed key arrives), the low 8 bytes of the ordering value and 8 bytes of
+//   file number, row and delete flag: 24 or 32 bytes, at a load factor kept
+//   within [0.81, 0.9] past 1024 keys, so 26.7-29.6 (integer keys) or
+//   35.6-39.5 (hashed keys) bytes per change. The high 8 bytes of ordering
+//   values are shared: the map keeps the first one it sees and puts a
+//   change whose high half differs, or whose row is >= 2^32 - 1, into a side
+//   map (~64 bytes each; CDA's seqvals and numeric orderings have a zero high
+//   half, so this does not happen for them).
+// - File numbers are below kMaxChangeFiles.
+// - Iteration order is unspecified. Not thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+
+#include "ingest/merge/key_index.h"
+#include "ingest/merge/key_index_table.h"
+#include "ingest/merge/order_value.h"
+
+namespace floe::ingest {
+
+struct Change {
+  KeyId key;
+  OrderValue order;
+  int32_t file = 0;  // index of the file in the batch
+  int64_t row = 0;   // row in that file
+  bool is_delete = false;
+};
+
+inline constexpr int32_t kMaxChangeFiles = (1 << 30) - 1;
+
+namespace change_map_internal {
+
+// Bits of a slot's `file` word above the file number.
+inline constexpr uint32_t kDeleteBit = 1u << 31;
+inline constexpr uint32_t kSideBit = 1u << 30;  // order high half or row in the side map
+inline constexpr uint32_t kFileMask = kSideBit - 1;
+inline constexpr uint32_t kRowInSideMap = 0xFFFFFFFFu;
+
+struct NarrowChangeSlot {
+  uint64_t key = 0;
+  uint64_t order_lo = 0;
+  uint32_t file = key_index_internal::kEmptyFile;
+  uint32_t row = 0;
+
+  static uint64_t Mix(const KeyId& k) { return MurmurMix64(k.lo); }
+  uint64_t Mix() const { return MurmurMix64(key); }
+  bool Matches(const KeyId& k) const { return key == k.lo; }
+  KeyId Key() const { return {0, key}; }
+  void SetKey(const KeyId& k) { key = k.lo; }
+};
+static_assert(sizeof(NarrowChangeSlot) == 24);
+
+struct WideChangeSlot {
+  uint64_t hi = 0;
+  uint64_t lo = 0;
+  uint64_t order_lo = 0;
+  uint32_t file = key_index_internal::kEmptyFile;
+  uint32_t row = 0;
+
+  static uint64_t Mix(const KeyId& k) { return KeyIdHash{}(k); }
+  uint64_t Mix() const { return Mix(KeyId{hi, lo}); }
+  bool Matches(const KeyId& k) const { return lo == k.lo && hi == k.hi; }
+  KeyId Key() const { return {hi, lo}; }
+  void SetKey(const KeyId& k) {
+    hi = k.hi;
+    lo = k.lo;
+  }
+};
+static_assert(sizeof(WideChangeSlot) == 32);
+
+}  // namespace change_map_internal
+
+class ChangeMap {
+ public:
+  // Returns true when the key already had a change (one of the two lost).
+  bool Upsert(const Change& change);
+  size_t size() const { return wide_ ? wide_table_.size() : narrow_.size(); }
+  bool empty() const { return size() == 0; }
+  // Whether a hashed (non-integer) key arrived: slots are 32 bytes then.
+  bool hashed() const { return wide_; }
+  // Grows once so `changes` entries fit without a rehash cascade.
+  void Reserve(size_t changes);
+  // Frees everything.
+  void Clear();
+  // Bytes held now, and (an estimate) after `more` new keys were added.
+  size_t MemoryBytes() const;
+  size_t MemoryBytesWith(size_t more, bool hashed_keys) const;
+
+  // f(const Change&) for every winner, in unspecified order.
+  template <typename F>
+  void ForEach(F&& f) const {
+    if (wide_) {
+      Visit(wide_table_, f);
+    } else {
+      Visit(narrow_, f);
+    }
+  }
+
+ private:
+  struct Side {
+    uint64_t order_hi = 0;
+    int64_t row = 0;
+  };
+  template <typename Table, typename F>
+  void Visit(const Table& table, F& f) const {
+    for (size_t i = 0; i < table.capacity(); ++i) {
+      const auto& slot = table.slot(i);
+      if (slot.file == key_index_internal::kEmptyFile) continue;
+      f(Decode(slot));
+    }
+  }
+  template <typename Slot>
+  Change Decode(const Slot& slot) const {
+    using namespace change_map_internal;
+    Change change;
+    change.key = slot.Key();
+    change.file = static_cast<int32_t>(slot.file & kFileMask);
+    change.is_delete = (slot.file & kDeleteBit) != 0;
+    uint64_t order_hi = base_order_hi_;
+    change.row = slot.row;
+    if (slot.file & kSideBit) {
+      const Side& side = side_.at(change.key);
+      order_hi = side.order_hi;
+      if (slot.row == kRowInSideMap) change.row = side.row;
+    }
+    change.order = OrderValueFromHalves(order_hi, slot.order_lo);
+    return change;
+  }
+  template <typename Table>
+  bool UpsertInto(Table& table, const Change& change);
+  void Widen();
+
+  bool wide_ = false;
+  bool has_base_ = false;
+  uint64_t base_order_hi_ = 0;
+  key_index_internal::RobinTable<change_map_internal::NarrowChangeSlot> narrow_;
+  key_index_internal::RobinTable<change_map_internal::WideChangeSlot> wide_table_;
+  std::unordered_map<KeyId, Side, KeyIdHash> side_;
+};
+
+}  // namespace floe::ingest
