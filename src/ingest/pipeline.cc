@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -12,6 +13,7 @@
 
 #include "catalog/rest/open_any_catalog.h"
 #include "ingest/batch_planner.h"
+#include "ingest/pipeline_trace.h"
 #include "ingest/progress_reporter.h"
 #include "ingest/source/source.h"
 #include "io/s3/file_io_factory.h"
@@ -169,6 +171,12 @@ struct Pipeline::Impl {
   std::set<std::string> watermark_checked;
   // Set when a ledger call failed: Run stops instead of retrying.
   bool state_failed = false;
+  // Run (continuous mode): maintenance waits for a poll that finds nothing to
+  // apply; the target tables whose maintenance fell due, oldest first.
+  bool defer_maintenance = false;
+  std::vector<catalog::TableIdentifier> maintenance_due;
+  // Never null; disabled unless a trace path was given.
+  std::unique_ptr<PipelineTrace> trace = std::make_unique<PipelineTrace>();
 
   int64_t NowMs() const { return options.now_ms_for_tests != 0 ? options.now_ms_for_tests : SystemNowMs(); }
   void Log(const std::string& line) { reporter->Message(line); }
@@ -433,6 +441,10 @@ struct Pipeline::Impl {
     return commits;
   }
 
+  // Maintenance that fell due for a table: run at once (RunOnce), or in Run
+  // queued for the next idle poll, and run at once only when the table
+  // reaches its next due point while still queued (a continuous backlog
+  // never leaves it unmaintained).
   void MaybeMaintain(const std::string& source_table, const TableIngestor& ingestor) {
     if (!options.maintain || !config.maintenance.enabled) return;
     auto id = TargetOf(source_table);
@@ -445,14 +457,44 @@ struct Pipeline::Impl {
     if (commits < attempted_at) attempted_at = 0;  // a maintenance snapshot reset the run
     if (commits - attempted_at < every) return;
     attempted_at = commits;
+    auto queued = std::find_if(maintenance_due.begin(), maintenance_due.end(),
+                               [&key](const catalog::TableIdentifier& due) { return due.ToString() == key; });
+    if (defer_maintenance && queued == maintenance_due.end()) {
+      maintenance_due.push_back(*id);
+      trace->Write("maintenance_due", {{"table", key}, {"commits", commits}});
+      return;
+    }
+    const bool overdue = queued != maintenance_due.end();
+    if (overdue) maintenance_due.erase(queued);
+    RunMaintenance(*id, overdue ? "overdue" : "after_commit");
+  }
+
+  // Runs the maintenance of the table that has waited longest; false when none is due.
+  bool RunDueMaintenance() {
+    if (maintenance_due.empty()) return false;
+    const catalog::TableIdentifier id = maintenance_due.front();
+    maintenance_due.erase(maintenance_due.begin());
+    RunMaintenance(id, "idle");
+    return true;
+  }
+
+  void RunMaintenance(const catalog::TableIdentifier& id, const char* why) {
+    const std::string key = id.ToString();
+    const double start_ms = PipelineTrace::NowMs();
     const auto started = std::chrono::steady_clock::now();
-    auto report = options.maintain(*tables, *id);
-    const std::string took = " (" + std::to_string(MillisSince(started)) + " ms)";
+    auto report = options.maintain(*tables, id);
+    const int64_t elapsed_ms = MillisSince(started);
+    const std::string took = " (" + std::to_string(elapsed_ms) + " ms)";
     if (!report.ok()) {
       Log("maintenance " + key + ": failed, ingestion goes on: " + report.status().ToString() + took);
     } else {
       Log("maintenance " + key + ": " + *report + took);
     }
+    trace->Write("maintenance", {{"table", key},
+                                 {"why", why},
+                                 {"start", start_ms},
+                                 {"ms", PipelineTrace::NowMs() - start_ms},
+                                 {"ok", report.ok()}});
   }
 
   // A failed batch may still have committed (unknown commit outcome), so it
@@ -480,9 +522,12 @@ struct Pipeline::Impl {
     state_failed = false;
     RunSummary summary;
     std::set<std::string> blocked;
+    const double start_ms = PipelineTrace::NowMs();
     FLOE_RETURN_IF_ERROR(Recover(summary, blocked));
 
+    const double discover_start_ms = PipelineTrace::NowMs();
     FLOE_ASSIGN_OR_RETURN(Discovery discovery, DiscoverWithWatermarks());
+    const double discover_end_ms = PipelineTrace::NowMs();
     for (const std::string& warning : discovery.warnings) Log("warning: " + warning);
     for (const auto& [name, message] : discovery.table_errors) {
       TableRunSummary& table_summary = summary.tables[name];
@@ -500,19 +545,35 @@ struct Pipeline::Impl {
     for (SourceFile& file : discovery.files) {
       if (blocked.count(file.table) == 0) record.push_back(std::move(file));
     }
-    FLOE_ASSIGN_OR_RETURN(Ledger::DiscoverResult recorded,
-                          Ledgered(ledger->RecordDiscovered(record, NowMs())));
+    // An idle poll writes nothing: no empty transaction, no unchanged
+    // watermark rewritten (each a synchronous SQLite commit).
+    Ledger::DiscoverResult recorded;
+    if (!record.empty()) {
+      FLOE_ASSIGN_OR_RETURN(recorded, Ledgered(ledger->RecordDiscovered(record, NowMs())));
+    }
     for (const std::string& uri : recorded.changed_after_ingest) {
       Log("warning: " + uri + " changed after it was ingested; the change is ignored");
     }
     for (const TableWatermark& watermark : discovery.new_watermarks) {
       if (blocked.count(watermark.table) > 0) continue;
-      FLOE_RETURN_IF_ERROR(Ledgered(ledger->SetWatermark(watermark)));
-      watermarks[watermark.table] = watermark;
+      if (auto stored = watermarks.find(watermark.table);
+          stored == watermarks.end() ||
+          stored->second.last_successful_write_ms != watermark.last_successful_write_ms ||
+          stored->second.fingerprints != watermark.fingerprints) {
+        FLOE_RETURN_IF_ERROR(Ledgered(ledger->SetWatermark(watermark)));
+        watermarks[watermark.table] = watermark;
+      }
       watermark_checked.insert(watermark.table);
     }
 
     FLOE_ASSIGN_OR_RETURN(std::vector<std::string> with_work, Ledgered(ledger->TablesWithWork()));
+    trace->Write("poll", {{"start", start_ms},
+                          {"recover_ms", discover_start_ms - start_ms},
+                          {"discover_ms", discover_end_ms - discover_start_ms},
+                          {"record_ms", PipelineTrace::NowMs() - discover_end_ms},
+                          {"listed_files", static_cast<int64_t>(record.size())},
+                          {"new_files", recorded.new_files},
+                          {"tables_with_work", static_cast<int64_t>(with_work.size())}});
     for (const std::string& name : with_work) {
       if (stop.load()) break;
       if (blocked.count(name) > 0) continue;
@@ -561,6 +622,14 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(PipelineConfig config, Pipeline
   auto impl = std::make_unique<Impl>();
   impl->reporter = std::make_unique<ProgressReporter>(options.log != nullptr ? *options.log : std::cerr,
                                                       options.progress_bar);
+  std::string trace_path = options.trace_path;
+  if (trace_path.empty()) {
+    if (const char* from_env = std::getenv(kPipelineTraceEnv); from_env != nullptr) trace_path = from_env;
+  }
+  auto trace = PipelineTrace::Open(trace_path);
+  if (!trace.ok()) return trace.status();
+  impl->trace = std::move(*trace);
+  impl->reporter->SetTrace(impl->trace.get());
   impl->options = options;
 
   std::error_code ec;
@@ -591,25 +660,73 @@ Result<RunSummary> Pipeline::RunOnce() {
 }
 
 Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
+  Impl& impl = *impl_;
+  impl.defer_maintenance = true;
   RunSummary total;
+  bool worked_since_idle = false;
+  Status state_error;
   while (!stop.load()) {
-    auto run = impl_->RunOnce(stop);
+    const auto poll_started = std::chrono::steady_clock::now();
+    const ProcessUsage before = impl.trace->enabled() ? CurrentProcessUsage() : ProcessUsage{};
+    auto run = impl.RunOnce(stop);
+    bool committed = false;
     if (run.ok()) {
-      if (!run->tables.empty()) impl_->Log(run->Format());
+      if (!run->tables.empty()) impl.Log(run->Format());
       total.Add(*run);
-    } else if (impl_->state_failed) {
-      return run.status();
+      committed = run->batches_committed > 0;
+    } else if (impl.state_failed) {
+      state_error = run.status();
     } else {
-      impl_->Log("run failed: " + run.status().ToString() + "; trying again in " +
-                 FormatSeconds(static_cast<double>(impl_->config.trigger.interval_ms) / 1000.0));
+      impl.Log("run failed: " + run.status().ToString() + "; trying again in " +
+               FormatSeconds(static_cast<double>(impl.config.trigger.interval_ms) / 1000.0));
     }
-    // Sleeps in small steps so a stop request is honoured within ~100 ms.
-    const auto wake =
-        std::chrono::steady_clock::now() + std::chrono::milliseconds(impl_->config.trigger.interval_ms);
-    while (!stop.load() && std::chrono::steady_clock::now() < wake) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    // New data first: after a poll that committed, look again at once; due
+    // maintenance runs only once a poll finds nothing to apply, one table
+    // per poll, so a landing waits for at most one table's maintenance.
+    bool poll_again = false;
+    if (state_error.ok() && committed) {
+      poll_again = true;
+    } else if (state_error.ok() && run.ok() && !stop.load()) {
+      poll_again = impl.RunDueMaintenance();
+    }
+    worked_since_idle = worked_since_idle || committed;
+    bool trimmed = false;
+    if (!poll_again && worked_since_idle) {
+      // The batches' buffers were freed, but malloc keeps the pages: give them back while idle.
+      trimmed = ReleaseFreeHeapMemory();
+      worked_since_idle = false;
+    }
+    if (impl.trace->enabled()) {
+      const ProcessUsage after = CurrentProcessUsage();
+      impl.trace->Write("iteration", {{"ms", static_cast<double>(MillisSince(poll_started))},
+                                      {"batches", run.ok() ? run->batches_committed : int64_t{0}},
+                                      {"ok", run.ok()},
+                                      {"poll_again", poll_again},
+                                      {"cpu_ms", after.cpu_ms - before.cpu_ms},
+                                      {"trimmed", trimmed},
+                                      {"rss_bytes", after.rss_bytes},
+                                      {"heap_in_use_bytes", after.heap_in_use_bytes},
+                                      {"heap_free_bytes", after.heap_free_bytes}});
+    }
+    if (!state_error.ok()) break;
+    if (poll_again) continue;
+    // The interval counts from the start of the previous poll; the wait is
+    // cut in steps of at most 100 ms so a stop request is honoured promptly.
+    const auto wake = poll_started + std::chrono::milliseconds(impl.config.trigger.interval_ms);
+    impl.trace->Write("sleep", {{"ms", static_cast<double>(std::max<int64_t>(
+                                           0, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                  wake - std::chrono::steady_clock::now())
+                                                  .count()))}});
+    while (!stop.load()) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= wake) break;
+      std::this_thread::sleep_for(
+          std::min<std::chrono::steady_clock::duration>(wake - now, std::chrono::milliseconds(100)));
     }
   }
+  impl.defer_maintenance = false;
+  impl.maintenance_due.clear();
+  if (!state_error.ok()) return state_error;
   return total;
 }
 

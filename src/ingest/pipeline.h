@@ -25,10 +25,24 @@
 //   source.reload_on_reset the table's ledger records are forgotten and its
 //   files re-ingested on top of the existing rows: correct for mode merge
 //   (newest change wins), duplicates history in mode append (logged).
-// - Run repeats RunOnce every trigger interval until `stop` becomes true
+// - Run (continuous mode) polls like RunOnce until `stop` becomes true
 //   (checked between batches and during the wait; a batch in progress is
-//   finished first). An error of one run is logged and the loop goes on,
+//   finished first), new data first: a poll that committed anything is
+//   followed at once by another poll (files may have landed meanwhile);
+//   maintenance that fell due is deferred until a poll finds nothing to
+//   apply, then runs for ONE table before the next poll, so a waiting landing
+//   is delayed by at most one table's maintenance. A table whose deferred
+//   maintenance is still waiting when compact_every more of its ingest
+//   commits have landed (a continuous backlog) is maintained right after that
+//   commit, as RunOnce does. Otherwise the next poll starts one trigger
+//   interval after the previous poll STARTED. After polls that committed
+//   something, free heap memory is returned to the system once idle. An
+//   error of one run is logged and the loop goes on (after the interval),
 //   except a ledger (state) error, which Run returns.
+// - Trace: with PipelineOptions::trace_path (or $FLOE_PIPELINE_TRACE) the
+//   loop's phases are appended to that file as JSON lines (pipeline_trace.h):
+//   "poll" (discovery, recording), "batch", "maintenance", "iteration"
+//   (CPU, RSS and heap after each poll), "sleep".
 // - Progress: a progress line on a terminal (files, rows, bytes, rate),
 //   otherwise one log line per batch, to `log` (progress_reporter.h).
 // Not thread-safe; one Pipeline per state dir (the ledger's lock).
@@ -90,8 +104,11 @@ struct PipelineOptions {
   // Called after a committed batch once the table's latest [maintenance]
   // compact_every snapshots are all ingest commits of this pipeline (and
   // again only after as many more), when [maintenance] enabled. A failure is
-  // logged; ingestion goes on.
+  // logged; ingestion goes on. In Run the call is deferred (see above).
   MaintainFn maintain;
+  // JSON-lines trace of the loop's phases; empty: $FLOE_PIPELINE_TRACE, and
+  // when that is unset or empty, no trace.
+  std::string trace_path;
 };
 
 // The catalog a pipeline's [catalog] section names (SQL, filesystem or REST),

@@ -76,6 +76,7 @@ void ProgressReporter::FileRead(int64_t rows, int64_t bytes) {
 
 void ProgressReporter::BatchDone(const std::string& table, int64_t batch_id, const BatchResult& result,
                                  double seconds) {
+  TraceBatch(table, batch_id, result, seconds);
   if (terminal_) {
     Draw(true);
     return;
@@ -92,6 +93,19 @@ void ProgressReporter::BatchDone(const std::string& table, int64_t batch_id, con
       FormatSeconds(seconds);
   out_ << line << "\n";
   out_.flush();
+}
+
+void ProgressReporter::TraceBatch(const std::string& table, int64_t batch_id, const BatchResult& result,
+                                  double seconds) {
+  if (trace_ == nullptr || !trace_->enabled()) return;
+  const double ms = seconds * 1000.0;
+  trace_->Write("batch", {{"table", table},
+                          {"batch", batch_id},
+                          {"start", PipelineTrace::NowMs() - ms},
+                          {"ms", ms},
+                          {"files", result.counts.files},
+                          {"rows", result.counts.rows_read},
+                          {"snapshot", result.snapshot_id.value_or(0)}});
 }
 
 void ProgressReporter::EndTable() {

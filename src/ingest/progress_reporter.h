@@ -7,7 +7,9 @@
 // cc_claim: 12 files, 34,512 rows (1,024 ins, 30 upd, 2 del, 5 stale),
 // 1 quarantined, snapshot 123, 0.8 s") and never a carriage return.
 // Message() prints a whole line in both modes without garbling an active
-// progress line. Not thread-safe.
+// progress line. With a trace (SetTrace), each BatchDone also writes a
+// "batch" event: table, batch id, start (epoch ms), ms, files, rows,
+// snapshot (0: none). Not thread-safe.
 #pragma once
 
 #include <chrono>
@@ -16,6 +18,7 @@
 #include <ostream>
 #include <string>
 
+#include "ingest/pipeline_trace.h"
 #include "ingest/table_ingestor.h"
 
 namespace floe::ingest {
@@ -39,8 +42,11 @@ class ProgressReporter {
   void BatchDone(const std::string& table, int64_t batch_id, const BatchResult& result, double seconds);
   void EndTable();
   void Message(const std::string& line);
+  // Where batch events go besides the person watching; nullptr: nowhere.
+  void SetTrace(PipelineTrace* trace) { trace_ = trace; }
 
  private:
+  void TraceBatch(const std::string& table, int64_t batch_id, const BatchResult& result, double seconds);
   void Draw(bool force);
   void ClearLine();
 
@@ -54,6 +60,7 @@ class ProgressReporter {
   bool line_active_ = false;
   std::chrono::steady_clock::time_point table_start_;
   std::optional<std::chrono::steady_clock::time_point> last_draw_;
+  PipelineTrace* trace_ = nullptr;
 };
 
 }  // namespace floe::ingest

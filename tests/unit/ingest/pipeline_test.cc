@@ -1,6 +1,9 @@
 // Pipeline end to end on a tiny CDA export: committed folders only, nothing
 // twice, new folders, quarantine, crash recovery both ways, resets, batch
-// limits, independent tables and the stoppable loop.
+// limits, independent tables, the stoppable loop, and the continuous loop's
+// scheduling (new data before maintenance, polling again at once after a
+// commit, the interval counted from the previous poll's start, idle polls
+// writing nothing) and its trace.
 #include "ingest/pipeline.h"
 
 #include <gtest/gtest.h>
@@ -9,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -472,6 +476,302 @@ TEST_F(PipelineTest, OpenFailsWithAClearMessageForABadCatalog) {
   ASSERT_FALSE(pipeline.ok());
   EXPECT_NE(pipeline.status().message().find("mysql://nowhere"), std::string::npos)
       << pipeline.status().ToString();
+}
+
+// ---------------------------------------------------------------------------
+// Continuous mode: new data first.
+
+// A log whose every flush hands the text logged so far to `on_flush` (the
+// pipeline flushes after each batch line), to act at a known moment of a Run.
+class WatchedLog : public std::stringbuf {
+ public:
+  std::function<void(const std::string&)> on_flush;
+
+ protected:
+  int sync() override {
+    if (on_flush) on_flush(str());
+    return 0;
+  }
+};
+
+size_t CountOf(const std::string& text, const std::string& what) {
+  size_t count = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
+}
+
+// Sets `stop` once `done()` holds (checked every 10 ms) or after `limit`,
+// unless the test stopped it first.
+class StopWhen {
+ public:
+  StopWhen(std::atomic<bool>& stop, std::function<bool()> done, std::chrono::milliseconds limit)
+      : thread_([&stop, done = std::move(done), limit, this] {
+          const auto until = std::chrono::steady_clock::now() + limit;
+          while (!stop.load() && !finished_.load() && std::chrono::steady_clock::now() < until) {
+            if (done && done()) break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+          }
+          stop.store(true);
+        }) {}
+  ~StopWhen() {
+    finished_.store(true);
+    thread_.join();
+  }
+
+ private:
+  std::atomic<bool> finished_{false};
+  std::thread thread_;
+};
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The trace's lines of one event, in order.
+std::vector<std::string> TraceEvents(const std::string& path, const std::string& event) {
+  std::vector<std::string> lines;
+  std::istringstream text(ReadText(path));
+  for (std::string line; std::getline(text, line);) {
+    if (line.find("\"event\":\"" + event + "\"") != std::string::npos) lines.push_back(line);
+  }
+  return lines;
+}
+
+double NumberField(const std::string& line, const std::string& key) {
+  const size_t at = line.find("\"" + key + "\":");
+  if (at == std::string::npos) return -1;
+  return std::stod(line.substr(at + key.size() + 3));
+}
+
+TEST_F(PipelineTest, ContinuousModeMaintainsOnlyWhenNothingIsWaiting) {
+  // Two ingest commits per table (one file per batch): both tables fall due with compact_every 2.
+  for (const std::string table : {"cc_a", "cc_b"}) {
+    WriteCdaFile(table, "1", 1000, "part-0.parquet", {{1, "1", 0, "one"}});
+    WriteCdaFile(table, "1", 1100, "part-0.parquet", {{2, "2", 0, "two"}});
+  }
+  WriteManifest({{"cc_a", 1100}, {"cc_b", 1100}});
+  PipelineConfig config = config_;
+  config.trigger.interval_ms = 3'600'000;  // a sleep would outlast the test: every poll here is immediate
+  config.trigger.max_files_per_batch = 1;
+  config.maintenance.enabled = true;
+  config.maintenance.compact_every = 2;
+
+  std::atomic<bool> stop{false};
+  Pipeline* running = nullptr;
+  struct Call {
+    std::string table;
+    std::vector<std::string> tables_with_work;
+    size_t committed_files = 0;
+  };
+  std::vector<Call> calls;
+  PipelineOptions options;
+  options.log = &log_;
+  options.maintain = [&](catalog::TableCatalog&, const catalog::TableIdentifier& id) -> Result<std::string> {
+    Call call;
+    call.table = id.ToString();
+    FLOE_ASSIGN_OR_RETURN(call.tables_with_work, running->ledger().TablesWithWork());
+    LedgerFilter committed;
+    committed.state = FileState::kCommitted;
+    FLOE_ASSIGN_OR_RETURN(auto files, running->ledger().Files(committed));
+    call.committed_files = files.size();
+    calls.push_back(call);
+    if (calls.size() == 1) {
+      // A landing arrives while the first table is maintained: it must be
+      // applied before the second table's maintenance.
+      WriteCdaFile("cc_a", "1", 2000, "part-0.parquet", {{3, "3", 0, "three"}});
+      WriteCdaFile("cc_b", "1", 2000, "part-0.parquet", {{3, "3", 0, "three"}});
+      WriteManifest({{"cc_a", 2000}, {"cc_b", 2000}});
+    } else {
+      stop.store(true);
+    }
+    return std::string("nothing to do");
+  };
+  ASSERT_OK_AND_ASSIGN(auto pipeline, Pipeline::Open(config, options));
+  running = pipeline.get();
+  StopWhen safety(stop, nullptr, std::chrono::seconds(20));
+  ASSERT_OK_AND_ASSIGN(RunSummary total, pipeline->Run(stop));
+
+  ASSERT_EQ(calls.size(), 2u) << log_.str();
+  EXPECT_EQ(calls[0].table, "default.cc_a");
+  EXPECT_TRUE(calls[0].tables_with_work.empty()) << "maintenance ran while files were pending";
+  EXPECT_EQ(calls[0].committed_files, 4u);
+  EXPECT_EQ(calls[1].table, "default.cc_b");
+  EXPECT_TRUE(calls[1].tables_with_work.empty());
+  EXPECT_EQ(calls[1].committed_files, 6u) << "the landing waited behind maintenance";
+  EXPECT_EQ(total.batches_committed, 6);
+  EXPECT_EQ(Rows("cc_a").size(), 3u);
+  EXPECT_EQ(Rows("cc_b").size(), 3u);
+}
+
+TEST_F(PipelineTest, ContinuousModeStillMaintainsATableThatNeverGoesIdle) {
+  // Five batches in one poll with compact_every 2: due after the 2nd commit
+  // (deferred), overdue after the 4th (run then), the 5th is still pending.
+  for (int64_t i = 0; i < 5; ++i) {
+    WriteCdaFile("cc_claim", "1", 1000 + i, "part-0.parquet", {{i, std::to_string(i + 1), 0, "row"}});
+  }
+  WriteManifest({{"cc_claim", 1004}});
+  PipelineConfig config = config_;
+  config.trigger.interval_ms = 3'600'000;
+  config.trigger.max_files_per_batch = 1;
+  config.maintenance.enabled = true;
+  config.maintenance.compact_every = 2;
+  std::atomic<bool> stop{false};
+  Pipeline* running = nullptr;
+  std::vector<size_t> pending_at_call;
+  PipelineOptions options;
+  options.log = &log_;
+  options.trace_path = (dir_.path() / "trace.jsonl").string();
+  options.maintain = [&](catalog::TableCatalog&, const catalog::TableIdentifier&) -> Result<std::string> {
+    FLOE_ASSIGN_OR_RETURN(auto pending, running->ledger().Pending("cc_claim"));
+    pending_at_call.push_back(pending.size());
+    return std::string("nothing to do");
+  };
+  ASSERT_OK_AND_ASSIGN(auto pipeline, Pipeline::Open(config, options));
+  running = pipeline.get();
+  {
+    // Until the loop first goes to sleep: everything applied, nothing due.
+    StopWhen stopper(
+        stop, [&] { return !TraceEvents(options.trace_path, "sleep").empty(); }, std::chrono::seconds(20));
+    ASSERT_OK(pipeline->Run(stop));
+  }
+  EXPECT_EQ(pending_at_call, std::vector<size_t>{1}) << log_.str();
+  EXPECT_EQ(Rows("cc_claim").size(), 5u);
+}
+
+TEST_F(PipelineTest, ContinuousModePollsAgainAtOnceAfterCommitting) {
+  WriteCdaFile("cc_claim", "1", 1000, "part-0.parquet", {{1, "1", 0, "one"}});
+  WriteManifest({{"cc_claim", 1000}});
+  PipelineConfig config = config_;
+  config.trigger.interval_ms = 3'600'000;
+  std::atomic<bool> stop{false};
+  WatchedLog watched;
+  std::ostream log(&watched);
+  bool landed = false;
+  watched.on_flush = [&](const std::string& text) {
+    const size_t batches = CountOf(text, "batch ");
+    if (batches == 1 && !landed) {
+      // Lands while the first batch is being reported: the loop must see it without sleeping.
+      landed = true;
+      WriteCdaFile("cc_claim", "1", 2000, "part-0.parquet", {{2, "2", 0, "two"}});
+      WriteManifest({{"cc_claim", 2000}});
+    } else if (batches >= 2) {
+      stop.store(true);
+    }
+  };
+  PipelineOptions options;
+  options.log = &log;
+  ASSERT_OK_AND_ASSIGN(auto pipeline, Pipeline::Open(config, options));
+  StopWhen safety(stop, nullptr, std::chrono::seconds(10));
+  ASSERT_OK_AND_ASSIGN(RunSummary total, pipeline->Run(stop));
+  EXPECT_EQ(total.batches_committed, 2) << watched.str();
+  EXPECT_EQ(Rows("cc_claim").size(), 2u);
+}
+
+TEST_F(PipelineTest, ContinuousModeCountsTheIntervalFromThePreviousPollsStart) {
+  WriteCdaFile("cc_claim", "1", 1000, "part-0.parquet", {{1, "1", 0, "one"}});
+  WriteManifest({{"cc_claim", 1000}});
+  PipelineConfig config = config_;
+  // The old loop slept in whole 100 ms steps after each poll: >= 300 ms apart.
+  config.trigger.interval_ms = 220;
+  PipelineOptions options;
+  options.log = &log_;
+  options.trace_path = (dir_.path() / "trace.jsonl").string();
+  ASSERT_OK_AND_ASSIGN(auto pipeline, Pipeline::Open(config, options));
+  std::atomic<bool> stop{false};
+  {
+    StopWhen stopper(
+        stop, [&] { return TraceEvents(options.trace_path, "poll").size() >= 8; }, std::chrono::seconds(20));
+    ASSERT_OK(pipeline->Run(stop));
+  }
+  const std::vector<std::string> polls = TraceEvents(options.trace_path, "poll");
+  const std::vector<std::string> iterations = TraceEvents(options.trace_path, "iteration");
+  ASSERT_GE(polls.size(), 8u);
+  ASSERT_GE(iterations.size(), 2u);
+  // The first poll commits; the second follows at once.
+  EXPECT_NE(iterations[0].find("\"batches\":1"), std::string::npos) << iterations[0];
+  EXPECT_NE(iterations[0].find("\"poll_again\":true"), std::string::npos) << iterations[0];
+  EXPECT_LT(NumberField(polls[1], "start") - NumberField(iterations[0], "t"), 100.0)
+      << "the poll after a commit waited";
+  // Idle polls start one interval apart, whatever each took.
+  const double mean_gap = (NumberField(polls.back(), "start") - NumberField(polls[1], "start")) /
+                          static_cast<double>(polls.size() - 2);
+  EXPECT_LT(mean_gap, 290.0);
+  EXPECT_GE(mean_gap, 215.0);
+}
+
+TEST_F(PipelineTest, AnIdlePollWritesNothingToTheLedger) {
+  WriteCdaFile("cc_claim", "1", 1000, "part-0.parquet", {{1, "1", 0, "one"}});
+  WriteManifest({{"cc_claim", 1000}});
+  ASSERT_OK_AND_ASSIGN(auto pipeline, OpenPipeline());
+  ASSERT_OK_AND_ASSIGN(RunSummary first, pipeline->RunOnce());
+  ASSERT_EQ(first.batches_committed, 1) << first.Format() << log_.str();
+  const fs::path wal = fs::path(config_.state_dir) / "ledger.db-wal";
+  ASSERT_TRUE(fs::exists(wal));
+  const auto size_before = fs::file_size(wal);
+  const auto written_before = fs::last_write_time(wal);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_OK_AND_ASSIGN(RunSummary idle, pipeline->RunOnce());
+    EXPECT_EQ(idle.batches_committed, 0);
+  }
+  EXPECT_EQ(fs::file_size(wal), size_before);
+  EXPECT_EQ(fs::last_write_time(wal), written_before);
+  // A new landing still moves the watermark and commits.
+  WriteCdaFile("cc_claim", "1", 2000, "part-0.parquet", {{2, "2", 0, "two"}});
+  WriteManifest({{"cc_claim", 2000}});
+  ASSERT_OK_AND_ASSIGN(RunSummary second, pipeline->RunOnce());
+  EXPECT_EQ(second.batches_committed, 1);
+  ASSERT_OK_AND_ASSIGN(auto watermark, pipeline->ledger().Watermark("cc_claim"));
+  ASSERT_TRUE(watermark.has_value());
+  EXPECT_EQ(watermark->last_successful_write_ms, 2000);
+}
+
+TEST_F(PipelineTest, TraceRecordsPollsBatchesMaintenanceAndIdleMemory) {
+  WriteCdaFile("cc_claim", "1", 1000, "part-0.parquet", {{1, "1", 0, "one"}});
+  WriteManifest({{"cc_claim", 1000}});
+  PipelineConfig config = config_;
+  config.maintenance.enabled = true;
+  config.maintenance.compact_every = 1;
+  config.trigger.interval_ms = 100;
+  PipelineOptions options;
+  options.log = &log_;
+  options.trace_path = (dir_.path() / "trace.jsonl").string();
+  options.maintain = [](catalog::TableCatalog&, const catalog::TableIdentifier&) -> Result<std::string> {
+    return std::string("nothing to do");
+  };
+  ASSERT_OK_AND_ASSIGN(auto pipeline, Pipeline::Open(config, options));
+  std::atomic<bool> stop{false};
+  {
+    StopWhen stopper(
+        stop, [&] { return TraceEvents(options.trace_path, "sleep").size() >= 2; }, std::chrono::seconds(20));
+    ASSERT_OK(pipeline->Run(stop));
+  }
+  std::ifstream trace(options.trace_path);
+  std::map<std::string, std::vector<std::string>> by_event;
+  for (std::string line; std::getline(trace, line);) {
+    ASSERT_EQ(line.front(), '{') << line;
+    ASSERT_EQ(line.back(), '}') << line;
+    const size_t at = line.find("\"event\":\"");
+    ASSERT_EQ(at, 1u) << line;
+    by_event[line.substr(at + 9, line.find('"', at + 9) - at - 9)].push_back(line);
+  }
+  ASSERT_EQ(by_event["batch"].size(), 1u);
+  EXPECT_NE(by_event["batch"][0].find("\"table\":\"cc_claim\""), std::string::npos) << by_event["batch"][0];
+  EXPECT_NE(by_event["batch"][0].find("\"rows\":1"), std::string::npos) << by_event["batch"][0];
+  EXPECT_GE(by_event["poll"].size(), 3u);
+  ASSERT_EQ(by_event["maintenance_due"].size(), 1u);
+  ASSERT_EQ(by_event["maintenance"].size(), 1u);
+  EXPECT_NE(by_event["maintenance"][0].find("\"why\":\"idle\""), std::string::npos)
+      << by_event["maintenance"][0];
+  EXPECT_FALSE(by_event["sleep"].empty());
+  // The first idle moment after the commit gives free heap memory back, once.
+  size_t trimmed = 0;
+  for (const std::string& line : by_event["iteration"]) trimmed += CountOf(line, "\"trimmed\":true");
+  EXPECT_EQ(trimmed, 1u);
+  EXPECT_NE(by_event["iteration"][0].find("\"rss_bytes\":"), std::string::npos);
 }
 
 }  // namespace
