@@ -16,6 +16,8 @@ constexpr int64_t kFooterTailSize = 8;  // 4-byte metadata length + magic
 constexpr int64_t kFirstFooterRead = 64 * 1024;
 const char kMagic[] = "PAR1";
 const char kEncryptedMagic[] = "PARE";
+// Scratch buffers up to this size stay with the reader between row groups.
+constexpr size_t kMaxKeptScratchBytes = size_t{16} << 20;
 
 // parquet-mr before 1.2.9 understated dictionary chunk sizes (PARQUET-816).
 // "parquet-mr" without a version is treated as old.
@@ -192,6 +194,7 @@ Result<RecordBatch> ParquetFileReader::ReadRowGroup(int index, const std::vector
     batch.schema.push_back(schema_.schema[static_cast<size_t>(field)]);
     batch.columns.push_back(std::move(*column));
   }
+  scratch_->ReleaseLargerThan(kMaxKeptScratchBytes);
   return batch;
 }
 

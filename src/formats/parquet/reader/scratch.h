@@ -54,6 +54,19 @@ struct ChunkScratch {
   ScratchVector<uint8_t> slot_valid;   // one page's slots, 1 when the slot has a value
   ScratchVector<uint32_t> indices;     // one page's dictionary indices
   Column dense;                        // one page's dense values before they meet their slots
+
+  // Frees every buffer holding more than `max_bytes`, so a reader kept open
+  // (the pipeline holds many) does not pin the memory of its largest chunk.
+  void ReleaseLargerThan(size_t max_bytes) {
+    if (chunk.capacity() > max_bytes) ScratchVector<uint8_t>().swap(chunk);
+    if (page.capacity() > max_bytes) ScratchVector<uint8_t>().swap(page);
+    if (page_fallback.capacity() > max_bytes) std::vector<uint8_t>().swap(page_fallback);
+    if (slot_valid.capacity() > max_bytes) ScratchVector<uint8_t>().swap(slot_valid);
+    if (indices.capacity() * sizeof(uint32_t) > max_bytes) ScratchVector<uint32_t>().swap(indices);
+    if (dense.values.capacity() + dense.data.capacity() + dense.offsets.capacity() * 8 > max_bytes) {
+      dense = Column();
+    }
+  }
 };
 
 }  // namespace floe::parquet
