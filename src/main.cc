@@ -1,3 +1,7 @@
 #include "cli/cli.h"
+#include "common/malloc_tuning.h"
 
-int main(int argc, char** argv) { return floe::cli::Main(argc, argv); }
+int main(int argc, char** argv) {
+  floe::TuneMallocForColumnBuffers();
+  return floe::cli::Main(argc, argv);
+}

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/malloc_tuning.h"
 #include "formats/parquet/file_reader.h"
 #include "formats/parquet/file_writer.h"
 #include "io/file_io.h"
@@ -36,6 +37,7 @@ int Fail(const floe::Status& st) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  floe::TuneMallocForColumnBuffers();  // as the floe binary does
   if (argc < 2) {
     std::cerr << "usage: parquet_throughput FILE [REPEATS] [decode]\n";
     return 2;
