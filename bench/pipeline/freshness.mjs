@@ -172,12 +172,20 @@ const phases = {
   landings_with_maintenance_overlap: breakdown.filter((b) => b.maintenance_ms > 0).length,
 };
 const slowest = [...breakdown].sort((x, y) => y.all_ms - x.all_ms).slice(0, 5);
-const idleIterations = events('iteration').filter((e) => e.t >= idleFrom && e.t <= idleTo);
+// Polls that found nothing and ran no deferred maintenance (an iteration that ran one polls again at once).
+const idleIterations = events('iteration').filter(
+  (e) => e.t >= idleFrom && e.t <= idleTo && e.batches === 0 && !e.poll_again,
+);
+const idleMaintenanceMs = maintenance
+  .filter((e) => e.start + e.ms >= idleFrom && e.start <= idleTo)
+  .reduce((sum, e) => sum + Math.min(e.start + e.ms, idleTo) - Math.max(e.start, idleFrom), 0);
 const mean = (values) => (values.length ? values.reduce((s, v) => s + v, 0) / values.length : null);
 const idlePoll = {
   polls: idleIterations.length,
   cpu_ms_per_poll: round(mean(idleIterations.map((e) => e.cpu_ms)) ?? NaN),
   poll_ms: round(mean(events('poll').filter((e) => e.t >= idleFrom && e.t <= idleTo).map((e) => e.t - e.start)) ?? NaN),
+  // deferred maintenance inside the idle CPU window (idle_cpu_percent includes it)
+  maintenance_ms_in_window: round(idleMaintenanceMs),
   rss_bytes: idleIterations.at(-1)?.rss_bytes ?? null,
   heap_in_use_bytes: idleIterations.at(-1)?.heap_in_use_bytes ?? null,
   heap_free_bytes: idleIterations.at(-1)?.heap_free_bytes ?? null,
