@@ -220,8 +220,9 @@ TEST_F(CdaResetTest, VanishedFingerprintStopsTheTable) {
                 kUnchangedU + "}");
   ASSERT_OK_AND_ASSIGN(Discovery discovery, Discover(Previous()));
   ASSERT_EQ(discovery.table_errors.count("t"), 1u);
-  EXPECT_NE(discovery.table_errors["t"].find("CDA table t was reset: schema fingerprint f1 is no longer in "
-                                             "schemaHistory (set [source] reload_on_reset = true"),
+  EXPECT_NE(discovery.table_errors["t"].find(
+                "CDA table t was reset: schema fingerprint f1 is no longer in "
+                "schemaHistory (to reload it: run `floe files CONFIG --reload-table t` once"),
             std::string::npos)
       << discovery.table_errors["t"];
   EXPECT_EQ(Relative(discovery), std::vector<std::string>{"u/f/5/b.parquet"});
