@@ -187,7 +187,9 @@ Result<HttpResponse> S3Client::Send(Call& call) {
     int64_t elapsed_ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start)
             .count();
-    if (elapsed_ms + delay_ms > tuning.retry_budget_ms) {
+    // A zero budget means no retry at all, even when the first try and the
+    // drawn delay both round to 0 ms (full jitter draws 0 now and then).
+    if (tuning.retry_budget_ms <= 0 || elapsed_ms + delay_ms > tuning.retry_budget_ms) {
       return Status(failure.kind(),
                     failure.message() + " (after " + std::to_string(attempt) + " attempt" +
                         (attempt > 1 ? "s" : "") + "; retry budget of " +

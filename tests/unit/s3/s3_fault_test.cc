@@ -235,6 +235,10 @@ TEST_F(S3FaultTest, ExhaustedRetriesAreReportedClearly) {
   // Zero retry budget: the first transient error is the answer.
   S3Options no_budget = Options();
   no_budget.retry_budget_ms = 0;
+  // Delays of 0 ms: a fast local failure plus a 0 ms delay once slipped under
+  // the "elapsed + delay > budget" check and retried (flaky before the fix;
+  // with a zero base delay it retried nearly always).
+  no_budget.retry_base_delay_ms = 0;
   ASSERT_OK_AND_ASSIGN(auto strict_io, MakeS3FileIO(no_budget));
   ASSERT_OK_AND_ASSIGN(auto strict_file, strict_io->OpenRead(Uri("budget/obj")));
   Inject({"GET:slowdown"});
