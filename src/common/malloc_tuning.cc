@@ -18,4 +18,13 @@ void TuneMallocForColumnBuffers() {
 #endif
 }
 
+bool ReleaseFreeHeapMemory() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+  return true;
+#else
+  return false;
+#endif
+}
+
 }  // namespace floe

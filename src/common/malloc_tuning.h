@@ -17,4 +17,9 @@ namespace floe {
 
 void TuneMallocForColumnBuffers();
 
+// Gives memory that malloc holds free back to the system (glibc malloc_trim);
+// returns false where that is not available. A long-running process calls it
+// when it goes idle after work.
+bool ReleaseFreeHeapMemory();
+
 }  // namespace floe

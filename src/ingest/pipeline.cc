@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "catalog/rest/open_any_catalog.h"
+#include "common/malloc_tuning.h"
 #include "ingest/batch_planner.h"
 #include "ingest/pipeline_trace.h"
 #include "ingest/progress_reporter.h"

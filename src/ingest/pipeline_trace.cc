@@ -70,15 +70,6 @@ ProcessUsage CurrentProcessUsage() {
   return usage;
 }
 
-bool ReleaseFreeHeapMemory() {
-#if defined(__GLIBC__)
-  malloc_trim(0);
-  return true;
-#else
-  return false;
-#endif
-}
-
 Result<std::unique_ptr<PipelineTrace>> PipelineTrace::Open(const std::string& path) {
   auto trace = std::make_unique<PipelineTrace>();
   if (path.empty()) return trace;

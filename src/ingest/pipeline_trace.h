@@ -48,10 +48,6 @@ struct ProcessUsage {
 };
 ProcessUsage CurrentProcessUsage();
 
-// Gives memory that malloc holds free back to the system (glibc malloc_trim);
-// returns false where that is not available.
-bool ReleaseFreeHeapMemory();
-
 class PipelineTrace {
  public:
   // A trace writing to `path` (appending); an empty path: disabled.
