@@ -595,8 +595,15 @@ Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batc
                                           options.table.ToString());
   }
   if (merging()) {
+    // Index files of older snapshots are dead weight (one per commit otherwise,
+    // ~32 B per key each): keep the new snapshot's and the previous one's.
+    std::vector<int64_t> keep{committed->snapshot_id};
+    if (index_snapshot) keep.push_back(*index_snapshot);
     index_snapshot = committed->snapshot_id;
     index_valid = true;
+    Status pruned =
+        PrimaryKeyIndex::RemoveIndexFilesExcept(*state_io, options.state_dir, keep, &result.warnings);
+    if (!pruned.ok()) result.warnings.push_back("key index files not pruned: " + pruned.ToString());
   }
   result.snapshot_id = committed->snapshot_id;
   result.counts.data_files_written = static_cast<int64_t>(data_files->size());

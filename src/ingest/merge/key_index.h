@@ -134,6 +134,14 @@ class PrimaryKeyIndex {
                                       const KeyIndexSpec& spec, std::vector<std::string>* warnings = nullptr);
   // "<dir>/index-<snapshot id>.bin".
   static std::string FilePath(const std::string& dir, int64_t snapshot_id);
+  // Deletes every index file in `dir` whose snapshot is not in `keep` (other
+  // files are left alone). Called after a commit with the new snapshot and the
+  // one the index was loaded for, so a pipeline that never restarts keeps two
+  // files per table instead of one per commit. A file that cannot be deleted
+  // adds a line to `warnings` (optional); only a failed listing is an error.
+  static Status RemoveIndexFilesExcept(FileIO& state_io, const std::string& dir,
+                                       const std::vector<int64_t>& keep,
+                                       std::vector<std::string>* warnings = nullptr);
 
   // The table itself; defined in key_index_table.h for this module's sources only.
   struct Impl;

@@ -381,6 +381,20 @@ Status PrimaryKeyIndex::Save(FileIO& io, const std::string& dir, int64_t snapsho
   return Status::OK();
 }
 
+Status PrimaryKeyIndex::RemoveIndexFilesExcept(FileIO& state_io, const std::string& dir,
+                                               const std::vector<int64_t>& keep,
+                                               std::vector<std::string>* warnings) {
+  FLOE_ASSIGN_OR_RETURN(auto listing, state_io.List(dir));
+  for (const FileInfo& info : listing) {
+    const std::optional<int64_t> id = SnapshotOfIndexFile(dir, info.path);
+    if (!id || std::find(keep.begin(), keep.end(), *id) != keep.end()) continue;
+    Status deleted = state_io.Delete(info.path);
+    if (!deleted.ok())
+      Warn(warnings, "could not delete old key index " + info.path + ": " + deleted.ToString());
+  }
+  return Status::OK();
+}
+
 Result<PrimaryKeyIndex> PrimaryKeyIndex::Load(FileIO& state_io, const std::string& dir,
                                               const iceberg::TableMetadata& table, FileIO& table_io,
                                               const KeyIndexSpec& spec, std::vector<std::string>* warnings) {

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -608,6 +609,33 @@ TEST_F(TableIngestorTest, RestartContinuesFromTheSavedIndex) {
   EXPECT_EQ(result.counts.updated, 1);
   EXPECT_EQ(result.counts.stale, 1);
   EXPECT_EQ(LiveNames(), (Names{{1, "a2"}, {2, "b"}}));
+}
+
+// A pipeline that never restarts must not keep one key index file per
+// commit: after each commit only the new snapshot's file and the previous
+// one's remain (the previous one serves tombstones if the newest is damaged).
+TEST_F(TableIngestorTest, CommitsKeepOnlyTheNewestTwoIndexFiles) {
+  ASSERT_OK_AND_ASSIGN(auto ingestor, Open(Options()));
+  std::vector<int64_t> snapshots;
+  for (int64_t batch = 1; batch <= 4; ++batch) {
+    const std::string seq = std::to_string(batch);
+    ASSERT_OK_AND_ASSIGN(BatchResult result,
+                         ingestor->ApplyBatch({Write("batch" + seq + ".parquet",
+                                                     {{batch, seq, 0, "v" + seq}, {1, seq, 4, "u" + seq}})},
+                                              batch));
+    ASSERT_TRUE(result.snapshot_id.has_value());
+    snapshots.push_back(*result.snapshot_id);
+    std::set<std::string> index_files;
+    for (const auto& entry : fs::directory_iterator(dir_.File("state"))) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("index-", 0) == 0) index_files.insert(name);
+    }
+    std::set<std::string> expected{"index-" + std::to_string(snapshots.back()) + ".bin"};
+    if (snapshots.size() > 1)
+      expected.insert("index-" + std::to_string(snapshots[snapshots.size() - 2]) + ".bin");
+    EXPECT_EQ(index_files, expected) << "after batch " << batch;
+  }
+  EXPECT_EQ(LiveNames(), (Names{{1, "u4"}, {2, "v2"}, {3, "v3"}, {4, "v4"}}));
 }
 
 TEST_F(TableIngestorTest, LostIndexIsRebuiltFromTheTable) {
