@@ -102,7 +102,9 @@ floe_wall="$(cut -f1 "$work/floe-load.tsv" | median)"
 floe_cpu="$(cut -f2 "$work/floe-load.tsv" | median)"
 floe_rss="$(cut -f3 "$work/floe-load.tsv" | sort -g | tail -1)"
 # e) key index files right after the full load: the current index-<snapshot>.bin of each table.
-index_bytes="$(find "$work/state" -name 'index-*.bin' -printf '%s\n' | awk '{s+=$1} END {print s+0}')"
+# A table directory also keeps the previous snapshot's file: count the newest one per table.
+index_bytes="$(find "$work/state" -name 'index-*.bin' -printf '%h %T@ %s\n' | sort -k1,1 -k2,2gr |
+  awk '$1 != last {s+=$3; last=$1} END {print s+0}')"
 
 # a) full load, DuckDB.
 declare -A duck_wall duck_cpu duck_rss duck_rows
