@@ -1,6 +1,6 @@
 // floe's single-threaded Parquet decode and encode throughput on one file,
 // the figures docs/benchmarks.md sets beside DuckDB's (duckdb_throughput.mjs).
-//   parquet_throughput FILE [REPEATS] [decode]
+//   parquet_throughput FILE [REPEATS] [decode|encode|both] [OUT]
 // decode: open the file and read every row group into columns (all columns),
 //   dropping each row group's columns once read, as the pipeline does (and as
 //   DuckDB's streaming aggregate in duckdb_throughput.mjs does).
@@ -8,7 +8,9 @@
 //   a temporary file, snappy, default options.
 // Prints one JSON object with best-of-REPEATS seconds and the data sizes. A
 // third argument "decode" skips the encode part (encode_s is then 0), for
-// profiling decode alone.
+// profiling decode alone; "encode" reads the file once (untimed, decode_s is
+// then 0) and times only the writer, for profiling encode alone. OUT keeps
+// the last written file there (to compare the writer's bytes across builds).
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -39,19 +41,27 @@ int Fail(const floe::Status& st) {
 int main(int argc, char** argv) {
   floe::TuneMallocForColumnBuffers();  // as the floe binary does
   if (argc < 2) {
-    std::cerr << "usage: parquet_throughput FILE [REPEATS] [decode]\n";
+    std::cerr << "usage: parquet_throughput FILE [REPEATS] [decode|encode|both] [OUT]\n";
     return 2;
   }
   std::string path = argv[1];
   int repeats = argc > 2 ? std::stoi(argv[2]) : 3;
-  const bool decode_only = argc > 3 && std::string(argv[3]) == "decode";
+  const std::string mode = argc > 3 ? argv[3] : "both";
+  if (mode != "decode" && mode != "encode" && mode != "both") {
+    std::cerr << "parquet_throughput: mode must be decode, encode or both\n";
+    return 2;
+  }
+  const bool decode_only = mode == "decode";
+  const bool encode_only = mode == "encode";
+  const std::string keep_path = argc > 4 ? argv[4] : "";
   auto io = floe::MakeLocalFileIO();
 
   double best_decode = 1e30;
   std::vector<floe::RecordBatch> batches;
   floe::Schema schema;
   int64_t rows = 0, uncompressed = 0, compressed = 0, rows_seen = 0;
-  for (int r = 0; r < repeats; ++r) {
+  const int decode_repeats = encode_only ? 1 : repeats;
+  for (int r = 0; r < decode_repeats; ++r) {
     batches.clear();
     auto start = Clock::now();
     auto file = io->OpenRead(path);
@@ -64,7 +74,7 @@ int main(int argc, char** argv) {
       rows_seen += batch->num_rows;
     }
     best_decode = std::min(best_decode, Seconds(start));
-    if (r + 1 == repeats && !decode_only) {
+    if (r + 1 == decode_repeats && !decode_only) {
       for (int g = 0; g < (*reader)->num_row_groups(); ++g) {
         auto batch = (*reader)->ReadRowGroup(g);
         if (!batch.ok()) return Fail(batch.status());
@@ -84,10 +94,12 @@ int main(int argc, char** argv) {
     }
   }
 
-  if (rows_seen != rows * repeats) return Fail(floe::Status::Corruption("row count mismatch"));
-  std::string out_path =
-      (std::filesystem::temp_directory_path() / ("floe-bench-" + std::to_string(::getpid()) + ".parquet"))
-          .string();
+  if (encode_only) best_decode = 0;
+  if (rows_seen != rows * decode_repeats) return Fail(floe::Status::Corruption("row count mismatch"));
+  std::string out_path = !keep_path.empty() ? keep_path
+                                            : (std::filesystem::temp_directory_path() /
+                                               ("floe-bench-" + std::to_string(::getpid()) + ".parquet"))
+                                                  .string();
   double best_encode = decode_only ? 0 : 1e30;
   int64_t out_size = 0;
   for (int r = 0; r < (decode_only ? 0 : repeats); ++r) {
@@ -106,7 +118,7 @@ int main(int argc, char** argv) {
     best_encode = std::min(best_encode, Seconds(start));
     out_size = written->file_size;
   }
-  if (!decode_only) std::filesystem::remove(out_path);
+  if (!decode_only && keep_path.empty()) std::filesystem::remove(out_path);
 
   std::printf(
       "{\"reader\":\"floe\",\"threads\":1,\"rows\":%lld,\"uncompressed_bytes\":%lld,\"compressed_bytes\":%"

@@ -159,6 +159,33 @@ Status Compress(Codec codec, std::span<const uint8_t> input, int level, std::vec
   return Status::NotSupported("unknown codec " + std::to_string(static_cast<int>(codec)));
 }
 
+int64_t MaxCompressedSize(Codec codec, size_t input_size) {
+  switch (codec) {
+    case Codec::kNone: return input_size > INT64_MAX ? -1 : static_cast<int64_t>(input_size);
+    case Codec::kSnappy: return ci::SnappyMaxCompressedSize(input_size);
+    case Codec::kLz4Raw: return ci::Lz4RawMaxCompressedSize(input_size);
+    default: return -1;
+  }
+}
+
+Result<size_t> CompressInto(Codec codec, std::span<const uint8_t> input, int level,
+                            std::span<uint8_t> output) {
+  switch (codec) {
+    case Codec::kNone:
+      if (output.size() < input.size()) {
+        return Status::InvalidArgument("output buffer of " + std::to_string(output.size()) +
+                                       " bytes is below the input's " + std::to_string(input.size()));
+      }
+      if (!input.empty()) std::memcpy(output.data(), input.data(), input.size());
+      return input.size();
+    case Codec::kSnappy: return ci::SnappyCompressInto(input, output);
+    case Codec::kLz4Raw: return ci::Lz4RawCompressInto(input, level, output);
+    default:
+      return Status::NotSupported(std::string("codec ") + CodecName(codec) +
+                                  " does not compress into a caller's buffer");
+  }
+}
+
 uint32_t Crc32(std::span<const uint8_t> bytes, uint32_t seed) {
   // zlib's crc32 takes a uInt length; feed large inputs in pieces.
   uLong crc = seed;

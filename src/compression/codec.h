@@ -54,6 +54,17 @@ int64_t MaxDecompressedSize(Codec codec, size_t input_size);
 // `level` 0 means the codec's default. Replaces the contents of `output`.
 Status Compress(Codec codec, std::span<const uint8_t> input, int level, std::vector<uint8_t>* output);
 
+// The most bytes Compress can produce from `input_size` bytes with `codec`,
+// or -1 for codecs without a cheap bound (CompressInto does not take them).
+int64_t MaxCompressedSize(Codec codec, size_t input_size);
+
+// Compresses into output[0, n) and returns n: what Compress produces, written
+// straight into a caller's buffer (which need not be cleared) of at least
+// MaxCompressedSize bytes. Codecs: none, snappy, lz4_raw; others are
+// NotSupported (use Compress).
+Result<size_t> CompressInto(Codec codec, std::span<const uint8_t> input, int level,
+                            std::span<uint8_t> output);
+
 // CRC-32 (IEEE, as zlib computes it).
 uint32_t Crc32(std::span<const uint8_t> bytes, uint32_t seed = 0);
 

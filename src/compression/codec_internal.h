@@ -41,6 +41,8 @@ Status SnappyDecompressInto(std::span<const uint8_t> input, std::span<uint8_t> o
 // The bound SnappyDecompress enforces on a block header's size.
 int64_t SnappyMaxDecompressedSize(size_t input_size);
 Status SnappyCompress(std::span<const uint8_t> input, std::vector<uint8_t>* output);
+int64_t SnappyMaxCompressedSize(size_t input_size);
+Result<size_t> SnappyCompressInto(std::span<const uint8_t> input, std::span<uint8_t> output);
 
 Status GzipDecompress(std::span<const uint8_t> input, const OutputLimit& limit, std::vector<uint8_t>* output);
 Status GzipCompress(std::span<const uint8_t> input, int level, std::vector<uint8_t>* output);
@@ -70,6 +72,8 @@ Status Lz4RawDecompress(std::span<const uint8_t> input, const OutputLimit& limit
 Status Lz4RawDecompressInto(std::span<const uint8_t> input, std::span<uint8_t> output);
 int64_t Lz4RawMaxDecompressedSize(size_t input_size);
 Status Lz4RawCompress(std::span<const uint8_t> input, int level, std::vector<uint8_t>* output);
+int64_t Lz4RawMaxCompressedSize(size_t input_size);
+Result<size_t> Lz4RawCompressInto(std::span<const uint8_t> input, int level, std::span<uint8_t> output);
 Status Lz4HadoopDecompress(std::span<const uint8_t> input, const OutputLimit& limit,
                            std::vector<uint8_t>* output);
 Status Lz4HadoopCompress(std::span<const uint8_t> input, int level, std::vector<uint8_t>* output);

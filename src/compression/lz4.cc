@@ -127,26 +127,46 @@ Status Lz4RawDecompressInto(std::span<const uint8_t> input, std::span<uint8_t> o
   return Status::OK();
 }
 
-Status Lz4RawCompress(std::span<const uint8_t> input, int level, std::vector<uint8_t>* output) {
+int64_t Lz4RawMaxCompressedSize(size_t input_size) {
+  if (input_size > static_cast<size_t>(LZ4_MAX_INPUT_SIZE)) return -1;
+  return LZ4_compressBound(static_cast<int>(input_size));
+}
+
+Result<size_t> Lz4RawCompressInto(std::span<const uint8_t> input, int level, std::span<uint8_t> output) {
   if (input.size() > static_cast<size_t>(LZ4_MAX_INPUT_SIZE)) {
     return Status::InvalidArgument("lz4: input of " + std::to_string(input.size()) +
                                    " bytes is over LZ4's block limit");
   }
   if (level < 0) return Status::InvalidArgument("lz4: level " + std::to_string(level) + " is negative");
   const int source_size = static_cast<int>(input.size());
-  output->resize(static_cast<size_t>(LZ4_compressBound(source_size)));
   const char* source = reinterpret_cast<const char*>(input.data());
-  char* dest = reinterpret_cast<char*>(output->data());
-  const int capacity = static_cast<int>(output->size());
+  char* dest = reinterpret_cast<char*>(output.data());
+  const int capacity = static_cast<int>(std::min<size_t>(output.size(), INT32_MAX));
+  if (capacity < LZ4_compressBound(source_size)) {
+    return Status::InvalidArgument("lz4: output buffer of " + std::to_string(output.size()) +
+                                   " bytes is below the compressed size bound");
+  }
   // Levels above 1 select the slower high-compression encoder (same format).
   const int written =
       level <= 1 ? LZ4_compress_default(source, dest, source_size, capacity)
                  : LZ4_compress_HC(source, dest, source_size, capacity, std::min(level, LZ4HC_CLEVEL_MAX));
-  if (written <= 0) {
-    output->clear();
-    return Status::Internal("lz4: compression failed");
+  if (written <= 0) return Status::Internal("lz4: compression failed");
+  return static_cast<size_t>(written);
+}
+
+Status Lz4RawCompress(std::span<const uint8_t> input, int level, std::vector<uint8_t>* output) {
+  const int64_t bound = Lz4RawMaxCompressedSize(input.size());
+  if (bound < 0) {
+    return Status::InvalidArgument("lz4: input of " + std::to_string(input.size()) +
+                                   " bytes is over LZ4's block limit");
   }
-  output->resize(static_cast<size_t>(written));
+  output->resize(static_cast<size_t>(bound));
+  auto written = Lz4RawCompressInto(input, level, *output);
+  if (!written.ok()) {
+    output->clear();
+    return written.status();
+  }
+  output->resize(*written);
   return Status::OK();
 }
 

@@ -55,15 +55,32 @@ Status SnappyDecompressInto(std::span<const uint8_t> input, std::span<uint8_t> o
   return Status::OK();
 }
 
+int64_t SnappyMaxCompressedSize(size_t input_size) {
+  return input_size > UINT32_MAX ? -1 : static_cast<int64_t>(snappy::MaxCompressedLength(input_size));
+}
+
+Result<size_t> SnappyCompressInto(std::span<const uint8_t> input, std::span<uint8_t> output) {
+  if (input.size() > UINT32_MAX) {
+    return Status::InvalidArgument("snappy: input of " + std::to_string(input.size()) +
+                                   " bytes is over the 4 GiB block limit");
+  }
+  if (output.size() < snappy::MaxCompressedLength(input.size())) {
+    return Status::InvalidArgument("snappy: output buffer of " + std::to_string(output.size()) +
+                                   " bytes is below the compressed size bound");
+  }
+  size_t written = 0;
+  snappy::RawCompress(reinterpret_cast<const char*>(input.data()), input.size(),
+                      reinterpret_cast<char*>(output.data()), &written);
+  return written;
+}
+
 Status SnappyCompress(std::span<const uint8_t> input, std::vector<uint8_t>* output) {
   if (input.size() > UINT32_MAX) {
     return Status::InvalidArgument("snappy: input of " + std::to_string(input.size()) +
                                    " bytes is over the 4 GiB block limit");
   }
   output->resize(snappy::MaxCompressedLength(input.size()));
-  size_t written = 0;
-  snappy::RawCompress(reinterpret_cast<const char*>(input.data()), input.size(),
-                      reinterpret_cast<char*>(output->data()), &written);
+  FLOE_ASSIGN_OR_RETURN(size_t written, SnappyCompressInto(input, *output));
   output->resize(written);
   return Status::OK();
 }

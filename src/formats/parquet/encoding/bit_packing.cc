@@ -95,6 +95,46 @@ void PackGroupsImpl(const U* values, int64_t count, int bit_width, std::vector<u
   std::memcpy(dst, &acc, static_cast<size_t>(used / 8));
 }
 
+// Packs `groups` groups of 8 values of W bits (W <= 32) into W bytes each.
+// W is a constant, so the accumulator's shifts and stores are fixed per
+// value position and the loop over a group unrolls into straight-line code.
+template <int W>
+void PackGroupsFixed32(const uint32_t* values, int64_t groups, uint8_t* dst) {
+  if constexpr (W == 0) {
+    return;
+  } else {
+    constexpr uint64_t kMask = (uint64_t{1} << W) - 1;
+    for (int64_t g = 0; g < groups; ++g, values += 8, dst += W) {
+      uint64_t acc = 0;
+      int used = 0;
+      uint8_t* out = dst;
+#pragma GCC unroll 8
+      for (int i = 0; i < 8; ++i) {
+        const uint64_t v = values[i] & kMask;
+        acc |= v << used;
+        used += W;
+        if (used >= 64) {
+          std::memcpy(out, &acc, 8);
+          out += 8;
+          used -= 64;
+          acc = used == 0 ? 0 : v >> (W - used);
+        }
+      }
+      // 8 * W bits end on a byte boundary.
+      std::memcpy(out, &acc, static_cast<size_t>(used / 8));
+    }
+  }
+}
+
+using PackFn = void (*)(const uint32_t*, int64_t, uint8_t*);
+
+template <int... W>
+constexpr auto MakePackTable(std::integer_sequence<int, W...>) {
+  return std::array<PackFn, sizeof...(W)>{&PackGroupsFixed32<W>...};
+}
+
+constexpr auto kPack32 = MakePackTable(std::make_integer_sequence<int, 33>{});
+
 }  // namespace
 
 void UnpackGroups32(const uint8_t* in, size_t in_size, int bit_width, int64_t groups, uint32_t* out) {
@@ -110,7 +150,11 @@ void PackGroups(const uint64_t* values, int64_t count, int bit_width, std::vecto
 }
 
 void PackGroups(const uint32_t* values, int64_t count, int bit_width, std::vector<uint8_t>* out) {
-  PackGroupsImpl(values, count, bit_width, out);
+  if (bit_width < 0 || bit_width > 32) return PackGroupsImpl(values, count, bit_width, out);
+  const size_t start = out->size();
+  const int64_t groups = count / 8;
+  out->resize(start + static_cast<size_t>(groups) * static_cast<size_t>(bit_width));
+  kPack32[static_cast<size_t>(bit_width)](values, groups, out->data() + start);
 }
 
 bool ReadUleb128(const uint8_t* data, size_t size, size_t* pos, uint64_t* value) {

@@ -88,8 +88,8 @@ Status DecodePlainByteArray(const uint8_t* data, size_t size, int64_t count, std
       offsets->resize(old_offsets);
       out->resize(old_bytes);
       return Status::Corruption("PLAIN byte array value " + std::to_string(i) + " of " +
-                                std::to_string(count) + " at offset " + std::to_string(pos - 4) + " declares " +
-                                std::to_string(length) + " bytes, leaving no room for the " +
+                                std::to_string(count) + " at offset " + std::to_string(pos - 4) +
+                                " declares " + std::to_string(length) + " bytes, leaving no room for the " +
                                 std::to_string(count - i - 1) + " length prefixes that follow");
     }
     // An empty buffer may have a null data(); memcpy must not see it.

@@ -11,9 +11,6 @@ namespace floe::parquet {
 
 namespace {
 constexpr int64_t kMaxRunLength = std::numeric_limits<int32_t>::max();
-// Literal values buffered before they are written as one bit-packed run:
-// 63 groups keep the run header to one byte.
-constexpr size_t kMaxBufferedLiterals = 63 * 8;
 
 uint32_t MaskFor(int bit_width) {
   return bit_width >= 32 ? ~uint32_t{0} : (uint32_t{1} << bit_width) - 1;
@@ -126,23 +123,14 @@ Status RleBitPackedDecoder::Decode(uint32_t* out, int64_t count) {
   return Status::OK();
 }
 
-RleBitPackedEncoder::RleBitPackedEncoder(int bit_width) : bit_width_(std::clamp(bit_width, 0, 32)) {}
-
-void RleBitPackedEncoder::Put(uint32_t value) {
-  value &= MaskFor(bit_width_);
-  ++count_;
-  if (run_length_ > 0 && value == run_value_) {
-    ++run_length_;
-    return;
-  }
-  EndRepeat();
-  run_value_ = value;
-  run_length_ = 1;
-}
+RleBitPackedEncoder::RleBitPackedEncoder(int bit_width, std::vector<uint8_t>* sink)
+    : bit_width_(std::clamp(bit_width, 0, 32)),
+      mask_(MaskFor(bit_width_)),
+      out_(sink != nullptr ? sink : &own_) {}
 
 void RleBitPackedEncoder::PutRepeated(uint32_t value, int64_t count) {
   if (count <= 0) return;
-  value &= MaskFor(bit_width_);
+  value &= mask_;
   count_ += count;
   if (run_length_ > 0 && value == run_value_) {
     run_length_ += count;
@@ -153,39 +141,61 @@ void RleBitPackedEncoder::PutRepeated(uint32_t value, int64_t count) {
   run_length_ = count;
 }
 
-void RleBitPackedEncoder::EndRepeat() {
-  if (run_length_ >= 8) {
-    // Complete the literals' last group from the repeat so they can be
-    // written as whole groups ahead of the RLE run.
-    const int64_t borrow = static_cast<int64_t>((8 - buffered_.size() % 8) % 8);
-    buffered_.insert(buffered_.end(), static_cast<size_t>(borrow), run_value_);
-    run_length_ -= borrow;
-    FlushBuffered(false);
-    if (run_length_ >= 8) {
-      WriteRleRun(run_value_, run_length_);
-      run_length_ = 0;
+void RleBitPackedEncoder::PutValues(const uint32_t* values, int64_t count) {
+  const uint32_t mask = mask_;
+  count_ += count;
+  int64_t i = 0;
+  while (i < count) {
+    const uint32_t value = values[i] & mask;
+    int64_t j = i + 1;
+    while (j < count && (values[j] & mask) == value) ++j;
+    if (run_length_ > 0 && value == run_value_) {
+      run_length_ += j - i;
+    } else {
+      EndRepeat();
+      run_value_ = value;
+      run_length_ = j - i;
     }
+    i = j;
   }
-  buffered_.insert(buffered_.end(), static_cast<size_t>(run_length_), run_value_);
-  run_length_ = 0;
-  if (buffered_.size() >= kMaxBufferedLiterals) FlushBuffered(false);
+}
+
+void RleBitPackedEncoder::EndLongRepeat() {
+  // Complete the literals' last group from the repeat so they can be
+  // written as whole groups ahead of the RLE run.
+  const int64_t borrow = static_cast<int64_t>((8 - num_buffered_ % 8) % 8);
+  for (int64_t i = 0; i < borrow; ++i) buffered_[num_buffered_ + static_cast<size_t>(i)] = run_value_;
+  num_buffered_ += static_cast<size_t>(borrow);
+  run_length_ -= borrow;
+  FlushBuffered(false);
+  if (run_length_ >= 8) {
+    WriteRleRun(run_value_, run_length_);
+    run_length_ = 0;
+  }
+  EndRepeat();  // a remainder under 8 joins the literals
 }
 
 void RleBitPackedEncoder::FlushBuffered(bool final) {
-  if (final && buffered_.size() % 8 != 0) buffered_.resize(buffered_.size() + 8 - buffered_.size() % 8, 0);
-  const size_t groups = buffered_.size() / 8;
+  if (final && num_buffered_ % 8 != 0) {
+    const size_t padded = num_buffered_ + 8 - num_buffered_ % 8;
+    std::fill(buffered_ + num_buffered_, buffered_ + padded, 0u);
+    num_buffered_ = padded;
+  }
+  const size_t groups = num_buffered_ / 8;
   if (groups == 0) return;
-  bits::WriteUleb128((static_cast<uint64_t>(groups) << 1) | 1, &out_);
-  bits::PackGroups(buffered_.data(), static_cast<int64_t>(groups * 8), bit_width_, &out_);
-  buffered_.erase(buffered_.begin(), buffered_.begin() + static_cast<std::ptrdiff_t>(groups * 8));
+  bits::WriteUleb128((static_cast<uint64_t>(groups) << 1) | 1, out_);
+  bits::PackGroups(buffered_, static_cast<int64_t>(groups * 8), bit_width_, out_);
+  const size_t rest = num_buffered_ - groups * 8;
+  std::copy(buffered_ + groups * 8, buffered_ + num_buffered_, buffered_);
+  num_buffered_ = rest;
 }
 
 void RleBitPackedEncoder::WriteRleRun(uint32_t value, int64_t length) {
   const int value_bytes = (bit_width_ + 7) / 8;
   while (length > 0) {
     const int64_t chunk = std::min(length, kMaxRunLength);
-    bits::WriteUleb128(static_cast<uint64_t>(chunk) << 1, &out_);
-    for (int i = 0; i < value_bytes; ++i) out_.push_back(static_cast<uint8_t>(value >> (8 * i)));
+    bits::WriteUleb128(static_cast<uint64_t>(chunk) << 1, out_);
+    for (int i = 0; i < value_bytes; ++i) out_->push_back(static_cast<uint8_t>(value >> (8 * i)));
     length -= chunk;
   }
 }
@@ -193,8 +203,8 @@ void RleBitPackedEncoder::WriteRleRun(uint32_t value, int64_t length) {
 std::vector<uint8_t> RleBitPackedEncoder::Finish() {
   EndRepeat();
   FlushBuffered(true);
-  std::vector<uint8_t> result = std::move(out_);
-  out_.clear();
+  std::vector<uint8_t> result = std::move(own_);
+  own_.clear();
   count_ = 0;
   return result;
 }

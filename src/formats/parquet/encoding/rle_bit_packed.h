@@ -48,26 +48,65 @@ class RleBitPackedDecoder {
 
 // Produces RLE runs for repeats of 8 or more values and bit-packed groups
 // otherwise. Values must fit in bit_width bits (higher bits are dropped).
+// Put, PutRepeated and PutValues may be mixed; the bytes depend only on the
+// sequence of values (PutRepeated(v, n) and PutValues of n copies of v write
+// what n calls of Put(v) write). Encoded bytes go to the encoder's own
+// buffer (returned by Finish) or, when a sink is given, are appended to it
+// as they are produced (Finish then returns nothing).
 class RleBitPackedEncoder {
  public:
-  explicit RleBitPackedEncoder(int bit_width);
-  void Put(uint32_t value);
+  explicit RleBitPackedEncoder(int bit_width, std::vector<uint8_t>* sink = nullptr);
+  RleBitPackedEncoder(const RleBitPackedEncoder&) = delete;
+  RleBitPackedEncoder& operator=(const RleBitPackedEncoder&) = delete;
+
+  void Put(uint32_t value) {
+    value &= mask_;
+    ++count_;
+    if (run_length_ > 0 && value == run_value_) {
+      ++run_length_;
+      return;
+    }
+    EndRepeat();
+    run_value_ = value;
+    run_length_ = 1;
+  }
   void PutRepeated(uint32_t value, int64_t count);
-  // Flushes and returns the encoded bytes (no length prefix). The final
-  // bit-packed group is zero-padded to 8 values; the encoder is then empty.
+  void PutValues(const uint32_t* values, int64_t count);
+  // Flushes and returns the encoded bytes (no length prefix; empty when
+  // writing to a sink). The final bit-packed group is zero-padded to 8
+  // values; the encoder is then empty.
   std::vector<uint8_t> Finish();
   int64_t values_written() const { return count_; }
 
  private:
+  // Literal values held before they are written as one bit-packed run:
+  // 63 groups keep the run header to one byte.
+  static constexpr size_t kMaxBufferedLiterals = 63 * 8;
   // Moves the pending repeat into a run or into the literals.
-  void EndRepeat();
-  // Writes buffered_ as one bit-packed run; `final` allows zero padding.
+  void EndRepeat() {
+    if (run_length_ < 8) {  // the usual case: a short repeat joins the literals
+      for (int64_t i = 0; i < run_length_; ++i)
+        buffered_[num_buffered_ + static_cast<size_t>(i)] = run_value_;
+      num_buffered_ += static_cast<size_t>(run_length_);
+      run_length_ = 0;
+      if (num_buffered_ >= kMaxBufferedLiterals) FlushBuffered(false);
+      return;
+    }
+    EndLongRepeat();
+  }
+  void EndLongRepeat();
+  // Writes the buffered literals' whole groups as one bit-packed run;
+  // `final` zero-pads the last group first.
   void FlushBuffered(bool final);
   void WriteRleRun(uint32_t value, int64_t length);
   int bit_width_;
+  uint32_t mask_;
   int64_t count_ = 0;
-  std::vector<uint8_t> out_;
-  std::vector<uint32_t> buffered_;  // values not yet committed to a run
+  std::vector<uint8_t> own_;
+  std::vector<uint8_t>* out_;
+  // At most kMaxBufferedLiterals - 1 + 7 values are held between calls.
+  uint32_t buffered_[kMaxBufferedLiterals + 8];
+  size_t num_buffered_ = 0;
   uint32_t run_value_ = 0;
   int64_t run_length_ = 0;
 };

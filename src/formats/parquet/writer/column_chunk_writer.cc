@@ -9,6 +9,7 @@
 
 #include "compression/codec.h"
 #include "formats/parquet/encoding/rle_bit_packed.h"
+#include "formats/parquet/reader/scratch.h"
 #include "formats/parquet/writer/dictionary_builder.h"
 #include "formats/parquet/writer/page_encoding.h"
 
@@ -113,32 +114,41 @@ class ChunkBuilder {
   // bytes of levels) and frames it with `header`.
   Status AddPage(PageHeader header, const std::vector<uint8_t>& body, size_t uncompressed_prefix,
                  std::vector<uint8_t>* sink) {
-    const uint8_t* page_bytes = body.data();
-    size_t page_size = body.size();
-    std::vector<uint8_t> framed;
+    const std::span<const uint8_t> prefix(body.data(), uncompressed_prefix);
+    std::span<const uint8_t> payload(body.data() + uncompressed_prefix, body.size() - uncompressed_prefix);
     if (options_.codec != Codec::kNone) {
-      std::span<const uint8_t> to_compress(body.data() + uncompressed_prefix,
-                                           body.size() - uncompressed_prefix);
-      FLOE_RETURN_IF_ERROR(Compress(options_.codec, to_compress, options_.compression_level, &compressed_));
-      framed.reserve(uncompressed_prefix + compressed_.size());
-      framed.assign(body.begin(), body.begin() + static_cast<std::ptrdiff_t>(uncompressed_prefix));
-      framed.insert(framed.end(), compressed_.begin(), compressed_.end());
-      page_bytes = framed.data();
-      page_size = framed.size();
+      // Codecs with a size bound compress into a reused buffer that is
+      // never cleared; the others into a vector they size themselves.
+      const int64_t bound = MaxCompressedSize(options_.codec, payload.size());
+      if (bound >= 0) {
+        compressed_.resize(static_cast<size_t>(bound));
+        FLOE_ASSIGN_OR_RETURN(size_t written,
+                              CompressInto(options_.codec, payload, options_.compression_level,
+                                           std::span<uint8_t>(compressed_)));
+        payload = std::span<const uint8_t>(compressed_.data(), written);
+      } else {
+        FLOE_RETURN_IF_ERROR(
+            Compress(options_.codec, payload, options_.compression_level, &compressed_other_));
+        payload = std::span<const uint8_t>(compressed_other_);
+      }
     }
+    const size_t page_size = prefix.size() + payload.size();
     if (body.size() > INT32_MAX || page_size > INT32_MAX) {
       return Status::InvalidArgument("column '" + PathOf() + "': a page exceeds 2 GiB; lower page_max_bytes");
     }
     header.uncompressed_page_size = static_cast<int32_t>(body.size());
     header.compressed_page_size = static_cast<int32_t>(page_size);
-    header.crc = static_cast<int32_t>(Crc32(std::span<const uint8_t>(page_bytes, page_size)));
+    header.crc = static_cast<int32_t>(Crc32(payload, Crc32(prefix)));
     header_buffer_.clear();
     SerializePageHeader(header, &header_buffer_);
     last_page_total_ = static_cast<int64_t>(header_buffer_.size() + page_size);
     uncompressed_total_ += static_cast<int64_t>(header_buffer_.size() + body.size());
     compressed_total_ += last_page_total_;
+    const size_t needed = sink->size() + header_buffer_.size() + page_size;
+    if (needed > sink->capacity()) sink->reserve(std::max(needed, 2 * sink->capacity()));
     sink->insert(sink->end(), header_buffer_.begin(), header_buffer_.end());
-    sink->insert(sink->end(), page_bytes, page_bytes + page_size);
+    sink->insert(sink->end(), prefix.begin(), prefix.end());
+    sink->insert(sink->end(), payload.begin(), payload.end());
     ++encoding_counts_[{static_cast<int32_t>(header.type), static_cast<int32_t>(PageEncodingOf(header))}];
     return Status::OK();
   }
@@ -169,7 +179,8 @@ class ChunkBuilder {
   const WriteLeaf& leaf_;
   const ParquetWriterOptions& options_;
   CompressionCodec codec_;
-  std::vector<uint8_t> compressed_;
+  ScratchVector<uint8_t> compressed_;      // codecs with a size bound
+  std::vector<uint8_t> compressed_other_;  // the others
   std::vector<uint8_t> header_buffer_;
   int64_t last_page_total_ = 0;
   int64_t uncompressed_total_ = 0;

@@ -35,7 +35,9 @@ class DictionaryBuilder {
   template <typename Word>
   void IndexWords(const uint8_t* values, int64_t count, uint32_t* indices);
   uint32_t Insert(const uint8_t* bytes, size_t length, uint64_t hash);
+  uint32_t AddEntry(const uint8_t* bytes, size_t length, uint64_t hash, uint64_t pos);
   void Grow();
+  uint64_t HashOfEntry(uint32_t index) const;
   const uint8_t* EntryData(uint32_t index) const;
   size_t EntryLength(uint32_t index) const;
 
@@ -43,8 +45,11 @@ class DictionaryBuilder {
   int64_t num_entries_ = 0;
   std::vector<uint8_t> entries_;        // entry bytes back to back
   std::vector<int64_t> entry_offsets_;  // BYTE_ARRAY: num_entries_ + 1 offsets
-  std::vector<uint32_t> slots_;         // entry index + 1; 0 = empty
-  std::vector<uint64_t> slot_hashes_;
+  // Open addressing, linear probing, one word per slot: the high 32 bits of
+  // the value's hash over its entry index + 1; 0 = empty. The slot is found
+  // from the hash's low bits, so a probe touches one word and compares
+  // entry bytes only when the high bits match.
+  std::vector<uint64_t> slots_;
   uint64_t mask_ = 0;
 };
 

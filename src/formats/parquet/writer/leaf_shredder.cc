@@ -1,5 +1,7 @@
 #include "formats/parquet/writer/leaf_shredder.h"
 
+#include <algorithm>
+#include <bit>
 #include <cstring>
 #include <string>
 
@@ -159,6 +161,149 @@ Status AppendPhysical(const WriteLeaf& leaf, const Column& column, int64_t count
   return Status::OK();
 }
 
+// Runs of rows [start, start + length) of a flat column, all valid.
+struct RowRun {
+  int64_t start;
+  int64_t length;
+};
+
+// The first row in [i, end) whose validity bit equals `set`, or `end`.
+int64_t NextRowWithBit(const uint8_t* bits, size_t num_bytes, int64_t i, int64_t end, bool set) {
+  while (i < end) {
+    const size_t byte = static_cast<size_t>(i >> 3);
+    uint64_t word = 0;
+    std::memcpy(&word, bits + byte, std::min<size_t>(8, num_bytes - byte));
+    if (!set) word = ~word;
+    word >>= (i & 7);
+    if (word != 0) return std::min(end, i + std::countr_zero(word));
+    i += 64 - (i & 7);
+  }
+  return end;
+}
+
+// The valid rows of [begin, end) of `column` as runs.
+void ValidRuns(const Column& column, int64_t begin, int64_t end, std::vector<RowRun>* runs) {
+  runs->clear();
+  const uint8_t* bits = column.validity.data();
+  const size_t num_bytes = column.validity.size();
+  int64_t i = begin;
+  while (i < end) {
+    const int64_t start = NextRowWithBit(bits, num_bytes, i, end, true);
+    if (start >= end) break;
+    i = NextRowWithBit(bits, num_bytes, start, end, false);
+    runs->push_back({start, i - start});
+  }
+}
+
+template <size_t kWidth>
+void CopyRunsFixed(const uint8_t* src, const std::vector<RowRun>& runs, size_t width, uint8_t* dst) {
+  const size_t w = kWidth > 0 ? kWidth : width;
+  for (const RowRun& run : runs) {
+    const size_t bytes = static_cast<size_t>(run.length) * w;
+    std::memcpy(dst, src + static_cast<size_t>(run.start) * w, bytes);
+    dst += bytes;
+  }
+}
+
+// Decimals held as 16-byte two's complement, narrowed to `kWidth` (4 or 8)
+// little-endian bytes; false at the first value that does not fit.
+template <size_t kWidth>
+bool NarrowDecimalRuns(const uint8_t* src, const std::vector<RowRun>& runs, uint8_t* dst, int64_t* bad_row) {
+  for (const RowRun& run : runs) {
+    const uint8_t* p = src + static_cast<size_t>(run.start) * 16;
+    for (int64_t k = 0; k < run.length; ++k, p += 16, dst += kWidth) {
+      uint64_t lo, hi;
+      std::memcpy(&lo, p, 8);
+      std::memcpy(&hi, p + 8, 8);
+      const int64_t low = static_cast<int64_t>(lo);
+      bool fits = static_cast<int64_t>(hi) == (low >> 63);
+      if constexpr (kWidth == 4) fits = fits && low == static_cast<int64_t>(static_cast<int32_t>(low));
+      if (!fits) {
+        *bad_row = run.start + k;
+        return false;
+      }
+      std::memcpy(dst, p, kWidth);
+    }
+  }
+  return true;
+}
+
+// Appends the valid rows `runs` of a top-level primitive column when its
+// physical form is a plain copy (or a decimal narrowed to INT32/INT64) of
+// the column's bytes; returns false (nothing appended) for other types.
+bool AppendRunsDirect(const WriteLeaf& leaf, const Column& column, const std::vector<RowRun>& runs,
+                      int64_t count, LeafValues* out, Status* status) {
+  const DataType& type = column.type;
+  size_t width = 0;
+  bool decimal = false;
+  switch (leaf.physical_type) {
+    case Type::INT32:
+      if (type.id == TypeId::kDecimal) {
+        decimal = true;
+      } else if (type.fixed_width() != 4) {
+        return false;
+      }
+      width = 4;
+      break;
+    case Type::INT64:
+      decimal = type.id == TypeId::kDecimal;
+      if (!decimal && type.fixed_width() != 8) return false;
+      width = 8;
+      break;
+    case Type::FLOAT: width = 4; break;
+    case Type::DOUBLE: width = 8; break;
+    case Type::FIXED_LEN_BYTE_ARRAY:
+      if (type.id == TypeId::kDecimal) return false;
+      width = static_cast<size_t>(leaf.type_length);
+      break;
+    case Type::BYTE_ARRAY: {
+      const int64_t* offsets = column.offsets.data();
+      size_t total = 0;
+      for (const RowRun& run : runs) {
+        total += static_cast<size_t>(offsets[run.start + run.length] - offsets[run.start]);
+      }
+      const size_t data_pos = out->data.size();
+      out->data.resize(data_pos + total);
+      const size_t offsets_pos = out->offsets.size();
+      out->offsets.resize(offsets_pos + static_cast<size_t>(count));
+      uint8_t* data = out->data.data() + data_pos;
+      int64_t* out_offsets = out->offsets.data() + offsets_pos;
+      int64_t end = static_cast<int64_t>(data_pos);
+      for (const RowRun& run : runs) {
+        const int64_t first = offsets[run.start];
+        const size_t bytes = static_cast<size_t>(offsets[run.start + run.length] - first);
+        if (bytes > 0) std::memcpy(data, column.data.data() + first, bytes);
+        data += bytes;
+        const int64_t shift = end - first;
+        for (int64_t k = 1; k <= run.length; ++k) *out_offsets++ = offsets[run.start + k] + shift;
+        end += static_cast<int64_t>(bytes);
+      }
+      return true;
+    }
+    default: return false;
+  }
+  const size_t pos = out->fixed.size();
+  out->fixed.resize(pos + static_cast<size_t>(count) * width);
+  uint8_t* dst = out->fixed.data() + pos;
+  if (decimal) {
+    int64_t bad_row = 0;
+    const bool fits = width == 4 ? NarrowDecimalRuns<4>(column.values.data(), runs, dst, &bad_row)
+                                 : NarrowDecimalRuns<8>(column.values.data(), runs, dst, &bad_row);
+    if (!fits) {
+      *status = Status::InvalidArgument(
+          "column '" + PathString(leaf) + "': decimal value at row " + std::to_string(bad_row) +
+          " does not fit decimal(" + std::to_string(type.precision) + "," + std::to_string(type.scale) + ")");
+    }
+    return true;
+  }
+  switch (width) {
+    case 4: CopyRunsFixed<4>(column.values.data(), runs, width, dst); break;
+    case 8: CopyRunsFixed<8>(column.values.data(), runs, width, dst); break;
+    default: CopyRunsFixed<0>(column.values.data(), runs, width, dst); break;
+  }
+  return true;
+}
+
 // Walks the nested path of one leaf, emitting levels and leaf value indices.
 class NestedShredder {
  public:
@@ -265,27 +410,36 @@ Status ShredRows(const WriteLeaf& leaf, const Column& top, int64_t begin, int64_
         }
       }
     }
+    std::vector<RowRun> runs;
+    if (has_nulls) {
+      ValidRuns(top, begin, end, &runs);
+    } else {
+      runs.push_back({begin, rows});
+    }
+    int64_t present = 0;
+    for (const RowRun& run : runs) present += run.length;
     if (leaf.max_def_level > 0) {
-      size_t pos = out->def_levels.size();
-      out->def_levels.resize(pos + static_cast<size_t>(rows), 1);
+      const size_t pos = out->def_levels.size();
+      out->def_levels.resize(pos + static_cast<size_t>(rows), has_nulls ? 0 : 1);
       if (has_nulls) {
-        for (int64_t i = begin; i < end; ++i)
-          out->def_levels[pos + static_cast<size_t>(i - begin)] = top.IsValid(i);
+        uint16_t* defs = out->def_levels.data() + pos;
+        for (const RowRun& run : runs) std::fill_n(defs + (run.start - begin), run.length, uint16_t{1});
       }
     }
     out->num_levels += rows;
     out->num_rows += rows;
+    out->num_present += present;
+    Status status;
+    if (AppendRunsDirect(leaf, top, runs, present, out, &status)) return status;
     if (!has_nulls) {
-      out->num_present += rows;
       return AppendPhysical(
           leaf, top, rows, [begin](int64_t k) { return begin + k; }, out);
     }
     std::vector<int64_t> indices;
-    indices.reserve(static_cast<size_t>(rows - top.null_count > 0 ? rows : 0));
-    for (int64_t i = begin; i < end; ++i) {
-      if (top.IsValid(i)) indices.push_back(i);
+    indices.reserve(static_cast<size_t>(present));
+    for (const RowRun& run : runs) {
+      for (int64_t i = run.start; i < run.start + run.length; ++i) indices.push_back(i);
     }
-    out->num_present += static_cast<int64_t>(indices.size());
     return AppendPhysical(
         leaf, top, static_cast<int64_t>(indices.size()),
         [&indices](int64_t k) { return indices[static_cast<size_t>(k)]; }, out);

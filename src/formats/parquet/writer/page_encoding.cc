@@ -12,21 +12,17 @@ namespace floe::parquet {
 
 void EncodeLevels(const std::vector<uint16_t>& levels, int64_t begin, int64_t end, int16_t max_level,
                   std::vector<uint8_t>* out) {
-  RleBitPackedEncoder encoder(BitWidthFor(static_cast<uint64_t>(max_level)));
+  RleBitPackedEncoder encoder(BitWidthFor(static_cast<uint64_t>(max_level)), out);
+  const uint16_t* p = levels.data();
   int64_t i = begin;
-  while (i < end) {  // hand runs over whole: cheap for the long runs levels usually have
-    uint16_t v = levels[static_cast<size_t>(i)];
+  while (i < end) {  // whole runs: levels usually come in long ones
+    const uint16_t v = p[i];
     int64_t j = i + 1;
-    while (j < end && levels[static_cast<size_t>(j)] == v) ++j;
-    if (j - i >= 8) {
-      encoder.PutRepeated(v, j - i);
-    } else {
-      for (int64_t k = i; k < j; ++k) encoder.Put(v);
-    }
+    while (j < end && p[j] == v) ++j;
+    encoder.PutRepeated(v, j - i);
     i = j;
   }
-  std::vector<uint8_t> encoded = encoder.Finish();
-  out->insert(out->end(), encoded.begin(), encoded.end());
+  encoder.Finish();
 }
 
 Encoding FallbackEncodingFor(const WriteLeaf& leaf, bool delta_encodings) {
@@ -81,10 +77,9 @@ void EncodeDictionaryIndices(const std::vector<uint32_t>& indices, int64_t dicti
   const int bit_width =
       std::max(1, BitWidthFor(static_cast<uint64_t>(std::max<int64_t>(dictionary_size - 1, 0))));
   out->push_back(static_cast<uint8_t>(bit_width));
-  RleBitPackedEncoder encoder(bit_width);
-  for (uint32_t index : indices) encoder.Put(index);
-  std::vector<uint8_t> encoded = encoder.Finish();
-  out->insert(out->end(), encoded.begin(), encoded.end());
+  RleBitPackedEncoder encoder(bit_width, out);
+  encoder.PutValues(indices.data(), static_cast<int64_t>(indices.size()));
+  encoder.Finish();
 }
 
 }  // namespace floe::parquet

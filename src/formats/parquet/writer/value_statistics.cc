@@ -1,5 +1,6 @@
 #include "formats/parquet/writer/value_statistics.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -34,18 +35,59 @@ float HalfToFloat(uint16_t h) {
   return sign ? -magnitude : magnitude;
 }
 
-template <typename T, typename Less>
-ValueStats IntegerStats(const uint8_t* p, int64_t count, Less less) {
+// `Ordered` is the type whose `<` is the column's order (an unsigned type for
+// unsigned columns); the stored bytes are those of `T`.
+template <typename T, typename Ordered>
+ValueStats IntegerStats(const uint8_t* p, int64_t count) {
+  static_assert(sizeof(T) == sizeof(Ordered));
   ValueStats stats;
   if (count == 0) return stats;
-  T lo = Load<T>(p), hi = lo;
+  Ordered lo = Load<Ordered>(p), hi = lo;
   for (int64_t k = 1; k < count; ++k) {
-    T v = Load<T>(p + static_cast<size_t>(k) * sizeof(T));
-    if (less(v, lo)) lo = v;
-    if (less(hi, v)) hi = v;
+    const Ordered v = Load<Ordered>(p + static_cast<size_t>(k) * sizeof(T));
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
   }
   stats.min = Encode(lo);
   stats.max = Encode(hi);
+  return stats;
+}
+
+// The first 8 bytes of a value, zero-padded, as a big-endian number: when
+// two values' prefixes differ, they order as their prefixes do (unsigned
+// byte order, a proper prefix first).
+inline uint64_t OrderPrefix(std::string_view v) {
+  uint64_t x = 0;
+  if (v.size() >= 8) {
+    std::memcpy(&x, v.data(), 8);
+    return __builtin_bswap64(x);
+  }
+  for (size_t i = 0; i < v.size(); ++i)
+    x |= static_cast<uint64_t>(static_cast<uint8_t>(v[i])) << (56 - 8 * i);
+  return x;
+}
+
+// Unsigned byte order of values at(0..count).
+template <typename At>
+ValueStats ByteStats(int64_t count, At at) {
+  ValueStats stats;
+  if (count == 0) return stats;
+  std::string_view lo = at(0), hi = lo;
+  uint64_t lo_prefix = OrderPrefix(lo), hi_prefix = lo_prefix;
+  for (int64_t k = 1; k < count; ++k) {
+    const std::string_view v = at(k);
+    const uint64_t prefix = OrderPrefix(v);
+    if (prefix < lo_prefix || (prefix == lo_prefix && v.compare(lo) < 0)) {
+      lo = v;
+      lo_prefix = prefix;
+    }
+    if (prefix > hi_prefix || (prefix == hi_prefix && hi.compare(v) < 0)) {
+      hi = v;
+      hi_prefix = prefix;
+    }
+  }
+  stats.min = std::string(lo);
+  stats.max = std::string(hi);
   return stats;
 }
 
@@ -130,40 +172,29 @@ ValueStats ComputeValueStats(const WriteLeaf& leaf, const LeafValues& values, in
   const uint8_t* p = values.fixed.data() + static_cast<size_t>(begin) * static_cast<size_t>(width);
   switch (leaf.order) {
     case StatsOrder::kNone: return {};
-    case StatsOrder::kBoolean:
-      return IntegerStats<uint8_t>(p, count, [](uint8_t a, uint8_t b) { return a < b; });
-    case StatsOrder::kSigned32:
-      return IntegerStats<int32_t>(p, count, [](int32_t a, int32_t b) { return a < b; });
-    case StatsOrder::kUnsigned32:
-      return IntegerStats<int32_t>(
-          p, count, [](int32_t a, int32_t b) { return static_cast<uint32_t>(a) < static_cast<uint32_t>(b); });
-    case StatsOrder::kSigned64:
-      return IntegerStats<int64_t>(p, count, [](int64_t a, int64_t b) { return a < b; });
-    case StatsOrder::kUnsigned64:
-      return IntegerStats<int64_t>(
-          p, count, [](int64_t a, int64_t b) { return static_cast<uint64_t>(a) < static_cast<uint64_t>(b); });
+    case StatsOrder::kBoolean: return IntegerStats<uint8_t, uint8_t>(p, count);
+    case StatsOrder::kSigned32: return IntegerStats<int32_t, int32_t>(p, count);
+    case StatsOrder::kUnsigned32: return IntegerStats<int32_t, uint32_t>(p, count);
+    case StatsOrder::kSigned64: return IntegerStats<int64_t, int64_t>(p, count);
+    case StatsOrder::kUnsigned64: return IntegerStats<int64_t, uint64_t>(p, count);
     case StatsOrder::kFloat32: return FloatStats<float>(p, count);
     case StatsOrder::kFloat64: return FloatStats<double>(p, count);
     case StatsOrder::kFloat16: return Float16Stats(p, count);
     case StatsOrder::kBytes:
     case StatsOrder::kDecimalBytes: {
-      ValueStats stats;
-      if (count == 0) return stats;
       auto at = [&](int64_t k) -> std::string_view {
         if (width == 0) return values.ByteArrayAt(begin + k);
         return std::string_view(reinterpret_cast<const char*>(p) + static_cast<size_t>(k) * width,
                                 static_cast<size_t>(width));
       };
+      if (leaf.order == StatsOrder::kBytes) return ByteStats(count, at);
+      ValueStats stats;
+      if (count == 0) return stats;
       std::string_view lo = at(0), hi = lo;
       for (int64_t k = 1; k < count; ++k) {
         std::string_view v = at(k);
-        if (leaf.order == StatsOrder::kBytes) {
-          if (BytesLess(v, lo)) lo = v;
-          if (BytesLess(hi, v)) hi = v;
-        } else {
-          if (CompareDecimalBytes(v, lo) < 0) lo = v;
-          if (CompareDecimalBytes(hi, v) < 0) hi = v;
-        }
+        if (CompareDecimalBytes(v, lo) < 0) lo = v;
+        if (CompareDecimalBytes(hi, v) < 0) hi = v;
       }
       stats.min = std::string(lo);
       stats.max = std::string(hi);
