@@ -26,6 +26,51 @@ struct PageRange {
   int64_t first_row = 0;
 };
 
+// CutPages for leaves without repetition (one level per row): the same
+// cuts, with the per-level work reduced to what the leaf needs.
+std::vector<PageRange> CutFlatPages(const LeafValues& values, int width, uint16_t max_def, bool has_def,
+                                    int64_t level_bits, int64_t max_rows, int64_t max_bytes) {
+  std::vector<PageRange> pages;
+  const int64_t n = values.num_levels;
+  const int64_t limit8 = 8 * max_bytes;
+  const uint16_t* defs = values.def_levels.data();
+  const int64_t* offsets = values.offsets.data();
+  int64_t l = 0, v = 0;
+  while (l < n) {
+    PageRange page;
+    page.level_begin = page.first_row = l;
+    page.value_begin = v;
+    int64_t rows = 0;
+    if (!has_def && width > 0) {
+      // Every row costs the same: the page ends at the first row count
+      // reaching either limit.
+      const int64_t per_row = 8 * width + level_bits;
+      const int64_t by_bytes = per_row > 0 ? (limit8 + per_row - 1) / per_row : n;
+      rows = std::min({n - l, max_rows, std::max<int64_t>(1, by_bytes)});
+      v += rows;
+    } else {
+      int64_t bytes8 = 0;
+      const int64_t value_bits = 8 * width;
+      while (l + rows < n) {
+        const bool present = !has_def || defs[l + rows] == max_def;
+        if (present) {
+          bytes8 += width > 0 ? value_bits : 8 * (4 + offsets[v + 1] - offsets[v]);
+          ++v;
+        }
+        bytes8 += level_bits;
+        ++rows;
+        if (rows >= max_rows || bytes8 >= limit8) break;
+      }
+    }
+    l += rows;
+    page.num_rows = rows;
+    page.level_end = l;
+    page.value_end = v;
+    pages.push_back(page);
+  }
+  return pages;
+}
+
 std::vector<PageRange> CutPages(const WriteLeaf& leaf, const LeafValues& values,
                                 const ParquetWriterOptions& options) {
   const int width = PhysicalWidth(leaf);
@@ -40,6 +85,7 @@ std::vector<PageRange> CutPages(const WriteLeaf& leaf, const LeafValues& values,
   std::vector<PageRange> pages;
   int64_t l = 0, v = 0, row = 0;
   const int64_t n = values.num_levels;
+  if (!has_rep) return CutFlatPages(values, width, max_def, has_def, level_bits, max_rows, max_bytes);
   while (l < n) {
     PageRange page;
     page.level_begin = l;

@@ -17,19 +17,22 @@
 
 #include "columnar/column.h"
 #include "common/status.h"
+#include "formats/parquet/reader/scratch.h"
 #include "formats/parquet/writer/schema_builder.h"
 
 namespace floe::parquet {
 
+// The buffers are ScratchVectors: growing them does not zero-fill, as every
+// appended element is written by the shredder.
 struct LeafValues {
-  std::vector<uint16_t> def_levels;  // empty when max_def_level == 0
-  std::vector<uint16_t> rep_levels;  // empty when max_rep_level == 0
-  int64_t num_levels = 0;            // values including nulls (= ColumnMetaData.num_values)
+  ScratchVector<uint16_t> def_levels;  // empty when max_def_level == 0
+  ScratchVector<uint16_t> rep_levels;  // empty when max_rep_level == 0
+  int64_t num_levels = 0;              // values including nulls (= ColumnMetaData.num_values)
   int64_t num_rows = 0;
-  int64_t num_present = 0;          // values with def == max_def (stored below)
-  std::vector<uint8_t> fixed;       // num_present * width bytes (fixed-width physical types)
-  std::vector<int64_t> offsets{0};  // BYTE_ARRAY: num_present + 1 end offsets into data
-  std::vector<uint8_t> data;
+  int64_t num_present = 0;            // values with def == max_def (stored below)
+  ScratchVector<uint8_t> fixed;       // num_present * width bytes (fixed-width physical types)
+  ScratchVector<int64_t> offsets{0};  // BYTE_ARRAY: num_present + 1 end offsets into data
+  ScratchVector<uint8_t> data;
 
   std::string_view ByteArrayAt(int64_t i) const {
     return std::string_view(

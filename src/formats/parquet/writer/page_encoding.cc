@@ -10,7 +10,7 @@
 
 namespace floe::parquet {
 
-void EncodeLevels(const std::vector<uint16_t>& levels, int64_t begin, int64_t end, int16_t max_level,
+void EncodeLevels(const ScratchVector<uint16_t>& levels, int64_t begin, int64_t end, int16_t max_level,
                   std::vector<uint8_t>* out) {
   RleBitPackedEncoder encoder(BitWidthFor(static_cast<uint64_t>(max_level)), out);
   const uint16_t* p = levels.data();

@@ -16,7 +16,7 @@
 namespace floe::parquet {
 
 // RLE hybrid encoding of levels[begin, end) for levels up to max_level.
-void EncodeLevels(const std::vector<uint16_t>& levels, int64_t begin, int64_t end, int16_t max_level,
+void EncodeLevels(const ScratchVector<uint16_t>& levels, int64_t begin, int64_t end, int16_t max_level,
                   std::vector<uint8_t>* out);
 
 // The encoding used for a non-dictionary page of this leaf.
