@@ -119,6 +119,15 @@ Status ParquetFileWriter::Write(const RecordBatch& batch) {
   const std::vector<WriteLeaf>& leaves = writer_schema_->leaves;
   int64_t row = 0;
   while (row < batch.num_rows) {
+    if (buffered_rows_ == 0) {
+      // A new row group: its buffers are sized for the rows this batch will
+      // put in it, so they do not grow (and copy) slice after slice.
+      const int64_t group_rows = std::min(batch.num_rows - row, options_.row_group_max_rows);
+      for (size_t i = 0; i < leaves.size(); ++i) {
+        ReserveForRows(leaves[i], batch.columns[static_cast<size_t>(leaves[i].top_level_field)], row,
+                       row + group_rows, options_.row_group_max_bytes, &buffers_[i]);
+      }
+    }
     int64_t slice =
         std::min({batch.num_rows - row, options_.row_group_max_rows - buffered_rows_, kShredSliceRows});
     // Each leaf shreds into its own buffer; the first error in leaf order wins.

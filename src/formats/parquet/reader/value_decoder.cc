@@ -129,6 +129,9 @@ Status DecodeRleBooleans(const uint8_t* data, size_t size, int64_t count, Column
   return Status::OK();
 }
 
+// A page's projected string bytes are reserved up to this much at once.
+constexpr int64_t kMaxPageReserve = int64_t{256} << 20;
+
 // Dictionary indices are decoded in blocks of this many values: large enough
 // that a string page is sized once per block, small enough that a page
 // announcing billions of values cannot make the scratch buffer huge.
@@ -173,16 +176,24 @@ void GatherFixedAnyWidth(const uint8_t* dict, const uint32_t* indices, int64_t n
 // block. Long values are appended one by one, which writes each byte once;
 // short ones are copied into the block resized (zero-filled) in one go, which
 // costs less per value.
+// `values_left` counts this block's values and the page's later ones: when
+// `data` must grow, it grows for all of them at this block's average length
+// (plus a margin), so a large page is not copied again at every doubling.
 template <bool kHasNulls>
-void GatherStrings(const Column& dict, const uint32_t* indices, int64_t n, const uint8_t* valid,
-                   int64_t* slot, int64_t* offsets, Column* out) {
+void GatherStrings(const Column& dict, const uint32_t* indices, int64_t n, int64_t values_left,
+                   const uint8_t* valid, int64_t* slot, int64_t* offsets, Column* out) {
   constexpr size_t kLongValue = 32;
   const int64_t* dict_offsets = dict.offsets.data();
   size_t total = 0;
   for (int64_t k = 0; k < n; ++k) {
     total += static_cast<size_t>(dict_offsets[indices[k] + 1] - dict_offsets[indices[k]]);
   }
-  ReserveGeometric(&out->data, total);
+  if (out->data.capacity() - out->data.size() < total) {
+    const double projected =
+        static_cast<double>(total) * static_cast<double>(values_left) / static_cast<double>(n) * 1.05;
+    const size_t wanted = static_cast<size_t>(std::min(projected, static_cast<double>(kMaxPageReserve)));
+    out->data.reserve(out->data.size() + std::max(total, wanted));
+  }
   const uint8_t* src = dict.data.data();
   int64_t s = *slot;
   if (total >= static_cast<size_t>(n) * kLongValue) {
@@ -267,7 +278,7 @@ Status DecodeDictionaryIndices(const PhysicalSpec& spec, const uint8_t* data, si
     if (spec.width > 0) {
       GatherFixedAnyWidth<kHasNulls>(dict.values.data(), block, n, valid, &slot, spec.width, fixed_dst);
     } else {
-      GatherStrings<kHasNulls>(dict, block, n, valid, &slot, offsets, out);
+      GatherStrings<kHasNulls>(dict, block, n, present - done, valid, &slot, offsets, out);
     }
     done += n;
   }

@@ -396,6 +396,24 @@ int PhysicalWidth(const WriteLeaf& leaf) {
   return 0;
 }
 
+void ReserveForRows(const WriteLeaf& leaf, const Column& top, int64_t begin, int64_t end, int64_t max_bytes,
+                    LeafValues* out) {
+  if (leaf.steps.size() != 1 || end <= begin || max_bytes <= 0) return;
+  const size_t rows = static_cast<size_t>(end - begin);
+  const size_t cap = static_cast<size_t>(max_bytes);
+  if (leaf.max_def_level > 0) out->def_levels.reserve(out->def_levels.size() + std::min(rows, cap / 2));
+  const int width = PhysicalWidth(leaf);
+  if (width > 0) {
+    out->fixed.reserve(out->fixed.size() + std::min(rows * static_cast<size_t>(width), cap));
+    return;
+  }
+  if (top.offsets.size() < static_cast<size_t>(end) + 1) return;
+  out->offsets.reserve(out->offsets.size() + std::min(rows, cap / 8));
+  const size_t bytes =
+      static_cast<size_t>(top.offsets[static_cast<size_t>(end)] - top.offsets[static_cast<size_t>(begin)]);
+  out->data.reserve(out->data.size() + std::min(bytes, cap));
+}
+
 Status ShredRows(const WriteLeaf& leaf, const Column& top, int64_t begin, int64_t end, LeafValues* out) {
   const int64_t rows = end - begin;
   if (rows <= 0) return Status::OK();

@@ -50,6 +50,12 @@ struct LeafValues {
 // Width in bytes of one stored value of `leaf` in LeafValues::fixed (0 for BYTE_ARRAY).
 int PhysicalWidth(const WriteLeaf& leaf);
 
+// Reserves `out`'s buffers for rows [begin, end) of a top-level primitive
+// leaf (other leaves: nothing), at most `max_bytes` of values, so that a row
+// group's buffers are allocated once rather than grown by doubling.
+void ReserveForRows(const WriteLeaf& leaf, const Column& top_level, int64_t begin, int64_t end,
+                    int64_t max_bytes, LeafValues* out);
+
 // Appends rows [begin, end) of `top_level` (the column of leaf.top_level_field).
 Status ShredRows(const WriteLeaf& leaf, const Column& top_level, int64_t begin, int64_t end, LeafValues* out);
 
