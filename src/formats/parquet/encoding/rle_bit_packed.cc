@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -112,6 +113,91 @@ Result<int64_t> RleBitPackedDecoder::DecodeUpTo(uint32_t* out, int64_t count) {
     }
   }
   return done;
+}
+
+namespace {
+
+// The 8 bits of `bits` (LSB first) as 8 bytes of 0/1, the first lowest.
+inline uint64_t SpreadBitsToBytes(uint8_t bits) {
+  const uint64_t x = (static_cast<uint64_t>(bits) * 0x0101010101010101ULL) & 0x8040201008040201ULL;
+  return ((x + 0x7F7F7F7F7F7F7F7FULL) >> 7) & 0x0101010101010101ULL;
+}
+
+}  // namespace
+
+Status RleBitPackedDecoder::DecodeBytes(uint8_t* out, int64_t count, int64_t* sum, uint32_t* max_seen) {
+  if (bit_width_ < 0 || bit_width_ > 8) {
+    return Status::Corruption("RLE/bit-packed bit width " + std::to_string(bit_width_) +
+                              " is outside 0..8 for byte values");
+  }
+  constexpr int64_t kBlock = 512;
+  uint32_t wide[kBlock];
+  int64_t done = 0;
+  int64_t total = 0;
+  uint32_t largest = *max_seen;
+  while (done < count) {
+    const int64_t wanted = count - done;
+    if (group_pos_ < group_end_) {
+      const int n = static_cast<int>(std::min<int64_t>(group_end_ - group_pos_, wanted));
+      for (int i = 0; i < n; ++i) {
+        const uint32_t v = group_[group_pos_ + i];
+        out[done + i] = static_cast<uint8_t>(v);
+        total += v;
+        largest = std::max(largest, v);
+      }
+      group_pos_ += n;
+      done += n;
+    } else if (rle_left_ > 0) {
+      const int64_t n = std::min(rle_left_, wanted);
+      std::memset(out + done, static_cast<int>(rle_value_), static_cast<size_t>(n));
+      total += static_cast<int64_t>(rle_value_) * n;
+      largest = std::max(largest, rle_value_);
+      rle_left_ -= n;
+      done += n;
+    } else if (packed_left_ >= 8 && wanted >= 8) {
+      // Whole groups; the run's bytes were checked against the input when
+      // its header was read.
+      const int64_t groups = std::min(std::min(packed_left_, wanted) / 8, kBlock / 8);
+      const uint8_t* in = data_ + packed_byte_pos_;
+      if (bit_width_ == 1) {
+        for (int64_t g = 0; g < groups; ++g) {
+          const uint64_t bytes = SpreadBitsToBytes(in[g]);
+          std::memcpy(out + done + g * 8, &bytes, 8);
+          total += std::popcount(in[g]);
+        }
+        if (total > 0) largest = std::max(largest, 1u);
+      } else {
+        bits::UnpackGroups32(in, size_ - packed_byte_pos_, bit_width_, groups, wide);
+        for (int64_t i = 0; i < groups * 8; ++i) {
+          out[done + i] = static_cast<uint8_t>(wide[i]);
+          total += wide[i];
+          largest = std::max(largest, wide[i]);
+        }
+      }
+      packed_byte_pos_ += static_cast<size_t>(groups) * static_cast<size_t>(bit_width_);
+      packed_left_ -= groups * 8;
+      done += groups * 8;
+    } else if (packed_left_ > 0) {
+      // A part group: through the one-group path of DecodeUpTo.
+      FLOE_ASSIGN_OR_RETURN(int64_t got, DecodeUpTo(wide, 1));
+      if (got == 0) break;
+      out[done] = static_cast<uint8_t>(wide[0]);
+      total += wide[0];
+      largest = std::max(largest, wide[0]);
+      ++done;
+    } else if (pos_ < size_) {
+      FLOE_RETURN_IF_ERROR(NextRun());
+    } else {
+      break;
+    }
+  }
+  *sum += total;
+  *max_seen = largest;
+  if (done < count) {
+    return Status::Corruption("RLE/bit-packed data ended after " + std::to_string(done) + " of " +
+                              std::to_string(count) + " values");
+  }
+  return Status::OK();
 }
 
 Status RleBitPackedDecoder::Decode(uint32_t* out, int64_t count) {

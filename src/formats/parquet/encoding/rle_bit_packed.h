@@ -27,6 +27,10 @@ class RleBitPackedDecoder {
   Status Decode(uint32_t* out, int64_t count);
   // Decodes up to `count` values; returns how many were available (0 at end).
   Result<int64_t> DecodeUpTo(uint32_t* out, int64_t count);
+  // Decodes exactly `count` values of a bit width up to 8 as bytes, RLE runs
+  // filled in bulk (levels). Adds the values to *sum and raises *max_seen to
+  // the largest (bit width 1: *sum counts the ones). Errors as Decode.
+  Status DecodeBytes(uint8_t* out, int64_t count, int64_t* sum, uint32_t* max_seen);
   // Bytes of the input consumed by the runs started so far.
   size_t bytes_consumed() const { return pos_; }
 

@@ -279,12 +279,12 @@ class ChunkDecoder {
   // Flat mode: the page's definition levels decoded (into scratch) become
   // validity bits; returns the slot mask for the values, null when the page
   // has no nulls, and the count of present values.
-  const uint8_t* FlatValidity(int64_t num_values, int64_t* present) {
+  // `decoded_present` is the count of ones the level decoder found.
+  const uint8_t* FlatValidity(int64_t num_values, int64_t decoded_present, int64_t* present) {
     *present = num_values;
     if (leaf_.max_def_level == 0) return nullptr;
     const uint8_t* valid = scratch_->slot_valid.data();
-    int64_t count = 0;
-    for (int64_t i = 0; i < num_values; ++i) count += valid[i];
+    const int64_t count = decoded_present;
     *present = count;
     if (count == num_values) valid = nullptr;
     AppendValidityBits(valid, num_values, levels_seen_, &values_->validity);
@@ -299,15 +299,17 @@ class ChunkDecoder {
     FLOE_ASSIGN_OR_RETURN(auto bytes, Uncompress(page, header.uncompressed_page_size, true));
     size_t pos = 0;
     if (flat_) {
+      int64_t decoded_present = num_values;
       if (leaf_.max_def_level > 0) {
         scratch_->slot_valid.resize(static_cast<size_t>(num_values));
-        FLOE_ASSIGN_OR_RETURN(size_t used, DecodeLevelsV1(data_header.definition_level_encoding, bytes.data(),
-                                                          bytes.size(), leaf_.max_def_level, num_values,
-                                                          "definition", scratch_->slot_valid.data()));
+        FLOE_ASSIGN_OR_RETURN(
+            size_t used, DecodeLevelsV1(data_header.definition_level_encoding, bytes.data(), bytes.size(),
+                                        leaf_.max_def_level, num_values, "definition",
+                                        scratch_->slot_valid.data(), &decoded_present));
         pos += used;
       }
       int64_t present = 0;
-      const uint8_t* valid = FlatValidity(num_values, &present);
+      const uint8_t* valid = FlatValidity(num_values, decoded_present, &present);
       return DecodeValueSection(data_header.encoding, bytes.subspan(pos), num_values, present, valid);
     }
     if (leaf_.max_rep_level > 0) {
@@ -340,13 +342,14 @@ class ChunkDecoder {
                                 std::to_string(def_bytes) + ") do not fit the page");
     }
     int64_t present = num_values;
+    int64_t decoded_present = num_values;
     const uint8_t* valid = nullptr;
     if (flat_) {
       if (leaf_.max_def_level > 0) {
         scratch_->slot_valid.resize(static_cast<size_t>(num_values));
         FLOE_RETURN_IF_ERROR(DecodeLevelsV2(page.data() + rep_bytes, static_cast<size_t>(def_bytes),
                                             leaf_.max_def_level, num_values, "definition",
-                                            scratch_->slot_valid.data()));
+                                            scratch_->slot_valid.data(), &decoded_present));
       }
     } else if (leaf_.max_rep_level > 0) {
       FLOE_RETURN_IF_ERROR(DecodeLevelsV2(page.data(), static_cast<size_t>(rep_bytes), leaf_.max_rep_level,
@@ -362,7 +365,7 @@ class ChunkDecoder {
     FLOE_ASSIGN_OR_RETURN(auto bytes,
                           Uncompress(compressed_values, expected, v2.is_compressed.value_or(true)));
     if (flat_) {
-      valid = FlatValidity(num_values, &present);
+      valid = FlatValidity(num_values, decoded_present, &present);
     } else {
       present = CountPresent(num_values);
     }

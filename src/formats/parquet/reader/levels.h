@@ -25,10 +25,11 @@ Status DecodeLevelsV2(const uint8_t* data, size_t size, int16_t max_level, int64
                       int16_t* out);
 
 // The same into one byte per level, for max_level <= 255 (flat columns, whose
-// definition level is the slot's validity).
+// definition level is the slot's validity). `present`, when not null,
+// receives the number of levels equal to max_level.
 Result<size_t> DecodeLevelsV1(Encoding encoding, const uint8_t* data, size_t size, int16_t max_level,
-                              int64_t count, const char* kind, uint8_t* out);
+                              int64_t count, const char* kind, uint8_t* out, int64_t* present = nullptr);
 Status DecodeLevelsV2(const uint8_t* data, size_t size, int16_t max_level, int64_t count, const char* kind,
-                      uint8_t* out);
+                      uint8_t* out, int64_t* present = nullptr);
 
 }  // namespace floe::parquet
