@@ -92,8 +92,14 @@ Status DecodePlainByteArray(const uint8_t* data, size_t size, int64_t count, std
                                 " declares " + std::to_string(length) + " bytes, leaving no room for the " +
                                 std::to_string(count - i - 1) + " length prefixes that follow");
     }
+    // Short values: one 16-byte copy, when both buffers have the room (the
+    // bytes past the value are overwritten by the next ones or trimmed).
     // An empty buffer may have a null data(); memcpy must not see it.
-    if (length > 0) std::memcpy(byte_dst + written, data + pos, length);
+    if (length <= 16 && size - pos >= 16 && capacity - written >= 16) {
+      std::memcpy(byte_dst + written, data + pos, 16);
+    } else if (length > 0) {
+      std::memcpy(byte_dst + written, data + pos, length);
+    }
     written += length;
     pos += length;
     offset_dst[i] = static_cast<int64_t>(old_bytes + written);
@@ -138,8 +144,30 @@ void EncodePlainByteArray(std::string_view value, std::vector<uint8_t>* out) {
 void EncodePlainByteArrays(const int64_t* offsets, const uint8_t* data, int64_t count,
                            std::vector<uint8_t>* out) {
   if (count <= 0) return;
-  out->reserve(out->size() + static_cast<size_t>(count) * 4 +
-               static_cast<size_t>(offsets[count] - offsets[0]));
+  const size_t total = static_cast<size_t>(count) * 4 + static_cast<size_t>(offsets[count] - offsets[0]);
+  if (total <= static_cast<size_t>(count) * 36) {
+    // Short values (32 bytes or less on average): written in place, each
+    // with one 16-byte copy where the value fits it and the output has the
+    // room; the bytes copied past a value are overwritten by the next one.
+    const size_t start = out->size();
+    out->resize(start + total);
+    uint8_t* dst = out->data() + start;
+    uint8_t* const end = dst + total;
+    for (int64_t i = 0; i < count; ++i) {
+      const uint32_t length = static_cast<uint32_t>(offsets[i + 1] - offsets[i]);
+      std::memcpy(dst, &length, 4);
+      dst += 4;
+      const uint8_t* src = data + offsets[i];
+      if (length <= 16 && end - dst >= 16 && offsets[count] - offsets[i] >= 16) {
+        std::memcpy(dst, src, 16);
+      } else if (length > 0) {
+        std::memcpy(dst, src, length);
+      }
+      dst += length;
+    }
+    return;
+  }
+  out->reserve(out->size() + total);
   for (int64_t i = 0; i < count; ++i) {
     const int64_t length = offsets[i + 1] - offsets[i];
     StoreLength(static_cast<uint32_t>(length), out);

@@ -163,7 +163,7 @@ Status RleBitPackedDecoder::DecodeBytes(uint8_t* out, int64_t count, int64_t* su
         for (int64_t g = 0; g < groups; ++g) {
           const uint64_t bytes = SpreadBitsToBytes(in[g]);
           std::memcpy(out + done + g * 8, &bytes, 8);
-          total += std::popcount(in[g]);
+          total += static_cast<int64_t>((bytes * 0x0101010101010101ULL) >> 56);  // sum of the 8 bytes
         }
         if (total > 0) largest = std::max(largest, 1u);
       } else {

@@ -170,7 +170,9 @@ class ChunkDecoder {
   void ReserveFlatOutput() {
     const int64_t n = meta_.num_values;
     if (spec_.width > 0) {
-      values_->values.reserve(static_cast<size_t>(std::min(n * spec_.width, kMaxUpFrontReserve)));
+      // The final width when conversion widens in place (decimals, times).
+      const int64_t width = std::max<int64_t>(spec_.width, leaf_.type.fixed_width());
+      values_->values.reserve(static_cast<size_t>(std::min(n * width, kMaxUpFrontReserve)));
     } else {
       values_->offsets.reserve(static_cast<size_t>(std::min(n + 1, kMaxUpFrontReserve / 8)));
     }

@@ -9,17 +9,33 @@ namespace {
 constexpr int64_t kJulianDayOfUnixEpoch = 2440588;
 constexpr int64_t kMicrosPerDay = 86400LL * 1000 * 1000;
 
+// Converts the column's `count` values from From to To in place: widening
+// runs from the last value down (value i's wider slot never reaches an
+// unread narrower one), narrowing from the first up. The buffer grows
+// within its capacity when the reader reserved the wider size up front.
 template <typename From, typename To>
 void Recast(int64_t count, Column* column) {
-  std::vector<uint8_t> out(static_cast<size_t>(count) * sizeof(To));
-  const uint8_t* in = column->values.data();
-  for (int64_t i = 0; i < count; ++i) {
-    From v;
-    std::memcpy(&v, in + i * sizeof(From), sizeof(From));
-    const To converted = static_cast<To>(v);
-    std::memcpy(out.data() + i * sizeof(To), &converted, sizeof(To));
+  static_assert(sizeof(From) != sizeof(To));
+  std::vector<uint8_t>& values = column->values;
+  if constexpr (sizeof(To) > sizeof(From)) {
+    values.resize(static_cast<size_t>(count) * sizeof(To));
+    uint8_t* data = values.data();
+    for (int64_t i = count - 1; i >= 0; --i) {
+      From v;
+      std::memcpy(&v, data + i * sizeof(From), sizeof(From));
+      const To converted = static_cast<To>(v);
+      std::memcpy(data + i * sizeof(To), &converted, sizeof(To));
+    }
+  } else {
+    uint8_t* data = values.data();
+    for (int64_t i = 0; i < count; ++i) {
+      From v;
+      std::memcpy(&v, data + i * sizeof(From), sizeof(From));
+      const To converted = static_cast<To>(v);
+      std::memcpy(data + i * sizeof(To), &converted, sizeof(To));
+    }
+    values.resize(static_cast<size_t>(count) * sizeof(To));
   }
-  column->values = std::move(out);
 }
 
 // Big-endian two's complement bytes to int128; nullopt when it does not fit.
@@ -102,12 +118,13 @@ Status ConvertPhysicalToLeafType(const ColumnDescriptor& leaf, int64_t count, Co
       if (type.id == TypeId::kDecimal) Recast<int64_t, __int128>(count, column);
       break;
     case Type::INT96: {
-      std::vector<uint8_t> out(static_cast<size_t>(count) * 8);
+      // In place, first value up: value i's 8 bytes end before value i+1's 12 start.
+      uint8_t* data = column->values.data();
       for (int64_t i = 0; i < count; ++i) {
-        const int64_t micros = Int96ToUnixMicros(column->values.data() + i * 12);
-        std::memcpy(out.data() + i * 8, &micros, 8);
+        const int64_t micros = Int96ToUnixMicros(data + i * 12);
+        std::memcpy(data + i * 8, &micros, 8);
       }
-      column->values = std::move(out);
+      column->values.resize(static_cast<size_t>(count) * 8);
       break;
     }
     case Type::BYTE_ARRAY:
