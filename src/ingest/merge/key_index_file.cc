@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <map>
 #include <set>
@@ -31,6 +32,8 @@ constexpr uint8_t kModeHashed = 1;
 constexpr size_t kChunkBytes = size_t{1} << 20;
 constexpr uint32_t kMaxSpecBytes = 64 * 1024;
 constexpr uint32_t kMaxPathBytes = 64 * 1024;
+// An entry record: 16-byte hashed or 8-byte exact key, 16-byte ordering value, file and position.
+constexpr size_t kMaxEntryBytes = 16 + 16 + 4 + 4;
 
 uint32_t Crc32Update(uint32_t crc, const uint8_t* data, size_t size) {
   while (size > 0) {
@@ -42,41 +45,65 @@ uint32_t Crc32Update(uint32_t crc, const uint8_t* data, size_t size) {
   return crc;
 }
 
-// Buffers little-endian fields into chunks and keeps the running CRC.
+// Stores `v` little-endian in bytes [p, p + bytes).
+inline void StoreLittleEndian(uint8_t* p, uint64_t v, int bytes) {
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(p, &v, static_cast<size_t>(bytes));
+  } else {
+    for (int i = 0; i < bytes; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+  }
+}
+
+inline uint64_t LoadLittleEndian(const uint8_t* p, int bytes) {
+  uint64_t v = 0;
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(&v, p, static_cast<size_t>(bytes));
+  } else {
+    for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
+  }
+  return v;
+}
+
+// Buffers little-endian fields into chunks and keeps the running CRC. The
+// chunk is flushed by MaybeFlush once it reaches kChunkBytes; a field that
+// does not fit the buffer grows it (only long header fields can).
 class IndexWriter {
  public:
-  explicit IndexWriter(OutputFile& out) : out_(out) { buffer_.reserve(kChunkBytes + 64); }
+  explicit IndexWriter(OutputFile& out) : out_(out), buffer_(kChunkBytes + 4096) {}
 
-  void U8(uint8_t v) { buffer_.push_back(v); }
-  void U32(uint32_t v) { LittleEndian(v, 4); }
-  void U64(uint64_t v) { LittleEndian(v, 8); }
+  void U8(uint8_t v) { Room(1)[0] = v; }
+  void U32(uint32_t v) { StoreLittleEndian(Room(4), v, 4); }
+  void U64(uint64_t v) { StoreLittleEndian(Room(8), v, 8); }
   void Bytes(const void* data, size_t size) {
-    const auto* p = static_cast<const uint8_t*>(data);
-    buffer_.insert(buffer_.end(), p, p + size);
+    if (size > 0) std::memcpy(Room(size), data, size);
   }
-  Status MaybeFlush() { return buffer_.size() >= kChunkBytes ? Flush() : Status::OK(); }
+  Status MaybeFlush() { return size_ >= kChunkBytes ? Flush() : Status::OK(); }
   Status Flush() {
-    crc_ = Crc32Update(crc_, buffer_.data(), buffer_.size());
-    Status status = out_.Write(std::span<const uint8_t>(buffer_.data(), buffer_.size()));
-    buffer_.clear();
+    crc_ = Crc32Update(crc_, buffer_.data(), size_);
+    Status status = out_.Write(std::span<const uint8_t>(buffer_.data(), size_));
+    size_ = 0;
     return status;
   }
   // Flushes, then appends the CRC of everything written.
   Status Finish() {
     FLOE_RETURN_IF_ERROR(Flush());
-    uint32_t crc = crc_;
-    LittleEndian(crc, 4);
-    Status status = out_.Write(std::span<const uint8_t>(buffer_.data(), buffer_.size()));
-    buffer_.clear();
+    U32(crc_);
+    Status status = out_.Write(std::span<const uint8_t>(buffer_.data(), size_));
+    size_ = 0;
     return status;
   }
 
  private:
-  void LittleEndian(uint64_t v, int bytes) {
-    for (int i = 0; i < bytes; ++i) buffer_.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  // `size` writable bytes at the end of the buffered data, now counted in it.
+  uint8_t* Room(size_t size) {
+    if (size_ + size > buffer_.size()) buffer_.resize(size_ + size);
+    uint8_t* p = buffer_.data() + size_;
+    size_ += size;
+    return p;
   }
   OutputFile& out_;
   std::vector<uint8_t> buffer_;
+  size_t size_ = 0;
   uint32_t crc_ = static_cast<uint32_t>(crc32(0, nullptr, 0));
 };
 
@@ -105,6 +132,16 @@ class IndexReader {
     }
     return Status::OK();
   }
+  // The next `size` bytes when the current chunk holds all of them (then
+  // consumed), else nullptr and nothing consumed: the caller falls back to
+  // the field readers. Never past the body.
+  const uint8_t* Contiguous(size_t size) {
+    if (pos_ + size > chunk_.size() || static_cast<int64_t>(size) > remaining()) return nullptr;
+    const uint8_t* p = chunk_.data() + pos_;
+    pos_ += size;
+    consumed_ += static_cast<int64_t>(size);
+    return p;
+  }
   Result<uint64_t> U64(const char* what) { return LittleEndian(8, what); }
   Result<uint32_t> U32(const char* what) {
     FLOE_ASSIGN_OR_RETURN(uint64_t v, LittleEndian(4, what));
@@ -120,8 +157,7 @@ class IndexReader {
   Result<uint64_t> LittleEndian(int bytes, const char* what) {
     uint8_t raw[8] = {};
     FLOE_RETURN_IF_ERROR(Bytes(raw, static_cast<size_t>(bytes), what));
-    uint64_t v = 0;
-    for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | raw[i];
+    uint64_t v = LoadLittleEndian(raw, bytes);
     return v;
   }
   Status Refill() {
@@ -167,12 +203,21 @@ Status WriteEntries(IndexWriter& writer, const PrimaryKeyIndex::Impl& impl, cons
     const auto& slot = table.slot(i);
     if (slot.file == kEmptyFile) continue;
     KeyId key = slot.Key();
-    if (impl.wide) writer.U64(key.hi);
-    writer.U64(key.lo);
+    // One entry record: [key hi] key lo, order (16 bytes), file, position.
+    uint8_t record[kMaxEntryBytes];
+    uint8_t* p = record;
+    if (impl.wide) {
+      StoreLittleEndian(p, key.hi, 8);
+      p += 8;
+    }
+    StoreLittleEndian(p, key.lo, 8);
+    p += 8;
     const OrderValue order = impl.OrderOf(slot, key);
-    writer.Bytes(order.bytes.data(), order.bytes.size());
-    writer.U32(IsTombstone(slot.file) ? kTombstoneFile : renumber[FileNumber(slot.file)]);
-    writer.U32(slot.position);
+    std::memcpy(p, order.bytes.data(), order.bytes.size());
+    p += order.bytes.size();
+    StoreLittleEndian(p, IsTombstone(slot.file) ? kTombstoneFile : renumber[FileNumber(slot.file)], 4);
+    StoreLittleEndian(p + 4, slot.position, 4);
+    writer.Bytes(record, static_cast<size_t>(p + 8 - record));
     FLOE_RETURN_IF_ERROR(writer.MaybeFlush());
   }
   return Status::OK();
@@ -228,7 +273,7 @@ Status ReadIndexFile(FileIO& io, const std::string& path, int64_t snapshot_id, c
     if (!tombstones_only) numbers[f] = impl.Intern(file_path);
   }
 
-  const uint64_t entry_size = (wide ? 16 : 8) + 16 + 4 + 4;
+  const size_t entry_size = (wide ? 16 : 8) + sizeof(OrderValue::bytes) + 4 + 4;
   FLOE_ASSIGN_OR_RETURN(uint64_t entry_count, reader.U64("entry count"));
   if (entry_count > static_cast<uint64_t>(reader.remaining()) / entry_size) {
     return Status::Corruption("entry count " + std::to_string(entry_count) + " exceeds the file size");
@@ -239,15 +284,25 @@ Status ReadIndexFile(FileIO& io, const std::string& path, int64_t snapshot_id, c
   }
   std::set<std::pair<uint64_t, uint64_t>> overflow_keys;
   for (uint64_t e = 0; e < entry_count; ++e) {
+    // Entries do not straddle chunks often: read the record in place when it
+    // is whole in the current chunk, field by field otherwise.
+    uint8_t copied[kMaxEntryBytes];
+    const uint8_t* record = reader.Contiguous(entry_size);
+    if (record == nullptr) {
+      FLOE_RETURN_IF_ERROR(reader.Bytes(copied, entry_size, "entry"));
+      record = copied;
+    }
     KeyId key;
     if (wide) {
-      FLOE_ASSIGN_OR_RETURN(key.hi, reader.U64("entry key"));
+      key.hi = LoadLittleEndian(record, 8);
+      record += 8;
     }
-    FLOE_ASSIGN_OR_RETURN(key.lo, reader.U64("entry key"));
+    key.lo = LoadLittleEndian(record, 8);
     OrderValue order;
-    FLOE_RETURN_IF_ERROR(reader.Bytes(order.bytes.data(), order.bytes.size(), "entry order"));
-    FLOE_ASSIGN_OR_RETURN(uint32_t file, reader.U32("entry file"));
-    FLOE_ASSIGN_OR_RETURN(uint32_t position, reader.U32("entry position"));
+    std::memcpy(order.bytes.data(), record + 8, order.bytes.size());
+    record += 8 + order.bytes.size();
+    const auto file = static_cast<uint32_t>(LoadLittleEndian(record, 4));
+    const auto position = static_cast<uint32_t>(LoadLittleEndian(record + 4, 4));
     const bool tombstone = file == kTombstoneFile;
     if (!tombstone && file >= file_count) {
       return Status::Corruption("entry " + std::to_string(e) + " names file " + std::to_string(file) +
