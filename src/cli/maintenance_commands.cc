@@ -363,9 +363,12 @@ void RegisterMaintenanceCommands(CLI::App& app, ExitCode& exit_code) {
 
 ingest::MaintainFn PipelineMaintenance(const ingest::MaintenanceConfig& config) {
   const maintenance::MaintenanceOptions options = OptionsFromConfig(config, /*dry_run=*/false);
-  return [options](catalog::TableCatalog& tables, const catalog::TableIdentifier& id) -> Result<std::string> {
-    FLOE_ASSIGN_OR_RETURN(maintenance::MaintenanceReport report,
-                          maintenance::MaintainTable(tables, id, options));
+  return [options](catalog::TableCatalog& tables, const catalog::TableIdentifier& id,
+                   const ingest::MaintenanceHooks& hooks) -> Result<std::string> {
+    maintenance::MaintenanceOptions run = options;
+    run.commit_gate = hooks.commit_gate;
+    run.stop_requested = hooks.stop_requested;
+    FLOE_ASSIGN_OR_RETURN(maintenance::MaintenanceReport report, maintenance::MaintainTable(tables, id, run));
     std::string line = report.ToString();
     for (char& c : line) {
       if (c == '\n') c = ';';

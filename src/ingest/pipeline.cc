@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 #include <utility>
@@ -14,6 +15,7 @@
 #include "catalog/rest/open_any_catalog.h"
 #include "common/malloc_tuning.h"
 #include "ingest/batch_planner.h"
+#include "ingest/pipeline_maintenance.h"
 #include "ingest/pipeline_trace.h"
 #include "ingest/progress_reporter.h"
 #include "ingest/source/source.h"
@@ -174,10 +176,14 @@ struct Pipeline::Impl {
   bool state_failed = false;
   // Run (continuous mode): maintenance waits for a poll that finds nothing to
   // apply; the target tables whose maintenance fell due, oldest first.
-  bool defer_maintenance = false;
   std::vector<catalog::TableIdentifier> maintenance_due;
   // Never null; disabled unless a trace path was given.
   std::unique_ptr<PipelineTrace> trace = std::make_unique<PipelineTrace>();
+  // Per target table: held by a batch, and by a maintenance commit phase.
+  TableLocks table_locks;
+  // Run only, when maintenance is on; declared last so it is joined before
+  // the trace and locks it uses go away.
+  std::unique_ptr<MaintenanceWorker> worker;
 
   int64_t NowMs() const { return options.now_ms_for_tests != 0 ? options.now_ms_for_tests : SystemNowMs(); }
   void Log(const std::string& line) { reporter->Message(line); }
@@ -364,15 +370,35 @@ struct Pipeline::Impl {
     }
 
     reporter->StartTable(source_table, static_cast<int64_t>(files.size()));
-    Status ledger_status = ApplyBatches(source_table, batches, **ingestor, stop, summary, table_summary);
+    Status ledger_status =
+        ApplyBatches(source_table, table_summary.table, batches, **ingestor, stop, summary, table_summary);
     reporter->EndTable();
     table_summary.elapsed_ms += MillisSince(started);
     return ledger_status;
   }
 
-  Status ApplyBatches(const std::string& source_table, const std::vector<std::vector<SourceFile>>& batches,
-                      TableIngestor& ingestor, const std::atomic<bool>& stop, RunSummary& summary,
-                      TableRunSummary& table_summary) {
+  // The target table's lock for one batch; a wait (for a maintenance commit) is traced.
+  std::unique_lock<std::mutex> LockTable(const std::string& target) {
+    std::mutex& lock = table_locks.For(target);
+    std::unique_lock<std::mutex> held(lock, std::try_to_lock);
+    if (held.owns_lock()) return held;
+    const double start_ms = PipelineTrace::NowMs();
+    held.lock();
+    trace->Write("table_lock_wait",
+                 {{"table", target}, {"start", start_ms}, {"ms", PipelineTrace::NowMs() - start_ms}});
+    return held;
+  }
+
+  // Prints what the maintenance worker reported since the last call (the
+  // reporter is not thread-safe, so the loop prints for it).
+  void LogWorkerMessages() {
+    if (worker == nullptr) return;
+    for (const std::string& line : worker->TakeMessages()) Log(line);
+  }
+
+  Status ApplyBatches(const std::string& source_table, const std::string& target,
+                      const std::vector<std::vector<SourceFile>>& batches, TableIngestor& ingestor,
+                      const std::atomic<bool>& stop, RunSummary& summary, TableRunSummary& table_summary) {
     // A batch the ingestor cut short (memory budget) is re-planned in place.
     std::vector<std::vector<SourceFile>> queue(batches.rbegin(), batches.rend());  // next at the back
     while (!queue.empty()) {
@@ -385,9 +411,13 @@ struct Pipeline::Impl {
       FLOE_ASSIGN_OR_RETURN(int64_t batch_id, Ledgered(ledger->OpenBatch(source_table, uris)));
 
       const auto started = std::chrono::steady_clock::now();
+      // Refresh -> commit with no maintenance commit of the table in between.
+      std::unique_lock<std::mutex> table_lock = LockTable(target);
       auto applied = ingestor.ApplyBatch(
           batch, batch_id,
           [this](const std::string&, int64_t rows, int64_t bytes) { reporter->FileRead(rows, bytes); });
+      table_lock.unlock();
+      LogWorkerMessages();
       if (!applied.ok()) return FailBatch(source_table, batch_id, applied.status(), table_summary);
 
       const BatchResult& result = *applied;
@@ -443,9 +473,9 @@ struct Pipeline::Impl {
   }
 
   // Maintenance that fell due for a table: run at once (RunOnce), or in Run
-  // queued for the next idle poll, and run at once only when the table
-  // reaches its next due point while still queued (a continuous backlog
-  // never leaves it unmaintained).
+  // queued for the next idle poll and then handed to the worker, or handed
+  // to it at once when the table reaches its next due point while still
+  // queued (a continuous backlog never leaves it unmaintained).
   void MaybeMaintain(const std::string& source_table, const TableIngestor& ingestor) {
     if (!options.maintain || !config.maintenance.enabled) return;
     auto id = TargetOf(source_table);
@@ -458,32 +488,34 @@ struct Pipeline::Impl {
     if (commits < attempted_at) attempted_at = 0;  // a maintenance snapshot reset the run
     if (commits - attempted_at < every) return;
     attempted_at = commits;
+    if (worker == nullptr) {
+      RunMaintenance(*id, "after_commit");
+      return;
+    }
     auto queued = std::find_if(maintenance_due.begin(), maintenance_due.end(),
                                [&key](const catalog::TableIdentifier& due) { return due.ToString() == key; });
-    if (defer_maintenance && queued == maintenance_due.end()) {
+    if (queued == maintenance_due.end()) {
       maintenance_due.push_back(*id);
       trace->Write("maintenance_due", {{"table", key}, {"commits", commits}});
       return;
     }
-    const bool overdue = queued != maintenance_due.end();
-    if (overdue) maintenance_due.erase(queued);
-    RunMaintenance(*id, overdue ? "overdue" : "after_commit");
+    maintenance_due.erase(queued);
+    worker->Submit(*id, "overdue");
   }
 
-  // Runs the maintenance of the table that has waited longest; false when none is due.
-  bool RunDueMaintenance() {
-    if (maintenance_due.empty()) return false;
-    const catalog::TableIdentifier id = maintenance_due.front();
-    maintenance_due.erase(maintenance_due.begin());
-    RunMaintenance(id, "idle");
-    return true;
+  // Hands every table whose maintenance is due to the worker, oldest first.
+  void SubmitDueMaintenance() {
+    if (worker == nullptr) return;
+    for (const catalog::TableIdentifier& id : maintenance_due) worker->Submit(id, "idle");
+    maintenance_due.clear();
   }
 
+  // Inline maintenance (RunOnce): nothing runs beside it, so no gate.
   void RunMaintenance(const catalog::TableIdentifier& id, const char* why) {
     const std::string key = id.ToString();
     const double start_ms = PipelineTrace::NowMs();
     const auto started = std::chrono::steady_clock::now();
-    auto report = options.maintain(*tables, id);
+    auto report = options.maintain(*tables, id, MaintenanceHooks{});
     const int64_t elapsed_ms = MillisSince(started);
     const std::string took = " (" + std::to_string(elapsed_ms) + " ms)";
     if (!report.ok()) {
@@ -493,6 +525,7 @@ struct Pipeline::Impl {
     }
     trace->Write("maintenance", {{"table", key},
                                  {"why", why},
+                                 {"background", false},
                                  {"start", start_ms},
                                  {"ms", PipelineTrace::NowMs() - start_ms},
                                  {"ok", report.ok()}});
@@ -662,7 +695,13 @@ Result<RunSummary> Pipeline::RunOnce() {
 
 Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
   Impl& impl = *impl_;
-  impl.defer_maintenance = true;
+  if (impl.options.maintain && impl.config.maintenance.enabled) {
+    // Its own catalog connection: catalogs are not thread-safe, and its
+    // transactions must not interleave with the loop's.
+    impl.worker = std::make_unique<MaintenanceWorker>(
+        impl.options.maintain, [config = impl.config] { return OpenPipelineCatalog(config); },
+        impl.table_locks, *impl.trace);
+  }
   RunSummary total;
   bool worked_since_idle = false;
   Status state_error;
@@ -681,15 +720,12 @@ Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
       impl.Log("run failed: " + run.status().ToString() + "; trying again in " +
                FormatSeconds(static_cast<double>(impl.config.trigger.interval_ms) / 1000.0));
     }
+    impl.LogWorkerMessages();
     // New data first: after a poll that committed, look again at once; due
-    // maintenance runs only once a poll finds nothing to apply, one table
-    // per poll, so a landing waits for at most one table's maintenance.
-    bool poll_again = false;
-    if (state_error.ok() && committed) {
-      poll_again = true;
-    } else if (state_error.ok() && run.ok() && !stop.load()) {
-      poll_again = impl.RunDueMaintenance();
-    }
+    // maintenance goes to the worker once a poll finds nothing to apply (a
+    // table with files still pending would make its compaction give up).
+    const bool poll_again = state_error.ok() && committed;
+    if (!poll_again && state_error.ok() && run.ok() && !stop.load()) impl.SubmitDueMaintenance();
     worked_since_idle = worked_since_idle || committed;
     bool trimmed = false;
     if (!poll_again && worked_since_idle) {
@@ -723,9 +759,14 @@ Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
       if (now >= wake) break;
       std::this_thread::sleep_for(
           std::min<std::chrono::steady_clock::duration>(wake - now, std::chrono::milliseconds(100)));
+      impl.LogWorkerMessages();
     }
   }
-  impl.defer_maintenance = false;
+  if (impl.worker != nullptr) {
+    impl.worker->Stop();
+    impl.LogWorkerMessages();
+    impl.worker.reset();
+  }
   impl.maintenance_due.clear();
   if (!state_error.ok()) return state_error;
   return total;

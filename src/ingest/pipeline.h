@@ -28,24 +28,34 @@
 // - Run (continuous mode) polls like RunOnce until `stop` becomes true
 //   (checked between batches and during the wait; a batch in progress is
 //   finished first), new data first: a poll that committed anything is
-//   followed at once by another poll (files may have landed meanwhile);
-//   maintenance that fell due is deferred until a poll finds nothing to
-//   apply, then runs for ONE table before the next poll, so a waiting landing
-//   is delayed by at most one table's maintenance. A table whose deferred
-//   maintenance is still waiting when compact_every more of its ingest
-//   commits have landed (a continuous backlog) is maintained right after that
-//   commit, as RunOnce does. Otherwise the next poll starts one trigger
-//   interval after the previous poll STARTED. After polls that committed
-//   something, free heap memory is returned to the system once idle. An
-//   error of one run is logged and the loop goes on (after the interval),
-//   except a ledger (state) error, which Run returns.
+//   followed at once by another poll (files may have landed meanwhile).
+//   Maintenance runs OFF the loop, on one background worker thread with its
+//   own catalog connection (pipeline_maintenance.h): a table whose
+//   maintenance fell due is handed to the worker when a poll finds nothing
+//   to apply, or at once when compact_every more of its ingest commits have
+//   landed while it waited (a continuous backlog); the loop never waits for
+//   a rewrite. Per target table, the loop holds the table's lock for a whole
+//   batch (refresh -> commit) and maintenance holds it only around its
+//   commit phases, so an ingest batch never races a maintenance commit; an
+//   ingest commit during a rewrite makes that compaction give up until its
+//   next due point. On stop the worker abandons its run at the next step or
+//   commit and is joined before Run returns. Otherwise the next poll starts
+//   one trigger interval after the previous poll STARTED. After polls that
+//   committed something, free heap memory is returned to the system once
+//   idle. An error of one run (or of one table's maintenance, logged with
+//   the table) is logged and the loop goes on (after the interval), except a
+//   ledger (state) error, which Run returns.
 // - Trace: with PipelineOptions::trace_path (or $FLOE_PIPELINE_TRACE) the
 //   loop's phases are appended to that file as JSON lines (pipeline_trace.h):
-//   "poll" (discovery, recording), "batch", "maintenance", "iteration"
-//   (CPU, RSS and heap after each poll), "sleep".
+//   "poll" (discovery, recording), "batch", "table_lock_wait" (a batch
+//   waited for a maintenance commit), "maintenance_due", "maintenance"
+//   (inline, or "background": true from the worker), "maintenance_commit"
+//   (a gated commit phase: its wait for the table lock and its length),
+//   "iteration" (process CPU, RSS and heap after each poll), "sleep".
 // - Progress: a progress line on a terminal (files, rows, bytes, rate),
 //   otherwise one log line per batch, to `log` (progress_reporter.h).
-// Not thread-safe; one Pipeline per state dir (the ledger's lock).
+// Not thread-safe (its own worker aside); one Pipeline per state dir (the
+// ledger's lock).
 #pragma once
 
 #include <atomic>
@@ -91,11 +101,24 @@ struct RunSummary {
   void Add(const RunSummary& other);
 };
 
-// Table maintenance (compaction, expiry, ...), run by the pipeline between
-// its own ingest commits so the two never race. Returns a one-line report for
-// the log. The CLI wires it to src/maintenance (a layer above ingest).
-using MaintainFn =
-    std::function<Result<std::string>(catalog::TableCatalog&, const catalog::TableIdentifier&)>;
+// What the pipeline hands a maintenance run (see MaintainFn).
+struct MaintenanceHooks {
+  // Each commit phase (refresh, conflict checks, commit; never the rewrite
+  // of files) must run through this gate: it runs the phase while no ingest
+  // batch of the table is in flight and returns its status, or returns
+  // kCancelled without running it once the pipeline is stopping. Empty: run
+  // the phase directly (RunOnce, where nothing runs beside it).
+  std::function<Status(const std::function<Status()>& commit_phase)> commit_gate;
+  // True once the pipeline is stopping: give up at the next step. Empty: never.
+  std::function<bool()> stop_requested;
+};
+
+// Table maintenance (compaction, expiry, ...) of one table through the given
+// catalog (in Run: the worker's own connection, on the worker thread).
+// Returns a one-line report for the log. The CLI wires it to src/maintenance
+// (a layer above ingest).
+using MaintainFn = std::function<Result<std::string>(catalog::TableCatalog&, const catalog::TableIdentifier&,
+                                                     const MaintenanceHooks&)>;
 
 struct PipelineOptions {
   bool progress_bar = false;     // true on a terminal
@@ -104,7 +127,8 @@ struct PipelineOptions {
   // Called after a committed batch once the table's latest [maintenance]
   // compact_every snapshots are all ingest commits of this pipeline (and
   // again only after as many more), when [maintenance] enabled. A failure is
-  // logged; ingestion goes on. In Run the call is deferred (see above).
+  // logged; ingestion goes on. In Run it runs on the worker (see above), so
+  // it must not touch the pipeline (its ledger, catalog) itself.
   MaintainFn maintain;
   // JSON-lines trace of the loop's phases; empty: $FLOE_PIPELINE_TRACE, and
   // when that is unset or empty, no trace.

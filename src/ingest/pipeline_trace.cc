@@ -76,6 +76,7 @@ Result<std::unique_ptr<PipelineTrace>> PipelineTrace::Open(const std::string& pa
   auto out = std::make_unique<std::ofstream>(path, std::ios::app);
   if (!out->is_open()) return Status::IOError("cannot open the pipeline trace file " + path);
   trace->out_ = std::move(out);
+  trace->enabled_.store(true);
   return trace;
 }
 
@@ -86,7 +87,7 @@ double PipelineTrace::NowMs() {
 }
 
 void PipelineTrace::Write(std::string_view event, std::initializer_list<TraceField> fields) {
-  if (out_ == nullptr) return;
+  if (!enabled_.load(std::memory_order_relaxed)) return;
   std::string line = "{\"event\":";
   AppendJsonString(line, event);
   line += ",\"t\":";
@@ -106,8 +107,13 @@ void PipelineTrace::Write(std::string_view event, std::initializer_list<TraceFie
     }
   }
   line += "}\n";
+  std::lock_guard<std::mutex> guard(mutex_);
+  if (out_ == nullptr) return;
   *out_ << line << std::flush;
-  if (!*out_) out_.reset();
+  if (!*out_) {
+    out_.reset();
+    enabled_.store(false);
+  }
 }
 
 }  // namespace floe::ingest

@@ -8,13 +8,16 @@
 // (comparable with another process's Date.now()); durations are
 // milliseconds. A trace that is not enabled costs one branch per call and
 // writes nothing. A write error disables the trace (it never affects the
-// pipeline). Not thread-safe.
+// pipeline). Write is thread-safe (the continuous pipeline's maintenance
+// worker writes beside the loop): each line is written whole.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <fstream>
 #include <initializer_list>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -55,12 +58,14 @@ class PipelineTrace {
   // A disabled trace.
   PipelineTrace() = default;
 
-  bool enabled() const { return out_ != nullptr; }
+  bool enabled() const { return enabled_.load(std::memory_order_relaxed); }
   // Wall-clock epoch milliseconds (with fraction).
   static double NowMs();
   void Write(std::string_view event, std::initializer_list<TraceField> fields);
 
  private:
+  std::atomic<bool> enabled_{false};
+  std::mutex mutex_;  // guards out_
   std::unique_ptr<std::ofstream> out_;
 };
 

@@ -15,6 +15,7 @@
 // file added since planning that could apply to a rewritten file is a
 // conflict (RewriteFiles itself only sees deletes naming their data file,
 // and rows deleted by such a delete would come back in the replacements).
+// Refresh, check and commit form the one phase run through the commit gate.
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -205,6 +206,10 @@ class GroupRewriter {
       return writer.Write(sorted);
     };
     for (const FileScanTask* task : files) {
+      if (options_.stop_requested && options_.stop_requested()) {
+        return Status(ErrorKind::kCancelled,
+                      "compaction stopped before rewriting " + task->data.file.file_path);
+      }
       FLOE_ASSIGN_OR_RETURN(auto reader, scan_.Open(*task));
       while (true) {
         auto batch = reader->Next();
@@ -373,31 +378,30 @@ Result<CompactionReport> CompactTable(iceberg::Table& table, const CompactionOpt
   }
   report.data_files_added = static_cast<int64_t>(added.size());
 
-  Status fresh = table.Refresh();
-  if (fresh.ok()) fresh = CheckNoNewDeletes(table.io(), table.metadata(), planned_snapshot, rewritten);
-  if (!fresh.ok()) {
+  // Refresh, conflict check and commit run as one gated phase: no commit of
+  // the gate's owner (an ingest batch) can land between the check and ours.
+  std::optional<int64_t> committed_snapshot;
+  Status phase = RunCommitPhase(options.commit_gate, [&]() -> Status {
+    FLOE_RETURN_IF_ERROR(table.Refresh());
+    FLOE_RETURN_IF_ERROR(CheckNoNewDeletes(table.io(), table.metadata(), planned_snapshot, rewritten));
+    iceberg::RewriteFiles rewrite = table.NewRewriteFiles();
+    for (const ScanFile& f : rewritten) rewrite.DeleteFile(f.file);
+    for (const DataFile& f : removable_deletes) rewrite.DeleteFile(f);
+    for (const DataFile& f : added) rewrite.AddFile(f);
+    rewrite.Set(kMaintenanceSummaryKey, "compaction");
+    FLOE_ASSIGN_OR_RETURN(auto committed, rewrite.Commit());
+    committed_snapshot = committed.snapshot_id;
+    return Status::OK();
+  });
+  if (!phase.ok()) {
+    if (phase.kind() == ErrorKind::kCommitStateUnknown) return phase;  // the files may be referenced now
     delete_added();
-    if (fresh.kind() != ErrorKind::kCommitFailed) return fresh;
-    report.conflict = fresh.message();
+    if (phase.kind() != ErrorKind::kCommitFailed) return phase;
+    report.conflict = phase.message();
     report.data_files_added = 0;
     return report;
   }
-  iceberg::RewriteFiles rewrite = table.NewRewriteFiles();
-  for (const ScanFile& f : rewritten) rewrite.DeleteFile(f.file);
-  for (const DataFile& f : removable_deletes) rewrite.DeleteFile(f);
-  for (const DataFile& f : added) rewrite.AddFile(f);
-  rewrite.Set(kMaintenanceSummaryKey, "compaction");
-  auto committed = rewrite.Commit();
-  if (!committed.ok()) {
-    const Status& status = committed.status();
-    if (status.kind() == ErrorKind::kCommitStateUnknown) return status;  // the files may be referenced now
-    delete_added();
-    if (status.kind() != ErrorKind::kCommitFailed) return status;
-    report.conflict = status.message();
-    report.data_files_added = 0;
-    return report;
-  }
-  report.snapshot_id = committed->snapshot_id;
+  report.snapshot_id = committed_snapshot;
   return report;
 }
 

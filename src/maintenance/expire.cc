@@ -28,7 +28,12 @@ Result<ExpireReport> ExpireTableSnapshots(iceberg::Table& table, const ExpireOpt
     FLOE_ASSIGN_OR_RETURN(expired,
                           iceberg::ExpireSnapshots::UnreachableFiles(table.io(), table.metadata(), ids));
   } else {
-    FLOE_ASSIGN_OR_RETURN(expired, action.Commit());
+    // Refreshed inside the gate so the commit's first attempt is on the latest metadata.
+    FLOE_RETURN_IF_ERROR(RunCommitPhase(options.commit_gate, [&]() -> Status {
+      FLOE_RETURN_IF_ERROR(table.Refresh());
+      FLOE_ASSIGN_OR_RETURN(expired, action.Commit());
+      return Status::OK();
+    }));
   }
   report.expired_snapshot_ids = expired.expired_snapshot_ids;
   report.files = expired.AllPaths();

@@ -29,22 +29,34 @@ std::string MaintenanceReport::ToString() const {
 
 Result<MaintenanceReport> MaintainTable(iceberg::Table& table, const MaintenanceOptions& options) {
   MaintenanceReport report;
+  auto stop_before = [&options](const char* operation) -> Status {
+    if (!options.stop_requested || !options.stop_requested()) return Status::OK();
+    return Status(ErrorKind::kCancelled, std::string("stopped before ") + operation);
+  };
   if (options.compact) {
+    FLOE_RETURN_IF_ERROR(stop_before("compaction"));
     CompactionOptions compaction = options.compaction;
     compaction.dry_run = compaction.dry_run || options.dry_run;
+    if (options.commit_gate) compaction.commit_gate = options.commit_gate;
+    if (options.stop_requested) compaction.stop_requested = options.stop_requested;
     FLOE_ASSIGN_OR_RETURN(report.compaction, CompactTable(table, compaction));
   }
   if (options.rewrite_manifests) {
+    FLOE_RETURN_IF_ERROR(stop_before("the manifest rewrite"));
     ManifestRewriteOptions manifests = options.manifests;
     manifests.dry_run = manifests.dry_run || options.dry_run;
+    if (options.commit_gate) manifests.commit_gate = options.commit_gate;
     FLOE_ASSIGN_OR_RETURN(report.manifests, RewriteTableManifests(table, manifests));
   }
   if (options.expire_snapshots) {
+    FLOE_RETURN_IF_ERROR(stop_before("snapshot expiry"));
     ExpireOptions expire = options.expire;
     expire.dry_run = expire.dry_run || options.dry_run;
+    if (options.commit_gate) expire.commit_gate = options.commit_gate;
     FLOE_ASSIGN_OR_RETURN(report.expire, ExpireTableSnapshots(table, expire));
   }
   if (options.remove_orphans) {
+    FLOE_RETURN_IF_ERROR(stop_before("orphan removal"));
     OrphanOptions orphans = options.orphans;
     orphans.dry_run = orphans.dry_run || options.dry_run;
     FLOE_ASSIGN_OR_RETURN(report.orphans, RemoveOrphanFiles(table, orphans));

@@ -10,10 +10,16 @@
 // went away, new deletes landed for it) is not an error: the operation gives
 // up for this round, deletes what it wrote and says so in its report. With
 // dry_run nothing is written or deleted; the report says what would be done.
+// Beside a writer in the same process (the continuous pipeline), a
+// CommitGate wraps each COMMIT PHASE (refresh, conflict checks, commit) so
+// it can hold that writer's table lock; files are rewritten outside it. A
+// StopRequested hook is polled between operations and between input files
+// of a compaction: true ends the run with kCancelled, its new files deleted.
 // Not thread-safe: one maintenance run per table at a time.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +36,17 @@ inline constexpr const char* kMaintenanceSummaryKey = "floe.maintenance";
 inline constexpr const char* kTargetFileSizeProperty = "write.target-file-size-bytes";
 inline constexpr int64_t kDefaultTargetFileSize = int64_t{128} << 20;
 
+// Runs one commit phase and returns its status, or returns an error without
+// running it (kCancelled: the caller is stopping). Empty: the phase runs as is.
+using CommitGate = std::function<Status(const std::function<Status()>& commit_phase)>;
+// True once the caller wants the run to stop; empty: never.
+using StopRequested = std::function<bool()>;
+
+// `phase` through `gate` (directly when the gate is empty).
+inline Status RunCommitPhase(const CommitGate& gate, const std::function<Status()>& phase) {
+  return gate ? gate(phase) : phase();
+}
+
 struct CompactionOptions {
   // nullopt: the table property write.target-file-size-bytes, else 128 MiB.
   std::optional<int64_t> target_file_size;
@@ -45,6 +62,8 @@ struct CompactionOptions {
   // within runs of about one target file of input; empty: input order.
   std::vector<std::string> sort_columns;
   bool dry_run = false;
+  CommitGate commit_gate;        // around refresh + new-deletes check + commit
+  StopRequested stop_requested;  // polled before each input file is rewritten
 };
 
 // One partition's rewrite, planned or done.
@@ -74,6 +93,7 @@ struct ExpireOptions {
   // table's history.expire.max-snapshot-age-ms, default 5 days).
   std::optional<int64_t> max_snapshot_age_ms;
   bool dry_run = false;
+  CommitGate commit_gate;  // around refresh + commit (files are deleted outside it)
 };
 
 struct ExpireReport {
@@ -107,6 +127,7 @@ struct ManifestRewriteOptions {
   // manifests of about this size.
   int64_t target_manifest_size = int64_t{8} << 20;
   bool dry_run = false;
+  CommitGate commit_gate;  // around refresh + commit
 };
 
 struct ManifestRewriteReport {
@@ -126,6 +147,10 @@ struct MaintenanceOptions {
   ExpireOptions expire;
   OrphanOptions orphans;
   bool dry_run = false;  // overrides every operation's dry_run
+  // Given to every operation (overriding theirs when set); stop is also
+  // polled between operations (kCancelled: later operations do not run).
+  CommitGate commit_gate;
+  StopRequested stop_requested;
 };
 
 struct MaintenanceReport {

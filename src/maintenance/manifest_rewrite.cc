@@ -20,14 +20,18 @@ Result<ManifestRewriteReport> RewriteTableManifests(iceberg::Table& table,
   if (options.dry_run) {
     FLOE_ASSIGN_OR_RETURN(done, action.Plan());
   } else {
-    auto committed = action.Commit();
-    if (!committed.ok()) {
+    // Refreshed inside the gate so the commit's first attempt is on the latest metadata.
+    Status phase = RunCommitPhase(options.commit_gate, [&]() -> Status {
+      FLOE_RETURN_IF_ERROR(table.Refresh());
+      FLOE_ASSIGN_OR_RETURN(done, action.Commit());
+      return Status::OK();
+    });
+    if (!phase.ok()) {
       // A lost race that retries could not win: give up for this round.
-      if (committed.status().kind() != ErrorKind::kCommitFailed) return committed.status();
-      report.conflict = committed.status().message();
+      if (phase.kind() != ErrorKind::kCommitFailed) return phase;
+      report.conflict = phase.message();
       return report;
     }
-    done = std::move(*committed);
   }
   report.manifests_replaced = done.manifests_replaced;
   report.manifests_written = done.manifests_written;

@@ -1,6 +1,7 @@
 // Compaction on real tables: small files and their deletes become one file
 // per partition with the same rows; thresholds, equality deletes, sorting,
-// dry runs and a conflicting concurrent delete.
+// dry runs, a conflicting concurrent delete, the commit gate (around refresh,
+// check and commit only) and a stop request during the rewrite.
 #include <gtest/gtest.h>
 
 #include "iceberg/writer/data_file_writer.h"
@@ -218,6 +219,91 @@ TEST_F(CompactionTest, ConcurrentDeleteForARewrittenFileMakesItGiveUpCleanly) {
   EXPECT_TRUE(report.conflict.empty());
   EXPECT_EQ(ScanIds(now), Without(Range(0, 50), {23}));
   EXPECT_TRUE(LiveFiles(now, DataFileContent::kPositionDeletes).empty());
+}
+
+TEST_F(CompactionTest, TheCommitGateWrapsOnlyRefreshCheckAndCommit) {
+  iceberg::Table table = Open();
+  std::vector<DataFile> files;
+  for (int i = 0; i < 5; ++i) files.push_back(Append(table, Range(i * 10, i * 10 + 10), "a"));
+  const auto files_before = FilesOnDisk();
+  int gate_calls = 0;
+  size_t files_at_gate = 0;
+  CompactionOptions options;
+  options.commit_gate = [&](const std::function<Status()>& phase) -> Status {
+    ++gate_calls;
+    files_at_gate = FilesOnDisk().size();  // the rewrite is done before the gate
+    return phase();
+  };
+  ASSERT_OK_AND_ASSIGN(CompactionReport report, CompactTable(table, options));
+  EXPECT_TRUE(report.conflict.empty()) << report.conflict;
+  ASSERT_TRUE(report.snapshot_id.has_value());
+  EXPECT_EQ(gate_calls, 1);
+  EXPECT_EQ(files_at_gate, files_before.size() + 1);
+  EXPECT_EQ(ScanIds(Open()), Range(0, 50));
+}
+
+TEST_F(CompactionTest, ACommitThatLandsBeforeTheGateOpensMakesItGiveUp) {
+  iceberg::Table table = Open();
+  std::vector<DataFile> files;
+  for (int i = 0; i < 5; ++i) files.push_back(Append(table, Range(i * 10, i * 10 + 10), "a"));
+  iceberg::Table writer = Open();
+  DataFile deletes = WritePositionDeletes(writer, "a", {{files[1].file_path, 4}});
+  const auto files_with_deletes = FilesOnDisk();
+  CompactionOptions options;
+  // The gate's owner (an ingest batch) committed during the rewrite; the gate waited for it.
+  options.commit_gate = [&](const std::function<Status()>& phase) -> Status {
+    CommitDeletes(writer, deletes);
+    return phase();
+  };
+  ASSERT_OK_AND_ASSIGN(CompactionReport report, CompactTable(table, options));
+  EXPECT_NE(report.conflict.find("added delete file"), std::string::npos) << report.conflict;
+  EXPECT_FALSE(report.snapshot_id.has_value());
+  iceberg::Table now = Open();
+  EXPECT_EQ(now.metadata().current_snapshot_id, writer.metadata().current_snapshot_id);
+  EXPECT_EQ(ScanIds(now), Without(Range(0, 50), {14}));
+  // Only the writer's commit added files: the compaction's are deleted again.
+  for (const auto& f : FilesOnDisk()) {
+    if (files_with_deletes.count(f) || f.find("/metadata/") != std::string::npos) continue;
+    ADD_FAILURE() << "left behind: " << f;
+  }
+}
+
+TEST_F(CompactionTest, AGateThatRefusesLeavesTheTableAndNoFilesBehind) {
+  iceberg::Table table = Open();
+  for (int i = 0; i < 5; ++i) Append(table, Range(i * 10, i * 10 + 10), "a");
+  const auto files_before = FilesOnDisk();
+  const int64_t snapshot_before = *table.metadata().current_snapshot_id;
+  CompactionOptions options;
+  options.commit_gate = [&](const std::function<Status()>&) -> Status {
+    return Status(ErrorKind::kCancelled, "stopping");
+  };
+  auto report = CompactTable(table, options);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.status().kind(), ErrorKind::kCancelled);
+  EXPECT_EQ(FilesOnDisk(), files_before);
+  EXPECT_EQ(*Open().metadata().current_snapshot_id, snapshot_before);
+}
+
+TEST_F(CompactionTest, AStopRequestDuringTheRewriteEndsItAndDeletesWhatItWrote) {
+  iceberg::Table table = Open();
+  for (int i = 0; i < 5; ++i) Append(table, Range(i * 10, i * 10 + 10), "a");
+  const auto files_before = FilesOnDisk();
+  const int64_t snapshot_before = *table.metadata().current_snapshot_id;
+  int polls = 0;
+  CompactionOptions options;
+  options.stop_requested = [&] { return ++polls > 2; };  // after two input files
+  int gate_calls = 0;
+  options.commit_gate = [&](const std::function<Status()>& phase) -> Status {
+    ++gate_calls;
+    return phase();
+  };
+  auto report = CompactTable(table, options);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.status().kind(), ErrorKind::kCancelled) << report.status().ToString();
+  EXPECT_EQ(polls, 3);
+  EXPECT_EQ(gate_calls, 0);
+  EXPECT_EQ(FilesOnDisk(), files_before);
+  EXPECT_EQ(*Open().metadata().current_snapshot_id, snapshot_before);
 }
 
 TEST_F(CompactionTest, DanglingDeleteFilesAreRemovedWithoutRewritingData) {

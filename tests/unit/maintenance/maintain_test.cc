@@ -1,6 +1,8 @@
 // MaintainTable end to end through the catalog: many small appends with
 // deletes (five files per partition, a delete file each) leave one file per partition, no delete files, the
 // same rows, a single snapshot and no file on disk that no metadata names.
+// Every commit goes through the commit gate; a stop request ends the run
+// between operations.
 #include <gtest/gtest.h>
 
 #include "maintenance/maintenance.h"
@@ -54,6 +56,65 @@ TEST_F(MaintainTest, LeavesACompactTidyTable) {
   for (const auto& entry : table.metadata().metadata_log) referenced.insert(entry.metadata_file);
   for (const auto& f : FilesOnDisk()) EXPECT_TRUE(referenced.count(f)) << "unreferenced file left: " << f;
   for (const auto& f : FilesNeededBySnapshots(table)) EXPECT_TRUE(std::filesystem::exists(f)) << f;
+}
+
+TEST_F(MaintainTest, EveryCommitGoesThroughTheGate) {
+  {
+    iceberg::Table table = Open();
+    for (int i = 0; i < 6; ++i) Append(table, Range(i * 10, i * 10 + 10), "a");
+  }
+  const size_t snapshots_before = Open().metadata().snapshots.size();
+  // Each operation alone, with a gate that refuses: nothing may change.
+  for (int operation = 0; operation < 3; ++operation) {
+    MaintenanceOptions options;
+    options.compact = operation == 0;
+    options.rewrite_manifests = operation == 1;
+    options.expire_snapshots = operation == 2;
+    options.remove_orphans = false;
+    options.expire.retain_last = 1;
+    options.expire.max_snapshot_age_ms = 0;
+    int gate_calls = 0;
+    options.commit_gate = [&](const std::function<Status()>&) -> Status {
+      ++gate_calls;
+      return Status(ErrorKind::kCancelled, "refused");
+    };
+    auto report = MaintainTable(*catalog_, id_, options);
+    ASSERT_FALSE(report.ok()) << "operation " << operation;
+    EXPECT_EQ(report.status().kind(), ErrorKind::kCancelled);
+    EXPECT_EQ(gate_calls, 1) << "operation " << operation;
+    EXPECT_EQ(Open().metadata().snapshots.size(), snapshots_before) << "operation " << operation;
+  }
+  // A gate that runs the phases: the same run commits.
+  MaintenanceOptions options;
+  options.remove_orphans = false;
+  options.expire.retain_last = 1;
+  options.expire.max_snapshot_age_ms = 0;
+  int gate_calls = 0;
+  options.commit_gate = [&](const std::function<Status()>& phase) -> Status {
+    ++gate_calls;
+    return phase();
+  };
+  ASSERT_OK_AND_ASSIGN(MaintenanceReport report, MaintainTable(*catalog_, id_, options));
+  EXPECT_TRUE(report.compaction.snapshot_id.has_value());
+  EXPECT_EQ(gate_calls, 3);
+  EXPECT_EQ(Open().metadata().snapshots.size(), 1u);
+  EXPECT_EQ(ScanIds(Open()), Range(0, 60));
+}
+
+TEST_F(MaintainTest, AStopRequestEndsTheRunBetweenOperations) {
+  {
+    iceberg::Table table = Open();
+    for (int i = 0; i < 6; ++i) Append(table, Range(i * 10, i * 10 + 10), "a");
+  }
+  const int64_t snapshot_before = *Open().metadata().current_snapshot_id;
+  MaintenanceOptions options;
+  options.stop_requested = [] { return true; };
+  auto report = MaintainTable(*catalog_, id_, options);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.status().kind(), ErrorKind::kCancelled);
+  EXPECT_NE(report.status().message().find("stopped before compaction"), std::string::npos)
+      << report.status().ToString();
+  EXPECT_EQ(*Open().metadata().current_snapshot_id, snapshot_before);
 }
 
 TEST_F(MaintainTest, DryRunChangesNothing) {

@@ -1,0 +1,137 @@
+#include "ingest/pipeline_maintenance.h"
+
+#include <exception>
+#include <utility>
+
+namespace floe::ingest {
+
+std::mutex& TableLocks::For(const std::string& table) {
+  std::lock_guard<std::mutex> guard(mutex_);
+  std::unique_ptr<std::mutex>& lock = locks_[table];
+  if (lock == nullptr) lock = std::make_unique<std::mutex>();
+  return *lock;
+}
+
+MaintenanceWorker::MaintenanceWorker(MaintainFn maintain, OpenCatalogFn open_catalog, TableLocks& locks,
+                                     PipelineTrace& trace)
+    : maintain_(std::move(maintain)), open_catalog_(std::move(open_catalog)), locks_(locks), trace_(trace) {}
+
+MaintenanceWorker::~MaintenanceWorker() {
+  Stop();
+}
+
+bool MaintenanceWorker::Submit(const catalog::TableIdentifier& table, const std::string& why) {
+  std::lock_guard<std::mutex> guard(mutex_);
+  if (stopping_.load()) return false;
+  const std::string key = table.ToString();
+  for (const Job& queued : queue_) {
+    if (queued.table.ToString() == key) return false;
+  }
+  queue_.push_back(Job{table, why});
+  if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
+  wake_.notify_one();
+  return true;
+}
+
+bool MaintenanceWorker::Idle() const {
+  std::lock_guard<std::mutex> guard(mutex_);
+  return queue_.empty() && !running_job_;
+}
+
+std::vector<std::string> MaintenanceWorker::TakeMessages() {
+  std::lock_guard<std::mutex> guard(mutex_);
+  return std::exchange(messages_, {});
+}
+
+void MaintenanceWorker::Stop() {
+  {
+    // Set under the mutex so the worker cannot miss the wake-up between its check and its wait.
+    std::lock_guard<std::mutex> guard(mutex_);
+    stopping_.store(true);
+    queue_.clear();
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void MaintenanceWorker::Loop() {
+  while (true) {
+    Job job;
+    {
+      std::unique_lock<std::mutex> guard(mutex_);
+      wake_.wait(guard, [this] { return stopping_.load() || !queue_.empty(); });
+      if (stopping_.load()) return;
+      job = std::move(queue_.front());
+      queue_.pop_front();
+      running_job_ = true;
+    }
+    RunJob(job);
+    std::lock_guard<std::mutex> guard(mutex_);
+    running_job_ = false;
+  }
+}
+
+Status MaintenanceWorker::GatedCommit(const std::string& table, const std::function<Status()>& phase) {
+  auto abandoned = [&table] {
+    return Status(ErrorKind::kCancelled,
+                  "the pipeline is stopping: a maintenance commit of " + table + " was abandoned");
+  };
+  if (stopping_.load()) return abandoned();
+  const double wait_start_ms = PipelineTrace::NowMs();
+  std::lock_guard<std::mutex> held(locks_.For(table));
+  const double hold_start_ms = PipelineTrace::NowMs();
+  // The loop finishes its batch before stopping; the wait may have ended because of that.
+  if (stopping_.load()) return abandoned();
+  Status status = phase();
+  trace_.Write("maintenance_commit", {{"table", table},
+                                      {"start", wait_start_ms},
+                                      {"wait_ms", hold_start_ms - wait_start_ms},
+                                      {"ms", PipelineTrace::NowMs() - hold_start_ms},
+                                      {"ok", status.ok()}});
+  return status;
+}
+
+void MaintenanceWorker::RunJob(const Job& job) {
+  const std::string key = job.table.ToString();
+  const double start_ms = PipelineTrace::NowMs();
+  Result<std::string> report = [&]() -> Result<std::string> {
+    if (catalog_ == nullptr) {
+      auto opened = open_catalog_();
+      if (!opened.ok()) return opened.status().WithContext("opening the maintenance catalog connection");
+      catalog_ = std::move(*opened);
+    }
+    MaintenanceHooks hooks;
+    hooks.commit_gate = [this, &key](const std::function<Status()>& phase) {
+      return GatedCommit(key, phase);
+    };
+    hooks.stop_requested = [this] { return stopping_.load(); };
+    // A thread boundary: nothing thrown below may end the process.
+    try {
+      return maintain_(*catalog_, job.table, hooks);
+    } catch (const std::exception& e) {
+      return Status::Internal(std::string("maintenance threw: ") + e.what());
+    }
+  }();
+  const double elapsed_ms = PipelineTrace::NowMs() - start_ms;
+  std::string line = "maintenance " + key + " (" + job.why + ", background): ";
+  if (report.ok()) {
+    line += *report;
+  } else if (report.status().kind() == ErrorKind::kCancelled) {
+    line += "abandoned: " + report.status().ToString();
+  } else {
+    line += "failed, ingestion goes on: " + report.status().ToString();
+    // A broken connection is not reused; the next run opens a new one.
+    if (report.status().kind() == ErrorKind::kIOError) catalog_.reset();
+  }
+  line += " (" + std::to_string(static_cast<int64_t>(elapsed_ms)) + " ms)";
+  trace_.Write("maintenance", {{"table", key},
+                               {"why", job.why},
+                               {"background", true},
+                               {"start", start_ms},
+                               {"ms", elapsed_ms},
+                               {"ok", report.ok()}});
+  std::lock_guard<std::mutex> guard(mutex_);
+  messages_.push_back(std::move(line));
+}
+
+}  // namespace floe::ingest

@@ -1,0 +1,100 @@
+// The continuous pipeline's table maintenance off its loop: per-table locks
+// shared by ingest batches and maintenance commits, and ONE background worker
+// thread that runs queued maintenance with its own catalog connection.
+//
+// Locking contract: the ingest loop holds a table's lock for a whole batch
+// (refresh -> commit); maintenance holds it only inside its commit gate
+// (compaction's refresh + new-deletes check + commit, the manifest-rewrite and
+// expiry commits), never while rewriting files. So an ingest batch never
+// fails or is wasted because of maintenance, and a maintenance commit waits
+// for an in-flight batch of its table; an ingest commit that lands during a
+// rewrite makes that compaction give up (the ingest data goes first).
+//
+// Worker contract: Submit queues a table (once: a table already queued is not
+// queued twice); runs happen one at a time in submission order, on the
+// worker's thread, through the MaintainFn with a gate that takes the table's
+// lock. The catalog is opened on the worker thread at its first run (and
+// again after a failure to open). Stop() abandons queued runs and makes the
+// running one stop at its next step or commit (the gate returns kCancelled
+// once stopping, also after waiting for the lock), then joins; the
+// destructor stops. Results (one log line per run, the table named) are kept
+// for the owner to print (TakeMessages), since the owner's reporter is
+// single-threaded; trace events ("maintenance", "maintenance_commit") are
+// written from the worker thread (PipelineTrace is thread-safe).
+// Submit, Idle, TakeMessages and Stop are safe from any one owner thread.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "catalog/table/table_catalog.h"
+#include "common/status.h"
+#include "ingest/pipeline.h"
+#include "ingest/pipeline_trace.h"
+
+namespace floe::ingest {
+
+// One mutex per target table (by identifier text), created on first use and
+// kept for the owner's lifetime. Thread-safe.
+class TableLocks {
+ public:
+  std::mutex& For(const std::string& table);
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, std::unique_ptr<std::mutex>> locks_;
+};
+
+class MaintenanceWorker {
+ public:
+  using OpenCatalogFn = std::function<Result<std::unique_ptr<catalog::TableCatalog>>()>;
+
+  // `locks` and `trace` must outlive the worker.
+  MaintenanceWorker(MaintainFn maintain, OpenCatalogFn open_catalog, TableLocks& locks, PipelineTrace& trace);
+  ~MaintenanceWorker();
+  MaintenanceWorker(const MaintenanceWorker&) = delete;
+  MaintenanceWorker& operator=(const MaintenanceWorker&) = delete;
+
+  // Queues the table's maintenance (`why` goes to the trace); false when it
+  // was already queued (not yet started) or the worker is stopped.
+  bool Submit(const catalog::TableIdentifier& table, const std::string& why);
+  // Nothing queued and nothing running.
+  bool Idle() const;
+  // Log lines of runs that ended since the last call, oldest first.
+  std::vector<std::string> TakeMessages();
+  // See the contract; idempotent.
+  void Stop();
+
+ private:
+  struct Job {
+    catalog::TableIdentifier table;
+    std::string why;
+  };
+  void Loop();
+  void RunJob(const Job& job);
+  Status GatedCommit(const std::string& table, const std::function<Status()>& phase);
+
+  const MaintainFn maintain_;
+  const OpenCatalogFn open_catalog_;
+  TableLocks& locks_;
+  PipelineTrace& trace_;
+  std::unique_ptr<catalog::TableCatalog> catalog_;  // worker thread only
+
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Job> queue_;
+  bool running_job_ = false;
+  std::vector<std::string> messages_;
+  std::atomic<bool> stopping_{false};
+  std::thread thread_;  // started by the first Submit
+};
+
+}  // namespace floe::ingest
