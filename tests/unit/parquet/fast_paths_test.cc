@@ -1,0 +1,299 @@
+// The writer's and reader's fast paths for flat columns: shredding by runs of
+// valid rows, one-word dictionary slots with the string hash, prefix-ordered
+// byte statistics, definition levels decoded run by run, strings grown per
+// page, and decimals widened in place. Each is checked against a plain
+// reference or through a write/read round trip over null patterns that put
+// runs across bytes, 64-row words, slices, batches and pages.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "formats/parquet/writer/dictionary_builder.h"
+#include "formats/parquet/writer/leaf_shredder.h"
+#include "formats/parquet/writer/value_statistics.h"
+#include "writer_test_util.h"
+
+namespace floe::parquet {
+namespace {
+
+using testing::MakeBatch;
+using testing::MakeColumn;
+using testing::MakeStrings;
+using testing::ReadBack;
+using testing::ReadFile;
+using testing::RenderRows;
+using testing::WriteFile;
+
+// Null patterns over n rows: none, all, alternating, random 10%, runs of 1-150.
+std::vector<bool> Pattern(int kind, size_t n, std::mt19937_64& rng) {
+  std::vector<bool> valid(n, true);
+  for (size_t i = 0; i < n; ++i) {
+    switch (kind) {
+      case 0: break;
+      case 1: valid[i] = false; break;
+      case 2: valid[i] = i % 2 == 0; break;
+      case 3: valid[i] = rng() % 10 != 0; break;
+      default: break;
+    }
+  }
+  if (kind == 4) {
+    bool state = true;
+    for (size_t i = 0; i < n;) {
+      const size_t run = 1 + rng() % 150;
+      for (size_t k = 0; k < run && i < n; ++k, ++i) valid[i] = state;
+      state = !state;
+    }
+  }
+  return valid;
+}
+
+RecordBatch FlatBatch(const std::vector<bool>& valid, std::mt19937_64& rng) {
+  std::vector<std::optional<int64_t>> ints;
+  std::vector<std::optional<int32_t>> dates;
+  std::vector<std::optional<double>> doubles;
+  std::vector<std::optional<std::string>> short_strings, long_strings;
+  Column amount = MakeEmptyColumn(Decimal(18, 2));
+  Column rate = MakeEmptyColumn(Decimal(9, 4));
+  for (size_t i = 0; i < valid.size(); ++i) {
+    if (!valid[i]) {
+      ints.push_back(std::nullopt);
+      dates.push_back(std::nullopt);
+      doubles.push_back(std::nullopt);
+      short_strings.push_back(std::nullopt);
+      long_strings.push_back(std::nullopt);
+      amount.AppendNull();
+      rate.AppendNull();
+      continue;
+    }
+    ints.push_back(static_cast<int64_t>(rng()));
+    dates.push_back(static_cast<int32_t>(rng() % 20000));
+    doubles.push_back(static_cast<double>(rng() % 1000) / 7.0);
+    short_strings.push_back(std::string(rng() % 17, static_cast<char>('a' + rng() % 3)));  // empty included
+    long_strings.push_back(std::string(40 + rng() % 200, static_cast<char>('x' + rng() % 2)));
+    amount.AppendValue<__int128>(static_cast<__int128>(static_cast<int64_t>(rng() % 2000000) - 1000000) *
+                                 1000000000);
+    rate.AppendValue<__int128>(static_cast<__int128>(static_cast<int32_t>(rng() % 200000) - 100000));
+  }
+  Schema schema = {MakeField("id", Int64()),           MakeField("day", Date()),
+                   MakeField("premium", Float64()),    MakeField("code", String()),
+                   MakeField("description", String()), MakeField("amount", Decimal(18, 2)),
+                   MakeField("rate", Decimal(9, 4))};
+  return MakeBatch(schema, {MakeColumn<int64_t>(Int64(), ints), MakeColumn<int32_t>(Date(), dates),
+                            MakeColumn<double>(Float64(), doubles), MakeStrings(String(), short_strings),
+                            MakeStrings(String(), long_strings), std::move(amount), std::move(rate)});
+}
+
+// Rows [begin, end) of a batch as a batch of its own.
+RecordBatch Slice(const RecordBatch& batch, int64_t begin, int64_t end) {
+  std::vector<Column> columns;
+  for (const Column& c : batch.columns) {
+    Column out = MakeEmptyColumn(c.type);
+    for (int64_t i = begin; i < end; ++i) {
+      if (c.IsNull(i)) {
+        out.AppendNull();
+      } else if (c.type.is_binary_like()) {
+        out.AppendBytes(c.StringAt(i));
+      } else {
+        out.AppendFixed(c.values.data() + i * c.type.fixed_width());
+      }
+    }
+    columns.push_back(std::move(out));
+  }
+  return MakeBatch(batch.schema, std::move(columns));
+}
+
+TEST(ParquetFastPaths, FlatColumnsRoundTripOverNullPatternsBatchesAndPages) {
+  floe::testing::TempDir dir;
+  std::mt19937_64 rng(3);
+  for (int kind = 0; kind <= 4; ++kind) {
+    for (bool dictionary : {true, false}) {
+      const size_t n = 3000;
+      RecordBatch batch = FlatBatch(Pattern(kind, n, rng), rng);
+      // Odd batch sizes put shredding starts at unaligned rows.
+      std::vector<RecordBatch> batches = {Slice(batch, 0, 13), Slice(batch, 13, 1037),
+                                          Slice(batch, 1037, 3000)};
+      ParquetWriterOptions options;
+      options.dictionary_enabled = dictionary;
+      options.page_max_rows = 333;
+      options.row_group_max_rows = 2000;
+      const std::string path =
+          (dir.path() / ("f" + std::to_string(kind) + std::to_string(dictionary))).string();
+      ASSERT_OK(WriteFile(path, batch.schema, batches, options).status());
+      ASSERT_OK_AND_ASSIGN(ReadBack back, ReadFile(path));
+      EXPECT_EQ(back.rows, RenderRows(batch)) << "pattern " << kind << ", dictionary " << dictionary;
+      for (const RecordBatch& group : back.row_groups) {
+        for (const Column& c : group.columns) EXPECT_EQ(c.Validate(), "");
+      }
+    }
+  }
+}
+
+TEST(ParquetFastPaths, ShreddingByRunsMatchesRowByRow) {
+  std::mt19937_64 rng(5);
+  for (int kind = 0; kind <= 4; ++kind) {
+    RecordBatch batch = FlatBatch(Pattern(kind, 700, rng), rng);
+    ASSERT_OK_AND_ASSIGN(WriterSchema schema, BuildWriterSchema(batch.schema));
+    for (size_t leaf_index = 0; leaf_index < schema.leaves.size(); ++leaf_index) {
+      const WriteLeaf& leaf = schema.leaves[leaf_index];
+      const Column& column = batch.columns[static_cast<size_t>(leaf.top_level_field)];
+      LeafValues values;
+      ReserveForRows(leaf, column, 0, 300, 1 << 20, &values);
+      for (auto [begin, end] :
+           {std::pair<int64_t, int64_t>{0, 3}, {3, 64}, {64, 65}, {65, 300}, {300, 700}}) {
+        ASSERT_OK(ShredRows(leaf, column, begin, end, &values));
+      }
+      ASSERT_EQ(values.num_levels, 700);
+      int64_t present = 0;
+      for (int64_t i = 0; i < 700; ++i) {
+        ASSERT_EQ(values.def_levels[static_cast<size_t>(i)], column.IsValid(i) ? 1 : 0) << i;
+        if (!column.IsValid(i)) continue;
+        if (column.type.is_binary_like()) {
+          EXPECT_EQ(values.ByteArrayAt(present), column.StringAt(i));
+        } else {
+          const int width = PhysicalWidth(leaf);
+          // Decimals narrow to their low bytes; the rest are copies.
+          EXPECT_EQ(
+              std::memcmp(values.fixed.data() + present * width,
+                          column.values.data() + i * column.type.fixed_width(), static_cast<size_t>(width)),
+              0)
+              << leaf.path[0] << " row " << i;
+        }
+        ++present;
+      }
+      EXPECT_EQ(values.num_present, present);
+    }
+  }
+}
+
+TEST(ParquetFastPaths, DecimalThatDoesNotFitAmongNullsNamesItsRow) {
+  Column rate = MakeEmptyColumn(Decimal(9, 4));
+  for (int i = 0; i < 100; ++i) {
+    if (i % 3 == 0) {
+      rate.AppendNull();
+    } else {
+      rate.AppendValue<__int128>(i == 71 ? (static_cast<__int128>(1) << 40) : i);
+    }
+  }
+  Schema schema = {MakeField("rate", Decimal(9, 4))};
+  ASSERT_OK_AND_ASSIGN(WriterSchema writer_schema, BuildWriterSchema(schema));
+  LeafValues values;
+  Status status = ShredRows(writer_schema.leaves[0], rate, 0, 100, &values);
+  EXPECT_EQ(status.kind(), ErrorKind::kInvalidArgument);
+  EXPECT_NE(status.message().find("row 71"), std::string::npos) << status.ToString();
+}
+
+TEST(ParquetFastPaths, DictionaryIndicesFollowFirstSeenOrder) {
+  std::mt19937_64 rng(9);
+  // Strings of every length 0..40 (the hash's short, 16-byte and long
+  // paths), sharing prefixes and suffixes, and enough distinct ones to grow.
+  std::vector<std::string> pool;
+  for (int i = 0; i < 3000; ++i) {
+    std::string s(static_cast<size_t>(i % 41), 'q');
+    for (size_t k = 0; k < s.size(); k += 1 + rng() % 9) s[k] = static_cast<char>(rng());
+    pool.push_back(s);
+  }
+  std::vector<int64_t> offsets = {0};
+  std::string data;
+  std::vector<std::string> sequence;
+  for (int i = 0; i < 20000; ++i) {
+    sequence.push_back(pool[rng() % pool.size()]);
+    data += sequence.back();
+    offsets.push_back(static_cast<int64_t>(data.size()));
+  }
+  DictionaryBuilder builder(0);
+  std::vector<uint32_t> indices(sequence.size());
+  builder.IndexByteArrays(offsets.data(), reinterpret_cast<const uint8_t*>(data.data()),
+                          static_cast<int64_t>(sequence.size()), indices.data());
+  std::map<std::string, uint32_t> reference;
+  std::vector<uint8_t> expected_plain;
+  for (size_t i = 0; i < sequence.size(); ++i) {
+    auto [it, inserted] = reference.emplace(sequence[i], static_cast<uint32_t>(reference.size()));
+    if (inserted) {
+      const uint32_t length = static_cast<uint32_t>(sequence[i].size());
+      expected_plain.insert(expected_plain.end(), reinterpret_cast<const uint8_t*>(&length),
+                            reinterpret_cast<const uint8_t*>(&length) + 4);
+      expected_plain.insert(expected_plain.end(), sequence[i].begin(), sequence[i].end());
+    }
+    ASSERT_EQ(indices[i], it->second) << "value " << i;
+  }
+  EXPECT_EQ(builder.size(), static_cast<int64_t>(reference.size()));
+  EXPECT_EQ(builder.EncodePlain(), expected_plain);
+
+  for (int width : {4, 8, 12, 16}) {
+    DictionaryBuilder fixed(width);
+    std::vector<uint8_t> values(static_cast<size_t>(width) * 50000);
+    for (size_t i = 0; i < values.size(); i += static_cast<size_t>(width)) {
+      const uint64_t v = rng() % 7000;  // many distinct, many repeats
+      std::memcpy(values.data() + i, &v, std::min<size_t>(8, static_cast<size_t>(width)));
+    }
+    std::vector<uint32_t> fixed_indices(50000);
+    fixed.IndexFixed(values.data(), 50000, fixed_indices.data());
+    std::map<std::string, uint32_t> fixed_reference;
+    for (size_t i = 0; i < 50000; ++i) {
+      const std::string key(reinterpret_cast<const char*>(values.data()) + i * static_cast<size_t>(width),
+                            static_cast<size_t>(width));
+      auto [it, inserted] = fixed_reference.emplace(key, static_cast<uint32_t>(fixed_reference.size()));
+      ASSERT_EQ(fixed_indices[i], it->second) << "width " << width << ", value " << i;
+    }
+  }
+}
+
+TEST(ParquetFastPaths, ByteStatisticsOrderByUnsignedBytesBeyondThePrefix) {
+  std::mt19937_64 rng(21);
+  const std::vector<std::string> alphabet = {
+      std::string(""),         std::string("\0", 1),   std::string("\xFF"),         std::string("a"),
+      std::string("abcdefgh"), std::string("abcdefg"), std::string("abcdefgh\0", 9)};
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<std::string> strings;
+    const size_t n = 1 + rng() % 30;
+    for (size_t i = 0; i < n; ++i) {
+      std::string s = alphabet[rng() % alphabet.size()];
+      const size_t extra = rng() % 4;
+      for (size_t k = 0; k < extra; ++k) s.push_back(static_cast<char>(rng() % 3 == 0 ? 0xFF : rng() % 3));
+      strings.push_back(s);
+    }
+    Schema schema = {MakeField("s", String())};
+    ASSERT_OK_AND_ASSIGN(WriterSchema writer_schema, BuildWriterSchema(schema));
+    std::vector<std::optional<std::string>> optional(strings.begin(), strings.end());
+    LeafValues values;
+    ASSERT_OK(ShredRows(writer_schema.leaves[0], MakeStrings(String(), optional), 0, static_cast<int64_t>(n),
+                        &values));
+    const ValueStats stats = ComputeValueStats(writer_schema.leaves[0], values, 0, static_cast<int64_t>(n));
+    const auto unsigned_less = [](const std::string& a, const std::string& b) {
+      return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+        return static_cast<uint8_t>(x) < static_cast<uint8_t>(y);
+      });
+    };
+    ASSERT_TRUE(stats.min && stats.max);
+    EXPECT_EQ(*stats.min, *std::min_element(strings.begin(), strings.end(), unsigned_less)) << trial;
+    EXPECT_EQ(*stats.max, *std::max_element(strings.begin(), strings.end(), unsigned_less)) << trial;
+  }
+}
+
+TEST(ParquetFastPaths, AllNullAndSingleValuePagesRead) {
+  floe::testing::TempDir dir;
+  for (int present_at : {-1, 0, 511, 512, 4999}) {
+    std::vector<std::optional<int64_t>> ints(5000);
+    std::vector<std::optional<std::string>> strings(5000);
+    if (present_at >= 0) {
+      ints[static_cast<size_t>(present_at)] = 42;
+      strings[static_cast<size_t>(present_at)] = std::string(300, 'z');
+    }
+    Schema schema = {MakeField("i", Int64()), MakeField("s", String())};
+    RecordBatch batch =
+        MakeBatch(schema, {MakeColumn<int64_t>(Int64(), ints), MakeStrings(String(), strings)});
+    ParquetWriterOptions options;
+    options.page_max_rows = 700;
+    const std::string path = (dir.path() / ("n" + std::to_string(present_at + 1))).string();
+    ASSERT_OK(WriteFile(path, schema, {batch}, options).status());
+    ASSERT_OK_AND_ASSIGN(ReadBack back, ReadFile(path));
+    EXPECT_EQ(back.rows, RenderRows(batch)) << "value at " << present_at;
+  }
+}
+
+}  // namespace
+}  // namespace floe::parquet
