@@ -456,7 +456,14 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceFile>& 
   ReadAhead<DecodedRowGroup> reads(
       Pool(), plan.size(), ReadAheadFiles(), ReadAheadBytes(),
       [&](size_t k) { return source_reader.Read(plan[k]); }, [&](size_t k) { return plan[k].cost; });
+  // Every selected row becomes one staged entry: reserved once, since a
+  // growing vector briefly holds its old and new buffers (~48 B per entry).
   std::vector<StagedLive> lives;
+  if (merging()) {
+    size_t selected_rows = 0;
+    for (const PassedFile& file : passed) selected_rows += file.selected.size();
+    lives.reserve(selected_rows);
+  }
   for (size_t k = 0; k < plan.size(); ++k) {
     DecodedRowGroup decoded = reads.Next();
     const RowGroupRead& read = plan[k];
