@@ -87,6 +87,15 @@ RecordBatch FlatBatch(const std::vector<bool>& valid, std::mt19937_64& rng) {
                             MakeStrings(String(), long_strings), std::move(amount), std::move(rate)});
 }
 
+Result<std::vector<uint8_t>> ReadWholeFile(const std::string& path) {
+  auto io = MakeLocalFileIO();
+  FLOE_ASSIGN_OR_RETURN(auto file, io->OpenRead(path));
+  FLOE_ASSIGN_OR_RETURN(int64_t size, file->Size());
+  std::vector<uint8_t> bytes(static_cast<size_t>(size));
+  FLOE_RETURN_IF_ERROR(file->ReadAt(0, size, bytes.data()));
+  return bytes;
+}
+
 // Rows [begin, end) of a batch as a batch of its own.
 RecordBatch Slice(const RecordBatch& batch, int64_t begin, int64_t end) {
   std::vector<Column> columns;
@@ -271,6 +280,59 @@ TEST(ParquetFastPaths, ByteStatisticsOrderByUnsignedBytesBeyondThePrefix) {
     ASSERT_TRUE(stats.min && stats.max);
     EXPECT_EQ(*stats.min, *std::min_element(strings.begin(), strings.end(), unsigned_less)) << trial;
     EXPECT_EQ(*stats.max, *std::max_element(strings.begin(), strings.end(), unsigned_less)) << trial;
+  }
+}
+
+// The rule pages of a flat leaf are cut by: a row adds its level bits and,
+// when present, 8 * (value bytes, +4 for a string); the page ends after the
+// row reaching page_max_rows rows or page_max_bytes * 8.
+std::vector<int64_t> ReferencePageStarts(const Column& column, int64_t value_width, int64_t level_bits,
+                                         int64_t max_rows, int64_t max_bytes) {
+  std::vector<int64_t> starts;
+  int64_t rows = 0, bytes8 = 0;
+  for (int64_t i = 0; i < column.length; ++i) {
+    if (rows == 0) starts.push_back(i);
+    if (column.IsValid(i)) {
+      bytes8 += 8 * (value_width > 0 ? value_width : 4 + static_cast<int64_t>(column.StringAt(i).size()));
+    }
+    bytes8 += level_bits;
+    ++rows;
+    if (rows >= max_rows || bytes8 >= 8 * max_bytes) rows = bytes8 = 0;
+  }
+  return starts;
+}
+
+TEST(ParquetFastPaths, FlatPagesAreCutRowByRowRule) {
+  floe::testing::TempDir dir;
+  std::mt19937_64 rng(27);
+  for (auto [max_rows, max_bytes] : {std::pair<int64_t, int64_t>{20000, 1 << 20},
+                                     {50, 1 << 20},
+                                     {20000, 300},
+                                     {1000, 2000},
+                                     {257, 4096}}) {
+    RecordBatch batch = FlatBatch(Pattern(static_cast<int>(rng() % 5), 3000, rng), rng);
+    ParquetWriterOptions options;
+    options.dictionary_enabled = false;
+    options.page_max_rows = max_rows;
+    options.page_max_bytes = max_bytes;
+    const std::string path =
+        (dir.path() / ("p" + std::to_string(max_rows) + "_" + std::to_string(max_bytes))).string();
+    ASSERT_OK_AND_ASSIGN(WrittenParquetFile written, WriteFile(path, batch.schema, {batch}, options));
+    ASSERT_OK_AND_ASSIGN(auto bytes, ReadWholeFile(path));
+    const RowGroup& group = written.metadata.row_groups.at(0);
+    // id (int64), premium (double), code and description (strings).
+    for (auto [column, width] : {std::pair<size_t, int64_t>{0, 8}, {2, 8}, {3, 0}, {4, 0}}) {
+      const ColumnChunk& chunk = group.columns[column];
+      OffsetIndex index;
+      ASSERT_OK(DeserializeOffsetIndex(std::span<const uint8_t>(bytes.data() + *chunk.offset_index_offset,
+                                                                *chunk.offset_index_length),
+                                       &index)
+                    .status());
+      std::vector<int64_t> starts;
+      for (const PageLocation& location : index.page_locations) starts.push_back(location.first_row_index);
+      EXPECT_EQ(starts, ReferencePageStarts(batch.columns[column], width, 1, max_rows, max_bytes))
+          << "column " << column << ", max_rows " << max_rows << ", max_bytes " << max_bytes;
+    }
   }
 }
 

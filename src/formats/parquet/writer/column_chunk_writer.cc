@@ -51,15 +51,43 @@ std::vector<PageRange> CutFlatPages(const LeafValues& values, int width, uint16_
     } else {
       int64_t bytes8 = 0;
       const int64_t value_bits = 8 * width;
-      while (l + rows < n) {
-        const bool present = !has_def || defs[l + rows] == max_def;
-        if (present) {
-          bytes8 += width > 0 ? value_bits : 8 * (4 + offsets[v + 1] - offsets[v]);
-          ++v;
+      // Blocks of rows are taken whole while they end below both limits (the
+      // cost only grows, so no row inside one would have ended the page);
+      // the block that reaches a limit is walked row by row.
+      constexpr int64_t kBlock = 256;
+      bool page_full = false;
+      while (l + rows < n && !page_full) {
+        const int64_t k = std::min(kBlock, n - (l + rows));
+        if (rows + k < max_rows) {
+          int64_t present = k;
+          if (has_def) {
+            present = 0;
+            const uint16_t* d = defs + l + rows;
+            for (int64_t i = 0; i < k; ++i) present += d[i] == max_def;
+          }
+          const int64_t cost =
+              k * level_bits +
+              (width > 0 ? present * value_bits : 8 * (4 * present + offsets[v + present] - offsets[v]));
+          if (bytes8 + cost < limit8) {
+            bytes8 += cost;
+            v += present;
+            rows += k;
+            continue;
+          }
         }
-        bytes8 += level_bits;
-        ++rows;
-        if (rows >= max_rows || bytes8 >= limit8) break;
+        for (int64_t i = 0; i < k; ++i) {
+          const bool present = !has_def || defs[l + rows] == max_def;
+          if (present) {
+            bytes8 += width > 0 ? value_bits : 8 * (4 + offsets[v + 1] - offsets[v]);
+            ++v;
+          }
+          bytes8 += level_bits;
+          ++rows;
+          if (rows >= max_rows || bytes8 >= limit8) {
+            page_full = true;
+            break;
+          }
+        }
       }
     }
     l += rows;
