@@ -12,8 +12,10 @@
 // (a sqlite3 process), so latencies have a 50 ms resolution.
 // The daemon runs with FLOE_PIPELINE_TRACE=<config dir>/freshness-trace.jsonl
 // (src/ingest/pipeline_trace.h); each landing is matched with the poll that
-// found it, its tables' batches and any maintenance that overlapped it, and
-// written to <config dir>/freshness-landings.jsonl; the JSON gains "phases"
+// found it, its tables' batches, any maintenance that overlapped it (it runs
+// on a background worker beside the loop) and any wait of a batch for a
+// maintenance commit of its table (table_lock_wait), and written to
+// <config dir>/freshness-landings.jsonl; the JSON gains "phases"
 // (p50/p99/max of each phase), "slowest" (the 5 slowest landings, broken
 // down) and "idle_poll" (the daemon's own CPU per idle poll, RSS and malloc
 // figures, from the trace); a short breakdown also goes to stderr.
@@ -125,6 +127,7 @@ const events = (name) => trace.filter((e) => e.event === name);
 const polls = events('poll');
 const batches = events('batch');
 const maintenance = events('maintenance');
+const lockWaits = events('table_lock_wait');
 const round = (x) => Math.round(x * 10) / 10;
 const breakdown = [];
 for (let i = 0; i < landedAt.length; i++) {
@@ -136,6 +139,7 @@ for (let i = 0; i < landedAt.length; i++) {
   const own = poll ? batches.filter((e) => e.start >= poll.start && e.start < next) : [];
   const overlap = (e) => Math.max(0, Math.min(e.start + e.ms, end) - Math.max(e.start, landed));
   const maint = maintenance.filter((e) => overlap(e) > 0);
+  const waits = lockWaits.filter((e) => overlap(e) > 0);
   breakdown.push({
     landing: i,
     all_ms: round(all[i]),
@@ -153,7 +157,9 @@ for (let i = 0; i < landedAt.length; i++) {
     })),
     // maintenance running between the landing and its last table becoming visible
     maintenance_ms: round(maint.reduce((sum, e) => sum + overlap(e), 0)),
-    maintenance_tables: maint.map((e) => `${e.table} (${e.why}, ${Math.round(e.ms)} ms)`),
+    maintenance_tables: maint.map((e) => `${e.table} (${e.why}${e.background ? ', background' : ''}, ${Math.round(e.ms)} ms)`),
+    // batches of this landing waiting for a maintenance commit of their table
+    lock_wait_ms: round(waits.reduce((sum, e) => sum + overlap(e), 0)),
   });
 }
 writeFileSync(landingsPath, breakdown.map((b) => JSON.stringify(b)).join('\n') + '\n');
@@ -170,6 +176,8 @@ const phases = {
   ),
   maintenance_overlap_ms: phase((b) => b.maintenance_ms),
   landings_with_maintenance_overlap: breakdown.filter((b) => b.maintenance_ms > 0).length,
+  lock_wait_ms: phase((b) => b.lock_wait_ms),
+  landings_with_lock_wait: breakdown.filter((b) => b.lock_wait_ms > 0).length,
 };
 const slowest = [...breakdown].sort((x, y) => y.all_ms - x.all_ms).slice(0, 5);
 // Polls that found nothing and ran no deferred maintenance (an iteration that ran one polls again at once).
@@ -195,7 +203,7 @@ for (const b of slowest) {
   console.error(
     `landing ${b.landing}: all ${b.all_ms} ms (first ${b.first_ms}); poll found it after ${b.wait_for_poll_ms} ms, took ${b.poll_ms} ms; ` +
       `batches ${b.batches.map((x) => `${x.table} @${x.start_ms}+${x.ms}`).join(', ')}; ` +
-      `maintenance overlap ${b.maintenance_ms} ms ${b.maintenance_tables.join(', ')}`,
+      `maintenance overlap ${b.maintenance_ms} ms ${b.maintenance_tables.join(', ')}; waited for maintenance commits ${b.lock_wait_ms} ms`,
   );
 }
 console.error(`phases: ${JSON.stringify(phases)}`);
