@@ -419,5 +419,50 @@ TEST(Crc32, CheckValue) {
   EXPECT_EQ(Crc32(std::span<const uint8_t>(check.data() + 4, 5), head), 0xCBF43926u);
 }
 
+TEST(CompressInto, MatchesCompressForBoundedCodecsIntoUnclearedBuffers) {
+  std::mt19937_64 rng(31);
+  std::vector<std::vector<uint8_t>> inputs = {{}, {7}};
+  std::vector<uint8_t> random(100000), repetitive(100000);
+  for (auto& b : random) b = static_cast<uint8_t>(rng());
+  for (size_t i = 0; i < repetitive.size(); ++i) repetitive[i] = static_cast<uint8_t>("abcabd"[i % 6]);
+  inputs.push_back(random);
+  inputs.push_back(repetitive);
+  for (Codec codec : {Codec::kNone, Codec::kSnappy, Codec::kLz4Raw}) {
+    for (int level : {0, 1, 9}) {
+      if (codec != Codec::kLz4Raw && level != 0) continue;
+      for (const auto& input : inputs) {
+        std::vector<uint8_t> expected;
+        ASSERT_OK(Compress(codec, input, level, &expected));
+        const int64_t bound = MaxCompressedSize(codec, input.size());
+        ASSERT_GE(bound, static_cast<int64_t>(expected.size())) << CodecName(codec);
+        std::vector<uint8_t> buffer(static_cast<size_t>(bound) + 1, 0xCD);  // not cleared
+        ASSERT_OK_AND_ASSIGN(size_t written, CompressInto(codec, input, level, buffer));
+        EXPECT_EQ(std::vector<uint8_t>(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(written)),
+                  expected)
+            << CodecName(codec) << " level " << level << " size " << input.size();
+        if (bound > 0) {
+          std::vector<uint8_t> small(static_cast<size_t>(bound) - 1);
+          EXPECT_EQ(CompressInto(codec, input, level, small).status().kind(), ErrorKind::kInvalidArgument)
+              << CodecName(codec);
+        }
+      }
+    }
+  }
+  for (Codec codec : {Codec::kGzip, Codec::kZstd, Codec::kBrotli, Codec::kLz4Hadoop}) {
+    EXPECT_EQ(MaxCompressedSize(codec, 100), -1) << CodecName(codec);
+    std::vector<uint8_t> buffer(1000);
+    EXPECT_EQ(CompressInto(codec, random, 0, buffer).status().kind(), ErrorKind::kNotSupported);
+  }
+}
+
+TEST(Crc32, ContinuesAcrossPieces) {
+  std::vector<uint8_t> bytes(1000);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 131);
+  const std::span<const uint8_t> all(bytes);
+  for (size_t cut : {size_t{0}, size_t{1}, size_t{500}, size_t{1000}}) {
+    EXPECT_EQ(Crc32(all.subspan(cut), Crc32(all.first(cut))), Crc32(all)) << cut;
+  }
+}
+
 }  // namespace
 }  // namespace floe
