@@ -4,78 +4,30 @@
 // every file lands once, batch ids are never reused.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "catalog/table/table_catalog.h"
-#include "columnar/column.h"
-#include "formats/parquet/file_writer.h"
-#include "iceberg/scan/table_scan.h"
-#include "iceberg/transaction/table.h"
 #include "ingest/batch_planner.h"
 #include "ingest/pipeline.h"
+#include "pipeline_test_util.h"
 #include "test_util.h"
 
 namespace floe::ingest {
 namespace {
 
-namespace fs = std::filesystem;
+using pipeline_testing::Change;
 
-struct Row {
-  int64_t id;
-  std::string seq;  // gwcbi___seqval_hex
-  int32_t op;       // 0 insert, 4 update, 1 delete
-  std::string name;
-};
-
-class MemoryBudgetTest : public ::testing::Test {
+class MemoryBudgetTest : public pipeline_testing::PipelineTest {
  protected:
-  void SetUp() override {
-    export_dir_ = (dir_.path() / "export").string();
-    fs::create_directories(export_dir_);
-  }
-
-  void WriteCdaFile(int64_t ts, const std::string& name, const std::vector<Row>& rows) {
-    const fs::path path = fs::path(export_dir_) / "cc_claim" / "1" / std::to_string(ts) / name;
-    Schema schema = {MakeField("id", Int64()), MakeField("gwcbi___seqval_hex", String()),
-                     MakeField("gwcbi___operation", Int32()), MakeField("name", String())};
-    RecordBatch batch;
-    batch.schema = schema;
-    batch.columns = {MakeEmptyColumn(Int64()), MakeEmptyColumn(String()), MakeEmptyColumn(Int32()),
-                     MakeEmptyColumn(String())};
-    for (const Row& r : rows) {
-      batch.columns[0].AppendValue<int64_t>(r.id);
-      batch.columns[1].AppendBytes(r.seq);
-      batch.columns[2].AppendValue<int32_t>(r.op);
-      batch.columns[3].AppendBytes(r.name);
-    }
-    batch.num_rows = static_cast<int64_t>(rows.size());
-    auto io = MakeLocalFileIO();
-    auto out = io->Create(path.string());
-    ASSERT_OK(out);
-    auto writer = parquet::ParquetFileWriter::Open(std::move(*out), schema, {});
-    ASSERT_OK(writer);
-    ASSERT_OK((*writer)->Write(batch));
-    ASSERT_OK((*writer)->Close());
-  }
-
-  void WriteRaw(const std::string& relative, const std::string& bytes) {
-    const fs::path path = fs::path(export_dir_) / relative;
-    fs::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary) << bytes;
-  }
-
   // Eight folders of overlapping changes (updates, deletes, out-of-order
   // seqvals across files), plus one corrupt file in the middle.
   void WriteExport() {
     for (int folder = 0; folder < 8; ++folder) {
       for (int part = 0; part < 2; ++part) {
-        std::vector<Row> rows;
+        std::vector<Change> rows;
         for (int64_t id = 0; id < 300; ++id) {
           const int64_t version = folder * 2 + part;
           if ((id + version) % 3 == 0) continue;
@@ -86,70 +38,28 @@ class MemoryBudgetTest : public ::testing::Test {
           hex << std::hex << seq;
           rows.push_back({id, hex.str(), op, "v" + std::to_string(version) + "-" + std::to_string(id)});
         }
-        WriteCdaFile(1000 + folder * 100, "part-" + std::to_string(part) + ".parquet", rows);
+        WriteCdaFile("cc_claim", "1", 1000 + folder * 100, "part-" + std::to_string(part) + ".parquet", rows);
       }
     }
-    WriteRaw("cc_claim/1/1300/part-9.parquet", "not parquet at all");
-    WriteRaw("manifest.json",
-             "{\"cc_claim\": {\"lastSuccessfulWriteTimestamp\": \"5000\", \"totalProcessedRecordsCount\": 0, "
-             "\"dataFilesPath\": \"s3://bucket/cc_claim\", \"schemaHistory\": {\"1\": \"1000\"}}}");
+    WriteRawFile("cc_claim/1/1300/part-9.parquet", "not parquet at all");
+    WriteManifest({{"cc_claim", 5000}});
   }
 
+  // The fixture's config with its own warehouse and state for `name`.
   PipelineConfig Config(const std::string& name, int64_t budget) {
-    PipelineConfig config;
+    PipelineConfig config = config_;
     config.name = "budget";
-    config.source.format = SourceFormat::kCda;
-    config.source.uri = export_dir_;
-    config.catalog.type = "filesystem";
     config.catalog.warehouse = (dir_.path() / (name + "-warehouse")).string();
     config.state_dir = (dir_.path() / (name + "-state")).string();
-    config.target.ns = "default";
     config.performance.memory_budget_bytes = budget;
     return config;
   }
 
-  // id -> name of the live rows of default.cc_claim in `warehouse`.
-  std::map<int64_t, std::string> Rows(const std::string& warehouse) {
-    std::map<int64_t, std::string> rows;
-    auto tables = catalog::OpenCatalog("file://" + warehouse, "");
-    EXPECT_OK(tables);
-    if (!tables.ok()) return rows;
-    auto id = catalog::ParseTableIdentifier("default.cc_claim");
-    EXPECT_OK(id);
-    auto ops = (*tables)->LoadTable(*id);
-    EXPECT_OK(ops);
-    if (!ops.ok()) return rows;
-    auto table = iceberg::Table::Load(std::move(*ops));
-    EXPECT_OK(table);
-    if (!table.ok()) return rows;
-    iceberg::ScanOptions options;
-    options.columns = std::vector<std::string>{"id", "name"};
-    auto scan = iceberg::TableScan::Make(table->metadata(), MakeLocalFileIO(), options);
-    EXPECT_OK(scan);
-    if (!scan.ok()) return rows;
-    auto tasks = (*scan)->PlanFiles();
-    EXPECT_OK(tasks);
-    if (!tasks.ok()) return rows;
-    for (const auto& task : *tasks) {
-      auto reader = (*scan)->Open(task);
-      EXPECT_OK(reader);
-      if (!reader.ok()) return rows;
-      while (true) {
-        auto batch = (*reader)->Next();
-        EXPECT_OK(batch);
-        if (!batch.ok() || !batch->has_value()) break;
-        const RecordBatch& b = **batch;
-        for (int64_t r = 0; r < b.num_rows; ++r) {
-          EXPECT_TRUE(
-              rows.emplace(b.columns[0].Value<int64_t>(r), std::string(b.columns[1].StringAt(r))).second);
-        }
-      }
-    }
-    return rows;
+  // id -> name of the live rows of default.cc_claim in `config`'s warehouse.
+  std::map<int64_t, std::string> RowsOf(const PipelineConfig& config) {
+    config_.catalog.warehouse = config.catalog.warehouse;
+    return Rows("cc_claim");
   }
-
-  testing::TempDir dir_;
-  std::string export_dir_;
 };
 
 TEST_F(MemoryBudgetTest, ATinyBudgetSplitsBatchesAndTheTableEqualsTheUnsplitRun) {
@@ -175,9 +85,9 @@ TEST_F(MemoryBudgetTest, ATinyBudgetSplitsBatchesAndTheTableEqualsTheUnsplitRun)
   EXPECT_EQ(split_summary.tables.at("cc_claim").quarantined, 1);
   EXPECT_NE(log_split.str().find("outgrew [performance] memory_budget"), std::string::npos);
 
-  const auto expected = Rows(whole.catalog.warehouse);
+  const auto expected = RowsOf(whole);
   EXPECT_GT(expected.size(), 100u);
-  EXPECT_EQ(Rows(split.catalog.warehouse), expected);
+  EXPECT_EQ(RowsOf(split), expected);
 
   // Every good file committed exactly once, each in a batch of its own; ids never reused.
   ASSERT_OK_AND_ASSIGN(auto files, split_pipeline->ledger().Files({}));
