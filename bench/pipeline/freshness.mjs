@@ -4,8 +4,10 @@
 // committed folder per table (`floe demo generate EXPORT --append-round R
 // --append-folders 1`, which advances manifest.json last) and measures the
 // time from the landing (the generator's exit) until each table's
-// metadata_location in the SQLite catalog changes, i.e. the new snapshot is
-// visible to readers. Afterwards the idle daemon's CPU use (over IDLE_S
+// metadata_location in the SQLite catalog names metadata holding a new ingest
+// snapshot (a higher floe.batch-id than before the landing), i.e. the
+// landing's data is visible to readers; a maintenance commit (compaction,
+// manifest rewrite, expiry) also changes the location but does not count. Afterwards the idle daemon's CPU use (over IDLE_S
 // seconds) and resident memory are read from /proc.
 //   node freshness.mjs FLOE CONFIG EXPORT_DIR CATALOG_DB N FIRST_ROUND [IDLE_S]
 // Prints one JSON object (milliseconds). Polling costs ~5 ms of CPU each 50 ms
@@ -41,6 +43,23 @@ function catalogState() {
   });
   if (r.status !== 0) return null;  // busy while a commit holds the write lock: poll again
   return new Map(r.stdout.trim().split('\n').filter(Boolean).map((line) => line.split('|')));
+}
+
+// The highest floe.batch-id among a metadata file's snapshots (-1: none); files are immutable, so cached.
+const maxBatchByLocation = new Map();
+function maxIngestBatch(location) {
+  if (location === undefined) return -1;
+  let max = maxBatchByLocation.get(location);
+  if (max === undefined) {
+    const metadata = JSON.parse(readFileSync(location.replace(/^file:\/\//, ''), 'utf8'));
+    max = -1;
+    for (const snapshot of metadata.snapshots ?? []) {
+      const batch = snapshot.summary?.['floe.batch-id'];
+      if (batch !== undefined) max = Math.max(max, Number(batch));
+    }
+    maxBatchByLocation.set(location, max);
+  }
+  return max;
 }
 
 function percentile(values, p) {
@@ -92,7 +111,8 @@ for (let i = 0; i < landings; i++) {
     if (now === null) continue;
     const t = performance.now() - landed;
     for (const [table, location] of now) {
-      if (!seen.has(table) && location !== before.get(table)) seen.set(table, t);
+      if (seen.has(table) || location === before.get(table)) continue;
+      if (maxIngestBatch(location) > maxIngestBatch(before.get(table))) seen.set(table, t);
     }
   }
   const times = [...seen.values()];
