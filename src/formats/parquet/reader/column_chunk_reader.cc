@@ -183,14 +183,20 @@ class ChunkDecoder {
 
   // Flat mode, after the first data page of a BYTE_ARRAY column: reserve the
   // string bytes the whole chunk will likely need, from that page's average.
+  // Only the slots still to come are estimated: when the first page was the
+  // whole chunk (or its buffer already covers the rest) nothing is
+  // reallocated, which would copy every byte read so far.
   void EstimateStringBytes() {
     if (spec_.width != 0 || estimated_strings_ || levels_seen_ == 0) return;
     estimated_strings_ = true;
+    const int64_t slots_left = meta_.num_values - levels_seen_;
+    if (slots_left <= 0) return;
     const double per_slot = static_cast<double>(values_->data.size()) / static_cast<double>(levels_seen_);
-    const double estimate = per_slot * static_cast<double>(meta_.num_values) * 1.05;
-    const double capped = std::min(estimate, static_cast<double>(kMaxUpFrontReserve));
-    if (capped > static_cast<double>(values_->data.capacity()))
-      values_->data.reserve(static_cast<size_t>(capped));
+    const double wanted =
+        static_cast<double>(values_->data.size()) +
+        std::min(per_slot * static_cast<double>(slots_left) * 1.05, static_cast<double>(kMaxUpFrontReserve));
+    if (wanted > static_cast<double>(values_->data.capacity()))
+      values_->data.reserve(static_cast<size_t>(wanted));
   }
 
   Status FinishFlat() {
