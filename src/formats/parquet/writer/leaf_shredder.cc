@@ -171,8 +171,8 @@ struct RowRun {
 int64_t NextRowWithBit(const uint8_t* bits, size_t num_bytes, int64_t i, int64_t end, bool set) {
   while (i < end) {
     const size_t byte = static_cast<size_t>(i >> 3);
-    uint64_t word = 0;
-    std::memcpy(&word, bits + byte, std::min<size_t>(8, num_bytes - byte));
+    uint64_t word = 0;  // bits past the bitmap read as null (Column::Validate rules them out)
+    if (byte < num_bytes) std::memcpy(&word, bits + byte, std::min<size_t>(8, num_bytes - byte));
     if (!set) word = ~word;
     word >>= (i & 7);
     if (word != 0) return std::min(end, i + std::countr_zero(word));
