@@ -3,6 +3,8 @@
 #include <exception>
 #include <utility>
 
+#include "common/malloc_tuning.h"
+
 namespace floe::ingest {
 
 std::mutex& TableLocks::For(const std::string& table) {
@@ -130,6 +132,9 @@ void MaintenanceWorker::RunJob(const Job& job) {
                                {"start", start_ms},
                                {"ms", elapsed_ms},
                                {"ok", report.ok()}});
+  // The run's buffers came from this thread's malloc arena, which the loop's
+  // trim when it goes idle may have passed before they were freed.
+  ReleaseFreeHeapMemory();
   std::lock_guard<std::mutex> guard(mutex_);
   messages_.push_back(std::move(line));
 }

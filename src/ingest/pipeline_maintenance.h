@@ -20,7 +20,9 @@
 // destructor stops. Results (one log line per run, the table named) are kept
 // for the owner to print (TakeMessages), since the owner's reporter is
 // single-threaded; trace events ("maintenance", "maintenance_commit") are
-// written from the worker thread (PipelineTrace is thread-safe).
+// written from the worker thread (PipelineTrace is thread-safe). After each
+// run the worker gives malloc's free memory back to the system (its buffers
+// live in its own arena, which the loop's idle trim may have run before).
 // Submit, Idle, TakeMessages and Stop are safe from any one owner thread.
 #pragma once
 
