@@ -25,6 +25,10 @@ namespace floe::ingest {
 
 namespace {
 
+// A committed batch that read at least this much source gives malloc's free
+// memory back (see ApplyBatches); smaller ones are not worth the walk.
+constexpr int64_t kTrimAfterBatchBytes = int64_t{64} << 20;
+
 int64_t SystemNowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -181,6 +185,8 @@ struct Pipeline::Impl {
   std::unique_ptr<PipelineTrace> trace = std::make_unique<PipelineTrace>();
   // Per target table: held by a batch, and by a maintenance commit phase.
   TableLocks table_locks;
+  // Set by Run: ingestors (and their key indexes) are kept between polls.
+  bool continuous = false;
   // Run only, when maintenance is on; declared last so it is joined before
   // the trace and locks it uses go away.
   std::unique_ptr<MaintenanceWorker> worker;
@@ -401,6 +407,8 @@ struct Pipeline::Impl {
                       const std::atomic<bool>& stop, RunSummary& summary, TableRunSummary& table_summary) {
     // A batch the ingestor cut short (memory budget) is re-planned in place.
     std::vector<std::vector<SourceFile>> queue(batches.rbegin(), batches.rend());  // next at the back
+    // Files whose reading was reported: a re-planned part reads them again.
+    std::set<std::string> reported;
     while (!queue.empty()) {
       const std::vector<SourceFile> batch = std::move(queue.back());
       queue.pop_back();
@@ -414,8 +422,9 @@ struct Pipeline::Impl {
       // Refresh -> commit with no maintenance commit of the table in between.
       std::unique_lock<std::mutex> table_lock = LockTable(target);
       auto applied = ingestor.ApplyBatch(
-          batch, batch_id,
-          [this](const std::string&, int64_t rows, int64_t bytes) { reporter->FileRead(rows, bytes); });
+          batch, batch_id, [this, &reported](const std::string& uri, int64_t rows, int64_t bytes) {
+            if (reported.insert(uri).second) reporter->FileRead(rows, bytes);
+          });
       table_lock.unlock();
       LogWorkerMessages();
       if (!applied.ok()) return FailBatch(source_table, batch_id, applied.status(), table_summary);
@@ -452,6 +461,10 @@ struct Pipeline::Impl {
       }
       for (const std::string& warning : result.warnings) Log("warning: " + source_table + ": " + warning);
       if (result.snapshot_id) MaybeMaintain(source_table, ingestor);
+      // A large batch's buffers are free now, but malloc keeps up to its trim
+      // threshold (256 MiB, common/malloc_tuning.h) for the next one: give
+      // them back, so the next table's peak does not stack on this one's.
+      if (result.counts.bytes_read >= kTrimAfterBatchBytes) ReleaseFreeHeapMemory();
     }
     return Status::OK();
   }
@@ -612,6 +625,9 @@ struct Pipeline::Impl {
       if (stop.load()) break;
       if (blocked.count(name) > 0) continue;
       FLOE_RETURN_IF_ERROR(ProcessTable(name, stop, summary));
+      // --once: the table is done for this run; its ingestor's key index
+      // (~32 B per key) would only add to the next table's peak memory.
+      if (!continuous) ingestors.erase(name);
     }
     return summary;
   }
@@ -695,6 +711,7 @@ Result<RunSummary> Pipeline::RunOnce() {
 
 Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
   Impl& impl = *impl_;
+  impl.continuous = true;
   if (impl.options.maintain && impl.config.maintenance.enabled) {
     // Its own catalog connection: catalogs are not thread-safe, and its
     // transactions must not interleave with the loop's.
@@ -768,6 +785,7 @@ Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
     impl.worker.reset();
   }
   impl.maintenance_due.clear();
+  impl.continuous = false;
   if (!state_error.ok()) return state_error;
   return total;
 }
