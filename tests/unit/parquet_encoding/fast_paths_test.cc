@@ -217,7 +217,9 @@ TEST(RleDecoderFastPaths, DecodeBytesReportsShortAndTruncatedInput) {
     // A cut-off bit-packed run yields only the values its bytes hold.
     RleBitPackedDecoder cut(encoded.data(), encoded.size() - 1, 1);
     status = cut.DecodeBytes(out.data(), static_cast<int64_t>(input.size()), &sum, &max_seen);
-    if (input == mixed) EXPECT_EQ(status.kind(), ErrorKind::kCorruption) << status.ToString();
+    if (input == mixed) {
+      EXPECT_EQ(status.kind(), ErrorKind::kCorruption) << status.ToString();
+    }
   }
   std::vector<uint8_t> out(4);
   int64_t sum = 0;
