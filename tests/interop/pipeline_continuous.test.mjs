@@ -17,6 +17,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { openDuckDB } from '../tools/readers.mjs';
+// Seeded (mulberry32), so a failing schedule can be replayed with its seed.
+import { makeRng } from '../tools/random_parquet.mjs';
 import {
   FLOE,
   catalogArgs,
@@ -43,18 +45,6 @@ after(() => {
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
 
-// mulberry32, so a failing schedule can be replayed with its seed.
-function makeRandom(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // A running `floe run CONFIG` (continuous) whose stderr is kept.
@@ -78,7 +68,7 @@ test(`continuous run with background maintenance, ${ROUNDS} landings and kill -9
     t.skip('skipped: FLOE_BIN is not set or missing (build floe first)');
     return;
   }
-  const random = makeRandom(Number(process.env.FLOE_CONTINUOUS_SEED ?? 20261130));
+  const random = makeRng(Number(process.env.FLOE_CONTINUOUS_SEED ?? 20261130)).next;
   const dir = fs.mkdtempSync(path.join(work, 'run-'));
   const exportDir = path.join(dir, 'export');
   runFloeOk(['demo', 'generate', exportDir, '--seed', '7', '--rows', '2000', '--tables', '3', '--folders', '4',

@@ -14,6 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { openDuckDB } from '../tools/readers.mjs';
+// Seeded (mulberry32), so a failing schedule can be replayed with its seed.
+import { makeRng } from '../tools/random_parquet.mjs';
 import {
   FLOE,
   catalogArgs,
@@ -40,18 +42,6 @@ after(() => {
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
 
-// A deterministic PRNG (mulberry32) so a failing kill schedule can be replayed.
-function makeRandom(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 // Starts `floe run CONFIG --once` and SIGKILLs it after `delayMs` unless it ends first.
 function runAndKill(config, delayMs) {
   return new Promise((resolve, reject) => {
@@ -74,7 +64,7 @@ test(`kill -9 at random moments (${ITERATIONS} times): nothing lost, nothing dup
     t.skip('skipped: FLOE_BIN is not set or missing (build floe first)');
     return;
   }
-  const random = makeRandom(Number(process.env.FLOE_CRASH_SEED ?? 20261130));
+  const random = makeRng(Number(process.env.FLOE_CRASH_SEED ?? 20261130)).next;
   const dir = fs.mkdtempSync(path.join(work, 'crash-'));
   const exportDir = path.join(dir, 'export');
   runFloeOk(['demo', 'generate', exportDir, '--seed', '5', '--rows', '2500', '--tables', '3', '--folders', '14',
