@@ -13,8 +13,8 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "ingest/base/config.h"
-#include "ingest/demo/demo_export.h"
+#include "demo/demo_export.h"
+#include "ingest/config/config.h"
 #include "ingest/pipeline.h"
 #include "io/file_io.h"
 
@@ -23,7 +23,7 @@ namespace {
 
 struct GenerateOptions {
   std::string dir;
-  ingest::DemoExportOptions export_options;
+  demo::DemoExportOptions export_options;
   bool no_schema_change = false;
   bool no_empty_folder = false;
   bool no_uncommitted_folder = false;
@@ -37,7 +37,7 @@ int Fail(const Status& status) {
 }
 
 // One line, plain integers, so scripts and tests can pick numbers out of it.
-std::string SummaryLine(const std::string& what, const ingest::DemoExportSummary& summary) {
+std::string SummaryLine(const std::string& what, const demo::DemoExportSummary& summary) {
   std::ostringstream line;
   line << what << " " << summary.root << ": tables " << summary.tables.size() << ", files " << summary.files
        << ", rows " << summary.rows << ", bytes " << summary.bytes << ", committed_rows "
@@ -47,7 +47,7 @@ std::string SummaryLine(const std::string& what, const ingest::DemoExportSummary
 }
 
 int Generate(const GenerateOptions& options) {
-  ingest::DemoExportOptions export_options = options.export_options;
+  demo::DemoExportOptions export_options = options.export_options;
   export_options.schema_change = !options.no_schema_change;
   export_options.empty_folder = !options.no_empty_folder;
   export_options.uncommitted_folder = !options.no_uncommitted_folder;
@@ -57,14 +57,14 @@ int Generate(const GenerateOptions& options) {
     if (options.append_folders < 1) {
       return Fail(Status::InvalidArgument("--append-round needs --append-folders N (N >= 1)"));
     }
-    Result<ingest::DemoExportSummary> summary =
-        ingest::AppendDemoFolders(*io, root, export_options, *options.append_round, options.append_folders);
+    Result<demo::DemoExportSummary> summary =
+        demo::AppendDemoFolders(*io, root, export_options, *options.append_round, options.append_folders);
     if (!summary.ok()) return Fail(summary.status());
     std::cout << SummaryLine("appended round " + std::to_string(*options.append_round) + " to", *summary)
               << "\n";
     return 0;
   }
-  Result<ingest::DemoExportSummary> summary = ingest::GenerateDemoExport(*io, root, export_options);
+  Result<demo::DemoExportSummary> summary = demo::GenerateDemoExport(*io, root, export_options);
   if (!summary.ok()) return Fail(summary.status());
   std::cout << SummaryLine("generated", *summary) << "\n";
   return 0;
@@ -106,7 +106,7 @@ int RunDemo(const std::string& dir_argument) {
     std::cout << "== using the existing demo export in " << export_root << "\n";
   } else {
     std::cout << "== generating a demo CDA export (seed 42) in " << export_root << "\n";
-    Result<ingest::DemoExportSummary> summary = ingest::GenerateDemoExport(*io, export_root, {});
+    Result<demo::DemoExportSummary> summary = demo::GenerateDemoExport(*io, export_root, {});
     if (!summary.ok()) return Fail(summary.status());
     std::cout << SummaryLine("generated", *summary) << "\n";
   }
@@ -160,7 +160,7 @@ void RegisterDemoCommands(CLI::App& app, ExitCode& exit_code) {
       "generate", "Write a deterministic demo CDA export into DIR, or append a round of folders to one");
   generate->add_option("dir", options->dir, "Export root (manifest.json and one folder per table)")
       ->required();
-  ingest::DemoExportOptions& export_options = options->export_options;
+  demo::DemoExportOptions& export_options = options->export_options;
   generate->add_option("--seed", export_options.seed, "Seed; the same seed and options give identical files");
   generate->add_option("--rows", export_options.rows,
                        "Ids per table at the end, roughly (typelists stay small)");

@@ -8,9 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "catalog/table/table_catalog.h"
+#include "catalog/open/open_catalog.h"
+#include "catalog/table/catalog.h"
 #include "cli/commands.h"
-#include "ingest/base/config.h"
+#include "ingest/config/config.h"
 #include "ingest/pipeline.h"
 #include "io/prefix_mapping_file_io.h"
 #include "io/s3/file_io_factory.h"
@@ -73,13 +74,9 @@ Result<OpenTable> Open(const TableSource& source) {
   }
   if (source.table.empty()) return Status::InvalidArgument("--catalog needs a TABLE name");
   if (!source.location_maps.empty()) return Status::InvalidArgument("--location-map goes with --metadata");
-  std::shared_ptr<FileIO> warehouse_io;
-  if (!source.warehouse.empty() && source.catalog_uri.rfind("file://", 0) != 0) {
-    FLOE_ASSIGN_OR_RETURN(warehouse_io, FileIOForUri(source.warehouse));
-  }
-  FLOE_ASSIGN_OR_RETURN(
-      std::shared_ptr<catalog::TableCatalog> tables,
-      catalog::OpenCatalog(source.catalog_uri, source.warehouse, warehouse_io, source.catalog_name));
+  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<catalog::Catalog> tables,
+                        catalog::OpenCatalog(catalog::CatalogOptionsForUri(
+                            source.catalog_uri, source.warehouse, source.catalog_name)));
   FLOE_ASSIGN_OR_RETURN(catalog::TableIdentifier id, catalog::ParseTableIdentifier(source.table));
   FLOE_ASSIGN_OR_RETURN(auto ops, tables->LoadTable(id));
   FLOE_ASSIGN_OR_RETURN(iceberg::Table table, iceberg::Table::Load(std::move(ops)));
@@ -90,8 +87,9 @@ Result<OpenTable> Open(const TableSource& source) {
 
 void AddTableSourceOptions(CLI::App* cmd, TableSource* source) {
   cmd->add_option("table", source->table, "Table identifier (namespace.table) in --catalog");
-  cmd->add_option("--catalog", source->catalog_uri,
-                  "Catalog URI: sqlite:///path, postgresql://..., file:///warehouse");
+  cmd->add_option(
+      "--catalog", source->catalog_uri,
+      "Catalog URI: sqlite:///path, postgresql://..., file:///warehouse, rest+http(s)://host:port");
   cmd->add_option("--warehouse", source->warehouse, "Warehouse location of a SQL catalog's tables");
   cmd->add_option("--catalog-name", source->catalog_name, "Catalog name inside a SQL catalog (default floe)");
   cmd->add_option("--metadata", source->metadata_path,
@@ -263,7 +261,7 @@ maintenance::MaintenanceOptions OptionsFromConfig(const ingest::MaintenanceConfi
 
 Status RunMaintain(const MaintainArgs& args) {
   FLOE_ASSIGN_OR_RETURN(ingest::PipelineConfig config, ingest::LoadPipelineConfig(args.config_path));
-  FLOE_ASSIGN_OR_RETURN(auto tables, ingest::OpenPipelineCatalog(config));
+  FLOE_ASSIGN_OR_RETURN(auto tables, catalog::OpenCatalog(config.catalog));
   FLOE_ASSIGN_OR_RETURN(catalog::Namespace ns, catalog::ParseNamespace(config.target.ns));
   std::vector<catalog::TableIdentifier> ids;
   if (!args.table.empty()) {
@@ -363,7 +361,7 @@ void RegisterMaintenanceCommands(CLI::App& app, ExitCode& exit_code) {
 
 ingest::MaintainFn PipelineMaintenance(const ingest::MaintenanceConfig& config) {
   const maintenance::MaintenanceOptions options = OptionsFromConfig(config, /*dry_run=*/false);
-  return [options](catalog::TableCatalog& tables, const catalog::TableIdentifier& id,
+  return [options](catalog::Catalog& tables, const catalog::TableIdentifier& id,
                    const ingest::MaintenanceHooks& hooks) -> Result<std::string> {
     maintenance::MaintenanceOptions run = options;
     run.commit_gate = hooks.commit_gate;

@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "ingest/base/config.h"
-#include "ingest/base/ledger.h"
+#include "ingest/config/config.h"
 #include "ingest/pipeline.h"
+#include "ingest/state/ledger.h"
 
 namespace floe::cli {
 

@@ -12,7 +12,7 @@
 
 #include "catalog/rest_server/rest_catalog_service.h"
 #include "catalog/rest_server/rest_http_server.h"
-#include "catalog/sql/sql_catalog.h"
+#include "catalog/sql/sql_metastore.h"
 #include "cli/commands.h"
 #include "io/s3/file_io_factory.h"
 
@@ -66,10 +66,10 @@ Status RunServe(ServeOptions options) {
       catalog::rest::ParseListenAddress(options.listen, &http_options.host, &http_options.port));
   http_options.max_body_bytes = options.max_body_bytes;
 
-  FLOE_ASSIGN_OR_RETURN(auto sql, catalog::SqlCatalog::Open(options.catalog_uri, options.catalog_name));
+  FLOE_ASSIGN_OR_RETURN(auto sql, catalog::SqlMetastore::Open(options.catalog_uri, options.catalog_name));
   FLOE_ASSIGN_OR_RETURN(std::shared_ptr<FileIO> io, FileIOForUri(warehouse));
   FLOE_ASSIGN_OR_RETURN(auto service, catalog::rest::RestCatalogService::Create(
-                                          std::shared_ptr<catalog::Catalog>(std::move(sql)), std::move(io),
+                                          std::shared_ptr<catalog::Metastore>(std::move(sql)), std::move(io),
                                           warehouse, service_options));
 
   // SIGINT/SIGTERM are blocked in every thread (the server's pool inherits

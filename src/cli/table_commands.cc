@@ -6,8 +6,8 @@
 #include <sstream>
 #include <string>
 
-#include "catalog/rest/open_any_catalog.h"
-#include "catalog/table/table_catalog.h"
+#include "catalog/open/open_catalog.h"
+#include "catalog/table/catalog.h"
 #include "cli/commands.h"
 #include "iceberg/transaction/table.h"
 #include "iceberg/transaction/table_reading.h"
@@ -34,14 +34,9 @@ int Fail(const char* command, const Status& status) {
   return 1;
 }
 
-Result<std::unique_ptr<catalog::TableCatalog>> Open(const TableCommandOptions& options) {
-  std::shared_ptr<FileIO> io;
-  // A REST catalog picks each table's FileIO from the table's location.
-  if (!options.warehouse.empty() && options.catalog_uri.rfind("file://", 0) != 0 &&
-      !catalog::rest::IsRestCatalogUri(options.catalog_uri)) {
-    FLOE_ASSIGN_OR_RETURN(io, FileIOForUri(options.warehouse));
-  }
-  return catalog::OpenAnyCatalog(options.catalog_uri, options.warehouse, std::move(io), options.catalog_name);
+Result<std::unique_ptr<catalog::Catalog>> Open(const TableCommandOptions& options) {
+  return catalog::OpenCatalog(
+      catalog::CatalogOptionsForUri(options.catalog_uri, options.warehouse, options.catalog_name));
 }
 
 Result<iceberg::Table> LoadTable(const TableCommandOptions& options) {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "catalog/rest/open_any_catalog.h"
-#include "catalog/table/table_catalog.h"
+#include "catalog/open/open_catalog.h"
+#include "catalog/table/catalog.h"
 #include "cli/commands.h"
 #include "columnar/json_format.h"
 #include "iceberg/scan/table_scan.h"
@@ -118,22 +118,16 @@ Result<OpenedTable> OpenFromMetadataFile(const TableScanOptions& options) {
 }
 
 Result<OpenedTable> OpenFromCatalog(const TableScanOptions& options) {
-  std::shared_ptr<FileIO> warehouse_io;
-  // A REST catalog picks each table's FileIO from the table's location.
-  if (!options.warehouse.empty() && options.catalog_uri.rfind("file://", 0) != 0 &&
-      !catalog::rest::IsRestCatalogUri(options.catalog_uri)) {
-    FLOE_ASSIGN_OR_RETURN(warehouse_io, FileIOForUri(options.warehouse));
-  }
-  FLOE_ASSIGN_OR_RETURN(
-      std::shared_ptr<catalog::TableCatalog> tables,
-      catalog::OpenAnyCatalog(options.catalog_uri, options.warehouse, warehouse_io, options.catalog_name));
+  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<catalog::Catalog> tables,
+                        catalog::OpenCatalog(catalog::CatalogOptionsForUri(
+                            options.catalog_uri, options.warehouse, options.catalog_name)));
   FLOE_ASSIGN_OR_RETURN(catalog::TableIdentifier id, catalog::ParseTableIdentifier(options.table));
   FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::TableOperations> operations, tables->LoadTable(id));
   FLOE_ASSIGN_OR_RETURN(iceberg::LoadedTable loaded, operations->Load());
   // The table's FileIO lives as long as its operations (and catalog).
   auto keep_alive = std::make_shared<
-      std::pair<std::shared_ptr<catalog::TableCatalog>, std::shared_ptr<iceberg::TableOperations>>>(
-      tables, operations);
+      std::pair<std::shared_ptr<catalog::Catalog>, std::shared_ptr<iceberg::TableOperations>>>(tables,
+                                                                                               operations);
   std::shared_ptr<FileIO> io(keep_alive, &operations->io());
   if (!options.location_maps.empty()) {
     std::vector<PrefixMapping> mappings;

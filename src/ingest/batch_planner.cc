@@ -4,12 +4,12 @@
 
 namespace floe::ingest {
 
-std::vector<std::vector<SourceFile>> PlanBatches(const std::vector<SourceFile>& files,
+std::vector<std::vector<SourceUnit>> PlanBatches(const std::vector<SourceUnit>& files,
                                                  const BatchLimits& limits) {
-  std::vector<std::vector<SourceFile>> batches;
-  std::vector<SourceFile> current;
+  std::vector<std::vector<SourceUnit>> batches;
+  std::vector<SourceUnit> current;
   int64_t current_bytes = 0;
-  for (const SourceFile& file : files) {
+  for (const SourceUnit& file : files) {
     const int64_t size = std::max<int64_t>(file.size, 0);
     const bool files_full = limits.max_files > 0 && static_cast<int64_t>(current.size()) >= limits.max_files;
     // Compared as "room left" so huge sizes cannot overflow the sum.
@@ -33,14 +33,14 @@ std::vector<std::vector<SourceFile>> PlanBatches(const std::vector<SourceFile>& 
   return batches;
 }
 
-std::vector<std::vector<SourceFile>> SplitAtBudgetCut(const std::vector<SourceFile>& batch, size_t cut,
+std::vector<std::vector<SourceUnit>> SplitAtBudgetCut(const std::vector<SourceUnit>& batch, size_t cut,
                                                       const std::set<std::string>& set_aside) {
-  std::vector<SourceFile> parts[2];
+  std::vector<SourceUnit> parts[2];
   for (size_t i = 0; i < batch.size(); ++i) {
     if (set_aside.count(batch[i].uri) == 0) parts[i < cut ? 0 : 1].push_back(batch[i]);
   }
-  std::vector<std::vector<SourceFile>> batches;
-  for (std::vector<SourceFile>& part : parts) {
+  std::vector<std::vector<SourceUnit>> batches;
+  for (std::vector<SourceUnit>& part : parts) {
     if (!part.empty()) batches.push_back(std::move(part));
   }
   return batches;

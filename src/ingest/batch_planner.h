@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "ingest/base/source_file.h"
+#include "ingest/units/source_unit.h"
 
 namespace floe::ingest {
 
@@ -30,10 +30,10 @@ struct BatchLimits {
   int64_t max_bytes = 0;
 };
 
-std::vector<std::vector<SourceFile>> PlanBatches(const std::vector<SourceFile>& files,
+std::vector<std::vector<SourceUnit>> PlanBatches(const std::vector<SourceUnit>& files,
                                                  const BatchLimits& limits);
 
-std::vector<std::vector<SourceFile>> SplitAtBudgetCut(const std::vector<SourceFile>& batch, size_t cut,
+std::vector<std::vector<SourceUnit>> SplitAtBudgetCut(const std::vector<SourceUnit>& batch, size_t cut,
                                                       const std::set<std::string>& set_aside);
 
 }  // namespace floe::ingest

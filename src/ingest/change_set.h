@@ -21,8 +21,8 @@
 #include "columnar/column.h"
 #include "common/status.h"
 #include "formats/parquet/file_reader.h"
-#include "ingest/base/config.h"
 #include "ingest/change_map.h"
+#include "ingest/config/config.h"
 #include "ingest/merge/key_index.h"
 #include "ingest/merge/order_value.h"
 

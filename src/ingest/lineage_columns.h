@@ -15,7 +15,7 @@
 #include "columnar/column.h"
 #include "common/status.h"
 #include "iceberg/spec/schema.h"
-#include "ingest/base/config.h"
+#include "ingest/config/config.h"
 #include "ingest/schema/schema_reconcile.h"
 
 namespace floe::ingest {

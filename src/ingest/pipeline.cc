@@ -12,7 +12,7 @@
 #include <thread>
 #include <utility>
 
-#include "catalog/rest/open_any_catalog.h"
+#include "catalog/open/open_catalog.h"
 #include "common/malloc_tuning.h"
 #include "ingest/batch_planner.h"
 #include "ingest/pipeline_maintenance.h"
@@ -38,26 +38,6 @@ int64_t SystemNowMs() {
 std::string Lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text;
-}
-
-// The filesystem catalog is addressed by its root; a SQL catalog by its URI.
-struct CatalogLocation {
-  std::string uri;
-  std::string warehouse;
-};
-
-Result<CatalogLocation> LocateCatalog(const CatalogConfig& config) {
-  if (config.type == "filesystem") {
-    if (!config.uri.empty()) return CatalogLocation{config.uri, ""};
-    if (config.warehouse.empty()) {
-      return Status::InvalidArgument("[catalog] type \"filesystem\" needs a warehouse directory");
-    }
-    const std::string root =
-        config.warehouse.rfind("file://", 0) == 0 ? config.warehouse : "file://" + config.warehouse;
-    return CatalogLocation{root, ""};
-  }
-  if (config.uri.empty()) return Status::InvalidArgument("[catalog] uri is empty");
-  return CatalogLocation{config.uri, config.warehouse};
 }
 
 int64_t MillisSince(std::chrono::steady_clock::time_point start) {
@@ -168,7 +148,7 @@ struct Pipeline::Impl {
   std::map<std::string, int64_t> maintenance_attempted_at;
   std::shared_ptr<FileIO> source_io;
   std::unique_ptr<Source> source;
-  std::unique_ptr<catalog::TableCatalog> tables;
+  std::unique_ptr<catalog::Catalog> tables;
   std::shared_ptr<FileIO> state_io;
   // One ingestor per source table, kept across batches and runs (it holds the key index).
   std::map<std::string, std::unique_ptr<TableIngestor>> ingestors;
@@ -318,7 +298,7 @@ struct Pipeline::Impl {
     std::set<std::string> names(discovery.tables.begin(), discovery.tables.end());
     for (const auto& [name, message] : discovery.table_errors) names.insert(name);
     for (const std::string& name : discovery.reset_tables) names.insert(name);
-    for (const SourceFile& file : discovery.files) names.insert(file.table);
+    for (const SourceUnit& file : discovery.files) names.insert(file.table);
     bool learned = false;
     for (const std::string& name : names) {
       if (!watermark_checked.insert(name).second) continue;
@@ -362,10 +342,10 @@ struct Pipeline::Impl {
     }
     table_summary.table = target->ToString();
 
-    std::vector<SourceFile> files;
+    std::vector<SourceUnit> files;
     files.reserve(pending.size());
     for (LedgerFile& entry : pending) files.push_back(std::move(entry.file));
-    const std::vector<std::vector<SourceFile>> batches =
+    const std::vector<std::vector<SourceUnit>> batches =
         PlanBatches(files, {config.trigger.max_files_per_batch, config.trigger.max_bytes_per_batch});
 
     auto ingestor = IngestorFor(source_table);
@@ -403,19 +383,19 @@ struct Pipeline::Impl {
   }
 
   Status ApplyBatches(const std::string& source_table, const std::string& target,
-                      const std::vector<std::vector<SourceFile>>& batches, TableIngestor& ingestor,
+                      const std::vector<std::vector<SourceUnit>>& batches, TableIngestor& ingestor,
                       const std::atomic<bool>& stop, RunSummary& summary, TableRunSummary& table_summary) {
     // A batch the ingestor cut short (memory budget) is re-planned in place.
-    std::vector<std::vector<SourceFile>> queue(batches.rbegin(), batches.rend());  // next at the back
+    std::vector<std::vector<SourceUnit>> queue(batches.rbegin(), batches.rend());  // next at the back
     // Files whose reading was reported: a re-planned part reads them again.
     std::set<std::string> reported;
     while (!queue.empty()) {
-      const std::vector<SourceFile> batch = std::move(queue.back());
+      const std::vector<SourceUnit> batch = std::move(queue.back());
       queue.pop_back();
       if (stop.load()) return Status::OK();
       std::vector<std::string> uris;
       uris.reserve(batch.size());
-      for (const SourceFile& file : batch) uris.push_back(file.uri);
+      for (const SourceUnit& file : batch) uris.push_back(file.uri);
       FLOE_ASSIGN_OR_RETURN(int64_t batch_id, Ledgered(ledger->OpenBatch(source_table, uris)));
 
       const auto started = std::chrono::steady_clock::now();
@@ -587,9 +567,9 @@ struct Pipeline::Impl {
       if (blocked.count(name) == 0) FLOE_RETURN_IF_ERROR(ResetTable(name));
     }
 
-    std::vector<SourceFile> record;
+    std::vector<SourceUnit> record;
     record.reserve(discovery.files.size());
-    for (SourceFile& file : discovery.files) {
+    for (SourceUnit& file : discovery.files) {
       if (blocked.count(file.table) == 0) record.push_back(std::move(file));
     }
     // An idle poll writes nothing: no empty transaction, no unchanged
@@ -636,35 +616,6 @@ struct Pipeline::Impl {
 Pipeline::Pipeline(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Pipeline::~Pipeline() = default;
 
-Result<std::unique_ptr<catalog::TableCatalog>> OpenPipelineCatalog(const PipelineConfig& config) {
-  FLOE_ASSIGN_OR_RETURN(CatalogLocation location, LocateCatalog(config.catalog));
-  const bool rest = config.catalog.type == "rest" || catalog::rest::IsRestCatalogUri(location.uri);
-  std::shared_ptr<FileIO> warehouse_io;
-  // A REST catalog's warehouse may be a name or an account id, not a location:
-  // its tables' files go through the FileIO of each table's own location.
-  if (!location.warehouse.empty() && !rest) {
-    auto io = FileIOForUri(location.warehouse, config.s3);
-    if (!io.ok()) return io.status().WithContext("warehouse " + location.warehouse);
-    warehouse_io = std::move(*io);
-  }
-  catalog::rest::RestCatalogOptions rest_options;
-  const CatalogConfig& c = config.catalog;
-  rest_options.prefix = c.prefix;
-  rest_options.token = c.token;
-  rest_options.credential = c.credential;
-  rest_options.oauth2_server_uri = c.oauth2_server_uri;
-  if (!c.scope.empty()) rest_options.scope = c.scope;
-  rest_options.sigv4_enabled = c.sigv4_enabled;
-  rest_options.signing_region = c.signing_region;
-  if (!c.signing_name.empty()) rest_options.signing_name = c.signing_name;
-  rest_options.headers = c.headers;
-  rest_options.s3 = config.s3;
-  auto tables = catalog::OpenAnyCatalog(location.uri, location.warehouse, warehouse_io, config.catalog.name,
-                                        rest ? &rest_options : nullptr);
-  if (!tables.ok()) return tables.status().WithContext("catalog " + location.uri);
-  return std::move(*tables);
-}
-
 Result<std::unique_ptr<Pipeline>> Pipeline::Open(PipelineConfig config, PipelineOptions options) {
   if (config.name.empty()) return Status::InvalidArgument("the pipeline has no name");
   if (config.state_dir.empty())
@@ -696,7 +647,7 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(PipelineConfig config, Pipeline
   if (!source.ok()) return source.status().WithContext("source " + config.source.uri);
   impl->source = std::move(*source);
 
-  auto tables = OpenPipelineCatalog(config);
+  auto tables = catalog::OpenCatalog(config.catalog);
   if (!tables.ok()) return tables.status();
   impl->tables = std::move(*tables);
   impl->state_io = MakeLocalFileIO();
@@ -716,7 +667,7 @@ Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
     // Its own catalog connection: catalogs are not thread-safe, and its
     // transactions must not interleave with the loop's.
     impl.worker = std::make_unique<MaintenanceWorker>(
-        impl.options.maintain, [config = impl.config] { return OpenPipelineCatalog(config); },
+        impl.options.maintain, [config = impl.config] { return catalog::OpenCatalog(config.catalog); },
         impl.table_locks, *impl.trace);
   }
   RunSummary total;
@@ -793,7 +744,7 @@ Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
 Ledger& Pipeline::ledger() {
   return *impl_->ledger;
 }
-catalog::TableCatalog& Pipeline::table_catalog() {
+catalog::Catalog& Pipeline::table_catalog() {
   return *impl_->tables;
 }
 const PipelineConfig& Pipeline::config() const {

@@ -67,10 +67,10 @@
 #include <string>
 #include <vector>
 
-#include "catalog/table/table_catalog.h"
+#include "catalog/table/catalog.h"
 #include "common/status.h"
-#include "ingest/base/config.h"
-#include "ingest/base/ledger.h"
+#include "ingest/config/config.h"
+#include "ingest/state/ledger.h"
 #include "ingest/table_ingestor.h"
 
 namespace floe::ingest {
@@ -117,7 +117,7 @@ struct MaintenanceHooks {
 // catalog (in Run: the worker's own connection, on the worker thread).
 // Returns a one-line report for the log. The CLI wires it to src/maintenance
 // (a layer above ingest).
-using MaintainFn = std::function<Result<std::string>(catalog::TableCatalog&, const catalog::TableIdentifier&,
+using MaintainFn = std::function<Result<std::string>(catalog::Catalog&, const catalog::TableIdentifier&,
                                                      const MaintenanceHooks&)>;
 
 struct PipelineOptions {
@@ -135,10 +135,6 @@ struct PipelineOptions {
   std::string trace_path;
 };
 
-// The catalog a pipeline's [catalog] section names (SQL, filesystem or REST),
-// its warehouse FileIO built from [s3]. Used by `floe run` and `floe maintain`.
-Result<std::unique_ptr<catalog::TableCatalog>> OpenPipelineCatalog(const PipelineConfig& config);
-
 class Pipeline {
  public:
   static Result<std::unique_ptr<Pipeline>> Open(PipelineConfig config, PipelineOptions options = {});
@@ -148,7 +144,7 @@ class Pipeline {
 
   // For inspection (tests, tools): the pipeline's ledger and catalog.
   Ledger& ledger();
-  catalog::TableCatalog& table_catalog();
+  catalog::Catalog& table_catalog();
   const PipelineConfig& config() const;
   // The catalog identifier a source table is written to.
   Result<catalog::TableIdentifier> TargetOf(const std::string& source_table) const;

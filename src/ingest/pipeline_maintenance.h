@@ -37,7 +37,7 @@
 #include <thread>
 #include <vector>
 
-#include "catalog/table/table_catalog.h"
+#include "catalog/table/catalog.h"
 #include "common/status.h"
 #include "ingest/pipeline.h"
 #include "ingest/pipeline_trace.h"
@@ -57,7 +57,7 @@ class TableLocks {
 
 class MaintenanceWorker {
  public:
-  using OpenCatalogFn = std::function<Result<std::unique_ptr<catalog::TableCatalog>>()>;
+  using OpenCatalogFn = std::function<Result<std::unique_ptr<catalog::Catalog>>()>;
 
   // `locks` and `trace` must outlive the worker.
   MaintenanceWorker(MaintainFn maintain, OpenCatalogFn open_catalog, TableLocks& locks, PipelineTrace& trace);
@@ -88,7 +88,7 @@ class MaintenanceWorker {
   const OpenCatalogFn open_catalog_;
   TableLocks& locks_;
   PipelineTrace& trace_;
-  std::unique_ptr<catalog::TableCatalog> catalog_;  // worker thread only
+  std::unique_ptr<catalog::Catalog> catalog_;  // worker thread only
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;

@@ -7,7 +7,7 @@
 
 namespace floe::ingest {
 
-ScannedSource ScanSource(FileIO& io, const SourceFile& source, size_t index, const MergeConfig& merge) {
+ScannedSource ScanSource(FileIO& io, const SourceUnit& source, size_t index, const MergeConfig& merge) {
   ScannedSource scanned;
   scanned.index = index;
   auto opened = io.OpenRead(source.uri);

@@ -31,10 +31,10 @@
 #include "common/status.h"
 #include "formats/parquet/file_reader.h"
 #include "iceberg/spec/schema.h"
-#include "ingest/base/config.h"
-#include "ingest/base/source_file.h"
 #include "ingest/change_set.h"
+#include "ingest/config/config.h"
 #include "ingest/schema/schema_reconcile.h"
+#include "ingest/units/source_unit.h"
 #include "io/file_io.h"
 
 namespace floe::ingest {
@@ -49,7 +49,7 @@ struct ScannedSource {
   std::vector<int64_t> row_group_bytes;  // uncompressed size of each row group (footer, >= 0)
 };
 
-ScannedSource ScanSource(FileIO& io, const SourceFile& source, size_t index, const MergeConfig& merge);
+ScannedSource ScanSource(FileIO& io, const SourceUnit& source, size_t index, const MergeConfig& merge);
 
 // One row group to read in pass 2.
 struct RowGroupRead {

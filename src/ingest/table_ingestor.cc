@@ -94,7 +94,7 @@ std::string DataFilePrefix(int64_t batch_id) {
 }  // namespace
 
 struct TableIngestor::Impl {
-  catalog::TableCatalog& catalog;
+  catalog::Catalog& catalog;
   std::shared_ptr<FileIO> source_io;
   std::shared_ptr<FileIO> state_io;
   TableIngestorOptions options;
@@ -108,7 +108,7 @@ struct TableIngestor::Impl {
   // chunks; created on first use, only when [performance] threads > 1.
   std::unique_ptr<ThreadPool> pool;
 
-  Impl(catalog::TableCatalog& c, std::shared_ptr<FileIO> source, std::shared_ptr<FileIO> state,
+  Impl(catalog::Catalog& c, std::shared_ptr<FileIO> source, std::shared_ptr<FileIO> state,
        TableIngestorOptions o, CodecChoice chosen)
       : catalog(c),
         source_io(std::move(source)),
@@ -154,12 +154,12 @@ struct TableIngestor::Impl {
   // `warnings` receives the index loader's notes (files ignored, rebuilds).
   Status EnsureIndex(std::vector<std::string>* warnings);
   ReconcileOptions MakeReconcileOptions() const;
-  Result<BatchResult> Attempt(const std::vector<SourceFile>& files, int64_t batch_id,
+  Result<BatchResult> Attempt(const std::vector<SourceUnit>& files, int64_t batch_id,
                               const ProgressFn& progress, const std::set<size_t>& skipped,
                               std::set<size_t>* progress_reported, std::optional<FileFailure>* failure);
   // Writes one row group's conformed rows (read ahead) and stages their
   // locations; a read failure is the file's (see FileFailure) unless internal.
-  Status WriteRowGroup(const SourceFile& source, const PassedFile& file, const RowGroupRead& read,
+  Status WriteRowGroup(const SourceUnit& source, const PassedFile& file, const RowGroupRead& read,
                        size_t first_selected, DecodedRowGroup& decoded, int64_t now_ms,
                        BatchDataWriter& writer, std::vector<StagedLive>* lives, int64_t* appended,
                        std::optional<FileFailure>* failure);
@@ -252,7 +252,7 @@ ReconcileOptions TableIngestor::Impl::MakeReconcileOptions() const {
   return reconcile;
 }
 
-Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceFile>& files, int64_t batch_id,
+Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceUnit>& files, int64_t batch_id,
                                                  const ProgressFn& progress, const std::set<size_t>& skipped,
                                                  std::set<size_t>* progress_reported,
                                                  std::optional<FileFailure>* failure) {
@@ -287,7 +287,7 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceFile>& 
   while (!scans.done() && transient.ok()) {
     ScannedSource scanned = scans.Next();
     const size_t i = scanned.index;
-    const SourceFile& source = files[i];
+    const SourceUnit& source = files[i];
     auto quarantine = [&](const Status& why) {
       if (why.retryable()) {
         transient = why.WithContext(source.uri);
@@ -484,7 +484,7 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceFile>& 
                 std::move(tombstones), std::move(deletes));
 }
 
-Status TableIngestor::Impl::WriteRowGroup(const SourceFile& source, const PassedFile& file,
+Status TableIngestor::Impl::WriteRowGroup(const SourceUnit& source, const PassedFile& file,
                                           const RowGroupRead& read, size_t first_selected,
                                           DecodedRowGroup& decoded, int64_t now_ms, BatchDataWriter& writer,
                                           std::vector<StagedLive>* lives, int64_t* appended,
@@ -621,7 +621,7 @@ Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batc
 TableIngestor::TableIngestor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 TableIngestor::~TableIngestor() = default;
 
-Result<std::unique_ptr<TableIngestor>> TableIngestor::Open(catalog::TableCatalog& catalog,
+Result<std::unique_ptr<TableIngestor>> TableIngestor::Open(catalog::Catalog& catalog,
                                                            std::shared_ptr<FileIO> source_io,
                                                            std::shared_ptr<FileIO> state_io,
                                                            TableIngestorOptions options) {
@@ -658,7 +658,7 @@ Result<std::unique_ptr<TableIngestor>> TableIngestor::Open(catalog::TableCatalog
   return std::unique_ptr<TableIngestor>(new TableIngestor(std::move(impl)));
 }
 
-Result<BatchResult> TableIngestor::ApplyBatch(const std::vector<SourceFile>& files, int64_t batch_id,
+Result<BatchResult> TableIngestor::ApplyBatch(const std::vector<SourceUnit>& files, int64_t batch_id,
                                               const ProgressFn& progress) {
   Impl& impl = *impl_;
   if (impl.table) {
@@ -693,7 +693,7 @@ const iceberg::TableMetadata* TableIngestor::metadata() const {
   return impl_->table ? &impl_->table->metadata() : nullptr;
 }
 
-Result<std::optional<int64_t>> TableIngestor::FindCommittedBatch(catalog::TableCatalog& catalog,
+Result<std::optional<int64_t>> TableIngestor::FindCommittedBatch(catalog::Catalog& catalog,
                                                                  const catalog::TableIdentifier& table,
                                                                  const std::string& pipeline,
                                                                  int64_t batch_id) {

@@ -53,11 +53,11 @@
 #include <string>
 #include <vector>
 
-#include "catalog/table/table_catalog.h"
+#include "catalog/table/catalog.h"
 #include "common/status.h"
 #include "iceberg/spec/table_metadata.h"
-#include "ingest/base/config.h"
-#include "ingest/base/source_file.h"
+#include "ingest/config/config.h"
+#include "ingest/units/source_unit.h"
 #include "io/file_io.h"
 
 namespace floe::ingest {
@@ -115,7 +115,7 @@ struct TableIngestorOptions {
 class TableIngestor {
  public:
   // `source_io` opens the source files; the catalog's FileIO writes the table.
-  static Result<std::unique_ptr<TableIngestor>> Open(catalog::TableCatalog& catalog,
+  static Result<std::unique_ptr<TableIngestor>> Open(catalog::Catalog& catalog,
                                                      std::shared_ptr<FileIO> source_io,
                                                      std::shared_ptr<FileIO> state_io,
                                                      TableIngestorOptions options);
@@ -124,7 +124,7 @@ class TableIngestor {
   // Called after each file is read (for progress): file uri, rows, bytes.
   using ProgressFn = std::function<void(const std::string&, int64_t, int64_t)>;
 
-  Result<BatchResult> ApplyBatch(const std::vector<SourceFile>& files, int64_t batch_id,
+  Result<BatchResult> ApplyBatch(const std::vector<SourceUnit>& files, int64_t batch_id,
                                  const ProgressFn& progress = nullptr);
 
   // The table as this ingestor last loaded or committed it; nullptr before
@@ -133,7 +133,7 @@ class TableIngestor {
 
   // Snapshot ids of the table's history (current ancestry) whose summary has
   // floe.pipeline = `pipeline` and floe.batch-id = `batch_id`; nullopt if none.
-  static Result<std::optional<int64_t>> FindCommittedBatch(catalog::TableCatalog& catalog,
+  static Result<std::optional<int64_t>> FindCommittedBatch(catalog::Catalog& catalog,
                                                            const catalog::TableIdentifier& table,
                                                            const std::string& pipeline, int64_t batch_id);
 

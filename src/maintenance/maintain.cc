@@ -64,7 +64,7 @@ Result<MaintenanceReport> MaintainTable(iceberg::Table& table, const Maintenance
   return report;
 }
 
-Result<MaintenanceReport> MaintainTable(catalog::TableCatalog& catalog, const catalog::TableIdentifier& table,
+Result<MaintenanceReport> MaintainTable(catalog::Catalog& catalog, const catalog::TableIdentifier& table,
                                         const MaintenanceOptions& options) {
   FLOE_ASSIGN_OR_RETURN(auto ops, catalog.LoadTable(table));
   FLOE_ASSIGN_OR_RETURN(iceberg::Table loaded, iceberg::Table::Load(std::move(ops)));

@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "catalog/catalog.h"
-#include "catalog/table/table_catalog.h"
+#include "catalog/metastore.h"
+#include "catalog/table/catalog.h"
 #include "common/status.h"
 #include "iceberg/transaction/table.h"
 
@@ -178,7 +178,7 @@ Result<ManifestRewriteReport> RewriteTableManifests(iceberg::Table& table,
 
 // Compaction, manifest rewrite, expiry and orphan removal, in that order, on one table.
 Result<MaintenanceReport> MaintainTable(iceberg::Table& table, const MaintenanceOptions& options);
-Result<MaintenanceReport> MaintainTable(catalog::TableCatalog& catalog, const catalog::TableIdentifier& table,
+Result<MaintenanceReport> MaintainTable(catalog::Catalog& catalog, const catalog::TableIdentifier& table,
                                         const MaintenanceOptions& options);
 
 }  // namespace floe::maintenance

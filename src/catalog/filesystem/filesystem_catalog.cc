@@ -108,7 +108,7 @@ class FilesystemTableOperations final : public iceberg::TableOperations {
   std::optional<LoadedTable> cached_;
 };
 
-class FilesystemCatalog final : public TableCatalog {
+class FilesystemCatalog final : public Catalog {
  public:
   FilesystemCatalog(std::shared_ptr<FileIO> io, std::string warehouse)
       : io_(std::move(io)), warehouse_(std::move(warehouse)) {}
@@ -224,7 +224,7 @@ class FilesystemCatalog final : public TableCatalog {
 
 }  // namespace
 
-Result<std::unique_ptr<TableCatalog>> OpenFilesystemCatalog(const std::string& warehouse) {
+Result<std::unique_ptr<Catalog>> OpenFilesystemCatalog(const std::string& warehouse) {
   if (warehouse.find("://") != std::string::npos && warehouse.rfind("file://", 0) != 0) {
     return Status::NotSupported("the filesystem catalog needs a local warehouse (atomic create), not " +
                                 warehouse);
@@ -235,7 +235,7 @@ Result<std::unique_ptr<TableCatalog>> OpenFilesystemCatalog(const std::string& w
   std::error_code ec;
   fs::create_directories(root, ec);
   if (ec) return Status::IOError("creating warehouse directory " + root + ": " + ec.message());
-  return std::unique_ptr<TableCatalog>(std::make_unique<FilesystemCatalog>(MakeLocalFileIO(), root));
+  return std::unique_ptr<Catalog>(std::make_unique<FilesystemCatalog>(MakeLocalFileIO(), root));
 }
 
 }  // namespace floe::catalog

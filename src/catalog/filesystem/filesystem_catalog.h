@@ -14,11 +14,11 @@
 #include <memory>
 #include <string>
 
-#include "catalog/table/table_catalog.h"
+#include "catalog/table/catalog.h"
 
 namespace floe::catalog {
 
 // `warehouse` is a local directory (plain path or file:// URI), created when missing.
-Result<std::unique_ptr<TableCatalog>> OpenFilesystemCatalog(const std::string& warehouse);
+Result<std::unique_ptr<Catalog>> OpenFilesystemCatalog(const std::string& warehouse);
 
 }  // namespace floe::catalog

@@ -1,4 +1,4 @@
-// RestCatalog: a TableCatalog over an Iceberg REST catalog service (AWS Glue,
+// RestCatalog: a Catalog over an Iceberg REST catalog service (AWS Glue,
 // S3 Tables, Unity Catalog, Polaris, Lakekeeper, Nessie, `floe serve`).
 //
 // Contract: Open first asks GET /v1/config (?warehouse=) and merges the
@@ -23,12 +23,12 @@
 
 #include "catalog/rest/rest_options.h"
 #include "catalog/rest/rest_session.h"
-#include "catalog/table/table_catalog.h"
+#include "catalog/table/catalog.h"
 #include "iceberg/transaction/table_operations.h"
 
 namespace floe::catalog::rest {
 
-class RestCatalog final : public TableCatalog {
+class RestCatalog final : public Catalog {
  public:
   // `io` (may be null) serves every table's files; `env` resolves SigV4 credentials.
   static Result<std::unique_ptr<RestCatalog>> Open(const RestCatalogOptions& options,

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "catalog/catalog.h"
+#include "catalog/metastore.h"
 #include "common/status.h"
 #include "iceberg/spec/json_util.h"
 

@@ -88,7 +88,7 @@ bool IsLoopbackHost(const std::string& host) {
   return host == "localhost" || host == "::1" || host == "[::1]" || host.rfind("127.", 0) == 0;
 }
 
-Result<std::unique_ptr<RestCatalogService>> RestCatalogService::Create(std::shared_ptr<Catalog> catalog,
+Result<std::unique_ptr<RestCatalogService>> RestCatalogService::Create(std::shared_ptr<Metastore> catalog,
                                                                        std::shared_ptr<FileIO> io,
                                                                        std::string warehouse,
                                                                        RestServiceOptions options) {

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "catalog/catalog.h"
+#include "catalog/metastore.h"
 #include "common/status.h"
 #include "io/file_io.h"
 
@@ -58,7 +58,7 @@ class RestCatalogService {
  public:
   // `catalog` stores the pointers, `io` reads and writes metadata files,
   // tables are created under `warehouse` (a directory or s3:// prefix).
-  static Result<std::unique_ptr<RestCatalogService>> Create(std::shared_ptr<Catalog> catalog,
+  static Result<std::unique_ptr<RestCatalogService>> Create(std::shared_ptr<Metastore> catalog,
                                                             std::shared_ptr<FileIO> io, std::string warehouse,
                                                             RestServiceOptions options);
 
@@ -68,7 +68,7 @@ class RestCatalogService {
   bool requires_auth() const { return !options_.token.empty() || !options_.client_id.empty(); }
 
  private:
-  RestCatalogService(std::shared_ptr<Catalog> catalog, std::shared_ptr<FileIO> io, std::string warehouse,
+  RestCatalogService(std::shared_ptr<Metastore> catalog, std::shared_ptr<FileIO> io, std::string warehouse,
                      RestServiceOptions options)
       : catalog_(std::move(catalog)),
         io_(std::move(io)),
@@ -98,7 +98,7 @@ class RestCatalogService {
   bool UnderWarehouse(const std::string& location) const;
   Status PurgeTableFiles(const std::string& metadata_location);
 
-  std::shared_ptr<Catalog> catalog_;
+  std::shared_ptr<Metastore> catalog_;
   std::shared_ptr<FileIO> io_;
   std::string warehouse_;
   RestServiceOptions options_;

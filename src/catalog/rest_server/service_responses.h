@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "catalog/catalog.h"
+#include "catalog/metastore.h"
 #include "catalog/rest_server/rest_catalog_service.h"
 #include "common/status.h"
 #include "iceberg/spec/json_util.h"

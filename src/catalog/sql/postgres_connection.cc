@@ -35,8 +35,8 @@ class PostgresConnection final : public SqlConnection {
     std::vector<const char*> values;
     values.reserve(params.size());
     for (const SqlValue& p : params) values.push_back(p ? p->c_str() : nullptr);
-    PGresult* res = PQexecParams(conn_, pg_sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(),
-                                 nullptr, nullptr, 0);
+    PGresult* res = PQexecParams(conn_, pg_sql.c_str(), static_cast<int>(values.size()), nullptr,
+                                 values.data(), nullptr, nullptr, 0);
     std::unique_ptr<PGresult, void (*)(PGresult*)> guard(res, PQclear);
     ExecStatusType status = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
     if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
@@ -78,8 +78,9 @@ class PostgresConnection final : public SqlConnection {
 
   Result<bool> HasColumn(const std::string& table, const std::string& column) override {
     FLOE_ASSIGN_OR_RETURN(
-        SqlResult r, Execute("SELECT 1 FROM information_schema.columns WHERE table_name = ? AND column_name = ?",
-                             {table, column}));
+        SqlResult r,
+        Execute("SELECT 1 FROM information_schema.columns WHERE table_name = ? AND column_name = ?",
+                {table, column}));
     return !r.rows.empty();
   }
 

@@ -40,7 +40,10 @@ class SqlConnection {
 
 // Opens a connection from a URI: "sqlite:///abs/path.db", "sqlite://relative.db",
 // "sqlite::memory:", "postgresql://user:pw@host:port/db?opts" (also "postgres://").
-Result<std::unique_ptr<SqlConnection>> OpenSqlConnection(const std::string& uri);
+// With create_if_missing = false a SQLite database file that does not exist
+// is NotFound instead of being created (reading commands never create one).
+Result<std::unique_ptr<SqlConnection>> OpenSqlConnection(const std::string& uri,
+                                                         bool create_if_missing = true);
 
 // The URI with any password replaced by "***", for logs and errors.
 std::string RedactUri(const std::string& uri);

@@ -75,7 +75,7 @@ class SqliteConnection final : public SqlConnection {
 
 }  // namespace
 
-Result<std::unique_ptr<SqlConnection>> OpenSqliteConnection(const std::string& uri) {
+Result<std::unique_ptr<SqlConnection>> OpenSqliteConnection(const std::string& uri, bool create_if_missing) {
   std::string path;
   if (uri == "sqlite::memory:") {
     path = ":memory:";
@@ -86,14 +86,18 @@ Result<std::unique_ptr<SqlConnection>> OpenSqliteConnection(const std::string& u
   } else {
     return Status::InvalidArgument("not a SQLite URI: " + uri + " (expected sqlite:///path/catalog.db)");
   }
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX;
   if (path != ":memory:") {
-    std::filesystem::path parent = std::filesystem::path(path).parent_path();
     std::error_code ec;
+    if (!create_if_missing && !std::filesystem::exists(path, ec)) {
+      return Status::NotFound("SQLite catalog " + path + " does not exist");
+    }
+    std::filesystem::path parent = std::filesystem::path(path).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   }
+  if (create_if_missing) flags |= SQLITE_OPEN_CREATE;
   sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                           nullptr);
+  int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string message = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close_v2(db);

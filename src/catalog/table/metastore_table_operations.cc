@@ -19,9 +19,9 @@ std::string MetadataFileName(int64_t version) {
   return prefix + iceberg::NewUuidV4() + ".metadata.json";
 }
 
-class MetastoreTableCatalog final : public TableCatalog {
+class MetastoreCatalog final : public Catalog {
  public:
-  MetastoreTableCatalog(std::shared_ptr<Catalog> catalog, std::shared_ptr<FileIO> io, std::string warehouse)
+  MetastoreCatalog(std::shared_ptr<Metastore> catalog, std::shared_ptr<FileIO> io, std::string warehouse)
       : catalog_(std::move(catalog)), io_(std::move(io)), warehouse_(std::move(warehouse)) {
     while (!warehouse_.empty() && warehouse_.back() == '/') warehouse_.pop_back();
   }
@@ -47,7 +47,7 @@ class MetastoreTableCatalog final : public TableCatalog {
   }
 
  private:
-  std::shared_ptr<Catalog> catalog_;
+  std::shared_ptr<Metastore> catalog_;
   std::shared_ptr<FileIO> io_;
   std::string warehouse_;
 };
@@ -122,16 +122,19 @@ Result<LoadedTable> MetastoreTableOperations::Commit(
   return *cached_;
 }
 
-Result<std::shared_ptr<iceberg::TableOperations>> CreateMetastoreTable(std::shared_ptr<Catalog> catalog,
+Result<std::shared_ptr<iceberg::TableOperations>> CreateMetastoreTable(std::shared_ptr<Metastore> catalog,
                                                                        std::shared_ptr<FileIO> io,
                                                                        const std::string& warehouse,
                                                                        const TableIdentifier& table,
                                                                        const TableCreation& creation) {
   FLOE_ASSIGN_OR_RETURN(bool ns_exists, catalog->NamespaceExists(table.ns));
   if (!ns_exists) return Status::NotFound("namespace '" + NamespaceToString(table.ns) + "' does not exist");
+  if (creation.location.empty() && warehouse.empty()) {
+    return Status::InvalidArgument("creating table " + table.ToString() +
+                                   ": the catalog was opened without a warehouse for new tables' files");
+  }
   std::string location =
       creation.location.empty() ? DefaultTableLocation(warehouse, table) : creation.location;
-  if (location.empty()) return Status::InvalidArgument("table " + table.ToString() + " needs a location");
   FLOE_ASSIGN_OR_RETURN(
       TableMetadata metadata,
       iceberg::NewTableMetadata(location, creation.schema, creation.spec, creation.sort_order,
@@ -147,9 +150,9 @@ Result<std::shared_ptr<iceberg::TableOperations>> CreateMetastoreTable(std::shar
       std::make_shared<MetastoreTableOperations>(std::move(catalog), std::move(io), table));
 }
 
-std::unique_ptr<TableCatalog> MakeMetastoreTableCatalog(std::shared_ptr<Catalog> catalog,
-                                                        std::shared_ptr<FileIO> io, std::string warehouse) {
-  return std::make_unique<MetastoreTableCatalog>(std::move(catalog), std::move(io), std::move(warehouse));
+std::unique_ptr<Catalog> MakeMetastoreCatalog(std::shared_ptr<Metastore> catalog, std::shared_ptr<FileIO> io,
+                                              std::string warehouse) {
+  return std::make_unique<MetastoreCatalog>(std::move(catalog), std::move(io), std::move(warehouse));
 }
 
 }  // namespace floe::catalog

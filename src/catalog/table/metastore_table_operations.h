@@ -12,15 +12,15 @@
 #include <optional>
 #include <string>
 
-#include "catalog/catalog.h"
-#include "catalog/table/table_catalog.h"
+#include "catalog/metastore.h"
+#include "catalog/table/catalog.h"
 #include "iceberg/transaction/table_operations.h"
 
 namespace floe::catalog {
 
 class MetastoreTableOperations final : public iceberg::TableOperations {
  public:
-  MetastoreTableOperations(std::shared_ptr<Catalog> catalog, std::shared_ptr<FileIO> io,
+  MetastoreTableOperations(std::shared_ptr<Metastore> catalog, std::shared_ptr<FileIO> io,
                            TableIdentifier identifier)
       : catalog_(std::move(catalog)), io_(std::move(io)), identifier_(std::move(identifier)) {}
 
@@ -33,7 +33,7 @@ class MetastoreTableOperations final : public iceberg::TableOperations {
  private:
   Result<iceberg::LoadedTable> Read(const std::string& location);
 
-  std::shared_ptr<Catalog> catalog_;
+  std::shared_ptr<Metastore> catalog_;
   std::shared_ptr<FileIO> io_;
   TableIdentifier identifier_;
   std::optional<iceberg::LoadedTable> cached_;
@@ -48,14 +48,14 @@ Status WriteTableMetadata(FileIO& io, const std::string& location, const iceberg
 std::optional<int64_t> MetadataFileVersion(const std::string& location);
 
 // Creates a table in a metastore catalog: first metadata file, then registration.
-Result<std::shared_ptr<iceberg::TableOperations>> CreateMetastoreTable(std::shared_ptr<Catalog> catalog,
+Result<std::shared_ptr<iceberg::TableOperations>> CreateMetastoreTable(std::shared_ptr<Metastore> catalog,
                                                                        std::shared_ptr<FileIO> io,
                                                                        const std::string& warehouse,
                                                                        const TableIdentifier& table,
                                                                        const TableCreation& creation);
 
-// A TableCatalog over a metastore Catalog.
-std::unique_ptr<TableCatalog> MakeMetastoreTableCatalog(std::shared_ptr<Catalog> catalog,
-                                                        std::shared_ptr<FileIO> io, std::string warehouse);
+// A Catalog over a metastore Catalog.
+std::unique_ptr<Catalog> MakeMetastoreCatalog(std::shared_ptr<Metastore> catalog, std::shared_ptr<FileIO> io,
+                                              std::string warehouse);
 
 }  // namespace floe::catalog

@@ -17,7 +17,7 @@
 
 #include "columnar/column.h"
 #include "common/status.h"
-#include "ingest/base/config.h"
+#include "ingest/config/config.h"
 
 namespace floe::ingest {
 

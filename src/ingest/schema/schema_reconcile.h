@@ -46,7 +46,7 @@
 #include "columnar/column.h"
 #include "common/status.h"
 #include "iceberg/spec/schema.h"
-#include "ingest/base/config.h"
+#include "ingest/config/config.h"
 
 namespace floe::ingest {
 

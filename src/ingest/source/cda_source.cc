@@ -198,7 +198,7 @@ Result<Discovery> CdaSource::Discover(const std::map<std::string, TableWatermark
       }
       if (folder_ms > entry.last_successful_write_ms) continue;  // still being written
 
-      SourceFile file;
+      SourceUnit file;
       file.uri = info.path;
       file.table = name;
       file.size = info.size;
@@ -222,7 +222,7 @@ Result<Discovery> CdaSource::Discover(const std::map<std::string, TableWatermark
                                    "); add it to [source] exclude if it was dropped on purpose";
   }
 
-  std::sort(discovery.files.begin(), discovery.files.end(), [](const SourceFile& a, const SourceFile& b) {
+  std::sort(discovery.files.begin(), discovery.files.end(), [](const SourceUnit& a, const SourceUnit& b) {
     if (a.table != b.table) return a.table < b.table;
     return a.order_key < b.order_key;
   });

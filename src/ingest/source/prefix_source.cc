@@ -83,7 +83,7 @@ Result<Discovery> PrefixSource::Discover(const std::map<std::string, TableWaterm
     if (!GlobFilterAccepts(config_.include, config_.exclude, rel, GlobMode::kPath)) continue;
     if (settles && now_ms - info.mtime_ms < config_.settle_ms) continue;
 
-    SourceFile file;
+    SourceUnit file;
     file.uri = info.path;
     file.table = table_;
     file.size = info.size;
@@ -93,7 +93,7 @@ Result<Discovery> PrefixSource::Discover(const std::map<std::string, TableWaterm
     discovery.files.push_back(std::move(file));
   }
   std::sort(discovery.files.begin(), discovery.files.end(),
-            [](const SourceFile& a, const SourceFile& b) { return a.order_key < b.order_key; });
+            [](const SourceUnit& a, const SourceUnit& b) { return a.order_key < b.order_key; });
   return discovery;
 }
 

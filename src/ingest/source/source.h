@@ -19,15 +19,14 @@
 #include <vector>
 
 #include "common/status.h"
-#include "ingest/base/config.h"
-#include "ingest/base/ledger.h"
-#include "ingest/base/source_file.h"
+#include "ingest/config/config.h"
+#include "ingest/units/source_unit.h"
 #include "io/file_io.h"
 
 namespace floe::ingest {
 
 struct Discovery {
-  std::vector<SourceFile> files;
+  std::vector<SourceUnit> files;
   std::map<std::string, std::string> table_errors;  // table -> message
   // CDA: the manifest's values for every table seen, except tables in
   // `table_errors` (their previous watermark must stay so that a reset keeps

@@ -72,9 +72,9 @@ TEST_F(RestServerTest, OAuth2ClientCredentials) {
 
 TEST(RestHttpServerTest, RefusesNonLoopbackWithoutToken) {
   floe::testing::TempDir dir;
-  auto sql = SqlCatalog::Open("sqlite://" + dir.File("c.db"), "floe");
+  auto sql = SqlMetastore::Open("sqlite://" + dir.File("c.db"), "floe");
   ASSERT_OK(sql.status());
-  ASSERT_OK_AND_ASSIGN(auto service, RestCatalogService::Create(std::shared_ptr<Catalog>(std::move(*sql)),
+  ASSERT_OK_AND_ASSIGN(auto service, RestCatalogService::Create(std::shared_ptr<Metastore>(std::move(*sql)),
                                                                 MakeLocalFileIO(), dir.File("wh"), {}));
   RestHttpServer server(std::shared_ptr<RestCatalogService>(std::move(service)), {"0.0.0.0", 0, 1024});
   auto bound = server.Bind();

@@ -9,7 +9,7 @@
 #include "catalog/rest/rest_catalog.h"
 #include "catalog/rest_server/rest_catalog_service.h"
 #include "catalog/rest_server/rest_http_server.h"
-#include "catalog/sql/sql_catalog.h"
+#include "catalog/sql/sql_metastore.h"
 #include "io/s3/s3_http.h"
 #include "test_util.h"
 
@@ -19,9 +19,9 @@ class RestServerTest : public ::testing::Test {
  protected:
   void StartServer(RestServiceOptions options = {}) {
     warehouse_ = dir_.File("warehouse");
-    auto sql = SqlCatalog::Open("sqlite://" + dir_.File("catalog.db"), "floe");
+    auto sql = SqlMetastore::Open("sqlite://" + dir_.File("catalog.db"), "floe");
     ASSERT_OK(sql.status());
-    auto service = RestCatalogService::Create(std::shared_ptr<Catalog>(std::move(*sql)), MakeLocalFileIO(),
+    auto service = RestCatalogService::Create(std::shared_ptr<Metastore>(std::move(*sql)), MakeLocalFileIO(),
                                               warehouse_, options);
     ASSERT_OK(service.status());
     server_ = std::make_unique<RestHttpServer>(std::shared_ptr<RestCatalogService>(std::move(*service)),

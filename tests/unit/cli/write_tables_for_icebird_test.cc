@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "catalog/table/table_catalog.h"
+#include "catalog/table/catalog.h"
 #include "columnar/column.h"
 #include "iceberg/scan/table_scan.h"
 #include "iceberg/spec/schema.h"
@@ -137,7 +137,7 @@ class IcebirdTables : public ::testing::Test {
     out_ = (out != nullptr && *out != '\0') ? std::string(out) : temp_.path().string();
     std::filesystem::create_directories(out_);
     io_ = MakeLocalFileIO();
-    auto catalog = catalog::OpenCatalog("sqlite://" + out_ + "/catalog.db", out_ + "/warehouse", io_);
+    auto catalog = catalog::OpenSqlCatalog("sqlite://" + out_ + "/catalog.db", out_ + "/warehouse", io_);
     ASSERT_OK(catalog.status());
     catalog_ = std::move(*catalog);
     // Every test of this suite shares the catalog under FLOE_INTEROP_OUT.
@@ -201,7 +201,7 @@ class IcebirdTables : public ::testing::Test {
   floe::testing::TempDir temp_;
   std::string out_;
   std::shared_ptr<FileIO> io_;
-  std::unique_ptr<catalog::TableCatalog> catalog_;
+  std::unique_ptr<catalog::Catalog> catalog_;
 };
 
 Schema CommonSchema() {

@@ -53,7 +53,7 @@ TEST(ResultTest, OkStatusWithoutValueBecomesInternalError) {
 
 // Regression: FLOE_RETURN_IF_ERROR(f().status()) bound a reference into the
 // temporary Result, which died before the Status was copied (ASan:
-// heap-use-after-free in MetastoreTableCatalog::LoadTable for a missing table).
+// heap-use-after-free in MetastoreCatalog::LoadTable for a missing table).
 namespace {
 floe::Result<std::string> FailWithLongMessage() {
   return floe::Status::NotFound(std::string(200, 'x') + " table cda.claims does not exist");

@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "catalog/table/table_catalog.h"
+#include "catalog/table/catalog.h"
 #include "iceberg/manifest/manifest_io.h"
 #include "iceberg/transaction/table.h"
 #include "test_util.h"

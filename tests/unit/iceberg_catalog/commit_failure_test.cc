@@ -44,7 +44,7 @@ class CommitFailureTest : public ::testing::Test {
   size_t Avro() { return floe::testing::CountFiles(dir_.path() / "wh" / "db" / "t" / "metadata", ".avro"); }
 
   floe::testing::TempDir dir_;
-  std::unique_ptr<catalog::TableCatalog> catalog_;
+  std::unique_ptr<catalog::Catalog> catalog_;
   std::shared_ptr<TableOperations> ops_;
 };
 

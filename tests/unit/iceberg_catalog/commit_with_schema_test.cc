@@ -27,7 +27,7 @@ using Row = std::pair<int64_t, std::optional<std::string>>;  // (id, note)
 class CommitWithSchemaTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto catalog = catalog::OpenCatalog("sqlite://" + dir_.File("catalog.db"), dir_.File("warehouse"));
+    auto catalog = catalog::OpenSqlCatalog("sqlite://" + dir_.File("catalog.db"), dir_.File("warehouse"));
     ASSERT_TRUE(catalog.ok()) << catalog.status().ToString();
     catalog_ = std::move(catalog).value();
     ASSERT_OK(catalog_->CreateNamespace({"db"}, {}));
@@ -169,7 +169,7 @@ class CommitWithSchemaTest : public ::testing::Test {
   }
 
   floe::testing::TempDir dir_;
-  std::unique_ptr<catalog::TableCatalog> catalog_;
+  std::unique_ptr<catalog::Catalog> catalog_;
   catalog::TableIdentifier id_{{"db"}, "events"};
 };
 

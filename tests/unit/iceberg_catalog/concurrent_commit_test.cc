@@ -20,7 +20,7 @@ constexpr int kProcesses = 2;
 // Runs in a forked child: its own catalog connection, 100 appends. Returns the exit code.
 int AppendMany(const std::string& uri, const std::string& warehouse, const std::string& catalog_name,
                int process) {
-  auto catalog = catalog::OpenCatalog(uri, warehouse, nullptr, catalog_name);
+  auto catalog = catalog::OpenSqlCatalog(uri, warehouse, nullptr, catalog_name);
   if (!catalog.ok()) return 10;
   auto ops = (*catalog)->LoadTable({{"db"}, "events"});
   if (!ops.ok()) return 11;
@@ -44,7 +44,7 @@ int AppendMany(const std::string& uri, const std::string& warehouse, const std::
 void RunConcurrentAppends(const std::string& uri, const std::string& warehouse,
                           const std::string& catalog_name) {
   {
-    ASSERT_OK_AND_ASSIGN(auto catalog, catalog::OpenCatalog(uri, warehouse, nullptr, catalog_name));
+    ASSERT_OK_AND_ASSIGN(auto catalog, catalog::OpenSqlCatalog(uri, warehouse, nullptr, catalog_name));
     ASSERT_OK(catalog->CreateNamespace({"db"}, {}));
     catalog::TableCreation creation;
     creation.schema = floe::testing::EventSchema();
@@ -67,7 +67,7 @@ void RunConcurrentAppends(const std::string& uri, const std::string& warehouse,
     EXPECT_EQ(WEXITSTATUS(status), 0);
   }
 
-  ASSERT_OK_AND_ASSIGN(auto catalog, catalog::OpenCatalog(uri, warehouse, nullptr, catalog_name));
+  ASSERT_OK_AND_ASSIGN(auto catalog, catalog::OpenSqlCatalog(uri, warehouse, nullptr, catalog_name));
   ASSERT_OK_AND_ASSIGN(auto ops, catalog->LoadTable({{"db"}, "events"}));
   ASSERT_OK_AND_ASSIGN(Table table, Table::Load(ops));
   const TableMetadata& m = table.metadata();

@@ -20,7 +20,7 @@ std::string ReadText(const std::string& path) {
 TEST(FilesystemCatalog, CreateCommitListAndReload) {
   floe::testing::TempDir dir;
   const std::string warehouse = dir.File("wh");
-  ASSERT_OK_AND_ASSIGN(auto catalog, OpenCatalog("file://" + warehouse, ""));
+  ASSERT_OK_AND_ASSIGN(auto catalog, OpenFilesystemCatalog(warehouse));
   ASSERT_OK(catalog->CreateNamespace({"db"}, {}));
   ASSERT_OK(catalog->CreateNamespace({"db", "raw"}, {}));
   EXPECT_EQ(catalog->CreateNamespace({"db"}, {}).kind(), ErrorKind::kAlreadyExists);
@@ -106,7 +106,7 @@ TEST(FilesystemCatalog, StaleWritersCommitOnTopAndNeverOverwrite) {
 TEST(FilesystemCatalog, FailedMetastoreCommitLeavesNoMetadataFile) {
   floe::testing::TempDir dir;
   const std::string warehouse = dir.File("wh");
-  ASSERT_OK_AND_ASSIGN(auto catalog, OpenCatalog("sqlite://" + dir.File("c.db"), warehouse));
+  ASSERT_OK_AND_ASSIGN(auto catalog, OpenSqlCatalog("sqlite://" + dir.File("c.db"), warehouse));
   ASSERT_OK(catalog->CreateNamespace({"db"}, {}));
   TableCreation creation;
   creation.schema = floe::testing::EventSchema();
@@ -125,8 +125,12 @@ TEST(FilesystemCatalog, FailedMetastoreCommitLeavesNoMetadataFile) {
   EXPECT_EQ(MetadataFileVersion(loaded.metadata_location), 1);
   EXPECT_EQ(MetadataFileVersion("s3://b/t/metadata/v12.metadata.json"), 12);
   EXPECT_EQ(MetadataFileVersion("s3://b/t/metadata/garbage.json"), std::nullopt);
-  EXPECT_FALSE(OpenCatalog("mysql://x", warehouse).ok());
-  EXPECT_FALSE(OpenCatalog("sqlite://" + dir.File("d.db"), "").ok());
+  // Without a warehouse a SQL catalog opens (to list and load) but cannot place new tables.
+  ASSERT_OK_AND_ASSIGN(auto no_warehouse, OpenSqlCatalog("sqlite://" + dir.File("d.db"), ""));
+  ASSERT_OK(no_warehouse->CreateNamespace({"db"}, {}));
+  Status created = no_warehouse->CreateTable({{"db"}, "t"}, creation).status();
+  EXPECT_EQ(created.kind(), ErrorKind::kInvalidArgument);
+  EXPECT_NE(created.message().find("without a warehouse"), std::string::npos) << created.ToString();
   EXPECT_FALSE(OpenFilesystemCatalog("s3://bucket/wh").ok());
 }
 

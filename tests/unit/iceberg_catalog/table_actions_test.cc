@@ -16,7 +16,7 @@ using floe::testing::LivePaths;
 class TableActionsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto catalog = catalog::OpenCatalog("sqlite://" + dir_.File("catalog.db"), dir_.File("warehouse"));
+    auto catalog = catalog::OpenSqlCatalog("sqlite://" + dir_.File("catalog.db"), dir_.File("warehouse"));
     ASSERT_TRUE(catalog.ok()) << catalog.status().ToString();
     catalog_ = std::move(catalog).value();
     ASSERT_OK(catalog_->CreateNamespace({"db"}, {}));
@@ -46,7 +46,7 @@ class TableActionsTest : public ::testing::Test {
   std::string Data(const std::string& name) { return dir_.File("warehouse") + "/db/events/data/" + name; }
 
   floe::testing::TempDir dir_;
-  std::unique_ptr<catalog::TableCatalog> catalog_;
+  std::unique_ptr<catalog::Catalog> catalog_;
   catalog::TableIdentifier id_{{"db"}, "events"};
 };
 

@@ -11,10 +11,10 @@
 namespace floe::ingest {
 namespace {
 
-std::vector<SourceFile> Files(const std::vector<int64_t>& sizes) {
-  std::vector<SourceFile> files;
+std::vector<SourceUnit> Files(const std::vector<int64_t>& sizes) {
+  std::vector<SourceUnit> files;
   for (size_t i = 0; i < sizes.size(); ++i) {
-    SourceFile f;
+    SourceUnit f;
     f.uri = "f" + std::to_string(i);
     f.size = sizes[i];
     files.push_back(f);
@@ -23,7 +23,7 @@ std::vector<SourceFile> Files(const std::vector<int64_t>& sizes) {
 }
 
 // Batches rendered as "f0 f1|f2" to compare whole plans at once.
-std::string Render(const std::vector<std::vector<SourceFile>>& batches) {
+std::string Render(const std::vector<std::vector<SourceUnit>>& batches) {
   std::string out;
   for (size_t b = 0; b < batches.size(); ++b) {
     if (b > 0) out += "|";
@@ -72,7 +72,7 @@ TEST(BatchPlannerTest, HugeAndNegativeSizesDoNotOverflow) {
 }
 
 TEST(BatchPlannerTest, KeepsTheGivenOrderAndEveryFileOnce) {
-  std::vector<SourceFile> files = Files({7, 3, 9, 1, 4, 8, 2, 6, 5});
+  std::vector<SourceUnit> files = Files({7, 3, 9, 1, 4, 8, 2, 6, 5});
   auto batches = PlanBatches(files, {2, 12});
   std::vector<std::string> flattened;
   for (const auto& batch : batches) {

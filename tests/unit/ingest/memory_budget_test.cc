@@ -137,7 +137,7 @@ TEST_F(MemoryBudgetTest, ProgressCountsReplannedFilesOnce) {
 }
 
 TEST(SplitAtBudgetCutTest, KeepsOrderDropsSetAsideAndEmptyParts) {
-  std::vector<SourceFile> batch(4);
+  std::vector<SourceUnit> batch(4);
   for (size_t i = 0; i < batch.size(); ++i) batch[i].uri = "f" + std::to_string(i);
   auto parts = SplitAtBudgetCut(batch, 2, {"f1"});
   ASSERT_EQ(parts.size(), 2u);

@@ -15,7 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "catalog/table/table_catalog.h"
+#include "catalog/filesystem/filesystem_catalog.h"
+#include "catalog/table/catalog.h"
 #include "columnar/column.h"
 #include "formats/parquet/file_writer.h"
 #include "iceberg/scan/table_scan.h"
@@ -107,7 +108,7 @@ class ParallelIngestTest : public ::testing::Test {
 
   TableContent Content(const std::string& warehouse) {
     TableContent content;
-    auto tables = catalog::OpenCatalog("file://" + warehouse, "");
+    auto tables = catalog::OpenFilesystemCatalog(warehouse);
     EXPECT_OK(tables);
     if (!tables.ok()) return content;
     auto id = catalog::ParseTableIdentifier("default.cc_claim");

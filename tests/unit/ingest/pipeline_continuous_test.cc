@@ -86,7 +86,7 @@ TEST_F(ContinuousPipelineTest, ALandingOfAnotherTableCommitsWhileATableIsMaintai
   std::atomic<int> started{0};
   std::atomic<bool> finished{false};
   std::string maintained;  // written before `started` is raised
-  options.maintain = [&](catalog::TableCatalog&, const catalog::TableIdentifier& id,
+  options.maintain = [&](catalog::Catalog&, const catalog::TableIdentifier& id,
                          const MaintenanceHooks&) -> Result<std::string> {
     maintained = id.ToString();
     started.fetch_add(1);
@@ -121,7 +121,7 @@ TEST_F(ContinuousPipelineTest, ALandingOfTheSameTableCommitsDuringItsRewriteAndB
   std::atomic<int> started{0};
   std::atomic<int> phases{0};
   size_t snapshots_at_commit = 0;  // written by the worker before `phases` is raised
-  options.maintain = [&](catalog::TableCatalog& tables, const catalog::TableIdentifier& id,
+  options.maintain = [&](catalog::Catalog& tables, const catalog::TableIdentifier& id,
                          const MaintenanceHooks& hooks) -> Result<std::string> {
     started.fetch_add(1);
     // The "rewrite": outside the gate, while ingestion goes on.
@@ -160,7 +160,7 @@ TEST_F(ContinuousPipelineTest, ABatchWaitsForAMaintenanceCommitOfItsTable) {
   PipelineOptions options = TracedOptions();
   Latch release;
   std::atomic<int> in_commit{0};
-  options.maintain = [&](catalog::TableCatalog&, const catalog::TableIdentifier&,
+  options.maintain = [&](catalog::Catalog&, const catalog::TableIdentifier&,
                          const MaintenanceHooks& hooks) -> Result<std::string> {
     FLOE_RETURN_IF_ERROR(hooks.commit_gate([&]() -> Status {
       in_commit.fetch_add(1);
@@ -201,7 +201,7 @@ TEST_F(ContinuousPipelineTest, RunReturnsPromptlyOnStopWhileMaintenanceRuns) {
   PipelineOptions options = TracedOptions();
   std::atomic<int> started{0};
   std::atomic<bool> committed{false};
-  options.maintain = [&](catalog::TableCatalog&, const catalog::TableIdentifier&,
+  options.maintain = [&](catalog::Catalog&, const catalog::TableIdentifier&,
                          const MaintenanceHooks& hooks) -> Result<std::string> {
     started.fetch_add(1);
     // A long rewrite that looks at the stop flag between its input files.
@@ -235,7 +235,7 @@ TEST_F(ContinuousPipelineTest, AFailedMaintenanceIsLoggedWithItsTableAndIngestio
   PipelineConfig config = TwoTablesOneDue();
   PipelineOptions options = TracedOptions();
   std::atomic<int> calls{0};
-  options.maintain = [&](catalog::TableCatalog&, const catalog::TableIdentifier&,
+  options.maintain = [&](catalog::Catalog&, const catalog::TableIdentifier&,
                          const MaintenanceHooks&) -> Result<std::string> {
     calls.fetch_add(1);
     return Status::IOError("disk on fire");
@@ -270,7 +270,7 @@ TEST_F(ContinuousPipelineTest, ATableThatNeverGoesIdleIsStillMaintained) {
   config.maintenance.compact_every = 2;
   PipelineOptions options = TracedOptions();
   std::atomic<int> calls{0};
-  options.maintain = [&](catalog::TableCatalog&, const catalog::TableIdentifier&,
+  options.maintain = [&](catalog::Catalog&, const catalog::TableIdentifier&,
                          const MaintenanceHooks&) -> Result<std::string> {
     calls.fetch_add(1);
     return std::string("nothing to do");
@@ -393,7 +393,7 @@ TEST_F(ContinuousPipelineTest, TraceRecordsPollsBatchesMaintenanceAndIdleMemory)
   PipelineOptions options;
   options.log = &log_;
   options.trace_path = (dir_.path() / "trace.jsonl").string();
-  options.maintain = [](catalog::TableCatalog&, const catalog::TableIdentifier&,
+  options.maintain = [](catalog::Catalog&, const catalog::TableIdentifier&,
                         const MaintenanceHooks&) -> Result<std::string> {
     return std::string("nothing to do");
   };

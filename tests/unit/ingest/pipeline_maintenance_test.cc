@@ -28,9 +28,9 @@ constexpr auto kPatience = std::chrono::seconds(20);
 class MaintenanceWorkerTest : public ::testing::Test {
  protected:
   MaintenanceWorker::OpenCatalogFn Catalogs() {
-    return [this]() -> Result<std::unique_ptr<catalog::TableCatalog>> {
+    return [this]() -> Result<std::unique_ptr<catalog::Catalog>> {
       opens_.fetch_add(1);
-      return catalog::OpenCatalog("file://" + (dir_.path() / "warehouse").string(), "");
+      return catalog::OpenFilesystemCatalog((dir_.path() / "warehouse").string());
     };
   }
   static catalog::TableIdentifier Table(const std::string& name) {
@@ -52,7 +52,7 @@ TEST_F(MaintenanceWorkerTest, ACommitPhaseWaitsForItsTablesLockOnly) {
   ASSERT_OK_AND_ASSIGN(auto trace, PipelineTrace::Open(trace_path));
   std::mutex ran_mutex;
   std::vector<std::string> ran;
-  MaintainFn maintain = [&](catalog::TableCatalog&, const catalog::TableIdentifier& id,
+  MaintainFn maintain = [&](catalog::Catalog&, const catalog::TableIdentifier& id,
                             const MaintenanceHooks& hooks) -> Result<std::string> {
     FLOE_RETURN_IF_ERROR(hooks.commit_gate([&]() -> Status {
       std::lock_guard<std::mutex> guard(ran_mutex);
@@ -103,7 +103,7 @@ TEST_F(MaintenanceWorkerTest, ATableIsQueuedOnceAndRunsInOrder) {
   Latch release;
   std::mutex order_mutex;
   std::vector<std::string> order;
-  MaintainFn maintain = [&](catalog::TableCatalog&, const catalog::TableIdentifier& id,
+  MaintainFn maintain = [&](catalog::Catalog&, const catalog::TableIdentifier& id,
                             const MaintenanceHooks&) -> Result<std::string> {
     {
       std::lock_guard<std::mutex> guard(order_mutex);
@@ -133,7 +133,7 @@ TEST_F(MaintenanceWorkerTest, StopAbandonsQueuedRunsAndACommitWhoseWaitEndedAfte
   PipelineTrace trace;
   std::atomic<int> calls{0};
   std::atomic<bool> committed{false};
-  MaintainFn maintain = [&](catalog::TableCatalog&, const catalog::TableIdentifier&,
+  MaintainFn maintain = [&](catalog::Catalog&, const catalog::TableIdentifier&,
                             const MaintenanceHooks& hooks) -> Result<std::string> {
     calls.fetch_add(1);
     FLOE_RETURN_IF_ERROR(hooks.commit_gate([&]() -> Status {
@@ -163,11 +163,11 @@ TEST_F(MaintenanceWorkerTest, StopAbandonsQueuedRunsAndACommitWhoseWaitEndedAfte
 TEST_F(MaintenanceWorkerTest, ACatalogThatCannotBeOpenedIsReportedAndOpenedAgainNextTime) {
   PipelineTrace trace;
   std::atomic<int> attempts{0};
-  MaintenanceWorker::OpenCatalogFn flaky = [&]() -> Result<std::unique_ptr<catalog::TableCatalog>> {
+  MaintenanceWorker::OpenCatalogFn flaky = [&]() -> Result<std::unique_ptr<catalog::Catalog>> {
     if (attempts.fetch_add(1) == 0) return Status::IOError("catalog unreachable");
-    return catalog::OpenCatalog("file://" + (dir_.path() / "warehouse").string(), "");
+    return catalog::OpenFilesystemCatalog((dir_.path() / "warehouse").string());
   };
-  MaintainFn maintain = [](catalog::TableCatalog&, const catalog::TableIdentifier&,
+  MaintainFn maintain = [](catalog::Catalog&, const catalog::TableIdentifier&,
                            const MaintenanceHooks&) -> Result<std::string> { return std::string("ok"); };
   MaintenanceWorker worker(maintain, flaky, locks_, trace);
   ASSERT_TRUE(worker.Submit(Table("t"), "test"));

@@ -131,7 +131,7 @@ TEST_F(PipelineTest, CorruptFileIsQuarantinedAndTheRunIsNotOk) {
 
 // Discovers the export and opens a batch of the files not yet in the ledger,
 // as a process that crashed right after OpenBatch would leave it.
-Result<std::pair<int64_t, std::vector<SourceFile>>> OpenBatchLikeACrashedRun(Pipeline& pipeline,
+Result<std::pair<int64_t, std::vector<SourceUnit>>> OpenBatchLikeACrashedRun(Pipeline& pipeline,
                                                                              const PipelineConfig& config) {
   std::shared_ptr<FileIO> io = MakeLocalFileIO();
   FLOE_ASSIGN_OR_RETURN(auto source, MakeSource(config.source, io));
@@ -139,7 +139,7 @@ Result<std::pair<int64_t, std::vector<SourceFile>>> OpenBatchLikeACrashedRun(Pip
   FLOE_ASSIGN_OR_RETURN(auto recorded, pipeline.ledger().RecordDiscovered(discovery.files, 1));
   (void)recorded;
   FLOE_ASSIGN_OR_RETURN(auto pending, pipeline.ledger().Pending("cc_claim"));
-  std::vector<SourceFile> files;
+  std::vector<SourceUnit> files;
   std::vector<std::string> uris;
   for (const LedgerFile& f : pending) {
     files.push_back(f.file);

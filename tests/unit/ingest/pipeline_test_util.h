@@ -19,7 +19,8 @@
 #include <thread>
 #include <utility>
 
-#include "catalog/table/table_catalog.h"
+#include "catalog/filesystem/filesystem_catalog.h"
+#include "catalog/table/catalog.h"
 #include "columnar/column.h"
 #include "formats/parquet/file_writer.h"
 #include "iceberg/scan/table_scan.h"
@@ -105,8 +106,8 @@ class PipelineTest : public ::testing::Test {
   }
   Result<std::unique_ptr<Pipeline>> OpenPipeline() { return OpenPipeline(config_); }
 
-  std::unique_ptr<catalog::TableCatalog> ReadCatalog() {
-    auto tables = catalog::OpenCatalog("file://" + config_.catalog.warehouse, "");
+  std::unique_ptr<catalog::Catalog> ReadCatalog() {
+    auto tables = catalog::OpenFilesystemCatalog(config_.catalog.warehouse);
     EXPECT_TRUE(tables.ok()) << tables.status().ToString();
     return tables.ok() ? std::move(*tables) : nullptr;
   }

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "catalog/table/table_catalog.h"
+#include "catalog/table/catalog.h"
 #include "columnar/column.h"
 #include "formats/parquet/file_writer.h"
 #include "iceberg/scan/table_scan.h"
@@ -102,7 +102,7 @@ class TableIngestorTest : public ::testing::Test {
   void SetUp() override {
     fs::create_directories(dir_.File("src"));
     fs::create_directories(dir_.File("state"));
-    auto catalog = catalog::OpenCatalog("sqlite://" + dir_.File("c.db"), dir_.File("wh"));
+    auto catalog = catalog::OpenSqlCatalog("sqlite://" + dir_.File("c.db"), dir_.File("wh"));
     ASSERT_TRUE(catalog.ok()) << catalog.status().ToString();
     catalog_ = std::move(catalog).value();
   }
@@ -121,7 +121,7 @@ class TableIngestorTest : public ::testing::Test {
     return TableIngestor::Open(*catalog_, io_, io_, options);
   }
 
-  SourceFile Write(const std::string& name, const std::vector<Change>& changes, FileShape shape = {}) {
+  SourceUnit Write(const std::string& name, const std::vector<Change>& changes, FileShape shape = {}) {
     floe::Schema schema;
     std::vector<Column> columns;
     auto add = [&](std::string column_name, DataType type) {
@@ -160,7 +160,7 @@ class TableIngestorTest : public ::testing::Test {
                         shape.row_group_rows);
   }
 
-  SourceFile WriteColumns(const std::string& name, const floe::Schema& schema, std::vector<Column> columns,
+  SourceUnit WriteColumns(const std::string& name, const floe::Schema& schema, std::vector<Column> columns,
                           int64_t rows, int64_t row_group_rows = 0) {
     const std::string path = dir_.File("src/" + name);
     auto out = io_->Create(path);
@@ -173,7 +173,7 @@ class TableIngestorTest : public ::testing::Test {
     EXPECT_OK((*writer)->Write(batch));
     auto closed = (*writer)->Close();
     EXPECT_TRUE(closed.ok()) << closed.status().ToString();
-    SourceFile file;
+    SourceUnit file;
     file.uri = path;
     file.table = "account";
     file.size = static_cast<int64_t>(fs::file_size(path));
@@ -182,10 +182,10 @@ class TableIngestorTest : public ::testing::Test {
     return file;
   }
 
-  SourceFile WriteGarbage(const std::string& name) {
+  SourceUnit WriteGarbage(const std::string& name) {
     const std::string path = dir_.File("src/" + name);
     EXPECT_OK(io_->WriteAll(path, std::string("PAR1 this is not a parquet file PAR1")));
-    SourceFile file;
+    SourceUnit file;
     file.uri = path;
     file.table = "account";
     file.size = static_cast<int64_t>(fs::file_size(path));
@@ -247,7 +247,7 @@ class TableIngestorTest : public ::testing::Test {
 
   testing::TempDir dir_;
   std::shared_ptr<FileIO> io_ = MakeLocalFileIO();
-  std::unique_ptr<catalog::TableCatalog> catalog_;
+  std::unique_ptr<catalog::Catalog> catalog_;
 };
 
 using Names = std::map<int64_t, std::string>;

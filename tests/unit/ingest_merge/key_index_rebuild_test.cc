@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "catalog/table/table_catalog.h"
+#include "catalog/table/catalog.h"
 #include "iceberg/transaction/table.h"
 #include "iceberg/writer/data_file_writer.h"
 #include "iceberg/writer/deletion_vector.h"
@@ -41,7 +41,7 @@ OrderValue HexOrder(const std::string& hex) {
 class KeyIndexRebuildTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto catalog = catalog::OpenCatalog("sqlite://" + dir_.File("c.db"), dir_.File("wh"));
+    auto catalog = catalog::OpenSqlCatalog("sqlite://" + dir_.File("c.db"), dir_.File("wh"));
     ASSERT_OK(catalog.status());
     catalog_ = std::move(catalog).value();
     ASSERT_OK(catalog_->CreateNamespace({"db"}, {}));
@@ -136,7 +136,7 @@ class KeyIndexRebuildTest : public ::testing::Test {
 
   testing::TempDir dir_;
   std::string name_ = "t";
-  std::unique_ptr<catalog::TableCatalog> catalog_;
+  std::unique_ptr<catalog::Catalog> catalog_;
   std::shared_ptr<FileIO> io_ = MakeLocalFileIO();
   KeyIndexSpec spec_{{"id"}, "seq", OrderingKind::kPaddedHex};
 };

@@ -33,7 +33,7 @@ class CdaSourceTest : public ::testing::Test {
 
   std::vector<std::string> Relative(const Discovery& discovery) {
     std::vector<std::string> out;
-    for (const SourceFile& file : discovery.files) {
+    for (const SourceUnit& file : discovery.files) {
       out.push_back(fs::relative(file.uri, dir_.path()).string());
     }
     return out;
@@ -56,7 +56,7 @@ TEST_F(CdaSourceTest, CommittedFoldersOnly) {
   ASSERT_OK_AND_ASSIGN(Discovery discovery, Discover());
   EXPECT_EQ(Relative(discovery), (std::vector<std::string>{"taccount/fp1/1500/part-0.parquet",
                                                            "taccount/fp1/2000/part-1.parquet"}));
-  const SourceFile& first = discovery.files[0];
+  const SourceUnit& first = discovery.files[0];
   EXPECT_EQ(first.table, "taccount");
   EXPECT_EQ(first.fingerprint, "fp1");
   EXPECT_EQ(first.folder_timestamp_ms, 1500);

@@ -35,7 +35,7 @@ class PrefixSourceTest : public ::testing::Test {
 
   static std::vector<std::string> Keys(const Discovery& discovery) {
     std::vector<std::string> keys;
-    for (const SourceFile& file : discovery.files) keys.push_back(file.order_key);
+    for (const SourceUnit& file : discovery.files) keys.push_back(file.order_key);
     return keys;
   }
 
@@ -56,7 +56,7 @@ TEST_F(PrefixSourceTest, ListsParquetFilesAndSkipsHiddenOnes) {
   ASSERT_OK_AND_ASSIGN(Discovery discovery, Discover());
   EXPECT_EQ(Keys(discovery), (std::vector<std::string>{"a.parquet", "b.parquet", "sub/c.parquet"}));
   EXPECT_EQ(discovery.tables, std::vector<std::string>{"orders"});
-  const SourceFile& b = discovery.files[1];
+  const SourceUnit& b = discovery.files[1];
   EXPECT_EQ(b.uri, (root() / "b.parquet").string());
   EXPECT_EQ(b.table, "orders");
   EXPECT_EQ(b.size, 3);

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "catalog/table/table_catalog.h"
+#include "catalog/table/catalog.h"
 #include "iceberg/manifest/manifest_io.h"
 #include "iceberg/scan/table_scan.h"
 #include "iceberg/spec/random_ids.h"
@@ -60,7 +60,7 @@ inline RecordBatch Rows(const std::vector<int64_t>& ids, const std::string& cat,
 class MaintenanceTableTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto catalog = catalog::OpenCatalog("sqlite://" + dir_.File("catalog.db"), dir_.File("warehouse"));
+    auto catalog = catalog::OpenSqlCatalog("sqlite://" + dir_.File("catalog.db"), dir_.File("warehouse"));
     ASSERT_TRUE(catalog.ok()) << catalog.status().ToString();
     catalog_ = std::move(catalog).value();
     ASSERT_OK(catalog_->CreateNamespace({"db"}, {}));
@@ -193,7 +193,7 @@ class MaintenanceTableTest : public ::testing::Test {
   }
 
   floe::testing::TempDir dir_;
-  std::unique_ptr<catalog::TableCatalog> catalog_;
+  std::unique_ptr<catalog::Catalog> catalog_;
   catalog::TableIdentifier id_{{"db"}, "events"};
 };
 

@@ -1,0 +1,56 @@
+// OpenCatalog: the one way to open any catalog floe speaks — SQL (SQLite,
+// PostgreSQL in Iceberg's JDBC layout), filesystem (Hadoop layout) and REST
+// (Glue, Unity, Polaris, S3 Tables, `floe serve`) — from one set of options,
+// for `floe run`, `floe maintain`, `floe table ...` and the REST server alike.
+//
+// Contract:
+// - The kind is `type` ("sql", "filesystem", "rest"), or when empty the
+//   uri's scheme: sqlite:/postgresql:/postgres: -> sql, file:// -> filesystem,
+//   rest+http(s):// -> rest. A type that contradicts the uri is
+//   InvalidArgument naming both.
+// - sql: `warehouse` (a local directory or s3:// prefix, through a FileIO
+//   built from `s3`) is where new tables are placed; it may be empty for a
+//   catalog that is only read (CreateTable then fails naming the missing
+//   warehouse). With create_if_missing = false a SQLite database file that
+//   does not exist is NotFound (reading commands never create a catalog).
+// - filesystem: the catalog root is the uri's path, else `warehouse`; both
+//   given and different is InvalidArgument.
+// - rest: `rest` carries the client settings; its uri and warehouse are taken
+//   from `uri` and `warehouse`, and its S3 settings from `s3`. The service's
+//   GET /v1/config happens here, so an unreachable service fails now.
+// - Errors name the catalog by its uri with any password masked.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "catalog/rest/rest_options.h"
+#include "catalog/table/catalog.h"
+#include "io/s3/s3_config.h"
+
+namespace floe::catalog {
+
+struct CatalogOptions {
+  std::string type;  // "sql" | "filesystem" | "rest"; empty: from the uri's scheme
+  std::string uri;
+  std::string warehouse;
+  std::string name = "floe";  // the catalog_name column of a SQL catalog
+  rest::RestCatalogOptions rest;
+  s3::S3Options s3;
+  bool create_if_missing = true;
+};
+
+// Options for a command line's --catalog URI [--warehouse W] [--catalog-name N]
+// of a command that works on existing tables: create_if_missing is false
+// (a mistyped SQLite path is an error, not a new empty catalog), and a REST
+// catalog takes its bearer token or client credential from
+// $FLOE_CATALOG_TOKEN / $FLOE_CATALOG_CREDENTIAL.
+CatalogOptions CatalogOptionsForUri(const std::string& uri, const std::string& warehouse,
+                                    const std::string& name = "floe");
+
+// The kind `options` names ("sql", "filesystem" or "rest"), or InvalidArgument.
+Result<std::string> CatalogKind(const CatalogOptions& options);
+
+Result<std::unique_ptr<Catalog>> OpenCatalog(const CatalogOptions& options);
+
+}  // namespace floe::catalog

@@ -1,0 +1,57 @@
+// The SQL catalog in Iceberg's JDBC layout, so Spark's JdbcCatalog and
+// PyIceberg's SqlCatalog can open the same database:
+//   iceberg_tables(catalog_name, table_namespace, table_name, metadata_location,
+//                  previous_metadata_location[, iceberg_type])
+//   iceberg_namespace_properties(catalog_name, namespace, property_key, property_value)
+// A namespace exists when it has a property row (an "exists"="true" marker is
+// written when created without properties) or holds a table. Commits are an
+// UPDATE ... WHERE metadata_location = <expected> that must affect one row.
+#pragma once
+
+#include <memory>
+#include <mutex>
+
+#include "catalog/metastore.h"
+#include "catalog/sql/sql_connection.h"
+
+namespace floe::catalog {
+
+class SqlMetastore final : public Metastore {
+ public:
+  // Opens (and creates the tables of) the catalog named `catalog_name` in the
+  // database at `uri` (see OpenSqlConnection, also for create_if_missing).
+  static Result<std::unique_ptr<SqlMetastore>> Open(const std::string& uri, const std::string& catalog_name,
+                                                    bool create_if_missing = true);
+
+  const std::string& name() const override { return name_; }
+  Status CreateNamespace(const Namespace& ns, const Properties& properties) override;
+  Result<bool> NamespaceExists(const Namespace& ns) override;
+  Result<std::vector<Namespace>> ListNamespaces(const Namespace& parent) override;
+  Result<Properties> LoadNamespaceProperties(const Namespace& ns) override;
+  Status UpdateNamespaceProperties(const Namespace& ns, const Properties& updates,
+                                   const std::vector<std::string>& removals) override;
+  Status DropNamespace(const Namespace& ns) override;
+  Result<std::vector<TableIdentifier>> ListTables(const Namespace& ns) override;
+  Result<std::string> LoadMetadataLocation(const TableIdentifier& table) override;
+  Status RegisterTable(const TableIdentifier& table, const std::string& metadata_location) override;
+  Status SwapMetadataLocation(const TableIdentifier& table, const std::string& expected,
+                              const std::string& new_location) override;
+  Status DropTable(const TableIdentifier& table) override;
+  Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) override;
+
+ private:
+  SqlMetastore(std::unique_ptr<SqlConnection> conn, std::string name)
+      : conn_(std::move(conn)), name_(std::move(name)) {}
+  Status Initialize();
+  // Runs `body` in a transaction, retrying on retryable errors (lock contention).
+  template <typename Fn>
+  Status InTransaction(Fn&& body);
+  std::string TableFilter() const;
+
+  std::mutex mu_;  // one statement at a time on the connection
+  std::unique_ptr<SqlConnection> conn_;
+  std::string name_;
+  bool has_iceberg_type_ = false;
+};
+
+}  // namespace floe::catalog

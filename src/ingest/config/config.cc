@@ -1,0 +1,788 @@
+// Pipeline configuration: TOML -> PipelineConfig with every key checked.
+//
+// toml++ reports syntax errors by throwing toml::parse_error; the throw is
+// caught here and becomes an InvalidArgument "<file>:<line>:<col>: ...", so
+// no exception leaves this file. Every section is read through a
+// SectionReader that remembers which keys were consumed: whatever is left
+// at the end is an unknown key (usually a typo) and an error.
+#include "ingest/config/config.h"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <string_view>
+#include <thread>
+
+#include "ingest/config/config_section.h"
+
+namespace floe::ingest {
+namespace {
+
+namespace fs = std::filesystem;
+using config_internal::DescribeTomlValue;
+using config_internal::ParseContext;
+using config_internal::SectionReader;
+
+bool IsValidName(const std::string& name) {
+  if (name.empty() || name.size() > 128) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '-'; });
+}
+
+// Partition fields: a column name, or transform(args) with a known transform.
+bool IsValidPartitionField(const std::string& field) {
+  static const std::set<std::string> kTransforms = {"identity", "year",   "month",    "day",
+                                                    "hour",     "bucket", "truncate", "void"};
+  size_t open = field.find('(');
+  if (open == std::string::npos) {
+    return !field.empty() && field.find_first_of(" ,)") == std::string::npos;
+  }
+  if (field.back() != ')' || open == 0) return false;
+  if (!kTransforms.count(field.substr(0, open))) return false;
+  std::string args = field.substr(open + 1, field.size() - open - 2);
+  return args.find_first_not_of(" ") != std::string::npos;
+}
+
+// A sub-table of the document, or an error when the key holds something else.
+Result<const toml::table*> SectionTable(const ParseContext& context, const toml::table& root,
+                                        std::string_view name) {
+  const toml::node* node = root.get(name);
+  if (!node) return static_cast<const toml::table*>(nullptr);
+  const auto* table = node->as_table();
+  if (!table) {
+    return Status::InvalidArgument(context.display_path + ": " + std::string(name) +
+                                   ": expected a section [" + std::string(name) + "], got " +
+                                   DescribeTomlValue(*node));
+  }
+  return table;
+}
+
+bool HasScheme(const std::string& uri) {
+  size_t colon = uri.find("://");
+  if (colon == std::string::npos || colon == 0) return false;
+  return std::all_of(uri.begin(), uri.begin() + static_cast<std::ptrdiff_t>(colon),
+                     [](unsigned char c) { return std::isalnum(c) || c == '+' || c == '-' || c == '.'; });
+}
+
+std::string ResolvePath(const ParseContext& context, const std::string& path) {
+  fs::path p(path);
+  if (p.is_relative()) p = context.base_dir / p;
+  std::string out = p.lexically_normal().string();
+  if (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
+}
+
+// Local paths (plain or file://) resolve against the config's directory;
+// other URIs (s3://, ...) are left alone.
+std::string ResolveLocation(const ParseContext& context, const std::string& location) {
+  if (location.rfind("file://", 0) == 0) return "file://" + ResolvePath(context, location.substr(7));
+  if (HasScheme(location)) return location;
+  return ResolvePath(context, location);
+}
+
+std::string ToLower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return text;
+}
+
+const std::vector<std::string> kModeNames = {"merge", "append"};
+const std::vector<std::string> kOrderKindNames = {"hex", "number", "timestamp"};
+const std::vector<std::string> kPolicyNames = {"rescue", "quarantine", "fail"};
+
+// The merge keys shared by [merge] and [tables.<name>].
+Status ReadMergeKeys(SectionReader& section, MergeConfig* merge, bool* any_given) {
+  FLOE_ASSIGN_OR_RETURN(auto mode, section.Choice("mode", kModeNames));
+  FLOE_ASSIGN_OR_RETURN(auto keys, section.StringArray("keys"));
+  FLOE_ASSIGN_OR_RETURN(auto order_by, section.String("order_by"));
+  FLOE_ASSIGN_OR_RETURN(auto order_kind, section.Choice("order_kind", kOrderKindNames));
+  FLOE_ASSIGN_OR_RETURN(auto operation_column, section.String("operation_column"));
+  if (mode) merge->mode = static_cast<WriteMode>(*mode);
+  if (keys) merge->keys = *keys;
+  if (order_by) merge->order_column = *order_by;
+  if (order_kind) merge->order_kind = static_cast<OrderingKind>(*order_kind);
+  if (operation_column) merge->operation_column = *operation_column;
+  *any_given = mode || keys || order_by || order_kind || operation_column;
+  return Status::OK();
+}
+
+// Checks that a merge configuration can work; `where` names the section.
+Status ValidateMerge(const ParseContext& context, const std::string& where, const MergeConfig& merge) {
+  auto error = [&](const std::string& what) {
+    return Status::InvalidArgument(context.display_path + ": " + where + ": " + what);
+  };
+  std::set<std::string> seen;
+  for (const std::string& key : merge.keys) {
+    if (key.empty()) return error("keys: a key column name is empty");
+    if (!seen.insert(key).second) return error("keys: column \"" + key + "\" is listed twice");
+  }
+  if (merge.mode == WriteMode::kMerge) {
+    if (merge.keys.empty()) return error("mode = \"merge\" needs keys (the primary key columns)");
+    if (merge.order_column.empty()) {
+      return error("mode = \"merge\" needs order_by (the column that orders changes of one key)");
+    }
+  }
+  std::map<int64_t, std::string> codes;
+  const std::pair<const char*, const std::vector<int64_t>*> lists[] = {
+      {"insert_values", &merge.insert_values},
+      {"update_values", &merge.update_values},
+      {"delete_values", &merge.delete_values},
+      {"ignore_values", &merge.ignore_values}};
+  for (const auto& [name, values] : lists) {
+    for (int64_t code : *values) {
+      auto [it, inserted] = codes.emplace(code, name);
+      if (!inserted) {
+        return error("operation code " + std::to_string(code) + " appears in both " + it->second + " and " +
+                     name);
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Status ValidatePartitionBy(const ParseContext& context, const std::string& where,
+                           const std::vector<std::string>& fields) {
+  for (const std::string& field : fields) {
+    if (!IsValidPartitionField(field)) {
+      return Status::InvalidArgument(
+          context.display_path + ": " + where +
+          " partition_by: expected a column or a transform like \"day(createtime)\", "
+          "\"bucket(16, id)\", \"truncate(4, name)\", got \"" +
+          field + "\"");
+    }
+  }
+  return Status::OK();
+}
+
+Status ReadSource(const ParseContext& context, const toml::table* table, SourceConfig* source) {
+  SectionReader section(context, "[source]", table);
+  FLOE_ASSIGN_OR_RETURN(auto format, section.Choice("format", {"cda", "parquet"}));
+  FLOE_ASSIGN_OR_RETURN(auto uri, section.String("uri"));
+  FLOE_ASSIGN_OR_RETURN(auto include, section.StringArray("include"));
+  FLOE_ASSIGN_OR_RETURN(auto exclude, section.StringArray("exclude"));
+  FLOE_ASSIGN_OR_RETURN(auto reload_on_reset, section.Bool("reload_on_reset"));
+  FLOE_ASSIGN_OR_RETURN(auto source_table, section.String("table"));
+  FLOE_ASSIGN_OR_RETURN(auto settle, section.Duration("settle"));
+  FLOE_ASSIGN_OR_RETURN(auto hive_partitioning, section.Bool("hive_partitioning"));
+  FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+
+  if (format) source->format = static_cast<SourceFormat>(*format);
+  if (!uri || uri->empty())
+    return section.Error("uri", "is required (a local directory or s3://bucket/prefix)");
+  source->uri = ResolveLocation(context, *uri);
+  if (source->uri.rfind("file://", 0) == 0) source->uri = source->uri.substr(7);
+  if (include) source->include = *include;
+  if (exclude) source->exclude = *exclude;
+  bool cda = source->format == SourceFormat::kCda;
+  auto only_for = [&](const char* key, const char* format_name) {
+    return section.Error(key, std::string("applies only to format = \"") + format_name + "\"");
+  };
+  if (reload_on_reset) {
+    if (!cda) return only_for("reload_on_reset", "cda");
+    source->reload_on_reset = *reload_on_reset;
+  }
+  if (source_table) {
+    if (cda) return only_for("table", "parquet");
+    source->table = *source_table;
+  }
+  if (settle) {
+    if (cda) return only_for("settle", "parquet");
+    source->settle_ms = *settle;
+  }
+  if (hive_partitioning) {
+    if (cda) return only_for("hive_partitioning", "parquet");
+    source->hive_partitioning = *hive_partitioning;
+  }
+  if (!cda && source->table.empty()) {
+    // The last path component of the uri names the table.
+    std::string trimmed = source->uri;
+    while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+    size_t slash = trimmed.find_last_of('/');
+    source->table = slash == std::string::npos ? trimmed : trimmed.substr(slash + 1);
+    if (source->table.empty() || source->table.find(':') != std::string::npos) {
+      return section.Error("table", "cannot be derived from uri \"" + source->uri + "\"; set it");
+    }
+  }
+  return Status::OK();
+}
+
+// The REST settings of [catalog] (type = "rest"); any of them with another
+// type is an error, so a half-edited config cannot silently ignore them.
+Status ReadRestCatalogKeys(SectionReader& section, catalog::CatalogOptions* catalog) {
+  catalog::rest::RestCatalogOptions& rest = catalog->rest;
+  std::optional<std::string> signing_name;
+  const std::pair<const char*, std::string*> strings[] = {
+      {"prefix", &rest.prefix},         {"token", &rest.token},
+      {"credential", &rest.credential}, {"oauth2_server_uri", &rest.oauth2_server_uri},
+      {"scope", &rest.scope},           {"signing_region", &rest.signing_region}};
+  std::vector<std::string> present;
+  for (const auto& [key, target] : strings) {
+    FLOE_ASSIGN_OR_RETURN(auto value, section.String(key));
+    if (!value) continue;
+    *target = *value;
+    present.push_back(key);
+  }
+  FLOE_ASSIGN_OR_RETURN(signing_name, section.String("signing_name"));
+  if (signing_name) present.push_back("signing_name");
+  FLOE_ASSIGN_OR_RETURN(auto sigv4, section.Bool("sigv4_enabled"));
+  if (sigv4) {
+    rest.sigv4_enabled = *sigv4;
+    present.push_back("sigv4_enabled");
+  }
+  FLOE_ASSIGN_OR_RETURN(auto headers, section.StringMap("headers"));
+  if (headers) {
+    rest.headers = *headers;
+    present.push_back("headers");
+  }
+  if (catalog->type != "rest" && !present.empty()) {
+    return section.Error(present.front(), "is a REST catalog setting; it needs type = \"rest\"");
+  }
+  if (catalog->type != "rest") return Status::OK();
+  if (rest.scope.empty()) rest.scope = "catalog";
+  if (!rest.token.empty() && !rest.credential.empty()) {
+    return section.Error("credential", "set either token or credential, not both");
+  }
+  if (!rest.oauth2_server_uri.empty() && rest.credential.empty()) {
+    return section.Error("oauth2_server_uri", "needs credential (client_id:client_secret)");
+  }
+  if (!rest.sigv4_enabled && (!rest.signing_region.empty() || signing_name)) {
+    return section.Error(rest.signing_region.empty() ? "signing_name" : "signing_region",
+                         "only applies with sigv4_enabled = true");
+  }
+  if (signing_name && !signing_name->empty()) rest.signing_name = *signing_name;
+  for (const auto& [name, value] : rest.headers) {
+    if (name.empty() || name.find_first_of(": \r\n") != std::string::npos ||
+        value.find_first_of("\r\n") != std::string::npos) {
+      return section.Error("headers." + name, "is not a valid HTTP header name and value");
+    }
+  }
+  return Status::OK();
+}
+
+Status ReadCatalog(const ParseContext& context, const toml::table* table, catalog::CatalogOptions* catalog) {
+  SectionReader section(context, "[catalog]", table);
+  FLOE_ASSIGN_OR_RETURN(auto type, section.Choice("type", {"sql", "filesystem", "rest"}));
+  FLOE_ASSIGN_OR_RETURN(auto uri, section.String("uri"));
+  FLOE_ASSIGN_OR_RETURN(auto warehouse, section.String("warehouse"));
+  FLOE_ASSIGN_OR_RETURN(auto name, section.String("name"));
+  catalog->type = !type || *type == 0 ? "sql" : *type == 1 ? "filesystem" : "rest";
+  FLOE_RETURN_IF_ERROR(ReadRestCatalogKeys(section, catalog));
+  FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+
+  if (name) {
+    if (name->empty()) return section.Error("name", "must not be empty");
+    catalog->name = *name;
+  }
+  if (catalog->type == "rest") {
+    // The REST service owns table locations; warehouse is whatever it expects (a name, an account id, a
+    // location).
+    if (warehouse) catalog->warehouse = *warehouse;
+    if (!uri || uri->empty()) {
+      return section.Error("uri",
+                           "is required for type = \"rest\" (https://host[/path] of the catalog service)");
+    }
+    std::string http = uri->rfind("rest+", 0) == 0 ? uri->substr(5) : *uri;
+    if (http.rfind("http://", 0) != 0 && http.rfind("https://", 0) != 0) {
+      return section.Error("uri",
+                           "expected http(s)://host[:port][/path] for type = \"rest\", got \"" + *uri + "\"");
+    }
+    catalog->uri = "rest+" + http;
+    return Status::OK();
+  }
+  if (!warehouse || warehouse->empty()) {
+    return section.Error("warehouse", "is required (a local directory or s3://bucket/prefix)");
+  }
+  catalog->warehouse = ResolveLocation(context, *warehouse);
+  if (catalog->warehouse.rfind("file://", 0) == 0) catalog->warehouse = catalog->warehouse.substr(7);
+
+  if (catalog->type == "filesystem") {
+    if (HasScheme(catalog->warehouse)) {
+      return section.Error("warehouse",
+                           "type = \"filesystem\" needs a local directory (a rename is not atomic "
+                           "on object stores; use type = \"sql\"), got \"" +
+                               catalog->warehouse + "\"");
+    }
+    if (!uri || uri->empty()) {
+      catalog->uri = "file://" + catalog->warehouse;
+    } else {
+      if (uri->rfind("file://", 0) != 0) {
+        return section.Error("uri", "type = \"filesystem\" takes a file:// uri, got \"" + *uri + "\"");
+      }
+      catalog->uri = ResolveLocation(context, *uri);
+      if (catalog->uri != "file://" + catalog->warehouse) {
+        return section.Error("uri", "must name the warehouse directory \"" + catalog->warehouse +
+                                        "\" for type = \"filesystem\", got \"" + catalog->uri + "\"");
+      }
+    }
+    return Status::OK();
+  }
+  if (!uri || uri->empty()) {
+    return section.Error("uri",
+                         "is required for type = \"sql\" (sqlite:///path/catalog.db or postgresql://...)");
+  }
+  if (uri->rfind("sqlite://", 0) == 0) {
+    std::string db_path = uri->substr(9);
+    if (db_path.empty()) return section.Error("uri", "sqlite:// needs a database path");
+    catalog->uri = "sqlite://" + ResolvePath(context, db_path);
+  } else if (uri->rfind("postgresql://", 0) == 0 || uri->rfind("postgres://", 0) == 0) {
+    catalog->uri = *uri;
+  } else if (uri->rfind("file://", 0) == 0) {
+    return section.Error("uri", "a file:// uri is a filesystem catalog: set type = \"filesystem\"");
+  } else {
+    return section.Error(
+        "uri", "expected sqlite:///path/catalog.db or postgresql://user@host/db, got \"" + *uri + "\"");
+  }
+  return Status::OK();
+}
+
+Status ReadTarget(const ParseContext& context, const toml::table* table, TargetConfig* target) {
+  SectionReader section(context, "[target]", table);
+  FLOE_ASSIGN_OR_RETURN(auto ns, section.String("namespace"));
+  FLOE_ASSIGN_OR_RETURN(auto format_version,
+                        section.Integer("format_version", std::numeric_limits<int64_t>::min(),
+                                        std::numeric_limits<int64_t>::max()));
+  FLOE_ASSIGN_OR_RETURN(auto file_size, section.Size("target_file_size"));
+  FLOE_ASSIGN_OR_RETURN(auto codec, section.String("codec"));
+  FLOE_ASSIGN_OR_RETURN(auto codec_level, section.Integer("codec_level", -1000, 1000));
+  FLOE_ASSIGN_OR_RETURN(auto partition_by, section.StringArray("partition_by"));
+  FLOE_ASSIGN_OR_RETURN(auto properties, section.StringMap("properties"));
+  FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+
+  if (ns) {
+    bool ok = !ns->empty() && ns->front() != '.' && ns->back() != '.' && ns->find("..") == std::string::npos;
+    if (!ok)
+      return section.Error("namespace", "expected a name like \"cda\" or \"lake.cda\", got \"" + *ns + "\"");
+    target->ns = *ns;
+  }
+  if (format_version) {
+    if (*format_version != 2 && *format_version != 3) {
+      return section.Error("format_version",
+                           "expected 2 (position delete files) or 3 (deletion vectors), got " +
+                               std::to_string(*format_version));
+    }
+    target->format_version = static_cast<int>(*format_version);
+  }
+  if (file_size) {
+    if (*file_size < (int64_t{1} << 20)) return section.Error("target_file_size", "must be at least 1MiB");
+    target->target_file_size_bytes = *file_size;
+  }
+  if (codec) {
+    std::string name = ToLower(*codec);
+    if (name == "uncompressed") name = "none";
+    static const std::set<std::string> kCodecs = {"snappy", "zstd", "gzip", "brotli", "lz4", "none"};
+    if (!kCodecs.count(name)) {
+      return section.Error("codec",
+                           "expected snappy, zstd, gzip, brotli, lz4 or none, got \"" + *codec + "\"");
+    }
+    target->codec = name;
+  }
+  if (codec_level) {
+    int64_t low = 0, high = -1;
+    if (target->codec == "zstd") low = 1, high = 22;
+    if (target->codec == "gzip") low = 1, high = 9;
+    if (target->codec == "brotli") low = 0, high = 11;
+    if (high < 0) return section.Error("codec_level", "codec \"" + target->codec + "\" has no levels");
+    if (*codec_level < low || *codec_level > high) {
+      return section.Error("codec_level", "codec \"" + target->codec + "\" takes levels " +
+                                              std::to_string(low) + " to " + std::to_string(high) + ", got " +
+                                              std::to_string(*codec_level));
+    }
+    target->codec_level = static_cast<int>(*codec_level);
+  }
+  if (partition_by) {
+    FLOE_RETURN_IF_ERROR(ValidatePartitionBy(context, "[target]", *partition_by));
+    target->partition_by = *partition_by;
+  }
+  if (properties) target->table_properties = *properties;
+  return Status::OK();
+}
+
+Status ReadMerge(const ParseContext& context, const toml::table* table, SourceFormat format,
+                 MergeConfig* merge) {
+  if (format == SourceFormat::kParquet) {
+    // Plain Parquet files carry no CDA columns: append unless asked to merge.
+    merge->mode = WriteMode::kAppend;
+    merge->keys.clear();
+    merge->order_column.clear();
+    merge->order_kind = OrderingKind::kNumber;
+    merge->operation_column.clear();
+  }
+  SectionReader section(context, "[merge]", table);
+  bool any_given = false;
+  FLOE_RETURN_IF_ERROR(ReadMergeKeys(section, merge, &any_given));
+  FLOE_ASSIGN_OR_RETURN(auto insert_values, section.IntegerArray("insert_values"));
+  FLOE_ASSIGN_OR_RETURN(auto update_values, section.IntegerArray("update_values"));
+  FLOE_ASSIGN_OR_RETURN(auto delete_values, section.IntegerArray("delete_values"));
+  FLOE_ASSIGN_OR_RETURN(auto ignore_values, section.IntegerArray("ignore_values"));
+  FLOE_ASSIGN_OR_RETURN(auto retention, section.Duration("tombstone_retention"));
+  FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+  if (insert_values) merge->insert_values = *insert_values;
+  if (update_values) merge->update_values = *update_values;
+  if (delete_values) merge->delete_values = *delete_values;
+  if (ignore_values) merge->ignore_values = *ignore_values;
+  if (retention) merge->tombstone_retention_ms = *retention;
+  return ValidateMerge(context, "[merge]", *merge);
+}
+
+Status ReadSchemaPolicy(const ParseContext& context, const toml::table* table, SchemaPolicyConfig* schema) {
+  SectionReader section(context, "[schema]", table);
+  FLOE_ASSIGN_OR_RETURN(auto policy, section.Choice("on_incompatible", kPolicyNames));
+  FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+  if (policy) schema->on_incompatible = static_cast<IncompatiblePolicy>(*policy);
+  return Status::OK();
+}
+
+Status ReadLineage(const ParseContext& context, const toml::table* table, LineageConfig* lineage) {
+  SectionReader section(context, "[lineage]", table);
+  const std::pair<const char*, bool*> keys[] = {{"source_file", &lineage->source_file},
+                                                {"row_number", &lineage->row_number},
+                                                {"file_modified", &lineage->file_modified},
+                                                {"ingested_at", &lineage->ingested_at}};
+  for (const auto& [key, field] : keys) {
+    FLOE_ASSIGN_OR_RETURN(auto value, section.Bool(key));
+    if (value) *field = *value;
+  }
+  return section.CheckNoUnknownKeys();
+}
+
+Status ReadTrigger(const ParseContext& context, const toml::table* table, TriggerConfig* trigger) {
+  SectionReader section(context, "[trigger]", table);
+  FLOE_ASSIGN_OR_RETURN(auto interval, section.Duration("interval"));
+  FLOE_ASSIGN_OR_RETURN(auto max_files, section.Integer("max_files_per_batch", 1, 10'000'000));
+  FLOE_ASSIGN_OR_RETURN(auto max_bytes, section.Size("max_bytes_per_batch"));
+  FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+  if (interval) trigger->interval_ms = *interval;
+  if (max_files) trigger->max_files_per_batch = *max_files;
+  if (max_bytes) {
+    if (*max_bytes <= 0) return section.Error("max_bytes_per_batch", "must be greater than 0");
+    trigger->max_bytes_per_batch = *max_bytes;
+  }
+  return Status::OK();
+}
+
+// A number in (0, 1] (integers 1 and 0 are numbers too; 0 is refused).
+Result<std::optional<double>> Fraction(SectionReader& section, std::string_view key) {
+  const toml::node* node = section.Find(key);
+  if (!node) return std::optional<double>();
+  std::optional<double> value;
+  if (const auto* f = node->as_floating_point()) value = f->get();
+  if (const auto* i = node->as_integer()) value = static_cast<double>(i->get());
+  if (!value || !std::isfinite(*value) || *value <= 0 || *value > 1) {
+    return section.Error(
+        key, "expected a number greater than 0 and at most 1, got " + DescribeTomlValue(*node), node);
+  }
+  return value;
+}
+
+Status ReadMaintenance(const ParseContext& context, const toml::table* table,
+                       MaintenanceConfig* maintenance) {
+  SectionReader section(context, "[maintenance]", table);
+  FLOE_ASSIGN_OR_RETURN(auto enabled, section.Bool("enabled"));
+  FLOE_ASSIGN_OR_RETURN(auto compact_every, section.Integer("compact_every", 1, 1'000'000));
+  FLOE_ASSIGN_OR_RETURN(auto min_input_files, section.Integer("min_input_files", 1, 1'000'000));
+  FLOE_ASSIGN_OR_RETURN(auto small_file_ratio, Fraction(section, "small_file_ratio"));
+  FLOE_ASSIGN_OR_RETURN(auto delete_ratio, Fraction(section, "delete_ratio_threshold"));
+  FLOE_ASSIGN_OR_RETURN(auto max_delete_files, section.Integer("max_delete_files", 1, 1'000'000));
+  FLOE_ASSIGN_OR_RETURN(auto sort_by, section.StringArray("sort_by"));
+  FLOE_ASSIGN_OR_RETURN(auto retain_last, section.Integer("retain_last", 1, 1'000'000));
+  FLOE_ASSIGN_OR_RETURN(auto max_snapshot_age, section.Duration("max_snapshot_age"));
+  FLOE_ASSIGN_OR_RETURN(auto orphan_older_than, section.Duration("orphan_older_than"));
+  FLOE_ASSIGN_OR_RETURN(auto rewrite_manifests, section.Bool("rewrite_manifests"));
+  FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+  if (enabled) maintenance->enabled = *enabled;
+  if (compact_every) maintenance->compact_every = *compact_every;
+  if (min_input_files) maintenance->min_input_files = *min_input_files;
+  if (small_file_ratio) maintenance->small_file_ratio = *small_file_ratio;
+  if (delete_ratio) maintenance->delete_ratio_threshold = *delete_ratio;
+  if (max_delete_files) maintenance->max_delete_files = *max_delete_files;
+  if (sort_by) maintenance->sort_by = *sort_by;
+  if (retain_last) maintenance->retain_last = *retain_last;
+  if (max_snapshot_age) maintenance->max_snapshot_age_ms = *max_snapshot_age;
+  if (orphan_older_than) {
+    // Younger files may belong to a commit in progress.
+    if (*orphan_older_than < int64_t{3600} * 1000) {
+      return section.Error("orphan_older_than",
+                           "must be at least 1h (files of a commit in progress are younger)");
+    }
+    maintenance->orphan_older_than_ms = *orphan_older_than;
+  }
+  if (rewrite_manifests) maintenance->rewrite_manifests = *rewrite_manifests;
+  return Status::OK();
+}
+
+Status ReadPerformance(const ParseContext& context, const toml::table* table,
+                       PerformanceConfig* performance) {
+  SectionReader section(context, "[performance]", table);
+  FLOE_ASSIGN_OR_RETURN(auto threads, section.Integer("threads", 0, 256));
+  FLOE_ASSIGN_OR_RETURN(auto budget, section.Size("memory_budget"));
+  FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+  if (threads) performance->threads = static_cast<int>(*threads);
+  if (budget) {
+    // Below this the fixed costs (a row group of one file, writer buffers)
+    // alone would exceed the budget.
+    if (*budget < (int64_t{64} << 20)) return section.Error("memory_budget", "must be at least 64MiB");
+    performance->memory_budget_bytes = *budget;
+  }
+  return Status::OK();
+}
+
+Status ReadS3(const ParseContext& context, const toml::table* table, s3::S3Options* options) {
+  SectionReader section(context, "[s3]", table);
+  const std::pair<const char*, std::string*> strings[] = {{"region", &options->region},
+                                                          {"endpoint", &options->endpoint},
+                                                          {"access_key_id", &options->access_key_id},
+                                                          {"secret_access_key", &options->secret_access_key},
+                                                          {"session_token", &options->session_token},
+                                                          {"profile", &options->profile}};
+  for (const auto& [key, field] : strings) {
+    FLOE_ASSIGN_OR_RETURN(auto value, section.String(key));
+    if (value) *field = *value;
+  }
+  FLOE_ASSIGN_OR_RETURN(auto path_style, section.Bool("path_style"));
+  if (path_style) options->path_style = *path_style;
+  FLOE_ASSIGN_OR_RETURN(auto max_attempts, section.Integer("max_attempts", 1, 100));
+  if (max_attempts) options->max_attempts = static_cast<int>(*max_attempts);
+  const std::pair<const char*, int64_t*> durations[] = {{"connect_timeout", &options->connect_timeout_ms},
+                                                        {"request_timeout", &options->request_timeout_ms},
+                                                        {"retry_budget", &options->retry_budget_ms},
+                                                        {"retry_base_delay", &options->retry_base_delay_ms},
+                                                        {"retry_max_delay", &options->retry_max_delay_ms}};
+  for (const auto& [key, field] : durations) {
+    FLOE_ASSIGN_OR_RETURN(auto value, section.Duration(key));
+    if (value) *field = *value;
+  }
+  const std::pair<const char*, int*> counts[] = {{"read_parallelism", &options->read_parallelism},
+                                                 {"upload_parallelism", &options->upload_parallelism}};
+  for (const auto& [key, field] : counts) {
+    FLOE_ASSIGN_OR_RETURN(auto value, section.Integer(key, 1, 64));
+    if (value) *field = static_cast<int>(*value);
+  }
+  const std::pair<const char*, int64_t*> sizes[] = {{"multipart_part_size", &options->multipart_part_size},
+                                                    {"multipart_threshold", &options->multipart_threshold}};
+  for (const auto& [key, field] : sizes) {
+    FLOE_ASSIGN_OR_RETURN(auto value, section.Size(key));
+    if (value) *field = *value;
+  }
+  FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+  if (options->connect_timeout_ms <= 0) return section.Error("connect_timeout", "must be greater than 0");
+  if (options->request_timeout_ms <= 0) return section.Error("request_timeout", "must be greater than 0");
+  if (options->multipart_part_size < (int64_t{5} << 20)) {
+    return section.Error("multipart_part_size", "must be at least 5MiB (S3's smallest part)");
+  }
+  return Status::OK();
+}
+
+Status ReadTables(const ParseContext& context, const toml::table* tables, const PipelineConfig& globals,
+                  std::map<std::string, TableOverride>* overrides) {
+  if (!tables) return Status::OK();
+  for (const auto& [name_key, node] : *tables) {
+    std::string name(name_key.str());
+    std::string label = "[tables." + name + "]";
+    const auto* table = node.as_table();
+    if (!table) {
+      return Status::InvalidArgument(context.display_path + ": tables." + name +
+                                     ": expected a section [tables." + name + "], got " +
+                                     DescribeTomlValue(node));
+    }
+    if (name.empty())
+      return Status::InvalidArgument(context.display_path + ": [tables.\"\"]: empty table name");
+    SectionReader section(context, label, table);
+    TableOverride out;
+    MergeConfig merge = globals.merge;
+    bool merge_given = false;
+    FLOE_RETURN_IF_ERROR(ReadMergeKeys(section, &merge, &merge_given));
+    FLOE_ASSIGN_OR_RETURN(auto partition_by, section.StringArray("partition_by"));
+    FLOE_ASSIGN_OR_RETURN(auto policy, section.Choice("on_incompatible", kPolicyNames));
+    FLOE_ASSIGN_OR_RETURN(auto target_table, section.String("target_table"));
+    FLOE_ASSIGN_OR_RETURN(auto properties, section.StringMap("properties"));
+    FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+    if (merge_given) {
+      FLOE_RETURN_IF_ERROR(ValidateMerge(context, label, merge));
+      out.merge = std::move(merge);
+    }
+    if (partition_by) {
+      FLOE_RETURN_IF_ERROR(ValidatePartitionBy(context, label, *partition_by));
+      out.partition_by = *partition_by;
+    }
+    if (policy) out.on_incompatible = static_cast<IncompatiblePolicy>(*policy);
+    if (target_table) {
+      if (target_table->empty() || target_table->find('.') != std::string::npos) {
+        return section.Error("target_table",
+                             "expected a table name without '.', got \"" + *target_table + "\"");
+      }
+      out.target_table = *target_table;
+    }
+    if (properties) out.table_properties = *properties;
+    (*overrides)[name] = std::move(out);
+  }
+  return Status::OK();
+}
+
+Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::table& root,
+                                     const std::string& config_path) {
+  PipelineConfig config;
+  config.config_path = config_path;
+
+  SectionReader top(context, "", &root);
+  FLOE_ASSIGN_OR_RETURN(auto name, top.String("name"));
+  if (!name) return top.Error("name", "is required (the pipeline id: letters, digits, '-' and '_')");
+  if (!IsValidName(*name)) {
+    return top.Error("name", "expected letters, digits, '-' and '_' (at most 128), got \"" + *name + "\"");
+  }
+  config.name = *name;
+
+  // Sections are consumed through `top` so that unknown ones are reported.
+  auto section = [&](std::string_view key) -> Result<const toml::table*> {
+    top.Find(key);
+    return SectionTable(context, root, key);
+  };
+  FLOE_ASSIGN_OR_RETURN(const toml::table* source, section("source"));
+  FLOE_ASSIGN_OR_RETURN(const toml::table* catalog, section("catalog"));
+  FLOE_ASSIGN_OR_RETURN(const toml::table* target, section("target"));
+  FLOE_ASSIGN_OR_RETURN(const toml::table* merge, section("merge"));
+  FLOE_ASSIGN_OR_RETURN(const toml::table* schema, section("schema"));
+  FLOE_ASSIGN_OR_RETURN(const toml::table* lineage, section("lineage"));
+  FLOE_ASSIGN_OR_RETURN(const toml::table* trigger, section("trigger"));
+  FLOE_ASSIGN_OR_RETURN(const toml::table* maintenance, section("maintenance"));
+  FLOE_ASSIGN_OR_RETURN(const toml::table* state, section("state"));
+  FLOE_ASSIGN_OR_RETURN(const toml::table* s3, section("s3"));
+  FLOE_ASSIGN_OR_RETURN(const toml::table* performance, section("performance"));
+  FLOE_ASSIGN_OR_RETURN(const toml::table* tables, section("tables"));
+  FLOE_RETURN_IF_ERROR(top.CheckNoUnknownKeys());
+
+  if (!source) return Status::InvalidArgument(context.display_path + ": section [source] is required");
+  if (!catalog) return Status::InvalidArgument(context.display_path + ": section [catalog] is required");
+  FLOE_RETURN_IF_ERROR(ReadSource(context, source, &config.source));
+  FLOE_RETURN_IF_ERROR(ReadCatalog(context, catalog, &config.catalog));
+  FLOE_RETURN_IF_ERROR(ReadTarget(context, target, &config.target));
+  FLOE_RETURN_IF_ERROR(ReadMerge(context, merge, config.source.format, &config.merge));
+  FLOE_RETURN_IF_ERROR(ReadSchemaPolicy(context, schema, &config.schema));
+  FLOE_RETURN_IF_ERROR(ReadLineage(context, lineage, &config.lineage));
+  FLOE_RETURN_IF_ERROR(ReadTrigger(context, trigger, &config.trigger));
+  FLOE_RETURN_IF_ERROR(ReadMaintenance(context, maintenance, &config.maintenance));
+  FLOE_RETURN_IF_ERROR(ReadS3(context, s3, &config.s3));
+  config.catalog.s3 = config.s3;
+  FLOE_RETURN_IF_ERROR(ReadPerformance(context, performance, &config.performance));
+
+  SectionReader state_section(context, "[state]", state);
+  FLOE_ASSIGN_OR_RETURN(auto state_dir, state_section.String("dir"));
+  FLOE_RETURN_IF_ERROR(state_section.CheckNoUnknownKeys());
+  if (state_dir) {
+    if (state_dir->empty()) return state_section.Error("dir", "must not be empty");
+    if (HasScheme(*state_dir)) {
+      return state_section.Error(
+          "dir", "must be a local directory (the ledger is a SQLite file), got \"" + *state_dir + "\"");
+    }
+    config.state_dir = ResolvePath(context, *state_dir);
+  } else if (const char* env = std::getenv("FLOE_STATE_DIR"); env && *env) {
+    std::error_code ec;
+    fs::path base = fs::absolute(env, ec);
+    if (ec) base = env;
+    config.state_dir = (base / config.name).lexically_normal().string();
+  } else {
+    config.state_dir = (context.base_dir / ".floe-state" / config.name).lexically_normal().string();
+  }
+
+  FLOE_RETURN_IF_ERROR(ReadTables(context, tables, config, &config.tables));
+  return config;
+}
+
+}  // namespace
+
+int PerformanceConfig::EffectiveThreads() const {
+  if (threads > 0) return threads;
+  const unsigned cores = std::thread::hardware_concurrency();
+  return cores == 0 ? 1 : static_cast<int>(std::min(cores, 256u));
+}
+
+TableSettings PipelineConfig::ForTable(const std::string& source_table) const {
+  TableSettings settings;
+  settings.merge = merge;
+  settings.target = target;
+  settings.schema = schema;
+  settings.lineage = lineage;
+  settings.performance = performance;
+  settings.target_table = ToLower(source_table);
+  auto it = tables.find(source_table);
+  if (it == tables.end()) return settings;
+  const TableOverride& override_settings = it->second;
+  if (override_settings.merge) settings.merge = *override_settings.merge;
+  if (override_settings.partition_by) settings.target.partition_by = *override_settings.partition_by;
+  if (override_settings.on_incompatible) settings.schema.on_incompatible = *override_settings.on_incompatible;
+  if (override_settings.target_table) settings.target_table = *override_settings.target_table;
+  for (const auto& [key, value] : override_settings.table_properties) {
+    settings.target.table_properties[key] = value;
+  }
+  return settings;
+}
+
+Result<PipelineConfig> ParsePipelineConfig(const std::string& toml_text, const std::string& path) {
+  ParseContext context;
+  context.display_path = path.empty() ? "pipeline config" : path;
+  std::error_code ec;
+  if (path.empty()) {
+    context.base_dir = fs::current_path(ec);
+  } else {
+    context.base_dir = fs::absolute(fs::path(path), ec).parent_path();
+  }
+  if (ec) return Status::IOError(context.display_path + ": cannot resolve its directory: " + ec.message());
+
+  toml::table root;
+  try {
+    root = toml::parse(toml_text, path);
+  } catch (const toml::parse_error& error) {
+    const auto& begin = error.source().begin;
+    return Status::InvalidArgument(context.display_path + ":" + std::to_string(begin.line) + ":" +
+                                   std::to_string(begin.column) + ": " + std::string(error.description()));
+  }
+  return ParseDocument(context, root, path);
+}
+
+Result<PipelineConfig> LoadPipelineConfig(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    return Status::NotFound(path + ": no such configuration file");
+  }
+  auto size = fs::file_size(path, ec);
+  if (ec) return Status::IOError(path + ": " + ec.message());
+  if (size > (uint64_t{16} << 20))
+    return Status::InvalidArgument(path + ": larger than 16MiB; not a config file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IOError(path + ": cannot open for reading");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return Status::IOError(path + ": read failed");
+  return ParsePipelineConfig(text.str(), path);
+}
+
+const char* SourceFormatName(SourceFormat format) {
+  return format == SourceFormat::kCda ? "cda" : "parquet";
+}
+const char* WriteModeName(WriteMode mode) {
+  return mode == WriteMode::kMerge ? "merge" : "append";
+}
+const char* OrderingKindName(OrderingKind kind) {
+  switch (kind) {
+    case OrderingKind::kPaddedHex: return "hex";
+    case OrderingKind::kNumber: return "number";
+    case OrderingKind::kTimestamp: return "timestamp";
+  }
+  return "unknown";
+}
+const char* IncompatiblePolicyName(IncompatiblePolicy policy) {
+  switch (policy) {
+    case IncompatiblePolicy::kRescue: return "rescue";
+    case IncompatiblePolicy::kQuarantine: return "quarantine";
+    case IncompatiblePolicy::kFail: return "fail";
+  }
+  return "unknown";
+}
+
+}  // namespace floe::ingest

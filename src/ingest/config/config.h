@@ -1,0 +1,179 @@
+// PipelineConfig: a pipeline's TOML configuration file, parsed and checked.
+//
+// Contract: LoadPipelineConfig reads the file, rejects unknown keys and
+// wrong types with an InvalidArgument naming the file, the key path and what
+// was expected ("pipeline.toml: [trigger] interval: expected a duration like
+// \"60s\" or a number of seconds, got \"soon\""), expands ${VAR} from the
+// environment in string values, and fills every default documented in
+// docs/configuration.md. Relative local paths are resolved against the
+// config file's directory. Per-table overrides ([tables.<name>]) are merged
+// over the global [merge]/[target] settings by ForTable.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/open/open_catalog.h"
+#include "common/status.h"
+#include "io/s3/s3_config.h"
+
+namespace floe::ingest {
+
+enum class SourceFormat { kCda, kParquet };
+enum class WriteMode { kMerge, kAppend };
+// How ordering values compare: "hex" left-pads hex strings to 32 digits
+// (CDA gwcbi___seqval_hex), "number" compares integers, "timestamp" compares
+// timestamps/dates (or integers holding epoch units).
+enum class OrderingKind { kPaddedHex, kNumber, kTimestamp };
+enum class IncompatiblePolicy { kRescue, kQuarantine, kFail };
+
+struct SourceConfig {
+  SourceFormat format = SourceFormat::kCda;
+  std::string uri;                   // local directory or s3://bucket/prefix
+  std::vector<std::string> include;  // cda: table-name globs; parquet: path globs relative to uri
+  std::vector<std::string> exclude;
+  // cda: after a reset (manifest timestamp backwards, fingerprint gone) reload the table
+  // from scratch instead of stopping it.
+  bool reload_on_reset = false;
+  // parquet: the source table name (default: the last component of uri).
+  std::string table;
+  // parquet: a local file is eligible once unchanged for this long (object stores: at once).
+  int64_t settle_ms = 10'000;
+  // parquet: expose Hive-style key=value folders as string columns.
+  bool hive_partitioning = true;
+};
+
+struct MergeConfig {
+  WriteMode mode = WriteMode::kMerge;  // cda default; parquet sources default to append
+  std::vector<std::string> keys = {"id"};
+  std::string order_column = "gwcbi___seqval_hex";
+  OrderingKind order_kind = OrderingKind::kPaddedHex;
+  std::string operation_column = "gwcbi___operation";  // empty: every row is an upsert
+  std::vector<int64_t> insert_values = {0, 2};
+  std::vector<int64_t> update_values = {4};
+  std::vector<int64_t> delete_values = {1};
+  std::vector<int64_t> ignore_values = {3};  // CDA "before" images
+  int64_t tombstone_retention_ms = int64_t{30} * 24 * 3600 * 1000;
+};
+
+struct LineageConfig {
+  bool source_file = false;    // column _floe_source_file (string)
+  bool row_number = false;     // column _floe_source_row (long, 0-based row in its file)
+  bool file_modified = false;  // column _floe_source_modified (timestamptz)
+  bool ingested_at = false;    // column _floe_ingested_at (timestamptz, the batch's commit time)
+};
+
+struct TargetConfig {
+  std::string ns = "default";  // [target] namespace, dotted for nested namespaces
+  int format_version = 2;      // 2: position delete files; 3: deletion vectors
+  int64_t target_file_size_bytes = int64_t{128} << 20;
+  std::string codec = "zstd";  // snappy | zstd | gzip | brotli | lz4 (LZ4_RAW) | none
+  std::optional<int> codec_level;
+  // Partition fields like "day(createtime)", "bucket(16, id)", "identity(region)".
+  std::vector<std::string> partition_by;
+  std::map<std::string, std::string> table_properties;
+};
+
+struct SchemaPolicyConfig {
+  IncompatiblePolicy on_incompatible = IncompatiblePolicy::kRescue;
+};
+
+struct TriggerConfig {
+  int64_t interval_ms = 60'000;
+  int64_t max_files_per_batch = 1000;
+  int64_t max_bytes_per_batch = int64_t{1} << 30;
+};
+
+// [maintenance]: table upkeep (compaction, snapshot expiry, orphan removal,
+// manifest rewrite) run between ingest commits and by `floe maintain`.
+struct MaintenanceConfig {
+  bool enabled = true;
+  int64_t compact_every = 10;  // a table's ingest commits between maintenance runs
+  int64_t min_input_files = 5;
+  double small_file_ratio = 0.75;  // of [target] target_file_size
+  double delete_ratio_threshold = 0.2;
+  int64_t max_delete_files = 4;
+  std::vector<std::string> sort_by;  // columns compaction sorts rewritten rows by
+  int64_t retain_last = 10;
+  int64_t max_snapshot_age_ms = int64_t{5} * 24 * 3600 * 1000;
+  int64_t orphan_older_than_ms = int64_t{3} * 24 * 3600 * 1000;
+  bool rewrite_manifests = true;
+};
+
+// The settings one target table uses after [tables.<name>] overrides.
+// [performance]: how much of the machine one pipeline may use.
+struct PerformanceConfig {
+  // Worker threads for decoding source files and encoding output column
+  // chunks; 0 means one per core (std::thread::hardware_concurrency()).
+  int threads = 0;
+  // Memory the pipeline plans to stay within, the primary-key index aside
+  // (the index holds every live key of a table and is accounted separately,
+  // at about 32 bytes per key). Bounds a batch's change map, the source data
+  // decoded ahead and the output buffered before a row group is flushed;
+  // a batch that would exceed it is cut short and the rest goes to the next
+  // batch.
+  int64_t memory_budget_bytes = int64_t{512} << 20;
+  // threads resolved: `threads`, or the number of cores when 0.
+  int EffectiveThreads() const;
+};
+
+struct TableSettings {
+  MergeConfig merge;
+  TargetConfig target;
+  SchemaPolicyConfig schema;
+  LineageConfig lineage;
+  PerformanceConfig performance;  // global ([performance]); copied into every table's settings
+  std::string target_table;       // table name in the catalog (default: the source table name, lower-cased)
+};
+
+struct TableOverride {
+  std::optional<MergeConfig> merge;  // set when any merge key was given; unset keys keep the global value
+  std::optional<std::vector<std::string>> partition_by;
+  std::optional<IncompatiblePolicy> on_incompatible;
+  std::optional<std::string> target_table;
+  std::map<std::string, std::string> table_properties;
+};
+
+struct PipelineConfig {
+  std::string name;         // pipeline id: letters, digits, '-', '_'
+  std::string config_path;  // the file it was read from ("" when built in code)
+  SourceConfig source;
+  // [catalog]; type is always set ("sql" by default) and s3 is [s3].
+  catalog::CatalogOptions catalog;
+  TargetConfig target;
+  MergeConfig merge;
+  SchemaPolicyConfig schema;
+  LineageConfig lineage;
+  TriggerConfig trigger;
+  MaintenanceConfig maintenance;
+  PerformanceConfig performance;
+  std::string
+      state_dir;  // resolved: [state] dir, else $FLOE_STATE_DIR/<name>, else <config dir>/.floe-state/<name>
+  s3::S3Options s3;                             // [s3] section
+  std::map<std::string, TableOverride> tables;  // [tables.<source table name>]
+
+  TableSettings ForTable(const std::string& source_table) const;
+};
+
+Result<PipelineConfig> LoadPipelineConfig(const std::string& path);
+// Parses TOML text; `path` names it in errors and anchors relative paths
+// (an empty path: errors say "pipeline config", paths resolve against the
+// working directory).
+Result<PipelineConfig> ParsePipelineConfig(const std::string& toml_text, const std::string& path);
+
+// "500ms", "10s", "5m", "2h", "30d" (a decimal number and a unit, optional
+// space between) or a plain number of seconds; never negative.
+Result<int64_t> ParseDurationMs(const std::string& text);
+// "128MiB", "1GiB", "64MB", "512KiB", "100B" (KB/MB/GB/TB are powers of 1000,
+// KiB/MiB/GiB/TiB of 1024; units ignore case) or a plain number of bytes.
+Result<int64_t> ParseSizeBytes(const std::string& text);
+// Lower-case names as the config file spells them.
+const char* SourceFormatName(SourceFormat format);
+const char* WriteModeName(WriteMode mode);
+const char* OrderingKindName(OrderingKind kind);  // "hex", "number", "timestamp"
+const char* IncompatiblePolicyName(IncompatiblePolicy policy);
+
+}  // namespace floe::ingest

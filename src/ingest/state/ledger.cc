@@ -1,0 +1,882 @@
+// Ledger on SQLite: files, batches and watermarks of one pipeline.
+//
+// Layout (schema_version 2; version 1 lacked the unit kind and stream range
+// columns, added by an in-place migration when a version 1 ledger opens):
+//   meta(key PRIMARY KEY, value)  schema_version, next_batch_id (batch ids
+//                                 come from here so ResetTable/ReleaseBatch
+//                                 never let an id be reused)
+//   files(uri PRIMARY KEY, ...)   one row per source unit (a file, or a
+//                                 stream range with its stream, partition
+//                                 and positions, zero-padded to 40 digits so
+//                                 SQL orders them); batch_id/batch_seq are
+//                                 set exactly while the unit is in_batch or
+//                                 committed
+//   batches(batch_id PRIMARY KEY) open (committed = 0) or committed batches
+//   watermarks(tbl PRIMARY KEY)   what the source saw of a table last time
+// List-valued columns (partition values, fingerprints) are stored as
+// "&item&item" with '%', '&', '=' and control bytes percent-escaped, so an
+// empty list and a list holding "" stay distinct.
+#include "ingest/state/ledger.h"
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <set>
+
+namespace floe::ingest {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int64_t kSchemaVersion = 2;
+// Stream positions are stored left-padded to this many digits (2^128 has 39).
+constexpr size_t kPositionDigits = 40;
+constexpr int kBusyTimeoutMs = 30'000;
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string Escape(const std::string& text) {
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : text) {
+    if (c == '%' || c == '&' || c == '=' || c < 0x20 || c == 0x7f) {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> Unescape(std::string_view text) {
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      out += text[i];
+      continue;
+    }
+    if (i + 2 >= text.size()) return std::nullopt;  // a '%' needs two hex digits after it
+    int high = hex(text[i + 1]), low = hex(text[i + 2]);
+    if (high < 0 || low < 0) return std::nullopt;
+    out += static_cast<char>(high * 16 + low);
+    i += 2;
+  }
+  return out;
+}
+
+std::string EncodeList(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += "&" + Escape(item);
+  return out;
+}
+
+std::optional<std::vector<std::string>> DecodeList(std::string_view text) {
+  std::vector<std::string> items;
+  if (text.empty()) return items;
+  if (text[0] != '&') return std::nullopt;
+  size_t start = 1;
+  while (true) {
+    size_t end = text.find('&', start);
+    std::string_view item =
+        text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    auto decoded = Unescape(item);
+    if (!decoded) return std::nullopt;
+    items.push_back(std::move(*decoded));
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return items;
+}
+
+std::string EncodePartitionValues(const std::vector<std::pair<std::string, std::string>>& values) {
+  std::vector<std::string> items;
+  for (const auto& [key, value] : values) items.push_back(Escape(key) + "=" + Escape(value));
+  // Items are already escaped; join without escaping again.
+  std::string out;
+  for (const std::string& item : items) out += "&" + item;
+  return out;
+}
+
+std::optional<std::vector<std::pair<std::string, std::string>>> DecodePartitionValues(std::string_view text) {
+  std::vector<std::pair<std::string, std::string>> values;
+  if (text.empty()) return values;
+  if (text[0] != '&') return std::nullopt;
+  size_t start = 1;
+  while (true) {
+    size_t end = text.find('&', start);
+    std::string_view item =
+        text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    size_t equals = item.find('=');
+    if (equals == std::string_view::npos) return std::nullopt;
+    auto key = Unescape(item.substr(0, equals));
+    auto value = Unescape(item.substr(equals + 1));
+    if (!key || !value) return std::nullopt;
+    values.emplace_back(std::move(*key), std::move(*value));
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return values;
+}
+
+std::string PadPosition(const std::string& position) {
+  return std::string(kPositionDigits - std::min(position.size(), kPositionDigits), '0') + position;
+}
+
+std::string UnpadPosition(const std::string& padded) {
+  const size_t first = padded.find_first_not_of('0');
+  return first == std::string::npos ? "0" : padded.substr(first);
+}
+
+// A position as the ledger accepts it: 1 to 39 decimal digits, no leading zero.
+bool IsPosition(const std::string& position) {
+  if (position.empty() || position.size() >= kPositionDigits) return false;
+  if (position.size() > 1 && position[0] == '0') return false;
+  return std::all_of(position.begin(), position.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+const char* UnitKindName(UnitKind kind) {
+  return kind == UnitKind::kStreamRange ? "stream_range" : "file";
+}
+
+std::optional<FileState> ParseFileState(std::string_view name) {
+  for (FileState state : {FileState::kDiscovered, FileState::kInBatch, FileState::kCommitted,
+                          FileState::kQuarantined, FileState::kSkipped}) {
+    if (name == FileStateName(state)) return state;
+  }
+  return std::nullopt;
+}
+
+// A prepared statement; finalized when it goes out of scope.
+class Statement {
+ public:
+  Statement(sqlite3* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
+  Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_), bind_error_(other.bind_error_) {
+    other.stmt_ = nullptr;
+  }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  ~Statement() { sqlite3_finalize(stmt_); }
+
+  Statement& Bind(int index, int64_t value) { return Check(sqlite3_bind_int64(stmt_, index, value)); }
+  Statement& Bind(int index, const std::string& value) {
+    return Check(
+        sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT));
+  }
+  Statement& Bind(int index, const std::optional<int64_t>& value) {
+    return value ? Bind(index, *value) : Check(sqlite3_bind_null(stmt_, index));
+  }
+
+  // True when a row is available, false when the statement is done.
+  Result<bool> Step() {
+    if (bind_error_ != SQLITE_OK) return SqliteError(db_, bind_error_, "binding a value");
+    int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    return SqliteError(db_, rc, sqlite3_sql(stmt_));
+  }
+  // Runs a statement that returns no rows.
+  Status Run() {
+    FLOE_ASSIGN_OR_RETURN(bool row, Step());
+    (void)row;
+    return Status::OK();
+  }
+  void Reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+    bind_error_ = SQLITE_OK;
+  }
+
+  int64_t Int(int column) const { return sqlite3_column_int64(stmt_, column); }
+  std::optional<int64_t> OptionalInt(int column) const {
+    if (sqlite3_column_type(stmt_, column) == SQLITE_NULL) return std::nullopt;
+    return Int(column);
+  }
+  std::string Text(int column) const {
+    const unsigned char* text = sqlite3_column_text(stmt_, column);
+    int size = sqlite3_column_bytes(stmt_, column);
+    return text ? std::string(reinterpret_cast<const char*>(text), static_cast<size_t>(size)) : std::string();
+  }
+
+  static Status SqliteError(sqlite3* db, int rc, const std::string& what) {
+    const char* file = sqlite3_db_filename(db, "main");
+    std::string message = (file && *file ? std::string(file) : std::string("ledger")) + ": " +
+                          sqlite3_errmsg(db) + " (" + what + ")";
+    switch (rc & 0xff) {
+      case SQLITE_BUSY:
+      case SQLITE_LOCKED: return Status::IOError(message, /*retryable=*/true);
+      case SQLITE_CORRUPT:
+      case SQLITE_NOTADB: return Status::Corruption(message);
+      default: return Status::IOError(message);
+    }
+  }
+
+ private:
+  Statement& Check(int rc) {
+    if (rc != SQLITE_OK && bind_error_ == SQLITE_OK) bind_error_ = rc;
+    return *this;
+  }
+
+  sqlite3* db_;
+  sqlite3_stmt* stmt_;
+  int bind_error_ = SQLITE_OK;
+};
+
+constexpr const char* kFileColumns =
+    "uri, tbl, size, mtime_ms, order_key, fingerprint, folder_ts, partition_values, state, batch_id, "
+    "snapshot_id, reason, discovered_at_ms, updated_at_ms, kind, stream, stream_partition, first_position, "
+    "last_position";
+
+}  // namespace
+
+const char* FileStateName(FileState state) {
+  switch (state) {
+    case FileState::kDiscovered: return "discovered";
+    case FileState::kInBatch: return "in_batch";
+    case FileState::kCommitted: return "committed";
+    case FileState::kQuarantined: return "quarantined";
+    case FileState::kSkipped: return "skipped";
+  }
+  return "unknown";
+}
+
+struct Ledger::Impl {
+  std::string state_dir;
+  std::string db_path;
+  sqlite3* db = nullptr;
+  int lock_fd = -1;
+  bool read_only = false;
+
+  ~Impl() {
+    if (db) sqlite3_close_v2(db);
+    if (lock_fd >= 0) ::close(lock_fd);  // releases the flock
+  }
+
+  Result<Statement> Prepare(const std::string& sql) {
+    sqlite3_stmt* stmt = nullptr;
+    int rc = sqlite3_prepare_v2(db, sql.c_str(), static_cast<int>(sql.size()), &stmt, nullptr);
+    if (rc != SQLITE_OK) {
+      sqlite3_finalize(stmt);
+      return Statement::SqliteError(db, rc, "preparing " + sql);
+    }
+    return Statement(db, stmt);
+  }
+
+  Status Exec(const std::string& sql) {
+    char* error = nullptr;
+    int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
+    sqlite3_free(error);
+    if (rc != SQLITE_OK) return Statement::SqliteError(db, rc, sql);
+    return Status::OK();
+  }
+
+  // Runs `body` inside BEGIN IMMEDIATE ... COMMIT; any error rolls back.
+  Status Transaction(const std::function<Status()>& body) {
+    // A reader takes a snapshot (DEFERRED); a writer takes the write lock up front.
+    FLOE_RETURN_IF_ERROR(Exec(read_only ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE"));
+    Status status = body();
+    if (status.ok()) status = Exec("COMMIT");
+    if (!status.ok()) (void)Exec("ROLLBACK");
+    return status;
+  }
+
+  Result<LedgerFile> ReadFileRow(const Statement& row) {
+    LedgerFile out;
+    out.file.uri = row.Text(0);
+    out.file.table = row.Text(1);
+    out.file.size = row.Int(2);
+    out.file.mtime_ms = row.Int(3);
+    out.file.order_key = row.Text(4);
+    out.file.fingerprint = row.Text(5);
+    out.file.folder_timestamp_ms = row.Int(6);
+    auto partition_values = DecodePartitionValues(row.Text(7));
+    if (!partition_values) {
+      return Status::Corruption(db_path + ": files.partition_values of " + out.file.uri + " is malformed");
+    }
+    out.file.partition_values = std::move(*partition_values);
+    std::string state_name = row.Text(8);
+    auto state = ParseFileState(state_name);
+    if (!state)
+      return Status::Corruption(db_path + ": file " + out.file.uri + " has unknown state \"" + state_name +
+                                "\"");
+    out.state = *state;
+    out.batch_id = row.OptionalInt(9);
+    out.snapshot_id = row.OptionalInt(10);
+    out.reason = row.Text(11);
+    out.discovered_at_ms = row.Int(12);
+    out.updated_at_ms = row.Int(13);
+    const std::string kind = row.Text(14);
+    if (kind == UnitKindName(UnitKind::kStreamRange)) {
+      out.file.kind = UnitKind::kStreamRange;
+      out.file.range.stream = row.Text(15);
+      out.file.range.partition = row.Text(16);
+      out.file.range.first = UnpadPosition(row.Text(17));
+      out.file.range.last = UnpadPosition(row.Text(18));
+    } else if (kind != UnitKindName(UnitKind::kFile)) {
+      return Status::Corruption(db_path + ": unit " + out.file.uri + " has unknown kind \"" + kind + "\"");
+    }
+    return out;
+  }
+
+  Result<std::vector<LedgerFile>> QueryFiles(Statement& query) {
+    std::vector<LedgerFile> files;
+    while (true) {
+      FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
+      if (!row) break;
+      FLOE_ASSIGN_OR_RETURN(LedgerFile file, ReadFileRow(query));
+      files.push_back(std::move(file));
+    }
+    return files;
+  }
+
+  // The state of `uri`, or NotFound.
+  Result<std::pair<std::string, FileState>> TableAndState(const std::string& uri) {
+    FLOE_ASSIGN_OR_RETURN(Statement query, Prepare("SELECT tbl, state FROM files WHERE uri = ?1"));
+    query.Bind(1, uri);
+    FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
+    if (!row) return Status::NotFound("ledger: no file " + uri);
+    std::string state_name = query.Text(1);
+    auto state = ParseFileState(state_name);
+    if (!state)
+      return Status::Corruption(db_path + ": file " + uri + " has unknown state \"" + state_name + "\"");
+    return std::make_pair(query.Text(0), *state);
+  }
+
+  // Moves `uri` to quarantined/skipped when its state is one of `allowed_from`;
+  // it leaves its batch (batch_id is set only for in_batch/committed files).
+  Status SetAside(const std::string& uri, FileState target, const std::string& reason,
+                  std::initializer_list<FileState> allowed_from) {
+    FLOE_ASSIGN_OR_RETURN(auto table_and_state, TableAndState(uri));
+    FileState state = table_and_state.second;
+    if (std::find(allowed_from.begin(), allowed_from.end(), state) == allowed_from.end()) {
+      return Status::InvalidArgument("ledger: file " + uri + " is " + FileStateName(state) +
+                                     " and cannot be " + FileStateName(target));
+    }
+    FLOE_ASSIGN_OR_RETURN(
+        Statement update,
+        Prepare("UPDATE files SET state = ?2, reason = ?3, batch_id = NULL, batch_seq = NULL, "
+                "updated_at_ms = ?4 WHERE uri = ?1"));
+    update.Bind(1, uri).Bind(2, std::string(FileStateName(target))).Bind(3, reason).Bind(4, NowMs());
+    return update.Run();
+  }
+
+  Status CreateSchema() {
+    return Transaction([&]() -> Status {
+      FLOE_RETURN_IF_ERROR(
+          Exec("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
+               "CREATE TABLE IF NOT EXISTS files("
+               "  uri TEXT PRIMARY KEY, tbl TEXT NOT NULL, size INTEGER NOT NULL, mtime_ms INTEGER NOT NULL,"
+               "  order_key TEXT NOT NULL, fingerprint TEXT NOT NULL, folder_ts INTEGER NOT NULL,"
+               "  partition_values TEXT NOT NULL, state TEXT NOT NULL, batch_id INTEGER, batch_seq INTEGER,"
+               "  snapshot_id INTEGER, reason TEXT NOT NULL, discovered_at_ms INTEGER NOT NULL,"
+               "  updated_at_ms INTEGER NOT NULL, kind TEXT NOT NULL DEFAULT 'file',"
+               "  stream TEXT NOT NULL DEFAULT '', stream_partition TEXT NOT NULL DEFAULT '',"
+               "  first_position TEXT NOT NULL DEFAULT '', last_position TEXT NOT NULL DEFAULT '');"
+               "CREATE INDEX IF NOT EXISTS files_by_table_state ON files(tbl, state, order_key);"
+               "CREATE INDEX IF NOT EXISTS files_by_batch ON files(batch_id, batch_seq);"
+               "CREATE TABLE IF NOT EXISTS batches(batch_id INTEGER PRIMARY KEY, tbl TEXT NOT NULL,"
+               "  committed INTEGER NOT NULL, snapshot_id INTEGER, created_at_ms INTEGER NOT NULL);"
+               "CREATE TABLE IF NOT EXISTS watermarks(tbl TEXT PRIMARY KEY, last_ms INTEGER NOT NULL,"
+               "  fingerprints TEXT NOT NULL);"
+               "INSERT OR IGNORE INTO meta(key, value) VALUES ('next_batch_id', 1);"));
+      FLOE_ASSIGN_OR_RETURN(Statement version,
+                            Prepare("SELECT value FROM meta WHERE key = 'schema_version'"));
+      FLOE_ASSIGN_OR_RETURN(bool row, version.Step());
+      if (!row) {
+        FLOE_RETURN_IF_ERROR(Exec("INSERT INTO meta(key, value) VALUES ('schema_version', " +
+                                  std::to_string(kSchemaVersion) + ")"));
+      } else if (version.Int(0) == 1) {
+        // Version 1 had files only: every row becomes a file unit.
+        FLOE_RETURN_IF_ERROR(
+            Exec("ALTER TABLE files ADD COLUMN kind TEXT NOT NULL DEFAULT 'file';"
+                 "ALTER TABLE files ADD COLUMN stream TEXT NOT NULL DEFAULT '';"
+                 "ALTER TABLE files ADD COLUMN stream_partition TEXT NOT NULL DEFAULT '';"
+                 "ALTER TABLE files ADD COLUMN first_position TEXT NOT NULL DEFAULT '';"
+                 "ALTER TABLE files ADD COLUMN last_position TEXT NOT NULL DEFAULT '';"
+                 "UPDATE meta SET value = 2 WHERE key = 'schema_version';"));
+      } else if (version.Int(0) != kSchemaVersion) {
+        return Status::NotSupported(db_path + ": ledger schema version " + std::to_string(version.Int(0)) +
+                                    " is not the one this floe uses (" + std::to_string(kSchemaVersion) +
+                                    ")");
+      }
+      return Exec(
+          "CREATE INDEX IF NOT EXISTS files_by_stream ON files(stream, stream_partition, last_position) "
+          "WHERE kind = 'stream_range'");
+    });
+  }
+
+  Status TakeLock() {
+    std::string lock_path = (fs::path(state_dir) / "ledger.lock").string();
+    lock_fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lock_fd < 0) return Status::IOError(lock_path + ": cannot open: " + std::strerror(errno));
+    if (::flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+      int error = errno;
+      if (error == EWOULDBLOCK) {
+        char holder[32] = {};
+        ssize_t n = ::pread(lock_fd, holder, sizeof(holder) - 1, 0);
+        std::string pid = n > 0 ? std::string(holder, static_cast<size_t>(n)) : "";
+        while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+        return Status::InvalidArgument("another floe process is using state dir " + state_dir +
+                                       (pid.empty() ? "" : " (pid " + pid + ")") + "; " + lock_path +
+                                       " is locked");
+      }
+      return Status::IOError(lock_path + ": cannot lock: " + std::strerror(error));
+    }
+    std::string pid = std::to_string(::getpid()) + "\n";
+    if (::ftruncate(lock_fd, 0) != 0 || ::pwrite(lock_fd, pid.data(), pid.size(), 0) < 0) {
+      return Status::IOError(lock_path + ": cannot write the pid: " + std::strerror(errno));
+    }
+    return Status::OK();
+  }
+};
+
+Ledger::Ledger(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Ledger::~Ledger() = default;
+
+Result<std::unique_ptr<Ledger>> Ledger::Open(const std::string& state_dir) {
+  if (state_dir.empty()) return Status::InvalidArgument("ledger: the state dir is empty");
+  std::error_code ec;
+  fs::create_directories(state_dir, ec);
+  if (ec) return Status::IOError("state dir " + state_dir + ": cannot create: " + ec.message());
+  if (!fs::is_directory(state_dir, ec))
+    return Status::IOError("state dir " + state_dir + " is not a directory");
+
+  auto impl = std::make_unique<Impl>();
+  impl->state_dir = state_dir;
+  impl->db_path = (fs::path(state_dir) / "ledger.db").string();
+  FLOE_RETURN_IF_ERROR(impl->TakeLock());
+
+  int rc = sqlite3_open_v2(impl->db_path.c_str(), &impl->db,
+                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string message = impl->db ? sqlite3_errmsg(impl->db) : sqlite3_errstr(rc);
+    return Status::IOError(impl->db_path + ": cannot open: " + message);
+  }
+  sqlite3_extended_result_codes(impl->db, 1);
+  sqlite3_busy_timeout(impl->db, kBusyTimeoutMs);
+  {
+    FLOE_ASSIGN_OR_RETURN(Statement journal, impl->Prepare("PRAGMA journal_mode=WAL"));
+    FLOE_ASSIGN_OR_RETURN(bool row, journal.Step());
+    if (!row || journal.Text(0) != "wal") {
+      return Status::IOError(impl->db_path + ": cannot switch to WAL journaling (got \"" +
+                             (row ? journal.Text(0) : std::string()) + "\")");
+    }
+  }
+  FLOE_RETURN_IF_ERROR(impl->Exec("PRAGMA synchronous=FULL"));
+  Status schema = impl->CreateSchema();
+  if (!schema.ok()) return schema.WithContext("state dir " + state_dir);
+  return std::unique_ptr<Ledger>(new Ledger(std::move(impl)));
+}
+
+Result<std::unique_ptr<Ledger>> Ledger::OpenReadOnly(const std::string& state_dir) {
+  if (state_dir.empty()) return Status::InvalidArgument("ledger: the state dir is empty");
+  auto impl = std::make_unique<Impl>();
+  impl->state_dir = state_dir;
+  impl->db_path = (fs::path(state_dir) / "ledger.db").string();
+  impl->read_only = true;
+  std::error_code ec;
+  if (!fs::exists(impl->db_path, ec)) {
+    return Status::NotFound("state dir " + state_dir +
+                            " has no ledger.db (has `floe run` run with this config?)");
+  }
+  int rc =
+      sqlite3_open_v2(impl->db_path.c_str(), &impl->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string message = impl->db ? sqlite3_errmsg(impl->db) : sqlite3_errstr(rc);
+    return Status::IOError(impl->db_path + ": cannot open: " + message);
+  }
+  sqlite3_extended_result_codes(impl->db, 1);
+  sqlite3_busy_timeout(impl->db, kBusyTimeoutMs);
+  return std::unique_ptr<Ledger>(new Ledger(std::move(impl)));
+}
+
+Result<Ledger::DiscoverResult> Ledger::RecordDiscovered(const std::vector<SourceUnit>& files,
+                                                        int64_t now_ms) {
+  DiscoverResult result;
+  Status status = impl_->Transaction([&]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(Statement lookup,
+                          impl_->Prepare("SELECT size, mtime_ms, state FROM files WHERE uri = ?1"));
+    FLOE_ASSIGN_OR_RETURN(
+        Statement insert,
+        impl_->Prepare(
+            "INSERT INTO files(uri, tbl, size, mtime_ms, order_key, fingerprint, folder_ts, "
+            "partition_values, state, reason, discovered_at_ms, updated_at_ms, kind, stream, "
+            "stream_partition, first_position, last_position) "
+            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'discovered', '', ?9, ?9, ?10, ?11, ?12, ?13, ?14)"));
+    // A new range must not overlap a range of its partition the ledger knows.
+    FLOE_ASSIGN_OR_RETURN(
+        Statement overlap,
+        impl_->Prepare("SELECT uri FROM files WHERE kind = 'stream_range' AND stream = ?1 AND "
+                       "stream_partition = ?2 AND last_position >= ?3 AND first_position <= ?4 LIMIT 1"));
+    FLOE_ASSIGN_OR_RETURN(
+        Statement refresh,
+        impl_->Prepare(
+            "UPDATE files SET tbl = ?2, size = ?3, mtime_ms = ?4, order_key = ?5, fingerprint = ?6, "
+            "folder_ts = ?7, partition_values = ?8, updated_at_ms = ?9 WHERE uri = ?1"));
+    for (const SourceUnit& file : files) {
+      if (file.uri.empty() || file.table.empty()) {
+        return Status::InvalidArgument("ledger: a discovered file needs a uri and a table (uri \"" +
+                                       file.uri + "\", table \"" + file.table + "\")");
+      }
+      const bool range = file.kind == UnitKind::kStreamRange;
+      if (range &&
+          (file.range.stream.empty() || file.range.partition.empty() || !IsPosition(file.range.first) ||
+           !IsPosition(file.range.last) || ComparePositions(file.range.first, file.range.last) > 0)) {
+        return Status::InvalidArgument("ledger: stream range " + file.uri +
+                                       " needs a stream, a partition and first <= last decimal positions");
+      }
+      lookup.Reset();
+      lookup.Bind(1, file.uri);
+      FLOE_ASSIGN_OR_RETURN(bool known, lookup.Step());
+      Statement* write = nullptr;
+      if (!known) {
+        if (range) {
+          overlap.Reset();
+          overlap.Bind(1, file.range.stream)
+              .Bind(2, file.range.partition)
+              .Bind(3, PadPosition(file.range.first))
+              .Bind(4, PadPosition(file.range.last));
+          FLOE_ASSIGN_OR_RETURN(bool overlapping, overlap.Step());
+          if (overlapping) {
+            return Status::InvalidArgument(
+                "ledger: stream range " + file.uri + " overlaps " + overlap.Text(0) +
+                ", which the ledger already holds (a record would be applied twice)");
+          }
+        }
+        write = &insert;
+        ++result.new_files;
+      } else if (lookup.Int(0) != file.size || lookup.Int(1) != file.mtime_ms) {
+        if (lookup.Text(2) == FileStateName(FileState::kDiscovered)) {
+          write = &refresh;
+        } else {
+          result.changed_after_ingest.push_back(file.uri);
+        }
+      }
+      if (!write) continue;
+      write->Reset();
+      write->Bind(1, file.uri)
+          .Bind(2, file.table)
+          .Bind(3, file.size)
+          .Bind(4, file.mtime_ms)
+          .Bind(5, file.order_key)
+          .Bind(6, file.fingerprint)
+          .Bind(7, file.folder_timestamp_ms)
+          .Bind(8, EncodePartitionValues(file.partition_values))
+          .Bind(9, now_ms);
+      if (write == &insert) {
+        insert.Bind(10, std::string(UnitKindName(file.kind)))
+            .Bind(11, range ? file.range.stream : std::string())
+            .Bind(12, range ? file.range.partition : std::string())
+            .Bind(13, range ? PadPosition(file.range.first) : std::string())
+            .Bind(14, range ? PadPosition(file.range.last) : std::string());
+      }
+      FLOE_RETURN_IF_ERROR(write->Run());
+    }
+    return Status::OK();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+Result<std::vector<LedgerFile>> Ledger::Pending(const std::string& table) {
+  std::vector<LedgerFile> files;
+  Status status = impl_->Transaction([&]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(Statement query,
+                          impl_->Prepare(std::string("SELECT ") + kFileColumns +
+                                         " FROM files WHERE tbl = ?1 AND state = 'discovered' "
+                                         "ORDER BY order_key, uri"));
+    query.Bind(1, table);
+    FLOE_ASSIGN_OR_RETURN(files, impl_->QueryFiles(query));
+    return Status::OK();
+  });
+  if (!status.ok()) return status;
+  return files;
+}
+
+Result<std::vector<std::string>> Ledger::TablesWithWork() {
+  std::vector<std::string> tables;
+  Status status = impl_->Transaction([&]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(Statement query,
+                          impl_->Prepare("SELECT tbl FROM files WHERE state = 'discovered' "
+                                         "UNION SELECT tbl FROM batches WHERE committed = 0 ORDER BY 1"));
+    while (true) {
+      FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
+      if (!row) break;
+      tables.push_back(query.Text(0));
+    }
+    return Status::OK();
+  });
+  if (!status.ok()) return status;
+  return tables;
+}
+
+Result<int64_t> Ledger::OpenBatch(const std::string& table, const std::vector<std::string>& uris) {
+  if (uris.empty())
+    return Status::InvalidArgument("ledger: a batch of table " + table + " needs at least one file");
+  int64_t batch_id = 0;
+  Status status = impl_->Transaction([&]() -> Status {
+    std::set<std::string> seen;
+    for (const std::string& uri : uris) {
+      if (!seen.insert(uri).second) {
+        return Status::InvalidArgument("ledger: file " + uri + " is listed twice in one batch");
+      }
+      FLOE_ASSIGN_OR_RETURN(auto table_and_state, impl_->TableAndState(uri));
+      if (table_and_state.first != table) {
+        return Status::InvalidArgument("ledger: file " + uri + " belongs to table " + table_and_state.first +
+                                       ", not " + table);
+      }
+      if (table_and_state.second != FileState::kDiscovered) {
+        return Status::InvalidArgument("ledger: file " + uri + " is " +
+                                       FileStateName(table_and_state.second) +
+                                       ", only discovered files can join a batch");
+      }
+    }
+    FLOE_ASSIGN_OR_RETURN(Statement next,
+                          impl_->Prepare("SELECT max((SELECT value FROM meta WHERE key = 'next_batch_id'), "
+                                         "(SELECT coalesce(max(batch_id), 0) + 1 FROM batches))"));
+    FLOE_ASSIGN_OR_RETURN(bool row, next.Step());
+    if (!row) return Status::Corruption(impl_->db_path + ": meta.next_batch_id is missing");
+    batch_id = next.Int(0);
+    FLOE_ASSIGN_OR_RETURN(Statement advance,
+                          impl_->Prepare("UPDATE meta SET value = ?1 WHERE key = 'next_batch_id'"));
+    advance.Bind(1, batch_id + 1);
+    FLOE_RETURN_IF_ERROR(advance.Run());
+    FLOE_ASSIGN_OR_RETURN(Statement insert,
+                          impl_->Prepare("INSERT INTO batches(batch_id, tbl, committed, "
+                                         "snapshot_id, created_at_ms) VALUES (?1, ?2, 0, NULL, ?3)"));
+    int64_t now = NowMs();
+    insert.Bind(1, batch_id).Bind(2, table).Bind(3, now);
+    FLOE_RETURN_IF_ERROR(insert.Run());
+    FLOE_ASSIGN_OR_RETURN(Statement move,
+                          impl_->Prepare("UPDATE files SET state = 'in_batch', batch_id = ?1, "
+                                         "batch_seq = ?2, updated_at_ms = ?3 WHERE uri = ?4"));
+    for (size_t i = 0; i < uris.size(); ++i) {
+      move.Reset();
+      move.Bind(1, batch_id).Bind(2, static_cast<int64_t>(i)).Bind(3, now).Bind(4, uris[i]);
+      FLOE_RETURN_IF_ERROR(move.Run());
+    }
+    return Status::OK();
+  });
+  if (!status.ok()) return status;
+  return batch_id;
+}
+
+Result<std::vector<LedgerBatch>> Ledger::OpenBatches() {
+  std::vector<LedgerBatch> batches;
+  Status status = impl_->Transaction([&]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(Statement query,
+                          impl_->Prepare("SELECT batch_id, tbl FROM batches WHERE committed = 0 "
+                                         "ORDER BY batch_id"));
+    while (true) {
+      FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
+      if (!row) break;
+      LedgerBatch batch;
+      batch.batch_id = query.Int(0);
+      batch.table = query.Text(1);
+      batches.push_back(std::move(batch));
+    }
+    FLOE_ASSIGN_OR_RETURN(
+        Statement files, impl_->Prepare("SELECT uri FROM files WHERE batch_id = ?1 ORDER BY batch_seq, uri"));
+    for (LedgerBatch& batch : batches) {
+      files.Reset();
+      files.Bind(1, batch.batch_id);
+      while (true) {
+        FLOE_ASSIGN_OR_RETURN(bool row, files.Step());
+        if (!row) break;
+        batch.uris.push_back(files.Text(0));
+      }
+    }
+    return Status::OK();
+  });
+  if (!status.ok()) return status;
+  return batches;
+}
+
+Status Ledger::CommitBatch(int64_t batch_id, int64_t snapshot_id) {
+  return impl_->Transaction([&]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(Statement query,
+                          impl_->Prepare("SELECT committed, snapshot_id FROM batches WHERE batch_id = ?1"));
+    query.Bind(1, batch_id);
+    FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
+    if (!row) return Status::NotFound("ledger: no batch " + std::to_string(batch_id));
+    if (query.Int(0) != 0) {
+      if (query.OptionalInt(1) == snapshot_id) return Status::OK();  // already recorded
+      return Status::InvalidArgument(
+          "ledger: batch " + std::to_string(batch_id) + " is already committed with snapshot " +
+          std::to_string(query.OptionalInt(1).value_or(0)) + ", not " + std::to_string(snapshot_id));
+    }
+    int64_t now = NowMs();
+    FLOE_ASSIGN_OR_RETURN(
+        Statement batch,
+        impl_->Prepare("UPDATE batches SET committed = 1, snapshot_id = ?2 WHERE batch_id = ?1"));
+    batch.Bind(1, batch_id).Bind(2, snapshot_id);
+    FLOE_RETURN_IF_ERROR(batch.Run());
+    FLOE_ASSIGN_OR_RETURN(Statement files,
+                          impl_->Prepare("UPDATE files SET state = 'committed', snapshot_id = ?2, "
+                                         "updated_at_ms = ?3 WHERE batch_id = ?1 AND "
+                                         "state = 'in_batch'"));
+    files.Bind(1, batch_id).Bind(2, snapshot_id).Bind(3, now);
+    return files.Run();
+  });
+}
+
+Status Ledger::ReleaseBatch(int64_t batch_id) {
+  return impl_->Transaction([&]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(Statement query,
+                          impl_->Prepare("SELECT committed FROM batches WHERE batch_id = ?1"));
+    query.Bind(1, batch_id);
+    FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
+    if (!row) return Status::NotFound("ledger: no open batch " + std::to_string(batch_id));
+    if (query.Int(0) != 0) {
+      return Status::InvalidArgument("ledger: batch " + std::to_string(batch_id) +
+                                     " is committed and cannot be released");
+    }
+    FLOE_ASSIGN_OR_RETURN(
+        Statement files,
+        impl_->Prepare("UPDATE files SET state = 'discovered', batch_id = NULL, batch_seq = NULL, "
+                       "updated_at_ms = ?2 WHERE batch_id = ?1 AND state = 'in_batch'"));
+    files.Bind(1, batch_id).Bind(2, NowMs());
+    FLOE_RETURN_IF_ERROR(files.Run());
+    FLOE_ASSIGN_OR_RETURN(Statement remove, impl_->Prepare("DELETE FROM batches WHERE batch_id = ?1"));
+    remove.Bind(1, batch_id);
+    return remove.Run();
+  });
+}
+
+Status Ledger::Quarantine(const std::string& uri, const std::string& reason) {
+  return impl_->Transaction([&]() -> Status {
+    return impl_->SetAside(uri, FileState::kQuarantined, reason,
+                           {FileState::kDiscovered, FileState::kInBatch});
+  });
+}
+
+Status Ledger::Skip(const std::string& uri, const std::string& reason) {
+  return impl_->Transaction([&]() -> Status {
+    return impl_->SetAside(uri, FileState::kSkipped, reason,
+                           {FileState::kDiscovered, FileState::kInBatch, FileState::kQuarantined});
+  });
+}
+
+Result<int64_t> Ledger::Retry(const std::optional<std::string>& table) {
+  int64_t changed = 0;
+  Status status = impl_->Transaction([&]() -> Status {
+    std::string sql =
+        "UPDATE files SET state = 'discovered', reason = '', updated_at_ms = ?1 "
+        "WHERE state IN ('quarantined', 'skipped')";
+    if (table) sql += " AND tbl = ?2";
+    FLOE_ASSIGN_OR_RETURN(Statement update, impl_->Prepare(sql));
+    update.Bind(1, NowMs());
+    if (table) update.Bind(2, *table);
+    FLOE_RETURN_IF_ERROR(update.Run());
+    changed = sqlite3_changes(impl_->db);
+    return Status::OK();
+  });
+  if (!status.ok()) return status;
+  return changed;
+}
+
+Status Ledger::ResetTable(const std::string& table) {
+  return impl_->Transaction([&]() -> Status {
+    for (const char* sql : {"DELETE FROM files WHERE tbl = ?1", "DELETE FROM batches WHERE tbl = ?1",
+                            "DELETE FROM watermarks WHERE tbl = ?1"}) {
+      FLOE_ASSIGN_OR_RETURN(Statement remove, impl_->Prepare(sql));
+      remove.Bind(1, table);
+      FLOE_RETURN_IF_ERROR(remove.Run());
+    }
+    return Status::OK();
+  });
+}
+
+Result<std::vector<LedgerFile>> Ledger::Files(const LedgerFilter& filter) {
+  std::vector<LedgerFile> files;
+  Status status = impl_->Transaction([&]() -> Status {
+    std::string sql = std::string("SELECT ") + kFileColumns + " FROM files WHERE 1 = 1";
+    if (filter.table) sql += " AND tbl = ?1";
+    if (filter.state) sql += " AND state = ?2";
+    sql += " ORDER BY tbl, order_key, uri";
+    FLOE_ASSIGN_OR_RETURN(Statement query, impl_->Prepare(sql));
+    if (filter.table) query.Bind(1, *filter.table);
+    if (filter.state) query.Bind(2, std::string(FileStateName(*filter.state)));
+    FLOE_ASSIGN_OR_RETURN(files, impl_->QueryFiles(query));
+    return Status::OK();
+  });
+  if (!status.ok()) return status;
+  return files;
+}
+
+Result<std::optional<TableWatermark>> Ledger::Watermark(const std::string& table) {
+  std::optional<TableWatermark> watermark;
+  Status status = impl_->Transaction([&]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(Statement query,
+                          impl_->Prepare("SELECT last_ms, fingerprints FROM watermarks WHERE tbl = ?1"));
+    query.Bind(1, table);
+    FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
+    if (!row) return Status::OK();
+    auto fingerprints = DecodeList(query.Text(1));
+    if (!fingerprints) {
+      return Status::Corruption(impl_->db_path + ": watermarks.fingerprints of table " + table +
+                                " is malformed");
+    }
+    watermark = TableWatermark{table, query.Int(0), std::move(*fingerprints)};
+    return Status::OK();
+  });
+  if (!status.ok()) return status;
+  return watermark;
+}
+
+Result<std::map<std::string, TableWatermark>> Ledger::Watermarks() {
+  std::map<std::string, TableWatermark> watermarks;
+  Status status = impl_->Transaction([&]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(Statement query,
+                          impl_->Prepare("SELECT tbl, last_ms, fingerprints FROM watermarks"));
+    while (true) {
+      FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
+      if (!row) return Status::OK();
+      std::string table = query.Text(0);
+      auto fingerprints = DecodeList(query.Text(2));
+      if (!fingerprints) {
+        return Status::Corruption(impl_->db_path + ": watermarks.fingerprints of table " + table +
+                                  " is malformed");
+      }
+      watermarks[table] = TableWatermark{table, query.Int(1), std::move(*fingerprints)};
+    }
+  });
+  if (!status.ok()) return status;
+  return watermarks;
+}
+
+Status Ledger::SetWatermark(const TableWatermark& watermark) {
+  if (watermark.table.empty()) return Status::InvalidArgument("ledger: a watermark needs a table name");
+  return impl_->Transaction([&]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(
+        Statement upsert,
+        impl_->Prepare("INSERT INTO watermarks(tbl, last_ms, fingerprints) VALUES (?1, ?2, ?3) "
+                       "ON CONFLICT(tbl) DO UPDATE SET last_ms = excluded.last_ms, "
+                       "fingerprints = excluded.fingerprints"));
+    upsert.Bind(1, watermark.table)
+        .Bind(2, watermark.last_successful_write_ms)
+        .Bind(3, EncodeList(watermark.fingerprints));
+    return upsert.Run();
+  });
+}
+
+}  // namespace floe::ingest

@@ -1,0 +1,127 @@
+// Ledger: the per-pipeline record of every source file and batch, kept in a
+// SQLite database (<state dir>/ledger.db) so that each file is ingested
+// exactly once across crashes and restarts.
+//
+// Contract: a file moves discovered -> in_batch(N) -> committed(snapshot), or
+// to quarantined(reason) or skipped(reason); a batch is open until it is
+// committed or released. Every method is one SQLite transaction (WAL mode,
+// synchronous=FULL), so a kill -9 leaves the ledger at the state before or
+// after a call, never between. Batch ids increase per pipeline and are never
+// reused. The ledger never talks to the table: the pipeline decides, from
+// the table's snapshot summaries, whether an open batch committed.
+// Not thread-safe: one Ledger per process and state dir (Open creates the
+// state dir if needed, takes an exclusive flock on <state dir>/ledger.lock
+// for the Ledger's lifetime and fails with InvalidArgument "another floe
+// process is using state dir X" when another Ledger, in this or another
+// process, holds it).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "ingest/units/source_unit.h"
+
+namespace floe::ingest {
+
+enum class FileState { kDiscovered, kInBatch, kCommitted, kQuarantined, kSkipped };
+// "discovered", "in_batch", "committed", "quarantined", "skipped".
+const char* FileStateName(FileState state);
+
+struct LedgerFile {
+  SourceUnit file;
+  FileState state = FileState::kDiscovered;
+  std::optional<int64_t> batch_id;
+  std::optional<int64_t> snapshot_id;
+  std::string reason;  // quarantined / skipped
+  int64_t discovered_at_ms = 0;
+  int64_t updated_at_ms = 0;
+};
+
+struct LedgerBatch {
+  int64_t batch_id = 0;
+  std::string table;
+  bool committed = false;
+  std::optional<int64_t> snapshot_id;
+  std::vector<std::string> uris;  // the files of the batch, in order
+};
+
+struct LedgerFilter {
+  std::optional<std::string> table;
+  std::optional<FileState> state;
+};
+
+class Ledger {
+ public:
+  static Result<std::unique_ptr<Ledger>> Open(const std::string& state_dir);
+  // Opens an existing ledger for reading only, without the lock, so `floe
+  // files` works while `floe run` holds it (WAL readers see the last
+  // committed state). NotFound when the state dir has no ledger yet; every
+  // mutating call fails.
+  static Result<std::unique_ptr<Ledger>> OpenReadOnly(const std::string& state_dir);
+  ~Ledger();
+
+  // Records files not seen before as discovered (discovered_at_ms =
+  // updated_at_ms = now_ms). A known file still `discovered` whose size or
+  // mtime changed gets the new values and updated_at_ms = now_ms (it
+  // settles again); a known file in any other state that changed is
+  // reported in `changed_after_ingest` (on every call, until it is reset)
+  // and otherwise left alone.
+  struct DiscoverResult {
+    int64_t new_files = 0;
+    std::vector<std::string> changed_after_ingest;
+  };
+  Result<DiscoverResult> RecordDiscovered(const std::vector<SourceUnit>& files, int64_t now_ms);
+
+  // Discovered files of `table` in order_key order.
+  Result<std::vector<LedgerFile>> Pending(const std::string& table);
+  // Tables with pending files or open batches, sorted.
+  Result<std::vector<std::string>> TablesWithWork();
+
+  // Allocates the next batch id and moves `uris` (discovered files of
+  // `table`, at least one, no repeats) into it; anything else is
+  // InvalidArgument (NotFound for an unknown uri) and changes nothing.
+  Result<int64_t> OpenBatch(const std::string& table, const std::vector<std::string>& uris);
+  // Open batches, oldest first (after a crash: to resolve against the table).
+  Result<std::vector<LedgerBatch>> OpenBatches();
+  // Marks the batch and its in_batch files committed with `snapshot_id`.
+  // Repeating it with the same snapshot is a no-op; another snapshot is
+  // InvalidArgument; an unknown batch NotFound.
+  Status CommitBatch(int64_t batch_id, int64_t snapshot_id);
+  // Returns the batch's in_batch files to discovered and forgets the batch
+  // (the batch did not commit; its id is not reused). A committed batch
+  // cannot be released.
+  Status ReleaseBatch(int64_t batch_id);
+
+  // Sets a file aside with the reason: Quarantine from discovered or
+  // in_batch, Skip also from quarantined (an operator gives up on a file).
+  // The file leaves its batch: batch_id is set only while a file is
+  // in_batch or committed. NotFound for an unknown uri, InvalidArgument
+  // from any other state.
+  Status Quarantine(const std::string& uri, const std::string& reason);
+  Status Skip(const std::string& uri, const std::string& reason);
+  // Quarantined/skipped files of `table` (or all) back to discovered, e.g. after a fix.
+  Result<int64_t> Retry(const std::optional<std::string>& table);
+  // Forgets every file, batch and watermark of `table` (a CDA reload after a
+  // reset); batch ids keep increasing.
+  Status ResetTable(const std::string& table);
+
+  // Files matching the filter, ordered by table, order_key, uri.
+  Result<std::vector<LedgerFile>> Files(const LedgerFilter& filter);
+
+  Result<std::optional<TableWatermark>> Watermark(const std::string& table);
+  Status SetWatermark(const TableWatermark& watermark);
+  // Every stored watermark, by table.
+  Result<std::map<std::string, TableWatermark>> Watermarks();
+
+ private:
+  struct Impl;
+  explicit Ledger(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace floe::ingest

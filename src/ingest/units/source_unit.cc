@@ -1,0 +1,15 @@
+#include "ingest/units/source_unit.h"
+
+namespace floe::ingest {
+
+int ComparePositions(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return a.size() < b.size() ? -1 : 1;
+  const int order = a.compare(b);
+  return order < 0 ? -1 : order > 0 ? 1 : 0;
+}
+
+std::string StreamRangeUri(const std::string& scheme, const StreamRange& range) {
+  return scheme + "://" + range.stream + "/" + range.partition + "/" + range.first + "-" + range.last;
+}
+
+}  // namespace floe::ingest

@@ -1,0 +1,713 @@
+#include "ingest/config/config.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+
+#include "test_util.h"
+
+namespace floe::ingest {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr const char* kMinimal = R"toml(
+name = "cda-main"
+[source]
+uri = "/landing/cda"
+[catalog]
+uri = "sqlite:///var/floe/catalog.db"
+warehouse = "/var/floe/warehouse"
+)toml";
+
+// Parses `text` as the file /etc/floe/pipeline.toml (never read from disk).
+Result<PipelineConfig> Parse(const std::string& text) {
+  return ParsePipelineConfig(text, "/etc/floe/pipeline.toml");
+}
+
+// The error message of a parse that must fail with InvalidArgument.
+std::string ErrorOf(const std::string& text) {
+  auto result = Parse(text);
+  if (result.ok()) return "<parsed without error>";
+  EXPECT_EQ(result.status().kind(), ErrorKind::kInvalidArgument) << result.status().ToString();
+  return result.status().message();
+}
+
+class ConfigTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (const char* env = std::getenv("FLOE_STATE_DIR")) saved_state_dir_ = env;
+    ::unsetenv("FLOE_STATE_DIR");
+  }
+  void TearDown() override {
+    if (saved_state_dir_) ::setenv("FLOE_STATE_DIR", saved_state_dir_->c_str(), 1);
+    ::unsetenv("FLOE_TEST_SECRET");
+  }
+  std::optional<std::string> saved_state_dir_;
+};
+
+TEST_F(ConfigTest, MinimalCdaConfigGetsEveryDefault) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, Parse(kMinimal));
+  EXPECT_EQ(config.name, "cda-main");
+  EXPECT_EQ(config.config_path, "/etc/floe/pipeline.toml");
+  EXPECT_EQ(config.source.format, SourceFormat::kCda);
+  EXPECT_EQ(config.source.uri, "/landing/cda");
+  EXPECT_TRUE(config.source.include.empty());
+  EXPECT_FALSE(config.source.reload_on_reset);
+  EXPECT_EQ(config.catalog.type, "sql");
+  EXPECT_EQ(config.catalog.uri, "sqlite:///var/floe/catalog.db");
+  EXPECT_EQ(config.catalog.warehouse, "/var/floe/warehouse");
+  EXPECT_EQ(config.catalog.name, "floe");
+  EXPECT_EQ(config.target.ns, "default");
+  EXPECT_EQ(config.target.format_version, 2);
+  EXPECT_EQ(config.target.target_file_size_bytes, 128 << 20);
+  EXPECT_EQ(config.target.codec, "zstd");
+  EXPECT_FALSE(config.target.codec_level.has_value());
+  EXPECT_EQ(config.merge.mode, WriteMode::kMerge);
+  EXPECT_EQ(config.merge.keys, std::vector<std::string>{"id"});
+  EXPECT_EQ(config.merge.order_column, "gwcbi___seqval_hex");
+  EXPECT_EQ(config.merge.order_kind, OrderingKind::kPaddedHex);
+  EXPECT_EQ(config.merge.operation_column, "gwcbi___operation");
+  EXPECT_EQ(config.merge.insert_values, (std::vector<int64_t>{0, 2}));
+  EXPECT_EQ(config.merge.update_values, std::vector<int64_t>{4});
+  EXPECT_EQ(config.merge.delete_values, std::vector<int64_t>{1});
+  EXPECT_EQ(config.merge.ignore_values, std::vector<int64_t>{3});
+  EXPECT_EQ(config.merge.tombstone_retention_ms, int64_t{30} * 86'400'000);
+  EXPECT_EQ(config.schema.on_incompatible, IncompatiblePolicy::kRescue);
+  EXPECT_FALSE(config.lineage.source_file || config.lineage.row_number || config.lineage.file_modified ||
+               config.lineage.ingested_at);
+  EXPECT_EQ(config.trigger.interval_ms, 60'000);
+  EXPECT_EQ(config.trigger.max_files_per_batch, 1000);
+  EXPECT_EQ(config.trigger.max_bytes_per_batch, int64_t{1} << 30);
+  EXPECT_EQ(config.state_dir, "/etc/floe/.floe-state/cda-main");
+  EXPECT_EQ(config.s3.max_attempts, 6);
+  EXPECT_TRUE(config.tables.empty());
+}
+
+TEST_F(ConfigTest, EveryKeyIsParsed) {
+  ::setenv("FLOE_TEST_SECRET", "s3cr3t", 1);
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, Parse(R"toml(
+name = "all_keys"
+[source]
+format = "cda"
+uri = "s3://bucket/CDA/SQL"
+include = ["pc_*", "cc_claim"]
+exclude = ["pctl_*"]
+reload_on_reset = true
+[catalog]
+type = "sql"
+uri = "postgresql://floe@db.example.com/lake"
+warehouse = "s3://bucket/warehouse"
+name = "lake"
+[target]
+namespace = "lake.cda"
+format_version = 3
+target_file_size = "256MiB"
+codec = "ZSTD"
+codec_level = 9
+partition_by = ["day(createtime)", "bucket(16, id)", "region"]
+properties = { "write.metadata.previous-versions-max" = "10", owner = "data" }
+[merge]
+mode = "merge"
+keys = ["id", "branch"]
+order_by = "seq"
+order_kind = "number"
+operation_column = "op"
+insert_values = [10]
+update_values = [11, 12]
+delete_values = [13]
+ignore_values = []
+tombstone_retention = "7d"
+[schema]
+on_incompatible = "quarantine"
+[lineage]
+source_file = true
+row_number = true
+file_modified = true
+ingested_at = true
+[trigger]
+interval = "5m"
+max_files_per_batch = 50
+max_bytes_per_batch = "64MB"
+[state]
+dir = "/var/lib/floe/state"
+[s3]
+region = "eu-west-1"
+endpoint = "http://127.0.0.1:9000"
+path_style = true
+access_key_id = "AKIAEXAMPLE"
+secret_access_key = "${FLOE_TEST_SECRET}"
+session_token = "token"
+profile = "analytics"
+max_attempts = 3
+connect_timeout = "2s"
+request_timeout = 30
+retry_budget = "1m"
+retry_base_delay = "50ms"
+retry_max_delay = "2s"
+read_parallelism = 8
+upload_parallelism = 2
+multipart_part_size = "16MiB"
+multipart_threshold = "32MiB"
+[tables.pc_policy]
+keys = ["policyid"]
+order_by = "updatetime"
+order_kind = "timestamp"
+operation_column = ""
+mode = "append"
+partition_by = ["month(createtime)"]
+on_incompatible = "fail"
+target_table = "policies"
+properties = { owner = "policy-team" }
+)toml"));
+  EXPECT_EQ(config.name, "all_keys");
+  EXPECT_EQ(config.source.uri, "s3://bucket/CDA/SQL");
+  EXPECT_EQ(config.source.include, (std::vector<std::string>{"pc_*", "cc_claim"}));
+  EXPECT_EQ(config.source.exclude, std::vector<std::string>{"pctl_*"});
+  EXPECT_TRUE(config.source.reload_on_reset);
+  EXPECT_EQ(config.catalog.uri, "postgresql://floe@db.example.com/lake");
+  EXPECT_EQ(config.catalog.warehouse, "s3://bucket/warehouse");
+  EXPECT_EQ(config.catalog.name, "lake");
+  EXPECT_EQ(config.target.ns, "lake.cda");
+  EXPECT_EQ(config.target.format_version, 3);
+  EXPECT_EQ(config.target.target_file_size_bytes, 256 << 20);
+  EXPECT_EQ(config.target.codec, "zstd");
+  EXPECT_EQ(config.target.codec_level, 9);
+  EXPECT_EQ(config.target.partition_by,
+            (std::vector<std::string>{"day(createtime)", "bucket(16, id)", "region"}));
+  EXPECT_EQ(config.target.table_properties.at("write.metadata.previous-versions-max"), "10");
+  EXPECT_EQ(config.target.table_properties.at("owner"), "data");
+  EXPECT_EQ(config.merge.keys, (std::vector<std::string>{"id", "branch"}));
+  EXPECT_EQ(config.merge.order_column, "seq");
+  EXPECT_EQ(config.merge.order_kind, OrderingKind::kNumber);
+  EXPECT_EQ(config.merge.operation_column, "op");
+  EXPECT_EQ(config.merge.insert_values, std::vector<int64_t>{10});
+  EXPECT_EQ(config.merge.update_values, (std::vector<int64_t>{11, 12}));
+  EXPECT_EQ(config.merge.delete_values, std::vector<int64_t>{13});
+  EXPECT_TRUE(config.merge.ignore_values.empty());
+  EXPECT_EQ(config.merge.tombstone_retention_ms, 7 * 86'400'000);
+  EXPECT_EQ(config.schema.on_incompatible, IncompatiblePolicy::kQuarantine);
+  EXPECT_TRUE(config.lineage.source_file && config.lineage.row_number && config.lineage.file_modified &&
+              config.lineage.ingested_at);
+  EXPECT_EQ(config.trigger.interval_ms, 300'000);
+  EXPECT_EQ(config.trigger.max_files_per_batch, 50);
+  EXPECT_EQ(config.trigger.max_bytes_per_batch, 64'000'000);
+  EXPECT_EQ(config.state_dir, "/var/lib/floe/state");
+  EXPECT_EQ(config.s3.region, "eu-west-1");
+  EXPECT_EQ(config.s3.endpoint, "http://127.0.0.1:9000");
+  EXPECT_EQ(config.s3.path_style, true);
+  EXPECT_EQ(config.s3.access_key_id, "AKIAEXAMPLE");
+  EXPECT_EQ(config.s3.secret_access_key, "s3cr3t");
+  EXPECT_EQ(config.s3.session_token, "token");
+  EXPECT_EQ(config.s3.profile, "analytics");
+  EXPECT_EQ(config.s3.max_attempts, 3);
+  EXPECT_EQ(config.s3.connect_timeout_ms, 2000);
+  EXPECT_EQ(config.s3.request_timeout_ms, 30'000);
+  EXPECT_EQ(config.s3.retry_budget_ms, 60'000);
+  EXPECT_EQ(config.s3.retry_base_delay_ms, 50);
+  EXPECT_EQ(config.s3.retry_max_delay_ms, 2000);
+  EXPECT_EQ(config.s3.read_parallelism, 8);
+  EXPECT_EQ(config.s3.upload_parallelism, 2);
+  EXPECT_EQ(config.s3.multipart_part_size, 16 << 20);
+  EXPECT_EQ(config.s3.multipart_threshold, 32 << 20);
+
+  ASSERT_EQ(config.tables.count("pc_policy"), 1u);
+  const TableOverride& policy = config.tables.at("pc_policy");
+  ASSERT_TRUE(policy.merge.has_value());
+  EXPECT_EQ(policy.merge->mode, WriteMode::kAppend);
+  EXPECT_EQ(policy.merge->keys, std::vector<std::string>{"policyid"});
+  EXPECT_EQ(policy.merge->order_column, "updatetime");
+  EXPECT_EQ(policy.merge->order_kind, OrderingKind::kTimestamp);
+  EXPECT_EQ(policy.merge->operation_column, "");
+  EXPECT_EQ(policy.merge->update_values, (std::vector<int64_t>{11, 12}));  // unset keys keep [merge]
+  EXPECT_EQ(policy.partition_by, std::vector<std::string>{"month(createtime)"});
+  EXPECT_EQ(policy.on_incompatible, IncompatiblePolicy::kFail);
+  EXPECT_EQ(policy.target_table, "policies");
+  EXPECT_EQ(policy.table_properties.at("owner"), "policy-team");
+}
+
+TEST_F(ConfigTest, ParquetSourceDefaultsToAppendAndNamesTheTableAfterTheUri) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, Parse(R"toml(
+name = "raw"
+[source]
+format = "parquet"
+uri = "s3://landing/raw/events/"
+settle = "500ms"
+hive_partitioning = false
+[catalog]
+type = "filesystem"
+warehouse = "/data/wh"
+)toml"));
+  EXPECT_EQ(config.source.format, SourceFormat::kParquet);
+  EXPECT_EQ(config.source.table, "events");
+  EXPECT_EQ(config.source.settle_ms, 500);
+  EXPECT_FALSE(config.source.hive_partitioning);
+  EXPECT_EQ(config.merge.mode, WriteMode::kAppend);
+  EXPECT_TRUE(config.merge.keys.empty());
+  EXPECT_EQ(config.merge.operation_column, "");
+  EXPECT_EQ(config.catalog.uri, "file:///data/wh");
+
+  ASSERT_OK_AND_ASSIGN(PipelineConfig named, Parse(R"toml(
+name = "raw"
+[source]
+format = "parquet"
+uri = "/landing/raw"
+table = "clicks"
+[catalog]
+type = "filesystem"
+uri = "file:///data/wh"
+warehouse = "/data/wh"
+[merge]
+mode = "merge"
+keys = ["id"]
+order_by = "updated_at"
+)toml"));
+  EXPECT_EQ(named.source.table, "clicks");
+  EXPECT_EQ(named.source.settle_ms, 10'000);
+  EXPECT_TRUE(named.source.hive_partitioning);
+  EXPECT_EQ(named.merge.mode, WriteMode::kMerge);
+  EXPECT_EQ(named.merge.order_kind, OrderingKind::kNumber);
+}
+
+TEST_F(ConfigTest, RelativePathsResolveAgainstTheConfigDirectory) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, ParsePipelineConfig(R"toml(
+name = "p"
+[source]
+uri = "landing/../landing/cda"
+[catalog]
+uri = "sqlite://state/catalog.db"
+warehouse = "./warehouse"
+[state]
+dir = "run/state"
+)toml",
+                                                                  "/srv/pipelines/p.toml"));
+  EXPECT_EQ(config.source.uri, "/srv/pipelines/landing/cda");
+  EXPECT_EQ(config.catalog.uri, "sqlite:///srv/pipelines/state/catalog.db");
+  EXPECT_EQ(config.catalog.warehouse, "/srv/pipelines/warehouse");
+  EXPECT_EQ(config.state_dir, "/srv/pipelines/run/state");
+
+  ASSERT_OK_AND_ASSIGN(PipelineConfig fs_catalog, ParsePipelineConfig(R"toml(
+name = "p"
+[source]
+uri = "file://landing"
+[catalog]
+type = "filesystem"
+uri = "file://wh"
+warehouse = "wh/"
+)toml",
+                                                                      "/srv/pipelines/p.toml"));
+  EXPECT_EQ(fs_catalog.source.uri, "/srv/pipelines/landing");
+  EXPECT_EQ(fs_catalog.catalog.warehouse, "/srv/pipelines/wh");
+  EXPECT_EQ(fs_catalog.catalog.uri, "file:///srv/pipelines/wh");
+}
+
+TEST_F(ConfigTest, StateDirFallsBackToFloeStateDirThenTheConfigDirectory) {
+  ::setenv("FLOE_STATE_DIR", "/var/floe-states", 1);
+  ASSERT_OK_AND_ASSIGN(PipelineConfig from_env, Parse(kMinimal));
+  EXPECT_EQ(from_env.state_dir, "/var/floe-states/cda-main");
+  ::unsetenv("FLOE_STATE_DIR");
+  ASSERT_OK_AND_ASSIGN(PipelineConfig from_dir, Parse(kMinimal));
+  EXPECT_EQ(from_dir.state_dir, "/etc/floe/.floe-state/cda-main");
+}
+
+TEST_F(ConfigTest, ForTableMergesTheOverrideOverTheGlobals) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, Parse(std::string(kMinimal) + R"toml(
+[target]
+partition_by = ["day(createtime)"]
+properties = { owner = "data", tier = "gold" }
+[lineage]
+source_file = true
+[tables.pc_Policy]
+order_by = "gwcbi___seqval"
+order_kind = "number"
+on_incompatible = "fail"
+properties = { owner = "policy-team" }
+[tables.cc_claim]
+target_table = "claims"
+partition_by = []
+)toml"));
+  TableSettings plain = config.ForTable("PC_Account");
+  EXPECT_EQ(plain.target_table, "pc_account");
+  EXPECT_EQ(plain.merge.order_column, "gwcbi___seqval_hex");
+  EXPECT_EQ(plain.target.partition_by, std::vector<std::string>{"day(createtime)"});
+  EXPECT_TRUE(plain.lineage.source_file);
+
+  TableSettings policy = config.ForTable("pc_Policy");
+  EXPECT_EQ(policy.target_table, "pc_policy");
+  EXPECT_EQ(policy.merge.order_column, "gwcbi___seqval");
+  EXPECT_EQ(policy.merge.order_kind, OrderingKind::kNumber);
+  EXPECT_EQ(policy.merge.keys, std::vector<std::string>{"id"});  // not overridden
+  EXPECT_EQ(policy.merge.operation_column, "gwcbi___operation");
+  EXPECT_EQ(policy.schema.on_incompatible, IncompatiblePolicy::kFail);
+  EXPECT_EQ(policy.target.table_properties.at("owner"), "policy-team");
+  EXPECT_EQ(policy.target.table_properties.at("tier"), "gold");
+  EXPECT_EQ(policy.target.partition_by, std::vector<std::string>{"day(createtime)"});
+
+  TableSettings claim = config.ForTable("cc_claim");
+  EXPECT_EQ(claim.target_table, "claims");
+  EXPECT_TRUE(claim.target.partition_by.empty());
+  EXPECT_FALSE(config.tables.at("cc_claim").merge.has_value());
+  EXPECT_EQ(claim.schema.on_incompatible, IncompatiblePolicy::kRescue);
+}
+
+TEST_F(ConfigTest, UnknownKeysAndSectionsAreErrors) {
+  std::string with_typo = std::string(kMinimal) + "[trigger]\nintervall = \"10s\"\n";
+  EXPECT_THAT(ErrorOf(with_typo),
+              HasSubstr("/etc/floe/pipeline.toml: unknown key [trigger] intervall (line 9)"));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[trigers]\ninterval = 5\n"),
+              HasSubstr("unknown section [trigers]"));
+  EXPECT_THAT(ErrorOf("nmae = \"x\"\n" + std::string(kMinimal)), HasSubstr("unknown key nmae"));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[tables.pc_policy]\nkyes = [\"id\"]\n"),
+              HasSubstr("unknown key [tables.pc_policy] kyes"));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[s3]\nsecret = \"x\"\n"),
+              HasSubstr("unknown key [s3] secret"));
+}
+
+TEST_F(ConfigTest, WrongTypesNameTheKeyAndWhatWasExpected) {
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[trigger]\ninterval = \"soon\"\n"),
+              HasSubstr("/etc/floe/pipeline.toml: [trigger] interval: expected a duration like \"60s\" or a "
+                        "number of seconds, got \"soon\""));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[trigger]\nmax_files_per_batch = \"ten\"\n"),
+              HasSubstr("[trigger] max_files_per_batch: expected an integer, got \"ten\""));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[lineage]\nsource_file = 1\n"),
+              HasSubstr("[lineage] source_file: expected true or false, got 1"));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[merge]\nkeys = \"id\"\n"),
+              HasSubstr("[merge] keys: expected an array of strings, got \"id\""));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[merge]\ndelete_values = [1, \"x\"]\n"),
+              HasSubstr("[merge] delete_values: expected an array of integers, found \"x\""));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[target]\nproperties = { a = 1 }\n"),
+              HasSubstr("[target] properties.a: expected a string, got 1"));
+  EXPECT_THAT(
+      ErrorOf(std::string(kMinimal) + "[merge]\norder_kind = \"hexadecimal\"\n"),
+      HasSubstr("[merge] order_kind: expected \"hex\", \"number\" or \"timestamp\", got \"hexadecimal\""));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[target]\ntarget_file_size = \"big\"\n"),
+              HasSubstr("[target] target_file_size: expected a size like \"128MiB\" or a number of bytes"));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[trigger]\nmax_bytes_per_batch = -5\n"),
+              HasSubstr("[trigger] max_bytes_per_batch: must not be negative, got -5"));
+  EXPECT_THAT(ErrorOf("lineage = true\n" + std::string(kMinimal)),
+              HasSubstr("lineage: expected a section [lineage], got true"));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[trigger]\ninterval = -1\n"),
+              HasSubstr("[trigger] interval: must not be negative"));
+}
+
+TEST_F(ConfigTest, MissingRequiredSettings) {
+  EXPECT_THAT(ErrorOf("[source]\nuri = \"/x\"\n[catalog]\nuri = \"sqlite:///c.db\"\nwarehouse = \"/w\"\n"),
+              HasSubstr("name: is required"));
+  EXPECT_THAT(ErrorOf("name = \"bad name\"\n[source]\nuri = \"/x\"\n"), HasSubstr("name: expected letters"));
+  EXPECT_THAT(ErrorOf("name = \"p\"\n[catalog]\nuri = \"sqlite:///c.db\"\nwarehouse = \"/w\"\n"),
+              HasSubstr("section [source] is required"));
+  EXPECT_THAT(ErrorOf("name = \"p\"\n[source]\nformat = \"cda\"\n[catalog]\nwarehouse = \"/w\"\n"),
+              HasSubstr("[source] uri: is required"));
+  EXPECT_THAT(ErrorOf("name = \"p\"\n[source]\nuri = \"/x\"\n[catalog]\nuri = \"sqlite:///c.db\"\n"),
+              HasSubstr("[catalog] warehouse: is required"));
+  EXPECT_THAT(ErrorOf("name = \"p\"\n[source]\nuri = \"/x\"\n[catalog]\nwarehouse = \"/w\"\n"),
+              HasSubstr("[catalog] uri: is required for type = \"sql\""));
+}
+
+TEST_F(ConfigTest, InvalidCombinationsAreExplained) {
+  const std::string parquet_source =
+      "name = \"p\"\n[source]\nformat = \"parquet\"\nuri = \"/x/t\"\n[catalog]\ntype = "
+      "\"filesystem\"\nwarehouse = \"/w\"\n";
+  EXPECT_THAT(ErrorOf(parquet_source + "[merge]\nmode = \"merge\"\n"),
+              HasSubstr("[merge]: mode = \"merge\" needs keys"));
+  EXPECT_THAT(ErrorOf(parquet_source + "[merge]\nmode = \"merge\"\nkeys = [\"id\"]\n"),
+              HasSubstr("[merge]: mode = \"merge\" needs order_by"));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[tables.x]\nkeys = []\n"),
+              HasSubstr("[tables.x]: mode = \"merge\" needs keys"));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[merge]\nkeys = [\"id\", \"id\"]\n"),
+              HasSubstr("column \"id\" is listed twice"));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[merge]\nignore_values = [4]\n"),
+              HasSubstr("operation code 4 appears in both update_values and ignore_values"));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[target]\nformat_version = 1\n"),
+              HasSubstr("[target] format_version: expected 2 (position delete files) or 3"));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[target]\ncodec = \"lzo\"\n"),
+              HasSubstr("[target] codec: expected snappy, zstd, gzip, brotli, lz4 or none, got \"lzo\""));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[target]\ncodec = \"snappy\"\ncodec_level = 3\n"),
+              HasSubstr("codec \"snappy\" has no levels"));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[target]\ncodec_level = 30\n"),
+              HasSubstr("codec \"zstd\" takes levels 1 to 22, got 30"));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[target]\npartition_by = [\"days(x)\"]\n"),
+              HasSubstr("[target] partition_by: expected a column or a transform"));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[target]\ntarget_file_size = 1000\n"),
+              HasSubstr("must be at least 1MiB"));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[target]\nnamespace = \"a..b\"\n"),
+              HasSubstr("[target] namespace: expected a name"));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[trigger]\nmax_files_per_batch = 0\n"),
+              HasSubstr("[trigger] max_files_per_batch: must be between 1 and"));
+  EXPECT_THAT(ErrorOf("name = \"p\"\n[source]\nuri = \"/x\"\ntable = \"t\"\n[catalog]\nuri = "
+                      "\"sqlite:///c.db\"\nwarehouse = \"/w\"\n"),
+              HasSubstr("[source] table: applies only to format = \"parquet\""));
+  EXPECT_THAT(ErrorOf("name = \"p\"\n[source]\nuri = \"/x\"\n[catalog]\ntype = \"filesystem\"\nwarehouse = "
+                      "\"s3://b/w\"\n"),
+              HasSubstr("[catalog] warehouse: type = \"filesystem\" needs a local directory"));
+  EXPECT_THAT(ErrorOf("name = \"p\"\n[source]\nuri = \"/x\"\n[catalog]\nuri = \"mysql://h/db\"\nwarehouse = "
+                      "\"/w\"\n"),
+              HasSubstr("[catalog] uri: expected sqlite:///path/catalog.db or postgresql://"));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[state]\ndir = \"s3://b/state\"\n"),
+              HasSubstr("[state] dir: must be a local directory"));
+}
+
+TEST_F(ConfigTest, EnvironmentVariablesExpandInStrings) {
+  ::setenv("FLOE_TEST_SECRET", "warehouse-x", 1);
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, Parse(R"toml(
+name = "p"
+[source]
+uri = "/in/${FLOE_TEST_SECRET}/cda$HOME"
+[catalog]
+uri = "sqlite:///c.db"
+warehouse = "/${FLOE_TEST_SECRET}"
+)toml"));
+  EXPECT_EQ(config.source.uri, "/in/warehouse-x/cda$HOME");
+  EXPECT_EQ(config.catalog.warehouse, "/warehouse-x");
+
+  ::unsetenv("FLOE_TEST_SECRET");
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[s3]\nsecret_access_key = \"${FLOE_TEST_SECRET}\"\n"),
+              HasSubstr("[s3] secret_access_key: environment variable FLOE_TEST_SECRET is not set"));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[s3]\nprofile = \"${OOPS\"\n"),
+              HasSubstr("[s3] profile: unterminated ${"));
+}
+
+TEST_F(ConfigTest, SyntaxErrorsPointAtLineAndColumn) {
+  std::string message = ErrorOf("name = \"p\"\n[source\nuri = 1\n");
+  EXPECT_THAT(message, HasSubstr("/etc/floe/pipeline.toml:2:"));
+  message = ErrorOf("name = \"p\"\nname = \"q\"\n");
+  EXPECT_THAT(message, HasSubstr("/etc/floe/pipeline.toml:2:"));
+}
+
+TEST_F(ConfigTest, DurationsAndSizes) {
+  EXPECT_EQ(*ParseDurationMs("500ms"), 500);
+  EXPECT_EQ(*ParseDurationMs("10s"), 10'000);
+  EXPECT_EQ(*ParseDurationMs("5m"), 300'000);
+  EXPECT_EQ(*ParseDurationMs("2h"), 7'200'000);
+  EXPECT_EQ(*ParseDurationMs("30d"), int64_t{30} * 86'400'000);
+  EXPECT_EQ(*ParseDurationMs("1.5s"), 1500);
+  EXPECT_EQ(*ParseDurationMs("7"), 7000);
+  EXPECT_EQ(*ParseDurationMs("10 s"), 10'000);
+  for (const char* bad : {"", "s", "-1s", "10x", "1e3s", "5.s", ".5s", "99999999999999999999d"}) {
+    EXPECT_FALSE(ParseDurationMs(bad).ok()) << bad;
+  }
+  EXPECT_EQ(*ParseSizeBytes("128MiB"), 128 << 20);
+  EXPECT_EQ(*ParseSizeBytes("1GiB"), int64_t{1} << 30);
+  EXPECT_EQ(*ParseSizeBytes("64MB"), 64'000'000);
+  EXPECT_EQ(*ParseSizeBytes("1024"), 1024);
+  EXPECT_EQ(*ParseSizeBytes("512kib"), 512 << 10);
+  EXPECT_EQ(*ParseSizeBytes("1.5KiB"), 1536);
+  for (const char* bad : {"", "MiB", "-1MiB", "12 parsecs", "99999999TiB"}) {
+    EXPECT_FALSE(ParseSizeBytes(bad).ok()) << bad;
+  }
+  ASSERT_OK_AND_ASSIGN(
+      PipelineConfig config,
+      Parse(std::string(kMinimal) + "[trigger]\ninterval = 2.5\nmax_bytes_per_batch = 4096\n"));
+  EXPECT_EQ(config.trigger.interval_ms, 2500);
+  EXPECT_EQ(config.trigger.max_bytes_per_batch, 4096);
+}
+
+TEST_F(ConfigTest, LoadReadsTheFileAndReportsAMissingOne) {
+  floe::testing::TempDir dir;
+  std::string path = dir.File("pipeline.toml");
+  {
+    std::ofstream out(path);
+    out << "name = \"loaded\"\n[source]\nuri = \"landing\"\n[catalog]\nuri = \"sqlite://catalog.db\"\n"
+           "warehouse = \"wh\"\n";
+  }
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, LoadPipelineConfig(path));
+  EXPECT_EQ(config.name, "loaded");
+  EXPECT_EQ(config.config_path, path);
+  EXPECT_EQ(config.source.uri, dir.File("landing"));
+  EXPECT_EQ(config.catalog.uri, "sqlite://" + dir.File("catalog.db"));
+  EXPECT_EQ(config.state_dir, dir.File(".floe-state/loaded"));
+
+  auto missing = LoadPipelineConfig(dir.File("absent.toml"));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().kind(), ErrorKind::kNotFound);
+  EXPECT_THAT(missing.status().message(), HasSubstr("absent.toml"));
+}
+
+// Every ```toml example of the "Pipeline configuration" section of
+// docs/configuration.md parses: the documentation cannot drift from the code.
+TEST_F(ConfigTest, DocumentedExamplesParse) {
+  std::ifstream in(std::string(FLOE_SOURCE_DIR) + "/docs/configuration.md");
+  ASSERT_TRUE(in.good());
+  std::string docs((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t section = docs.find("## Pipeline configuration");
+  ASSERT_NE(section, std::string::npos);
+  int examples = 0;
+  for (size_t start = docs.find("```toml\n", section); start != std::string::npos;
+       start = docs.find("```toml\n", start)) {
+    start += 8;
+    size_t end = docs.find("```", start);
+    ASSERT_NE(end, std::string::npos);
+    auto parsed = ParsePipelineConfig(docs.substr(start, end - start), "/etc/floe/example.toml");
+    EXPECT_TRUE(parsed.ok()) << "example " << examples << ": " << parsed.status().ToString();
+    ++examples;
+    start = end + 3;
+  }
+  EXPECT_GE(examples, 2);
+}
+
+TEST_F(ConfigTest, MaintenanceSectionDefaultsAndValues) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig defaults, Parse(kMinimal));
+  EXPECT_TRUE(defaults.maintenance.enabled);
+  EXPECT_EQ(defaults.maintenance.compact_every, 10);
+  EXPECT_EQ(defaults.maintenance.min_input_files, 5);
+  EXPECT_DOUBLE_EQ(defaults.maintenance.small_file_ratio, 0.75);
+  EXPECT_DOUBLE_EQ(defaults.maintenance.delete_ratio_threshold, 0.2);
+  EXPECT_EQ(defaults.maintenance.max_delete_files, 4);
+  EXPECT_TRUE(defaults.maintenance.sort_by.empty());
+  EXPECT_EQ(defaults.maintenance.retain_last, 10);
+  EXPECT_EQ(defaults.maintenance.max_snapshot_age_ms, int64_t{5} * 24 * 3600 * 1000);
+  EXPECT_EQ(defaults.maintenance.orphan_older_than_ms, int64_t{3} * 24 * 3600 * 1000);
+  EXPECT_TRUE(defaults.maintenance.rewrite_manifests);
+
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, Parse(std::string(kMinimal) + R"toml(
+[maintenance]
+enabled = false
+compact_every = 3
+min_input_files = 8
+small_file_ratio = 0.5
+delete_ratio_threshold = 1
+max_delete_files = 2
+sort_by = ["createtime", "id"]
+retain_last = 4
+max_snapshot_age = "2d"
+orphan_older_than = "6h"
+rewrite_manifests = false
+)toml"));
+  const MaintenanceConfig& m = config.maintenance;
+  EXPECT_FALSE(m.enabled);
+  EXPECT_EQ(m.compact_every, 3);
+  EXPECT_EQ(m.min_input_files, 8);
+  EXPECT_DOUBLE_EQ(m.small_file_ratio, 0.5);
+  EXPECT_DOUBLE_EQ(m.delete_ratio_threshold, 1.0);
+  EXPECT_EQ(m.max_delete_files, 2);
+  EXPECT_EQ(m.sort_by, (std::vector<std::string>{"createtime", "id"}));
+  EXPECT_EQ(m.retain_last, 4);
+  EXPECT_EQ(m.max_snapshot_age_ms, int64_t{2} * 24 * 3600 * 1000);
+  EXPECT_EQ(m.orphan_older_than_ms, int64_t{6} * 3600 * 1000);
+  EXPECT_FALSE(m.rewrite_manifests);
+}
+
+TEST_F(ConfigTest, MaintenanceSectionErrorsNameTheKey) {
+  const std::string base = std::string(kMinimal) + "[maintenance]\n";
+  EXPECT_THAT(ErrorOf(base + "compact_evry = 3\n"), HasSubstr("[maintenance] compact_evry"));
+  EXPECT_THAT(
+      ErrorOf(base + "small_file_ratio = 1.5\n"),
+      HasSubstr("[maintenance] small_file_ratio: expected a number greater than 0 and at most 1, got 1.5"));
+  EXPECT_THAT(ErrorOf(base + "delete_ratio_threshold = \"high\"\n"),
+              HasSubstr("[maintenance] delete_ratio_threshold"));
+  EXPECT_THAT(ErrorOf(base + "retain_last = 0\n"), HasSubstr("[maintenance] retain_last: must be between 1"));
+  EXPECT_THAT(ErrorOf(base + "orphan_older_than = \"10m\"\n"),
+              HasSubstr("[maintenance] orphan_older_than: must be at least 1h"));
+  EXPECT_THAT(ErrorOf(base + "enabled = \"yes\"\n"),
+              HasSubstr("[maintenance] enabled: expected true or false"));
+}
+
+TEST_F(ConfigTest, PerformanceSection) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig defaults, Parse(kMinimal));
+  EXPECT_EQ(defaults.performance.threads, 0);
+  EXPECT_GE(defaults.performance.EffectiveThreads(), 1);
+  EXPECT_EQ(defaults.performance.memory_budget_bytes, int64_t{512} << 20);
+
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, Parse(std::string(kMinimal) + R"toml(
+[performance]
+threads = 3
+memory_budget = "2GiB"
+)toml"));
+  EXPECT_EQ(config.performance.threads, 3);
+  EXPECT_EQ(config.performance.EffectiveThreads(), 3);
+  EXPECT_EQ(config.performance.memory_budget_bytes, int64_t{2} << 30);
+  EXPECT_EQ(config.ForTable("cc_claim").performance.memory_budget_bytes, int64_t{2} << 30);
+
+  const std::string base = std::string(kMinimal) + "[performance]\n";
+  EXPECT_THAT(ErrorOf(base + "threads = -1\n"), HasSubstr("[performance] threads: must be between 0"));
+  EXPECT_THAT(ErrorOf(base + "memory_budget = \"10MiB\"\n"),
+              HasSubstr("[performance] memory_budget: must be at least 64MiB"));
+  EXPECT_THAT(ErrorOf(base + "memory = \"1GiB\"\n"), HasSubstr("[performance] memory"));
+}
+
+TEST_F(ConfigTest, EnumNames) {
+  EXPECT_STREQ(SourceFormatName(SourceFormat::kParquet), "parquet");
+  EXPECT_STREQ(WriteModeName(WriteMode::kAppend), "append");
+  EXPECT_STREQ(OrderingKindName(OrderingKind::kPaddedHex), "hex");
+  EXPECT_STREQ(IncompatiblePolicyName(IncompatiblePolicy::kQuarantine), "quarantine");
+}
+
+TEST_F(ConfigTest, RestCatalogKeys) {
+  ::setenv("FLOE_TEST_SECRET", "id:pa55", 1);
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, Parse(R"toml(
+name = "p"
+[source]
+uri = "/x"
+[catalog]
+type = "rest"
+uri = "https://glue.eu-west-1.amazonaws.com/iceberg"
+warehouse = "123456789012"
+sigv4_enabled = true
+signing_region = "eu-west-1"
+signing_name = "glue"
+headers = { "X-Team" = "data" }
+)toml"));
+  EXPECT_EQ(config.catalog.type, "rest");
+  EXPECT_EQ(config.catalog.uri, "rest+https://glue.eu-west-1.amazonaws.com/iceberg");
+  EXPECT_EQ(config.catalog.warehouse, "123456789012");  // an id, not resolved as a path
+  EXPECT_TRUE(config.catalog.rest.sigv4_enabled);
+  EXPECT_EQ(config.catalog.rest.signing_region, "eu-west-1");
+  EXPECT_EQ(config.catalog.rest.signing_name, "glue");
+  EXPECT_EQ(config.catalog.rest.headers.at("X-Team"), "data");
+
+  ASSERT_OK_AND_ASSIGN(PipelineConfig oauth, Parse(R"toml(
+name = "p"
+[source]
+uri = "/x"
+[catalog]
+type = "rest"
+uri = "rest+http://127.0.0.1:8181"
+credential = "${FLOE_TEST_SECRET}"
+oauth2_server_uri = "https://idp.example.com/oauth/token"
+scope = "PRINCIPAL_ROLE:ALL"
+prefix = "polaris"
+)toml"));
+  EXPECT_EQ(oauth.catalog.uri, "rest+http://127.0.0.1:8181");
+  EXPECT_EQ(oauth.catalog.rest.credential, "id:pa55");
+  EXPECT_EQ(oauth.catalog.rest.oauth2_server_uri, "https://idp.example.com/oauth/token");
+  EXPECT_EQ(oauth.catalog.rest.scope, "PRINCIPAL_ROLE:ALL");
+  EXPECT_EQ(oauth.catalog.rest.prefix, "polaris");
+  EXPECT_TRUE(oauth.catalog.warehouse.empty());
+  EXPECT_FALSE(oauth.catalog.rest.sigv4_enabled);
+
+  ASSERT_OK_AND_ASSIGN(PipelineConfig sigv4_default,
+                       Parse("name = \"p\"\n[source]\nuri = \"/x\"\n[catalog]\ntype = \"rest\"\nuri = "
+                             "\"https://h\"\nsigv4_enabled = true\n"));
+  EXPECT_EQ(sigv4_default.catalog.rest.signing_name, "execute-api");
+}
+
+TEST_F(ConfigTest, RestCatalogErrors) {
+  const std::string head = "name = \"p\"\n[source]\nuri = \"/x\"\n[catalog]\n";
+  EXPECT_THAT(ErrorOf(head + "type = \"rest\"\n"),
+              HasSubstr("[catalog] uri: is required for type = \"rest\""));
+  EXPECT_THAT(ErrorOf(head + "type = \"rest\"\nuri = \"sqlite:///c.db\"\n"),
+              HasSubstr("[catalog] uri: expected http(s)://"));
+  EXPECT_THAT(ErrorOf(head + "uri = \"sqlite:///c.db\"\nwarehouse = \"/w\"\ntoken = \"t\"\n"),
+              HasSubstr("[catalog] token: is a REST catalog setting; it needs type = \"rest\""));
+  EXPECT_THAT(ErrorOf(head + "type = \"rest\"\nuri = \"https://h\"\ntoken = \"t\"\ncredential = \"a:b\"\n"),
+              HasSubstr("set either token or credential"));
+  EXPECT_THAT(ErrorOf(head + "type = \"rest\"\nuri = \"https://h\"\nsigning_name = \"glue\"\n"),
+              HasSubstr("[catalog] signing_name: only applies with sigv4_enabled = true"));
+  EXPECT_THAT(ErrorOf(head + "type = \"rest\"\nuri = \"https://h\"\nsigv4_enabled = \"yes\"\n"),
+              HasSubstr("[catalog] sigv4_enabled: expected true or false"));
+  EXPECT_THAT(ErrorOf(head + "type = \"rest\"\nuri = \"https://h\"\nheaders = { \"Bad Name\" = \"x\" }\n"),
+              HasSubstr("[catalog] headers.Bad Name"));
+  EXPECT_THAT(ErrorOf(head + "type = \"rest\"\nuri = \"https://h\"\noauth2_server_uri = \"https://idp\"\n"),
+              HasSubstr("needs credential"));
+  // Unknown keys are still caught with type = "rest".
+  EXPECT_THAT(ErrorOf(head + "type = \"rest\"\nuri = \"https://h\"\nsigv4 = true\n"),
+              HasSubstr("unknown key [catalog] sigv4"));
+  EXPECT_THAT(ErrorOf(head + "type = \"hive\"\nuri = \"https://h\"\n"),
+              HasSubstr("expected \"sql\", \"filesystem\" or \"rest\""));
+}
+
+}  // namespace
+}  // namespace floe::ingest
