@@ -18,7 +18,7 @@
 #include "ingest/pipeline_maintenance.h"
 #include "ingest/pipeline_trace.h"
 #include "ingest/progress_reporter.h"
-#include "ingest/source/source.h"
+#include "ingest/source.h"
 #include "io/s3/file_io_factory.h"
 
 namespace floe::ingest {
@@ -146,8 +146,7 @@ struct Pipeline::Impl {
   Status quarantine_error;
   // Per target table: the ingest-commit run length at the last maintenance attempt.
   std::map<std::string, int64_t> maintenance_attempted_at;
-  std::shared_ptr<FileIO> source_io;
-  std::unique_ptr<Source> source;
+  Source source;
   std::unique_ptr<catalog::Catalog> tables;
   std::shared_ptr<FileIO> state_io;
   // One ingestor per source table, kept across batches and runs (it holds the key index).
@@ -223,7 +222,7 @@ struct Pipeline::Impl {
                              ec.message());
     }
     FLOE_ASSIGN_OR_RETURN(auto ingestor,
-                          TableIngestor::Open(*tables, source_io, state_io, std::move(ingestor_options)));
+                          TableIngestor::Open(*tables, source.opener, state_io, std::move(ingestor_options)));
     TableIngestor* raw = ingestor.get();
     ingestors[source_table] = std::move(ingestor);
     return raw;
@@ -234,7 +233,7 @@ struct Pipeline::Impl {
   // the table could not be asked and the batch is still open.
   Result<std::optional<int64_t>> ResolveBatch(const std::string& source_table, int64_t batch_id) {
     FLOE_ASSIGN_OR_RETURN(catalog::TableIdentifier id, TargetOf(source_table));
-    auto found = TableIngestor::FindCommittedBatch(*tables, id, config.name, batch_id);
+    auto found = FindCommittedBatch(*tables, id, config.name, batch_id);
     std::optional<int64_t> snapshot;
     if (found.ok()) {
       snapshot = *found;
@@ -285,7 +284,7 @@ struct Pipeline::Impl {
   // misses one and CDA listings start after the watermark. A table the
   // source names whose stored watermark was still not passed (another
   // process stored it meanwhile) makes discovery run again with it.
-  Result<Discovery> DiscoverWithWatermarks() {
+  Result<DiscoveryResult> DiscoverWithWatermarks() {
     if (!all_watermarks_loaded) {
       FLOE_ASSIGN_OR_RETURN(auto stored, Ledgered(ledger->Watermarks()));
       for (auto& [name, watermark] : stored) {
@@ -294,7 +293,7 @@ struct Pipeline::Impl {
       }
       all_watermarks_loaded = true;
     }
-    FLOE_ASSIGN_OR_RETURN(Discovery discovery, source->Discover(watermarks, NowMs()));
+    FLOE_ASSIGN_OR_RETURN(DiscoveryResult discovery, source.discovery->Discover(watermarks, NowMs()));
     std::set<std::string> names(discovery.tables.begin(), discovery.tables.end());
     for (const auto& [name, message] : discovery.table_errors) names.insert(name);
     for (const std::string& name : discovery.reset_tables) names.insert(name);
@@ -309,7 +308,7 @@ struct Pipeline::Impl {
       }
     }
     if (!learned) return discovery;
-    return source->Discover(watermarks, NowMs());
+    return source.discovery->Discover(watermarks, NowMs());
   }
 
   Status ResetTable(const std::string& source_table) {
@@ -553,7 +552,7 @@ struct Pipeline::Impl {
     FLOE_RETURN_IF_ERROR(Recover(summary, blocked));
 
     const double discover_start_ms = PipelineTrace::NowMs();
-    FLOE_ASSIGN_OR_RETURN(Discovery discovery, DiscoverWithWatermarks());
+    FLOE_ASSIGN_OR_RETURN(DiscoveryResult discovery, DiscoverWithWatermarks());
     const double discover_end_ms = PipelineTrace::NowMs();
     for (const std::string& warning : discovery.warnings) Log("warning: " + warning);
     for (const auto& [name, message] : discovery.table_errors) {
@@ -640,11 +639,8 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(PipelineConfig config, Pipeline
   if (!ledger.ok()) return ledger.status().WithContext("ledger " + config.state_dir);
   impl->ledger = std::move(*ledger);
 
-  auto source_io = FileIOForUri(config.source.uri, config.s3);
-  if (!source_io.ok()) return source_io.status().WithContext("source " + config.source.uri);
-  impl->source_io = std::move(*source_io);
-  auto source = MakeSource(config.source, impl->source_io);
-  if (!source.ok()) return source.status().WithContext("source " + config.source.uri);
+  auto source = OpenSource(config.source, config.s3);
+  if (!source.ok()) return source.status();
   impl->source = std::move(*source);
 
   auto tables = catalog::OpenCatalog(config.catalog);

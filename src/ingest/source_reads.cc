@@ -7,117 +7,135 @@
 
 namespace floe::ingest {
 
-ScannedSource ScanSource(FileIO& io, const SourceUnit& source, size_t index, const MergeConfig& merge) {
+ScannedSource ScanSource(UnitOpener& opener, const SourceUnit& unit, size_t index,
+                         const ChangeConvention& convention, OrderingKind order_kind) {
   ScannedSource scanned;
   scanned.index = index;
-  auto opened = io.OpenRead(source.uri);
-  if (!opened.ok()) {
-    scanned.failure = opened.status();
-    return scanned;
-  }
-  scanned.input = std::move(opened).value();
-  auto reader = parquet::ParquetFileReader::Open(scanned.input);
+  auto reader = opener.Open(unit);
   if (!reader.ok()) {
     scanned.failure = reader.status();
     return scanned;
   }
-  scanned.reader = std::move(reader).value();
-  auto columns = LocateChangeColumns(scanned.reader->schema(), merge);
-  if (!columns.ok()) {
-    scanned.failure = columns.status();
+  auto changes = convention.Bind((*reader)->schema());
+  if (!changes.ok()) {
+    scanned.failure = changes.status();
     return scanned;
   }
-  scanned.columns = std::move(columns).value();
-  for (const auto& row_group : scanned.reader->metadata().row_groups) {
-    scanned.row_group_bytes.push_back(std::max<int64_t>(row_group.total_byte_size, 0));
+  scanned.changes = std::move(changes).value();
+  for (int chunk = 0; chunk < (*reader)->num_chunks(); ++chunk) {
+    scanned.chunk_bytes.push_back(std::max<int64_t>((*reader)->chunk_bytes(chunk), 0));
   }
-  scanned.scan.emplace(ScanFile(*scanned.reader, scanned.columns, static_cast<int32_t>(index), merge));
+  scanned.scan.emplace(ScanUnitChanges(**reader, *scanned.changes, convention.merges(), order_kind,
+                                       static_cast<int32_t>(index)));
   return scanned;
 }
 
-SourceRowGroupReader::SourceRowGroupReader(FileIO& io, const iceberg::Schema& table_schema,
-                                           ReconcileOptions reconcile, const MergeConfig& merge,
-                                           std::vector<FileToRead> files)
-    : io_(io),
+SourceChunkReader::SourceChunkReader(UnitOpener& opener, const iceberg::Schema& table_schema,
+                                     ReconcileOptions reconcile, const ChangeConvention& convention,
+                                     std::vector<UnitToRead> units)
+    : opener_(opener),
       table_schema_(table_schema),
       reconcile_(std::move(reconcile)),
-      merge_(merge),
-      files_(std::move(files)) {
-  open_.reserve(files_.size());
-  for (size_t i = 0; i < files_.size(); ++i) open_.push_back(std::make_unique<OpenFile>());
+      convention_(convention),
+      units_(std::move(units)) {
+  open_.reserve(units_.size());
+  for (size_t i = 0; i < units_.size(); ++i) open_.push_back(std::make_unique<OpenUnit>());
 }
 
-void SourceRowGroupReader::Open(const FileToRead& file, OpenFile* open) {
+void SourceChunkReader::Open(const UnitToRead& unit, OpenUnit* open) {
   open->attempted = true;
-  auto input = io_.OpenRead(file.uri);
-  if (!input.ok()) {
-    open->status = input.status();
-    return;
-  }
-  auto reader = parquet::ParquetFileReader::Open(std::shared_ptr<InputFile>(std::move(input).value()));
+  auto reader = opener_.Open(unit.unit);
   if (!reader.ok()) {
     open->status = reader.status();
     return;
   }
-  auto mapping = Reconcile(table_schema_, (*reader)->schema(), file.uri, reconcile_);
+  auto changes = convention_.Bind((*reader)->schema());
+  if (!changes.ok()) {
+    open->status = changes.status();
+    return;
+  }
+  auto mapping = Reconcile(table_schema_, (*changes)->image_schema(), unit.unit.uri, reconcile_);
   if (!mapping.ok()) {
     open->status = mapping.status();
     return;
   }
   if (!mapping->evolution.empty()) {
-    open->status = Status::Internal(file.uri + ": the evolved table schema still lacks columns of this file");
-    open->file_fault = false;
+    open->status =
+        Status::Internal(unit.unit.uri + ": the evolved table schema still lacks columns of this unit");
+    open->unit_fault = false;
     return;
   }
-  if (static_cast<size_t>((*reader)->num_row_groups()) != file.row_groups) {
-    open->status = Status::Corruption("row groups changed between reads");
+  if (static_cast<size_t>((*reader)->num_chunks()) != unit.chunks) {
+    open->status = Status::Corruption("chunks (row groups) changed between reads");
     return;
   }
   open->reader = std::move(reader).value();
+  open->changes = std::move(changes).value();
   open->mapping = std::move(mapping).value();
 }
 
-DecodedRowGroup SourceRowGroupReader::Read(const RowGroupRead& read) {
-  DecodedRowGroup decoded;
-  const FileToRead& file = files_[read.file];
-  OpenFile& open = *open_[read.file];
-  Result<RecordBatch> batch = Status::Internal("row group not read");
+namespace {
+
+// Append conventions: the rows whose operation is not an ignore value.
+Result<std::vector<int64_t>> RowsToAppend(const RecordBatch& chunk, const BoundChanges& changes,
+                                          int64_t chunk_start) {
+  std::vector<int64_t> take;
+  if (changes.scan_columns().empty()) {
+    take.resize(static_cast<size_t>(chunk.num_rows));
+    for (int64_t row = 0; row < chunk.num_rows; ++row) take[static_cast<size_t>(row)] = row;
+    return take;
+  }
+  RecordBatch scanned;
+  scanned.num_rows = chunk.num_rows;
+  for (int index : changes.scan_columns()) {
+    scanned.schema.push_back(chunk.schema[static_cast<size_t>(index)]);
+    scanned.columns.push_back(chunk.columns[static_cast<size_t>(index)]);
+  }
+  FLOE_ASSIGN_OR_RETURN(ChunkChanges extracted, changes.Extract(std::move(scanned), chunk_start));
+  for (int64_t row = 0; row < chunk.num_rows; ++row) {
+    if (extracted.actions[static_cast<size_t>(row)] != OperationAction::kIgnore) take.push_back(row);
+  }
+  return take;
+}
+
+}  // namespace
+
+DecodedChunk SourceChunkReader::Read(const ChunkRead& read) {
+  DecodedChunk decoded;
+  const UnitToRead& unit = units_[read.unit];
+  OpenUnit& open = *open_[read.unit];
+  Result<RecordBatch> batch = Status::Internal("chunk not read");
   {
     std::lock_guard<std::mutex> lock(open.mutex);
-    if (!open.attempted) Open(file, &open);
+    if (!open.attempted) Open(unit, &open);
     if (!open.status.ok()) {
       decoded.status = open.status;
-      decoded.file_fault = open.file_fault;
+      decoded.unit_fault = open.unit_fault;
       return decoded;
     }
-    if (read.row_group < 0) return decoded;
-    batch = open.reader->ReadRowGroup(read.row_group);
+    if (read.chunk < 0) return decoded;
+    batch = open.reader->ReadChunk(read.chunk, {});
   }
-  // Taking and conforming rows need no lock: the mapping is fixed once opened.
+  // Taking, imaging and conforming rows need no lock: the binding and the
+  // mapping are fixed once opened.
   if (!batch.ok()) {
     decoded.status = batch.status();
     return decoded;
   }
   decoded.rows = batch->num_rows;
   if (batch->num_rows != read.rows) {
-    decoded.status =
-        Status::Corruption("row group " + std::to_string(read.row_group) + " changed between reads");
+    decoded.status = Status::Corruption("chunk " + std::to_string(read.chunk) + " changed between reads");
     return decoded;
   }
   if (read.take) {
     decoded.take = *read.take;
-  } else if (file.operation_column >= 0) {
-    const Column& operation = batch->columns[static_cast<size_t>(file.operation_column)];
-    const std::vector<int64_t>& ignore_codes = merge_.ignore_values;
-    for (int64_t row = 0; row < batch->num_rows; ++row) {
-      const bool ignored = operation.IsValid(row) &&
-                           std::find(ignore_codes.begin(), ignore_codes.end(), IntegerAt(operation, row)) !=
-                               ignore_codes.end();
-      if (!ignored) decoded.take.push_back(row);
-    }
   } else {
-    decoded.take.resize(static_cast<size_t>(batch->num_rows));
-    for (int64_t row = 0; row < batch->num_rows; ++row) decoded.take[static_cast<size_t>(row)] = row;
+    auto take = RowsToAppend(*batch, *open.changes, read.chunk_start);
+    if (!take.ok()) {
+      decoded.status = take.status();
+      return decoded;
+    }
+    decoded.take = std::move(take).value();
   }
   if (decoded.take.empty()) return decoded;
   RecordBatch taken;
@@ -131,7 +149,12 @@ DecodedRowGroup SourceRowGroupReader::Read(const RowGroupRead& read) {
     }
     taken = std::move(rows).value();
   }
-  auto conformed = ConformBatch(taken, *open.mapping, table_schema_);
+  auto image = open.changes->Image(std::move(taken));
+  if (!image.ok()) {
+    decoded.status = image.status();
+    return decoded;
+  }
+  auto conformed = ConformBatch(*image, *open.mapping, table_schema_);
   if (!conformed.ok()) {
     decoded.status = conformed.status();
     return decoded;
@@ -140,10 +163,11 @@ DecodedRowGroup SourceRowGroupReader::Read(const RowGroupRead& read) {
   return decoded;
 }
 
-void SourceRowGroupReader::Release(size_t file) {
-  OpenFile& open = *open_[file];
+void SourceChunkReader::Release(size_t unit) {
+  OpenUnit& open = *open_[unit];
   std::lock_guard<std::mutex> lock(open.mutex);
   open.reader.reset();
+  open.changes.reset();
   open.mapping.reset();
 }
 

@@ -2,23 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
-#include <set>
 #include <utility>
 
-#include "formats/parquet/file_reader.h"
 #include "iceberg/spec/random_ids.h"
-#include "iceberg/transaction/table.h"
-#include "iceberg/writer/column_rows.h"
-#include "ingest/batch_data_writer.h"
-#include "ingest/batch_delete_writer.h"
-#include "ingest/change_set.h"
 #include "ingest/lineage_columns.h"
-#include "ingest/merge/key_index.h"
 #include "ingest/partition_spec_config.h"
-#include "ingest/read_ahead.h"
-#include "ingest/schema/schema_reconcile.h"
-#include "ingest/source_reads.h"
+#include "ingest/table_ingestor_phases.h"
 
 namespace floe::ingest {
 
@@ -35,18 +24,11 @@ void BatchCounts::Add(const BatchCounts& other) {
   delete_files_written += other.delete_files_written;
 }
 
+std::string DataFilePrefix(int64_t batch_id) {
+  return "b" + std::to_string(batch_id) + "-" + iceberg::NewUuidV4();
+}
+
 namespace {
-
-constexpr const char* kSummarySourceFiles = "floe.source-files";
-constexpr const char* kSummaryRowsInserted = "floe.rows-inserted";
-constexpr const char* kSummaryRowsUpdated = "floe.rows-updated";
-constexpr const char* kSummaryRowsDeleted = "floe.rows-deleted";
-constexpr const char* kSummaryRowsStale = "floe.rows-stale";
-
-struct CodecChoice {
-  Codec codec;
-  const char* iceberg_name;  // write.parquet.compression-codec value
-};
 
 Result<CodecChoice> ParseCodec(const std::string& name) {
   if (name == "zstd") return CodecChoice{Codec::kZstd, "zstd"};
@@ -58,117 +40,42 @@ Result<CodecChoice> ParseCodec(const std::string& name) {
                                  "\" (snappy, zstd, gzip, lz4, none)");
 }
 
-// A row of a source file chosen to be written, with the change it carries.
-struct SelectedRow {
-  int64_t row = 0;
-  KeyId key;
-  OrderValue order;
-};
-
-// A source file that passed pass 1.
-struct PassedFile {
-  size_t index = 0;  // in the batch
-  ChangeColumns columns;
-  std::vector<int64_t> row_group_rows;
-  std::vector<SelectedRow> selected;     // merge mode, sorted by row
-  std::vector<int64_t> row_group_bytes;  // uncompressed, from the footer: the read-ahead's cost
-};
-
-// A change applied to the key index once the batch's files are written.
-struct StagedLive {
-  KeyId key;
-  OrderValue order;
-  RowLocation location;
-};
-
-// Raised by pass 2 when a source file fails to read; the batch is redone without it.
-struct FileFailure {
-  size_t index = 0;
-  std::string reason;
-};
-
-std::string DataFilePrefix(int64_t batch_id) {
-  return "b" + std::to_string(batch_id) + "-" + iceberg::NewUuidV4();
-}
-
 }  // namespace
 
-struct TableIngestor::Impl {
-  catalog::Catalog& catalog;
-  std::shared_ptr<FileIO> source_io;
-  std::shared_ptr<FileIO> state_io;
-  TableIngestorOptions options;
-  CodecChoice codec;
-  std::optional<iceberg::Table> table;
-  // Merge mode: the key index and the snapshot it reflects.
-  std::optional<PrimaryKeyIndex> index;
-  std::optional<int64_t> index_snapshot;
-  bool index_valid = false;
-  // Workers for reading source files ahead and encoding output column
-  // chunks; created on first use, only when [performance] threads > 1.
-  std::unique_ptr<ThreadPool> pool;
+ThreadPool* TableIngestor::Impl::Pool() {
+  const int threads = options.settings.performance.EffectiveThreads();
+  if (threads <= 1) return nullptr;
+  if (!pool) pool = std::make_unique<ThreadPool>(threads);
+  return pool.get();
+}
 
-  Impl(catalog::Catalog& c, std::shared_ptr<FileIO> source, std::shared_ptr<FileIO> state,
-       TableIngestorOptions o, CodecChoice chosen)
-      : catalog(c),
-        source_io(std::move(source)),
-        state_io(std::move(state)),
-        options(std::move(o)),
-        codec(chosen) {}
+size_t TableIngestor::Impl::ReadAheadUnits() const {
+  return static_cast<size_t>(std::max(1, options.settings.performance.EffectiveThreads()));
+}
 
-  const MergeConfig& merge() const { return options.settings.merge; }
-  ThreadPool* Pool() {
-    const int threads = options.settings.performance.EffectiveThreads();
-    if (threads <= 1) return nullptr;
-    if (!pool) pool = std::make_unique<ThreadPool>(threads);
-    return pool.get();
-  }
-  // Read-ahead bounds: at most `threads` files (pass 1) or row groups
-  // (pass 2) in flight, and a quarter of the memory budget (by the footer's
-  // uncompressed sizes, one item always allowed).
-  size_t ReadAheadFiles() const {
-    return static_cast<size_t>(std::max(1, options.settings.performance.EffectiveThreads()));
-  }
-  int64_t ReadAheadBytes() const {
-    return std::max<int64_t>(options.settings.performance.memory_budget_bytes, 0) / 4;
-  }
-  bool merging() const { return merge().mode == WriteMode::kMerge; }
-  // Keys the batch being applied adds to the index (for its Reserve).
-  int64_t index_new_keys = 0;
-  // The share of [performance] memory_budget a batch's change map may use.
-  size_t ChangeMapBudget() const {
-    return static_cast<size_t>(std::max<int64_t>(options.settings.performance.memory_budget_bytes, 0) / 2);
-  }
-  int64_t NowMs() const {
-    if (options.now_ms_for_tests != 0) return options.now_ms_for_tests;
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-  }
-  int format_version() const {
-    return table ? table->metadata().format_version : options.settings.target.format_version;
-  }
+int64_t TableIngestor::Impl::ReadAheadBytes() const {
+  return std::max<int64_t>(options.settings.performance.memory_budget_bytes, 0) / 4;
+}
 
-  Status LoadTable();
-  Status CreateTable(const iceberg::Schema& schema);
-  // `warnings` receives the index loader's notes (files ignored, rebuilds).
-  Status EnsureIndex(std::vector<std::string>* warnings);
-  ReconcileOptions MakeReconcileOptions() const;
-  Result<BatchResult> Attempt(const std::vector<SourceUnit>& files, int64_t batch_id,
-                              const ProgressFn& progress, const std::set<size_t>& skipped,
-                              std::set<size_t>* progress_reported, std::optional<FileFailure>* failure);
-  // Writes one row group's conformed rows (read ahead) and stages their
-  // locations; a read failure is the file's (see FileFailure) unless internal.
-  Status WriteRowGroup(const SourceUnit& source, const PassedFile& file, const RowGroupRead& read,
-                       size_t first_selected, DecodedRowGroup& decoded, int64_t now_ms,
-                       BatchDataWriter& writer, std::vector<StagedLive>* lives, int64_t* appended,
-                       std::optional<FileFailure>* failure);
-  Result<BatchResult> Commit(BatchResult result, int64_t batch_id, int64_t now_ms, bool evolved,
-                             const iceberg::Schema& table_schema, BatchDataWriter& writer,
-                             std::vector<StagedLive> lives,
-                             std::vector<std::pair<KeyId, OrderValue>> tombstones,
-                             std::map<std::string, std::vector<int64_t>> deletes);
-};
+size_t TableIngestor::Impl::ChangeMapBudget() const {
+  return static_cast<size_t>(std::max<int64_t>(options.settings.performance.memory_budget_bytes, 0) / 2);
+}
+
+int64_t TableIngestor::Impl::NowMs() const {
+  if (options.now_ms_for_tests != 0) return options.now_ms_for_tests;
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+int TableIngestor::Impl::format_version() const {
+  return table ? table->metadata().format_version : options.settings.target.format_version;
+}
+
+void TableIngestor::Impl::Quarantine(const SourceUnit& unit, const std::string& reason, BatchResult& result) {
+  result.quarantined.push_back({unit.uri, reason});
+  if (options.on_quarantine) options.on_quarantine(result.quarantined.back());
+}
 
 Status TableIngestor::Impl::LoadTable() {
   auto ops = catalog.LoadTable(options.table);
@@ -252,153 +159,58 @@ ReconcileOptions TableIngestor::Impl::MakeReconcileOptions() const {
   return reconcile;
 }
 
-Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceUnit>& files, int64_t batch_id,
-                                                 const ProgressFn& progress, const std::set<size_t>& skipped,
-                                                 std::set<size_t>* progress_reported,
-                                                 std::optional<FileFailure>* failure) {
-  BatchResult result;
-  const int64_t now_ms = NowMs();
-  FLOE_RETURN_IF_ERROR(EnsureIndex(&result.warnings));
-  const ReconcileOptions reconcile = MakeReconcileOptions();
+Result<SettledSchema> TableIngestor::Impl::SettleSchema(ScannedBatch& scanned) {
   const iceberg::Schema base = table ? *table->metadata().CurrentSchema() : iceberg::Schema{};
   const int32_t base_last_id = table ? table->metadata().last_column_id : 0;
-  const int version = format_version();
-
-  // Pass 1: schemas and, in merge mode, the winning change per key.
-  std::vector<SchemaEvolution> evolutions;
-  iceberg::Schema working = base;
-  BatchChanges changes;
-  std::vector<PassedFile> passed;
-  // A retryable failure (an object store that kept failing) is not the
-  // file's fault: the batch fails and is redone later instead of the file
-  // being quarantined.
-  Status transient;
-  // Files are opened and key-scanned ahead on the pool and consumed here in
-  // batch order, so quarantines, schema evolution and the merge happen in
-  // the order a serial loop would produce.
-  std::vector<size_t> to_scan;
-  for (size_t i = 0; i < files.size(); ++i) {
-    if (!skipped.count(i)) to_scan.push_back(i);
-  }
-  ReadAhead<ScannedSource> scans(
-      Pool(), to_scan.size(), ReadAheadFiles(), ReadAheadBytes(),
-      [&](size_t k) { return ScanSource(*source_io, files[to_scan[k]], to_scan[k], merge()); },
-      [&](size_t k) { return std::max<int64_t>(files[to_scan[k]].size, 0); });
-  while (!scans.done() && transient.ok()) {
-    ScannedSource scanned = scans.Next();
-    const size_t i = scanned.index;
-    const SourceUnit& source = files[i];
-    auto quarantine = [&](const Status& why) {
-      if (why.retryable()) {
-        transient = why.WithContext(source.uri);
-        return;
-      }
-      result.quarantined.push_back({source.uri, why.message()});
-      if (options.on_quarantine) options.on_quarantine(result.quarantined.back());
-    };
-    if (!scanned.failure.ok()) {  // opening, footer or change columns
-      quarantine(scanned.failure);
-      continue;
-    }
-    const std::shared_ptr<InputFile>& input = scanned.input;
-    auto mapping = Reconcile(working, scanned.reader->schema(), source.uri, reconcile);
-    if (!mapping.ok()) {
-      if (reconcile.policy == IncompatiblePolicy::kFail) return mapping.status();
-      quarantine(mapping.status());
-      continue;
-    }
-    Result<FileScan>& scan = *scanned.scan;
-    if (!scan.ok()) {
-      quarantine(scan.status());
-      continue;
-    }
-    if (!mapping->evolution.empty()) {
-      evolutions.push_back(mapping->evolution);
-      auto evolved = EvolveSchema(base, base_last_id, evolutions, version);
-      if (!evolved.ok()) {
-        evolutions.pop_back();
-        quarantine(evolved.status());
-        continue;
-      }
-      working = std::move(evolved).value();
-    }
-    if (merging() && !passed.empty() && changes.MemoryBytesAfterMerging(*scan) > ChangeMapBudget()) {
-      // Over budget: nothing written yet; the caller re-plans (see BatchResult::budget_cut_at).
-      BatchResult cut;
-      cut.quarantined = std::move(result.quarantined);
-      cut.budget_cut_at = i;
-      return cut;
-    }
-    int64_t bytes = source.size;
-    if (bytes <= 0) bytes = input->Size().ValueOr(0);
-    result.counts.files += 1;
-    result.counts.bytes_read += bytes;
-    result.counts.rows_read += scan->rows;
-    result.counts.ignored += scan->ignored;
-    result.counts.stale += scan->superseded;
-    if (merging()) result.counts.stale += changes.Merge(*scan);
-    for (const std::string& warning : mapping->warnings) result.warnings.push_back(warning);
-    PassedFile file{i, std::move(scanned.columns), std::move(scan->row_group_rows), {}, {}};
-    file.row_group_bytes = std::move(scanned.row_group_bytes);
-    passed.push_back(std::move(file));
-    if (progress && progress_reported->insert(i).second) progress(source.uri, scan->rows, bytes);
-  }
-  if (!transient.ok()) return transient;
-  if (passed.empty()) return result;
-
-  // The table schema this batch writes: evolved by the files, plus lineage columns.
-  SchemaEvolution lineage = MissingLineageColumns(options.settings.lineage, working);
-  if (!lineage.empty()) evolutions.push_back(std::move(lineage));
-  bool evolved = !evolutions.empty();
-  iceberg::Schema table_schema = base;
-  if (evolved) {
-    FLOE_ASSIGN_OR_RETURN(table_schema, EvolveSchema(base, base_last_id, evolutions, version));
+  // The table schema this batch writes: evolved by the units, plus lineage columns.
+  SchemaEvolution lineage = MissingLineageColumns(options.settings.lineage, scanned.working);
+  if (!lineage.empty()) scanned.evolutions.push_back(std::move(lineage));
+  SettledSchema settled{base, !scanned.evolutions.empty()};
+  if (settled.evolved) {
+    FLOE_ASSIGN_OR_RETURN(settled.table_schema,
+                          EvolveSchema(base, base_last_id, scanned.evolutions, format_version()));
   }
   if (!table) {
-    FLOE_RETURN_IF_ERROR(CreateTable(table_schema));
-    table_schema = *table->metadata().CurrentSchema();
-    evolved = false;
-    FLOE_RETURN_IF_ERROR(EnsureIndex(&result.warnings));
-  } else if (evolved) {
+    FLOE_RETURN_IF_ERROR(CreateTable(settled.table_schema));
+    settled.table_schema = *table->metadata().CurrentSchema();
+    settled.evolved = false;
+    FLOE_RETURN_IF_ERROR(EnsureIndex(&scanned.result.warnings));
+  } else if (settled.evolved) {
     int32_t highest_id = 0;
     for (const iceberg::Schema& schema : table->metadata().schemas)
       highest_id = std::max(highest_id, schema.schema_id);
-    table_schema.schema_id = highest_id + 1;
+    settled.table_schema.schema_id = highest_id + 1;
   }
+  return settled;
+}
 
-  // Resolution against the key index: stale changes, deletes, tombstones, rows to write.
-  std::map<std::string, std::vector<int64_t>> deletes;
-  index_new_keys = 0;
-  std::vector<std::pair<KeyId, OrderValue>> tombstones;
-  if (merging()) {
-    std::map<size_t, PassedFile*> by_index;
-    for (PassedFile& file : passed) by_index[file.index] = &file;
-    changes.winners().ForEach([&](const Change& change) {
-      const KeyId& key = change.key;
-      const std::optional<PrimaryKeyIndex::Entry> current = index->Find(key);
-      if (current && current->order >= change.order) {
-        ++result.counts.stale;
-        return;
-      }
-      const bool live = current && !current->tombstone;
-      if (!current) ++index_new_keys;
-      if (live) deletes[std::string(current->data_file)].push_back(current->position);
-      if (change.is_delete) {
-        tombstones.emplace_back(key, change.order);
-        ++(live ? result.counts.deleted : result.counts.ignored);
-      } else {
-        by_index.at(static_cast<size_t>(change.file))->selected.push_back({change.row, key, change.order});
-        ++(live ? result.counts.updated : result.counts.inserted);
-      }
-    });
-    changes.Clear();
-    for (PassedFile& file : passed) {
-      std::sort(file.selected.begin(), file.selected.end(),
-                [](const SelectedRow& a, const SelectedRow& b) { return a.row < b.row; });
-    }
+Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceUnit>& batch, int64_t batch_id,
+                                                 const ProgressFn& progress, const std::set<size_t>& skipped,
+                                                 std::set<size_t>* progress_reported,
+                                                 std::optional<UnitFailure>* failure) {
+  const int64_t now_ms = NowMs();
+  std::vector<std::string> index_warnings;
+  FLOE_RETURN_IF_ERROR(EnsureIndex(&index_warnings));
+  // 1. Scan and merge.
+  FLOE_ASSIGN_OR_RETURN(ScannedBatch scanned, ScanAndMerge(batch, progress, skipped, progress_reported));
+  BatchResult& result = scanned.result;
+  result.warnings.insert(result.warnings.begin(), index_warnings.begin(), index_warnings.end());
+  if (result.budget_cut_at) {
+    BatchResult cut;
+    cut.quarantined = std::move(result.quarantined);
+    cut.budget_cut_at = result.budget_cut_at;
+    return cut;
   }
-
-  // Pass 2: the selected rows (merge) or every non-ignored row (append), conformed and written.
+  if (scanned.passed.empty()) return std::move(result);
+  // 2. Settle the schema (the table is created here on first sight).
+  FLOE_ASSIGN_OR_RETURN(SettledSchema schema, SettleSchema(scanned));
+  // 3. Resolve against the key index.
+  Resolution resolution;
+  if (merging()) resolution = ResolveChanges(scanned.changes, *index, scanned.passed, result.counts);
+  index_new_keys = resolution.new_keys;
+  // 4. Plan the reads of pass 2.
+  ReadPlan plan = PlanReads(batch, scanned.passed, merging());
+  // 5. Write.
   const iceberg::TableMetadata& metadata = table->metadata();
   BatchDataWriterOptions writer_options;
   writer_options.file.parquet.codec = codec.codec;
@@ -406,227 +218,28 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceUnit>& 
   writer_options.target_file_size = options.settings.target.target_file_size_bytes;
   writer_options.file.parquet.pool = Pool();
   writer_options.file_prefix = DataFilePrefix(batch_id);
-  FLOE_ASSIGN_OR_RETURN(auto writer, BatchDataWriter::Make(table->io(), metadata.location, table_schema,
-                                                           *metadata.DefaultSpec(), writer_options));
-  // Row groups to read, in file and row order (merge mode: only those with
-  // selected rows, with the rows to keep). They are read, taken and
-  // conformed ahead on the pool; rows are written here, in that order.
-  std::vector<FileToRead> to_read;
-  std::vector<PassedFile*> read_files;  // by FileToRead index
-  std::vector<RowGroupRead> plan;
-  std::vector<size_t> plan_selected;  // merge mode: index in the file's selection of the read's first row
-  for (PassedFile& file : passed) {
-    if (merging() && file.selected.empty()) continue;
-    const size_t number = to_read.size();
-    to_read.push_back(FileToRead{files[file.index].uri, file.columns.operation, file.row_group_rows.size()});
-    read_files.push_back(&file);
-    const size_t first_read = plan.size();
-    int64_t row_group_start = 0;
-    size_t next_selected = 0;
-    for (size_t rg = 0; rg < file.row_group_rows.size(); ++rg) {
-      RowGroupRead read;
-      read.file = number;
-      read.row_group = static_cast<int>(rg);
-      read.rows = file.row_group_rows[rg];
-      read.row_group_start = row_group_start;
-      read.cost = rg < file.row_group_bytes.size() ? file.row_group_bytes[rg] : 0;
-      row_group_start += read.rows;
-      const size_t selected_begin = next_selected;
-      if (merging()) {
-        std::vector<int64_t> take;
-        while (next_selected < file.selected.size() && file.selected[next_selected].row < row_group_start) {
-          take.push_back(file.selected[next_selected].row - read.row_group_start);
-          ++next_selected;
-        }
-        if (take.empty()) continue;
-        read.take = std::move(take);
-      }
-      plan.push_back(std::move(read));
-      plan_selected.push_back(selected_begin);
-    }
-    if (plan.size() == first_read) {  // no row groups: the file is still opened and checked
-      RowGroupRead open_only;
-      open_only.file = number;
-      plan.push_back(std::move(open_only));
-      plan_selected.push_back(0);
-    }
+  FLOE_ASSIGN_OR_RETURN(auto writer,
+                        BatchDataWriter::Make(table->io(), metadata.location, schema.table_schema,
+                                              *metadata.DefaultSpec(), writer_options));
+  auto lives = WriteRows(batch, plan, schema.table_schema, now_ms, *writer, result.counts, failure);
+  if (!lives.ok()) {
+    writer->AbortAndDelete();
+    return lives.status();
   }
-  SourceRowGroupReader source_reader(*source_io, table_schema, MakeReconcileOptions(), merge(),
-                                     std::move(to_read));
-  ReadAhead<DecodedRowGroup> reads(
-      Pool(), plan.size(), ReadAheadFiles(), ReadAheadBytes(),
-      [&](size_t k) { return source_reader.Read(plan[k]); }, [&](size_t k) { return plan[k].cost; });
-  // Every selected row becomes one staged entry: reserved once, since a
-  // growing vector briefly holds its old and new buffers (~48 B per entry).
-  std::vector<StagedLive> lives;
-  if (merging()) {
-    size_t selected_rows = 0;
-    for (const PassedFile& file : passed) selected_rows += file.selected.size();
-    lives.reserve(selected_rows);
-  }
-  for (size_t k = 0; k < plan.size(); ++k) {
-    DecodedRowGroup decoded = reads.Next();
-    const RowGroupRead& read = plan[k];
-    PassedFile& file = *read_files[read.file];
-    Status written = WriteRowGroup(files[file.index], file, read, plan_selected[k], decoded, now_ms, *writer,
-                                   &lives, merging() ? nullptr : &result.counts.inserted, failure);
-    if (!written.ok()) {
-      writer->AbortAndDelete();
-      return written;
-    }
-    if (k + 1 == plan.size() || plan[k + 1].file != read.file) {
-      // The file's rows are staged in `lives` now; free its selection and reader.
-      std::vector<SelectedRow>().swap(file.selected);
-      source_reader.Release(read.file);
-    }
-  }
-  return Commit(std::move(result), batch_id, now_ms, evolved, table_schema, *writer, std::move(lives),
-                std::move(tombstones), std::move(deletes));
-}
-
-Status TableIngestor::Impl::WriteRowGroup(const SourceUnit& source, const PassedFile& file,
-                                          const RowGroupRead& read, size_t first_selected,
-                                          DecodedRowGroup& decoded, int64_t now_ms, BatchDataWriter& writer,
-                                          std::vector<StagedLive>* lives, int64_t* appended,
-                                          std::optional<FileFailure>* failure) {
-  if (!decoded.status.ok()) {
-    if (!decoded.file_fault) return decoded.status;
-    // Retryable failures fail the batch (redone later); only the file's own faults quarantine it.
-    if (!decoded.status.retryable()) *failure = FileFailure{file.index, decoded.status.message()};
-    return decoded.status.WithContext(source.uri);
-  }
-  if (!decoded.conformed) return Status::OK();  // nothing kept (or the file has no row groups)
-  const LineageValues lineage{source.uri, source.mtime_ms * 1000, now_ms * 1000};
-  std::vector<int64_t> source_rows(decoded.take.size());
-  for (size_t j = 0; j < decoded.take.size(); ++j) source_rows[j] = read.row_group_start + decoded.take[j];
-  FLOE_RETURN_IF_ERROR(
-      FillLineageColumns(options.settings.lineage, lineage, source_rows, &*decoded.conformed));
-  std::vector<RowLocation> locations;
-  FLOE_RETURN_IF_ERROR(
-      writer.Write(*decoded.conformed, &locations).WithContext("writing rows of " + source.uri));
-  if (appended) *appended += static_cast<int64_t>(locations.size());
-  if (merging()) {
-    for (size_t j = 0; j < locations.size(); ++j) {
-      const SelectedRow& selected = file.selected[first_selected + j];
-      lives->push_back(StagedLive{selected.key, selected.order, locations[j]});
-    }
-  }
-  return Status::OK();
-}
-
-Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batch_id, int64_t now_ms,
-                                                bool evolved, const iceberg::Schema& table_schema,
-                                                BatchDataWriter& writer, std::vector<StagedLive> lives,
-                                                std::vector<std::pair<KeyId, OrderValue>> tombstones,
-                                                std::map<std::string, std::vector<int64_t>> deletes) {
-  auto data_files = writer.Close();
-  if (!data_files.ok()) {
-    writer.AbortAndDelete();
-    return data_files.status();
-  }
-  const int64_t retention = merge().tombstone_retention_ms;
-  auto apply_to_index = [&]() {
-    index->Reserve(std::exchange(index_new_keys, 0));  // one growth step, not a cascade
-    for (const StagedLive& live : lives) {
-      index->PutLive(live.key, writer.path(live.location.file), live.location.position, live.order);
-    }
-    for (const auto& [key, order] : tombstones) index->PutTombstone(key, order, now_ms);
-    if (retention > 0) index->DropTombstonesBefore(now_ms - retention);
-  };
-
-  if (data_files->empty() && deletes.empty()) {
-    // Nothing for a snapshot; tombstones of absent keys still matter, so the
-    // index of the current snapshot is rewritten with them.
-    if (merging() && !tombstones.empty()) {
-      index_valid = false;
-      apply_to_index();
-      const int64_t snapshot_id = table->metadata().current_snapshot_id.value_or(0);
-      FLOE_RETURN_IF_ERROR(index->Save(*state_io, options.state_dir, snapshot_id)
-                               .WithContext("saving the key index of " + options.table.ToString()));
-      index_valid = true;
-    }
-    return result;
-  }
-
-  BatchDeleteOptions delete_options;
-  delete_options.file.parquet.codec = codec.codec;
-  delete_options.file.parquet.compression_level = options.settings.target.codec_level.value_or(0);
-  delete_options.file_prefix = DataFilePrefix(batch_id);
-  delete_options.file.parquet.pool = Pool();
-  std::vector<std::string> deleted_data_files;
-  for (const auto& [path, positions] : deletes) deleted_data_files.push_back(path);
-  auto delete_files = WriteBatchDeletes(table->io(), table->metadata(), std::move(deletes), delete_options);
-  if (!delete_files.ok()) {
-    writer.AbortAndDelete();
-    return delete_files.status().WithContext("writing deletes of " + options.table.ToString());
-  }
-  auto discard_written = [&]() {
-    writer.AbortAndDelete();
-    for (const std::string& path : delete_files->written_paths) (void)table->io().Delete(path);
-  };
-
-  iceberg::RowDelta delta = table->NewRowDelta();
-  for (const iceberg::DataFile& file : *data_files) delta.AddRows(file);
-  for (const iceberg::DataFile& file : delete_files->added) delta.AddDeletes(file);
-  for (const iceberg::DataFile& file : delete_files->replaced) delta.RemoveDeletes(file);
-  for (const std::string& path : deleted_data_files) delta.ValidateDataFileExists(path);
-  if (evolved) delta.SetSchema(table_schema);
-  delta.Set(kSummaryPipeline, options.pipeline_name)
-      .Set(kSummaryBatchId, std::to_string(batch_id))
-      .Set(kSummarySourceFiles, std::to_string(result.counts.files))
-      .Set(kSummaryRowsInserted, std::to_string(result.counts.inserted))
-      .Set(kSummaryRowsUpdated, std::to_string(result.counts.updated))
-      .Set(kSummaryRowsDeleted, std::to_string(result.counts.deleted))
-      .Set(kSummaryRowsStale, std::to_string(result.counts.stale));
-
-  // The index of the new snapshot is saved before the commit, so a crash
-  // right after the commit finds it.
-  std::string saved_index;
-  if (merging()) {
-    index_valid = false;
-    apply_to_index();
-    Status saved = index->Save(*state_io, options.state_dir, delta.snapshot_id());
-    if (!saved.ok()) {
-      discard_written();
-      return saved.WithContext("saving the key index of " + options.table.ToString());
-    }
-    saved_index = PrimaryKeyIndex::FilePath(options.state_dir, delta.snapshot_id());
-  }
-  auto committed = delta.Commit();
-  if (!committed.ok()) {
-    if (committed.status().kind() != ErrorKind::kCommitStateUnknown) {
-      discard_written();
-      if (!saved_index.empty()) (void)state_io->Delete(saved_index);
-    }
-    return committed.status().WithContext("committing batch " + std::to_string(batch_id) + " to " +
-                                          options.table.ToString());
-  }
-  if (merging()) {
-    // Index files of older snapshots are dead weight (one per commit otherwise,
-    // ~32 B per key each): keep the new snapshot's and the previous one's.
-    std::vector<int64_t> keep{committed->snapshot_id};
-    if (index_snapshot) keep.push_back(*index_snapshot);
-    index_snapshot = committed->snapshot_id;
-    index_valid = true;
-    Status pruned =
-        PrimaryKeyIndex::RemoveIndexFilesExcept(*state_io, options.state_dir, keep, &result.warnings);
-    if (!pruned.ok()) result.warnings.push_back("key index files not pruned: " + pruned.ToString());
-  }
-  result.snapshot_id = committed->snapshot_id;
-  result.counts.data_files_written = static_cast<int64_t>(data_files->size());
-  result.counts.delete_files_written = static_cast<int64_t>(delete_files->added.size());
-  return result;
+  // 6. Commit.
+  return Commit(std::move(result), batch_id, now_ms, schema, *writer, std::move(lives).value(),
+                std::move(resolution));
 }
 
 TableIngestor::TableIngestor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 TableIngestor::~TableIngestor() = default;
 
 Result<std::unique_ptr<TableIngestor>> TableIngestor::Open(catalog::Catalog& catalog,
-                                                           std::shared_ptr<FileIO> source_io,
+                                                           std::shared_ptr<UnitOpener> units,
                                                            std::shared_ptr<FileIO> state_io,
                                                            TableIngestorOptions options) {
-  if (!source_io || !state_io)
-    return Status::InvalidArgument("table ingestor needs source and state FileIOs");
+  if (!units || !state_io)
+    return Status::InvalidArgument("table ingestor needs a unit opener and a state FileIO");
   const TableSettings& settings = options.settings;
   const std::string table_name = options.table.ToString();
   if (settings.merge.mode == WriteMode::kMerge) {
@@ -649,8 +262,9 @@ Result<std::unique_ptr<TableIngestor>> TableIngestor::Open(catalog::Catalog& cat
     return Status::InvalidArgument(table_name + ": [target] target_file_size: must be positive");
   }
   FLOE_ASSIGN_OR_RETURN(CodecChoice codec, ParseCodec(settings.target.codec));
-  auto impl =
-      std::make_unique<Impl>(catalog, std::move(source_io), std::move(state_io), std::move(options), codec);
+  FLOE_ASSIGN_OR_RETURN(std::unique_ptr<ChangeConvention> convention, MakeChangeConvention(settings));
+  auto impl = std::make_unique<Impl>(catalog, std::move(units), std::move(state_io), std::move(options),
+                                     codec, std::move(convention));
   FLOE_RETURN_IF_ERROR(impl->LoadTable());
   if (impl->table && impl->table->metadata().format_version < 2) {
     return Status::NotSupported(table_name + ": format version 1 tables cannot take row-level deletes");
@@ -667,13 +281,13 @@ Result<BatchResult> TableIngestor::ApplyBatch(const std::vector<SourceUnit>& fil
   } else {
     FLOE_RETURN_IF_ERROR(impl.LoadTable());
   }
-  // A file that fails in pass 2 is quarantined and the batch redone without
-  // it; each round removes one file, so this ends.
+  // A unit that fails in pass 2 is quarantined and the batch redone without
+  // it; each round removes one unit, so this ends.
   std::set<size_t> skipped;
-  std::set<size_t> progress_reported;  // a redo does not report a file twice
+  std::set<size_t> progress_reported;  // a redo does not report a unit twice
   std::vector<QuarantinedFile> failed_late;
   while (true) {
-    std::optional<FileFailure> failure;
+    std::optional<UnitFailure> failure;
     auto result = impl.Attempt(files, batch_id, progress, skipped, &progress_reported, &failure);
     if (result.ok()) {
       for (QuarantinedFile& file : failed_late) result->quarantined.push_back(std::move(file));
@@ -691,34 +305,6 @@ Result<BatchResult> TableIngestor::ApplyBatch(const std::vector<SourceUnit>& fil
 
 const iceberg::TableMetadata* TableIngestor::metadata() const {
   return impl_->table ? &impl_->table->metadata() : nullptr;
-}
-
-Result<std::optional<int64_t>> TableIngestor::FindCommittedBatch(catalog::Catalog& catalog,
-                                                                 const catalog::TableIdentifier& table,
-                                                                 const std::string& pipeline,
-                                                                 int64_t batch_id) {
-  auto ops = catalog.LoadTable(table);
-  if (!ops.ok()) {
-    if (ops.status().kind() == ErrorKind::kNotFound) return std::optional<int64_t>();
-    return ops.status().WithContext("table " + table.ToString());
-  }
-  auto loaded = (*ops)->Load();
-  if (!loaded.ok()) return loaded.status().WithContext("table " + table.ToString());
-  const iceberg::TableMetadata& metadata = loaded->metadata;
-  const std::string wanted_batch = std::to_string(batch_id);
-  const iceberg::Snapshot* snapshot = metadata.CurrentSnapshot();
-  // Bounded by the snapshot count, so a parent cycle in bad metadata cannot loop forever.
-  for (size_t steps = 0; snapshot != nullptr && steps <= metadata.snapshots.size(); ++steps) {
-    auto pipeline_value = snapshot->summary.find(kSummaryPipeline);
-    auto batch_value = snapshot->summary.find(kSummaryBatchId);
-    if (pipeline_value != snapshot->summary.end() && pipeline_value->second == pipeline &&
-        batch_value != snapshot->summary.end() && batch_value->second == wanted_batch) {
-      return std::optional<int64_t>(snapshot->snapshot_id);
-    }
-    if (!snapshot->parent_snapshot_id) break;
-    snapshot = metadata.SnapshotById(*snapshot->parent_snapshot_id);
-  }
-  return std::optional<int64_t>();
 }
 
 }  // namespace floe::ingest

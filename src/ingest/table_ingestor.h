@@ -1,22 +1,28 @@
-// TableIngestor: applies one batch of source files to one Iceberg table in
-// one commit — the heart of the pipeline.
+// TableIngestor: applies one batch of source units (files, stream ranges) to
+// one Iceberg table in one commit — the shared path every source feeds.
+//
+// The batch goes through named phases (table_ingestor_phases.h): scan and
+// merge (pass 1), settle the schema, resolve against the key index, plan
+// the reads, write (pass 2), commit.
 //
 // Contract for ApplyBatch:
 // - Creates the table on first sight (namespace too) from the first readable
-//   file's schema (plus lineage columns), with the configured partition spec,
-//   format version and properties (no identifier fields: CDA key columns are
-//   optional in the source schema).
-// - Reads every file (Parquet, through the source FileIO, one row group at a
-//   time). A file that cannot be read, lacks a key/ordering/operation
-//   column, has a null key or ordering value, an unknown operation code, or
-//   is incompatible under policy quarantine, is reported in `quarantined`
-//   with a reason naming the file (and column) and contributes nothing;
-//   the rest of the batch goes on. Under policy fail an incompatible file
-//   fails the whole batch (nothing is committed). Pass 1 reads only the
-//   key/ordering/operation columns; a file that fails later, when its
-//   selected rows are read in full, is quarantined too and the batch is
-//   redone without it (its changes may have beaten other files' changes).
-//   Progress is reported once per contributing file and batch.
+//   unit's row-image schema (plus lineage columns), with the configured
+//   partition spec, format version and properties (no identifier fields:
+//   CDA key columns are optional in the source schema).
+// - Reads every unit through the source's UnitOpener (any discovery and
+//   format, one chunk at a time) and the table's change convention
+//   (changes/change_convention.h). A unit that cannot be read, whose
+//   convention cannot bind (a missing key/ordering/operation column), that
+//   has a null key or ordering value, an unknown operation code, or is
+//   incompatible under policy quarantine, is reported in `quarantined` with
+//   a reason naming the unit (and column) and contributes nothing; the rest
+//   of the batch goes on. Under policy fail an incompatible unit fails the
+//   whole batch (nothing is committed). Pass 1 reads only the convention's
+//   change columns; a unit that fails later, when its selected rows are read
+//   in full, is quarantined too and the batch is redone without it (its
+//   changes may have beaten other units' changes). Progress is reported once
+//   per contributing unit and batch.
 // - mode merge: within the batch and against the PrimaryKeyIndex, a change
 //   applies only when its ordering value is greater than the key's current
 //   one (live row or tombstone); the newest change per key wins; operation
@@ -56,14 +62,13 @@
 #include "catalog/table/catalog.h"
 #include "common/status.h"
 #include "iceberg/spec/table_metadata.h"
+#include "ingest/batch_recovery.h"
 #include "ingest/config/config.h"
+#include "ingest/format/unit_opener.h"
 #include "ingest/units/source_unit.h"
 #include "io/file_io.h"
 
 namespace floe::ingest {
-
-inline constexpr const char* kSummaryPipeline = "floe.pipeline";
-inline constexpr const char* kSummaryBatchId = "floe.batch-id";
 
 struct BatchCounts {
   int64_t files = 0;  // files that contributed (not quarantined)
@@ -114,14 +119,15 @@ struct TableIngestorOptions {
 
 class TableIngestor {
  public:
-  // `source_io` opens the source files; the catalog's FileIO writes the table.
+  // `units` opens the source units; the catalog's FileIO writes the table;
+  // `state_io` holds the key index files under options.state_dir.
   static Result<std::unique_ptr<TableIngestor>> Open(catalog::Catalog& catalog,
-                                                     std::shared_ptr<FileIO> source_io,
+                                                     std::shared_ptr<UnitOpener> units,
                                                      std::shared_ptr<FileIO> state_io,
                                                      TableIngestorOptions options);
   ~TableIngestor();
 
-  // Called after each file is read (for progress): file uri, rows, bytes.
+  // Called after each unit is read (for progress): unit uri, rows, bytes.
   using ProgressFn = std::function<void(const std::string&, int64_t, int64_t)>;
 
   Result<BatchResult> ApplyBatch(const std::vector<SourceUnit>& files, int64_t batch_id,
@@ -130,12 +136,6 @@ class TableIngestor {
   // The table as this ingestor last loaded or committed it; nullptr before
   // the table exists. Valid until the next ApplyBatch.
   const iceberg::TableMetadata* metadata() const;
-
-  // Snapshot ids of the table's history (current ancestry) whose summary has
-  // floe.pipeline = `pipeline` and floe.batch-id = `batch_id`; nullopt if none.
-  static Result<std::optional<int64_t>> FindCommittedBatch(catalog::Catalog& catalog,
-                                                           const catalog::TableIdentifier& table,
-                                                           const std::string& pipeline, int64_t batch_id);
 
  private:
   struct Impl;

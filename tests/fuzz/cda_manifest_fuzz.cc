@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "ingest/source/cda_manifest.h"
+#include "ingest/discovery/cda_manifest.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto parsed = floe::ingest::ParseCdaManifest(std::string_view(reinterpret_cast<const char*>(data), size),

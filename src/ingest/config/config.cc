@@ -161,9 +161,18 @@ Status ValidatePartitionBy(const ParseContext& context, const std::string& where
   return Status::OK();
 }
 
-Status ReadSource(const ParseContext& context, const toml::table* table, SourceConfig* source) {
+// Which of [source] changes / [merge] mode the file set: the changes
+// default depends on [merge] mode, which ReadMerge reads later.
+struct ChangesChoice {
+  std::optional<ChangeKind> changes;  // [source] changes, when given
+};
+
+Status ReadSource(const ParseContext& context, const toml::table* table, SourceConfig* source,
+                  ChangesChoice* choice) {
   SectionReader section(context, "[source]", table);
   FLOE_ASSIGN_OR_RETURN(auto format, section.Choice("format", {"cda", "parquet"}));
+  FLOE_ASSIGN_OR_RETURN(auto discovery, section.Choice("discovery", {"cda", "prefix"}));
+  FLOE_ASSIGN_OR_RETURN(auto changes, section.Choice("changes", {"cda", "columns", "append"}));
   FLOE_ASSIGN_OR_RETURN(auto uri, section.String("uri"));
   FLOE_ASSIGN_OR_RETURN(auto include, section.StringArray("include"));
   FLOE_ASSIGN_OR_RETURN(auto exclude, section.StringArray("exclude"));
@@ -173,16 +182,33 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
   FLOE_ASSIGN_OR_RETURN(auto hive_partitioning, section.Bool("hive_partitioning"));
   FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
 
-  if (format) source->format = static_cast<SourceFormat>(*format);
+  // format = "cda" is the CDA preset; otherwise the axes are chosen one by one.
+  const bool cda_preset = !format || *format == 0;
+  if (discovery) {
+    source->discovery = *discovery == 0 ? DiscoveryKind::kCda : DiscoveryKind::kPrefix;
+    if (format && *format == 0 && source->discovery != DiscoveryKind::kCda) {
+      return section.Error("discovery",
+                           "format = \"cda\" reads a CDA export (discovery \"cda\"); for Parquet files "
+                           "under a prefix set format = \"parquet\"");
+    }
+  } else {
+    source->discovery = cda_preset ? DiscoveryKind::kCda : DiscoveryKind::kPrefix;
+  }
+  source->format = SourceFormat::kParquet;
+  if (changes) {
+    choice->changes = static_cast<ChangeKind>(*changes);
+    source->changes = *choice->changes;
+  }
   if (!uri || uri->empty())
     return section.Error("uri", "is required (a local directory or s3://bucket/prefix)");
   source->uri = ResolveLocation(context, *uri);
   if (source->uri.rfind("file://", 0) == 0) source->uri = source->uri.substr(7);
   if (include) source->include = *include;
   if (exclude) source->exclude = *exclude;
-  bool cda = source->format == SourceFormat::kCda;
+  bool cda = source->discovery == DiscoveryKind::kCda;
   auto only_for = [&](const char* key, const char* format_name) {
-    return section.Error(key, std::string("applies only to format = \"") + format_name + "\"");
+    return section.Error(key, std::string("applies only to format = \"") + format_name + "\" (discovery \"" +
+                                  (cda ? "prefix" : "cda") + "\")");
   };
   if (reload_on_reset) {
     if (!cda) return only_for("reload_on_reset", "cda");
@@ -404,19 +430,40 @@ Status ReadTarget(const ParseContext& context, const toml::table* table, TargetC
   return Status::OK();
 }
 
-Status ReadMerge(const ParseContext& context, const toml::table* table, SourceFormat format,
-                 MergeConfig* merge) {
-  if (format == SourceFormat::kParquet) {
-    // Plain Parquet files carry no CDA columns: append unless asked to merge.
+// [merge], with defaults from the change convention: "cda" (and "append" of a
+// CDA export) the CDA columns and codes; otherwise none. Settles
+// source->changes when [source] changes was not given: [merge] mode decides
+// (cda exports merge unless mode = "append"; prefixes append unless mode =
+// "merge"); when both are given they must agree.
+Status ReadMerge(const ParseContext& context, const toml::table* table, const ChangesChoice& choice,
+                 SourceConfig* source, MergeConfig* merge) {
+  const bool cda_columns = source->discovery == DiscoveryKind::kCda ? choice.changes != ChangeKind::kColumns
+                                                                    : choice.changes == ChangeKind::kCda;
+  if (!cda_columns) {
+    // Plain files carry no CDA columns: append unless asked to merge.
     merge->mode = WriteMode::kAppend;
     merge->keys.clear();
     merge->order_column.clear();
     merge->order_kind = OrderingKind::kNumber;
     merge->operation_column.clear();
   }
+  if (choice.changes)
+    merge->mode = *choice.changes == ChangeKind::kAppend ? WriteMode::kAppend : WriteMode::kMerge;
   SectionReader section(context, "[merge]", table);
   bool any_given = false;
+  const WriteMode before = merge->mode;
   FLOE_RETURN_IF_ERROR(ReadMergeKeys(section, merge, &any_given));
+  if (choice.changes && merge->mode != before) {
+    return section.Error(
+        "mode", std::string("\"") + WriteModeName(merge->mode) + "\" contradicts [source] changes = \"" +
+                    ChangeKindName(*choice.changes) +
+                    "\" (changes \"append\" appends; \"cda\" and \"columns\" merge): drop one");
+  }
+  if (!choice.changes) {
+    source->changes = merge->mode == WriteMode::kAppend ? ChangeKind::kAppend
+                      : cda_columns                     ? ChangeKind::kCda
+                                                        : ChangeKind::kColumns;
+  }
   FLOE_ASSIGN_OR_RETURN(auto insert_values, section.IntegerArray("insert_values"));
   FLOE_ASSIGN_OR_RETURN(auto update_values, section.IntegerArray("update_values"));
   FLOE_ASSIGN_OR_RETURN(auto delete_values, section.IntegerArray("delete_values"));
@@ -659,10 +706,11 @@ Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::ta
 
   if (!source) return Status::InvalidArgument(context.display_path + ": section [source] is required");
   if (!catalog) return Status::InvalidArgument(context.display_path + ": section [catalog] is required");
-  FLOE_RETURN_IF_ERROR(ReadSource(context, source, &config.source));
+  ChangesChoice changes;
+  FLOE_RETURN_IF_ERROR(ReadSource(context, source, &config.source, &changes));
   FLOE_RETURN_IF_ERROR(ReadCatalog(context, catalog, &config.catalog));
   FLOE_RETURN_IF_ERROR(ReadTarget(context, target, &config.target));
-  FLOE_RETURN_IF_ERROR(ReadMerge(context, merge, config.source.format, &config.merge));
+  FLOE_RETURN_IF_ERROR(ReadMerge(context, merge, changes, &config.source, &config.merge));
   FLOE_RETURN_IF_ERROR(ReadSchemaPolicy(context, schema, &config.schema));
   FLOE_RETURN_IF_ERROR(ReadLineage(context, lineage, &config.lineage));
   FLOE_RETURN_IF_ERROR(ReadTrigger(context, trigger, &config.trigger));
@@ -704,6 +752,7 @@ int PerformanceConfig::EffectiveThreads() const {
 
 TableSettings PipelineConfig::ForTable(const std::string& source_table) const {
   TableSettings settings;
+  settings.changes = source.changes;
   settings.merge = merge;
   settings.target = target;
   settings.schema = schema;
@@ -762,8 +811,24 @@ Result<PipelineConfig> LoadPipelineConfig(const std::string& path) {
   return ParsePipelineConfig(text.str(), path);
 }
 
+const char* DiscoveryKindName(DiscoveryKind kind) {
+  return kind == DiscoveryKind::kCda ? "cda" : "prefix";
+}
+
+const char* ChangeKindName(ChangeKind kind) {
+  switch (kind) {
+    case ChangeKind::kCda: return "cda";
+    case ChangeKind::kColumns: return "columns";
+    case ChangeKind::kAppend: return "append";
+  }
+  return "unknown";
+}
+
 const char* SourceFormatName(SourceFormat format) {
-  return format == SourceFormat::kCda ? "cda" : "parquet";
+  switch (format) {
+    case SourceFormat::kParquet: return "parquet";
+  }
+  return "unknown";
 }
 const char* WriteModeName(WriteMode mode) {
   return mode == WriteMode::kMerge ? "merge" : "append";

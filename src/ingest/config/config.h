@@ -22,7 +22,12 @@
 
 namespace floe::ingest {
 
-enum class SourceFormat { kCda, kParquet };
+// The source model's three axes (docs/architecture.md): which units exist
+// and when each is complete ([source] discovery), how a unit's bytes become
+// rows ([source] format), how rows become changes ([source] changes).
+enum class DiscoveryKind { kCda, kPrefix };
+enum class SourceFormat { kParquet };
+enum class ChangeKind { kCda, kColumns, kAppend };
 enum class WriteMode { kMerge, kAppend };
 // How ordering values compare: "hex" left-pads hex strings to 32 digits
 // (CDA gwcbi___seqval_hex), "number" compares integers, "timestamp" compares
@@ -31,18 +36,24 @@ enum class OrderingKind { kPaddedHex, kNumber, kTimestamp };
 enum class IncompatiblePolicy { kRescue, kQuarantine, kFail };
 
 struct SourceConfig {
-  SourceFormat format = SourceFormat::kCda;
-  std::string uri;                   // local directory or s3://bucket/prefix
-  std::vector<std::string> include;  // cda: table-name globs; parquet: path globs relative to uri
+  // format = "cda" (the default) is the CDA preset: discovery "cda", Parquet
+  // files, changes "cda". format = "parquet" defaults to discovery "prefix"
+  // and changes "append" (or "columns" with [merge] mode = "merge").
+  DiscoveryKind discovery = DiscoveryKind::kCda;
+  SourceFormat format = SourceFormat::kParquet;
+  ChangeKind changes = ChangeKind::kCda;
+  std::string uri;  // local directory or s3://bucket/prefix
+  std::vector<std::string>
+      include;  // discovery cda: table-name globs; discovery prefix: path globs relative to uri
   std::vector<std::string> exclude;
-  // cda: after a reset (manifest timestamp backwards, fingerprint gone) reload the table
+  // discovery cda: after a reset (manifest timestamp backwards, fingerprint gone) reload the table
   // from scratch instead of stopping it.
   bool reload_on_reset = false;
-  // parquet: the source table name (default: the last component of uri).
+  // discovery prefix: the source table name (default: the last component of uri).
   std::string table;
-  // parquet: a local file is eligible once unchanged for this long (object stores: at once).
+  // discovery prefix: a local file is eligible once unchanged for this long (object stores: at once).
   int64_t settle_ms = 10'000;
-  // parquet: expose Hive-style key=value folders as string columns.
+  // discovery prefix: expose Hive-style key=value folders as string columns.
   bool hive_partitioning = true;
 };
 
@@ -121,6 +132,7 @@ struct PerformanceConfig {
 };
 
 struct TableSettings {
+  ChangeKind changes = ChangeKind::kCda;  // [source] changes; merge.mode kAppend still means append
   MergeConfig merge;
   TargetConfig target;
   SchemaPolicyConfig schema;
@@ -171,7 +183,9 @@ Result<int64_t> ParseDurationMs(const std::string& text);
 // KiB/MiB/GiB/TiB of 1024; units ignore case) or a plain number of bytes.
 Result<int64_t> ParseSizeBytes(const std::string& text);
 // Lower-case names as the config file spells them.
-const char* SourceFormatName(SourceFormat format);
+const char* DiscoveryKindName(DiscoveryKind kind);  // "cda", "prefix"
+const char* SourceFormatName(SourceFormat format);  // "parquet"
+const char* ChangeKindName(ChangeKind kind);        // "cda", "columns", "append"
 const char* WriteModeName(WriteMode mode);
 const char* OrderingKindName(OrderingKind kind);  // "hex", "number", "timestamp"
 const char* IncompatiblePolicyName(IncompatiblePolicy policy);

@@ -88,7 +88,7 @@ class ParallelIngestTest : public ::testing::Test {
   PipelineConfig Config(const std::string& name, int threads, WriteMode mode) {
     PipelineConfig config;
     config.name = "parallel";
-    config.source.format = SourceFormat::kCda;
+    config.source.discovery = DiscoveryKind::kCda;
     config.source.uri = export_dir_;
     config.catalog.type = "filesystem";
     config.catalog.warehouse = (dir_.path() / (name + "-warehouse")).string();

@@ -133,9 +133,8 @@ TEST_F(PipelineTest, CorruptFileIsQuarantinedAndTheRunIsNotOk) {
 // as a process that crashed right after OpenBatch would leave it.
 Result<std::pair<int64_t, std::vector<SourceUnit>>> OpenBatchLikeACrashedRun(Pipeline& pipeline,
                                                                              const PipelineConfig& config) {
-  std::shared_ptr<FileIO> io = MakeLocalFileIO();
-  FLOE_ASSIGN_OR_RETURN(auto source, MakeSource(config.source, io));
-  FLOE_ASSIGN_OR_RETURN(Discovery discovery, source->Discover({}, 0));
+  FLOE_ASSIGN_OR_RETURN(Source source, OpenSource(config.source, config.s3));
+  FLOE_ASSIGN_OR_RETURN(DiscoveryResult discovery, source.discovery->Discover({}, 0));
   FLOE_ASSIGN_OR_RETURN(auto recorded, pipeline.ledger().RecordDiscovered(discovery.files, 1));
   (void)recorded;
   FLOE_ASSIGN_OR_RETURN(auto pending, pipeline.ledger().Pending("cc_claim"));
@@ -172,8 +171,9 @@ TEST_F(PipelineTest, RecoveryMarksABatchThatCommittedBeforeTheCrash) {
     options.table = id;
     options.settings = config_.ForTable("cc_claim");
     options.state_dir = (fs::path(config_.state_dir) / "tables" / id.ToString()).string();
-    ASSERT_OK_AND_ASSIGN(auto ingestor, TableIngestor::Open(pipeline->table_catalog(), MakeLocalFileIO(),
-                                                            MakeLocalFileIO(), options));
+    ASSERT_OK_AND_ASSIGN(auto ingestor,
+                         TableIngestor::Open(pipeline->table_catalog(), ParquetFiles(MakeLocalFileIO()),
+                                             MakeLocalFileIO(), options));
     ASSERT_OK_AND_ASSIGN(BatchResult applied, ingestor->ApplyBatch(batch.second, batch.first));
     ASSERT_TRUE(applied.snapshot_id);
   }

@@ -26,7 +26,8 @@
 #include "iceberg/scan/table_scan.h"
 #include "iceberg/transaction/table.h"
 #include "ingest/pipeline.h"
-#include "ingest/source/source.h"
+#include "ingest/source.h"
+#include "parquet_units.h"
 #include "test_util.h"
 
 namespace floe::ingest::pipeline_testing {
@@ -46,7 +47,7 @@ class PipelineTest : public ::testing::Test {
     export_dir_ = (dir_.path() / "export").string();
     fs::create_directories(export_dir_);
     config_.name = "test-pipeline";
-    config_.source.format = SourceFormat::kCda;
+    config_.source.discovery = DiscoveryKind::kCda;
     config_.source.uri = export_dir_;
     config_.catalog.type = "filesystem";
     config_.catalog.warehouse = (dir_.path() / "warehouse").string();

@@ -20,6 +20,7 @@
 #include "iceberg/transaction/table.h"
 #include "iceberg/transaction/table_reading.h"
 #include "ingest/lineage_columns.h"
+#include "parquet_units.h"
 #include "test_util.h"
 
 namespace floe::ingest {
@@ -118,7 +119,7 @@ class TableIngestorTest : public ::testing::Test {
   }
 
   Result<std::unique_ptr<TableIngestor>> Open(const TableIngestorOptions& options) {
-    return TableIngestor::Open(*catalog_, io_, io_, options);
+    return TableIngestor::Open(*catalog_, ParquetFiles(io_), io_, options);
   }
 
   SourceUnit Write(const std::string& name, const std::vector<Change>& changes, FileShape shape = {}) {
@@ -658,15 +659,15 @@ TEST_F(TableIngestorTest, LostIndexIsRebuiltFromTheTable) {
 }
 
 TEST_F(TableIngestorTest, FindCommittedBatchWalksTheHistory) {
-  ASSERT_OK_AND_ASSIGN(auto none, TableIngestor::FindCommittedBatch(*catalog_, Options().table, "p1", 1));
+  ASSERT_OK_AND_ASSIGN(auto none, FindCommittedBatch(*catalog_, Options().table, "p1", 1));
   EXPECT_FALSE(none.has_value());
   ASSERT_OK_AND_ASSIGN(auto ingestor, Open(Options()));
   ASSERT_OK_AND_ASSIGN(BatchResult first, ingestor->ApplyBatch({Write("a.parquet", {{1, "1", 0, "a"}})}, 7));
   ASSERT_OK_AND_ASSIGN(BatchResult second, ingestor->ApplyBatch({Write("b.parquet", {{2, "1", 0, "b"}})}, 8));
-  ASSERT_OK_AND_ASSIGN(auto found7, TableIngestor::FindCommittedBatch(*catalog_, Options().table, "p1", 7));
-  ASSERT_OK_AND_ASSIGN(auto found8, TableIngestor::FindCommittedBatch(*catalog_, Options().table, "p1", 8));
-  ASSERT_OK_AND_ASSIGN(auto other, TableIngestor::FindCommittedBatch(*catalog_, Options().table, "p2", 7));
-  ASSERT_OK_AND_ASSIGN(auto missing, TableIngestor::FindCommittedBatch(*catalog_, Options().table, "p1", 9));
+  ASSERT_OK_AND_ASSIGN(auto found7, FindCommittedBatch(*catalog_, Options().table, "p1", 7));
+  ASSERT_OK_AND_ASSIGN(auto found8, FindCommittedBatch(*catalog_, Options().table, "p1", 8));
+  ASSERT_OK_AND_ASSIGN(auto other, FindCommittedBatch(*catalog_, Options().table, "p2", 7));
+  ASSERT_OK_AND_ASSIGN(auto missing, FindCommittedBatch(*catalog_, Options().table, "p1", 9));
   EXPECT_EQ(found7, first.snapshot_id);
   EXPECT_EQ(found8, second.snapshot_id);
   EXPECT_FALSE(other.has_value());
@@ -699,7 +700,7 @@ TEST_F(TableIngestorTest, FileFailingInTheSecondPassIsQuarantinedAndTheBatchRedo
   auto b = Write("b.parquet", {{1, "2", 4, "from-b"}, {2, "1", 0, "b-only"}});
   // b reads fine in pass 1 (where it beats a for id 1) and fails when reopened for pass 2.
   auto flaky = std::make_shared<FailingReopenIO>(io_, b.uri, 1);
-  ASSERT_OK_AND_ASSIGN(auto ingestor, TableIngestor::Open(*catalog_, flaky, io_, Options()));
+  ASSERT_OK_AND_ASSIGN(auto ingestor, TableIngestor::Open(*catalog_, ParquetFiles(flaky), io_, Options()));
   std::vector<std::string> progress;
   ASSERT_OK_AND_ASSIGN(BatchResult result,
                        ingestor->ApplyBatch({a, b}, 1, [&](const std::string& uri, int64_t, int64_t) {
@@ -738,7 +739,7 @@ TEST_F(TableIngestorTest, RetryableReadFailureFailsTheBatchInsteadOfQuarantining
     std::vector<std::string> quarantined;
     TableIngestorOptions options = Options();
     options.on_quarantine = [&](const QuarantinedFile& file) { quarantined.push_back(file.uri); };
-    ASSERT_OK_AND_ASSIGN(auto ingestor, TableIngestor::Open(*catalog_, flaky, io_, options));
+    ASSERT_OK_AND_ASSIGN(auto ingestor, TableIngestor::Open(*catalog_, ParquetFiles(flaky), io_, options));
     auto result = ingestor->ApplyBatch({a, b}, 1);
     ASSERT_FALSE(result.ok()) << "allowed " << allowed;
     EXPECT_TRUE(result.status().retryable()) << result.status().ToString();

@@ -53,7 +53,9 @@ TEST_F(ConfigTest, MinimalCdaConfigGetsEveryDefault) {
   ASSERT_OK_AND_ASSIGN(PipelineConfig config, Parse(kMinimal));
   EXPECT_EQ(config.name, "cda-main");
   EXPECT_EQ(config.config_path, "/etc/floe/pipeline.toml");
-  EXPECT_EQ(config.source.format, SourceFormat::kCda);
+  EXPECT_EQ(config.source.discovery, DiscoveryKind::kCda);
+  EXPECT_EQ(config.source.format, SourceFormat::kParquet);
+  EXPECT_EQ(config.source.changes, ChangeKind::kCda);
   EXPECT_EQ(config.source.uri, "/landing/cda");
   EXPECT_TRUE(config.source.include.empty());
   EXPECT_FALSE(config.source.reload_on_reset);
@@ -241,7 +243,9 @@ hive_partitioning = false
 type = "filesystem"
 warehouse = "/data/wh"
 )toml"));
+  EXPECT_EQ(config.source.discovery, DiscoveryKind::kPrefix);
   EXPECT_EQ(config.source.format, SourceFormat::kParquet);
+  EXPECT_EQ(config.source.changes, ChangeKind::kAppend);
   EXPECT_EQ(config.source.table, "events");
   EXPECT_EQ(config.source.settle_ms, 500);
   EXPECT_FALSE(config.source.hive_partitioning);
@@ -707,6 +711,71 @@ TEST_F(ConfigTest, RestCatalogErrors) {
               HasSubstr("unknown key [catalog] sigv4"));
   EXPECT_THAT(ErrorOf(head + "type = \"hive\"\nuri = \"https://h\"\n"),
               HasSubstr("expected \"sql\", \"filesystem\" or \"rest\""));
+}
+
+// The source model's three axes: [source] discovery, format and changes, with
+// today's keys (format = "cda" | "parquet", [merge] mode) as their defaults.
+TEST_F(ConfigTest, SourceAxesDefaultFromTodaysKeysAndCanBeSetOneByOne) {
+  auto parse = [](const std::string& source, const std::string& merge = "") {
+    return Parse("name = \"p\"\n[source]\nuri = \"/landing\"\n" + source +
+                 "\n[catalog]\nuri = \"sqlite:///c.db\"\nwarehouse = \"/wh\"\n" + merge);
+  };
+  struct Case {
+    std::string source, merge;
+    DiscoveryKind discovery;
+    ChangeKind changes;
+    WriteMode mode;
+    std::string order_column;
+  };
+  const std::vector<Case> cases = {
+      {"", "", DiscoveryKind::kCda, ChangeKind::kCda, WriteMode::kMerge, "gwcbi___seqval_hex"},
+      {"format = \"cda\"", "[merge]\nmode = \"append\"", DiscoveryKind::kCda, ChangeKind::kAppend,
+       WriteMode::kAppend, "gwcbi___seqval_hex"},
+      {"discovery = \"cda\"\nformat = \"parquet\"", "", DiscoveryKind::kCda, ChangeKind::kCda,
+       WriteMode::kMerge, "gwcbi___seqval_hex"},
+      {"format = \"parquet\"", "", DiscoveryKind::kPrefix, ChangeKind::kAppend, WriteMode::kAppend, ""},
+      {"format = \"parquet\"", "[merge]\nmode = \"merge\"\nkeys = [\"k\"]\norder_by = \"v\"",
+       DiscoveryKind::kPrefix, ChangeKind::kColumns, WriteMode::kMerge, "v"},
+      {"discovery = \"prefix\"\nchanges = \"columns\"", "[merge]\nkeys = [\"k\"]\norder_by = \"v\"",
+       DiscoveryKind::kPrefix, ChangeKind::kColumns, WriteMode::kMerge, "v"},
+      // CDA-shaped files under a plain prefix: the CDA columns and codes.
+      {"discovery = \"prefix\"\nchanges = \"cda\"", "", DiscoveryKind::kPrefix, ChangeKind::kCda,
+       WriteMode::kMerge, "gwcbi___seqval_hex"},
+      {"changes = \"append\"", "", DiscoveryKind::kCda, ChangeKind::kAppend, WriteMode::kAppend,
+       "gwcbi___seqval_hex"},
+  };
+  for (const Case& c : cases) {
+    auto config = parse(c.source, c.merge);
+    ASSERT_TRUE(config.ok()) << c.source << " / " << c.merge << ": " << config.status().ToString();
+    EXPECT_EQ(config->source.discovery, c.discovery) << c.source;
+    EXPECT_EQ(config->source.format, SourceFormat::kParquet) << c.source;
+    EXPECT_EQ(config->source.changes, c.changes) << c.source << " / " << c.merge;
+    EXPECT_EQ(config->merge.mode, c.mode) << c.source << " / " << c.merge;
+    EXPECT_EQ(config->merge.order_column, c.order_column) << c.source << " / " << c.merge;
+    EXPECT_EQ(config->ForTable("t").changes, c.changes);
+  }
+  EXPECT_STREQ(DiscoveryKindName(DiscoveryKind::kPrefix), "prefix");
+  EXPECT_STREQ(ChangeKindName(ChangeKind::kColumns), "columns");
+}
+
+TEST_F(ConfigTest, ImpossibleSourceAxisCombinationsAreRefused) {
+  auto error = [](const std::string& source, const std::string& merge = "") {
+    return ErrorOf("name = \"p\"\n[source]\nuri = \"/landing\"\n" + source +
+                   "\n[catalog]\nuri = \"sqlite:///c.db\"\nwarehouse = \"/wh\"\n" + merge);
+  };
+  EXPECT_THAT(error("format = \"cda\"\ndiscovery = \"prefix\""),
+              HasSubstr("[source] discovery: format = \"cda\" reads a CDA export (discovery \"cda\")"));
+  EXPECT_THAT(error("changes = \"append\"", "[merge]\nmode = \"merge\""),
+              HasSubstr("[merge] mode: \"merge\" contradicts [source] changes = \"append\""));
+  EXPECT_THAT(error("format = \"parquet\"\nchanges = \"columns\"", "[merge]\nmode = \"append\""),
+              HasSubstr("contradicts [source] changes = \"columns\""));
+  EXPECT_THAT(error("changes = \"debezium\""), HasSubstr("[source] changes"));
+  EXPECT_THAT(error("discovery = \"kafka\""), HasSubstr("[source] discovery"));
+  // A merging convention without its columns.
+  EXPECT_THAT(error("format = \"parquet\"\nchanges = \"columns\""), HasSubstr("needs keys"));
+  // Keys of one discovery under the other name the discovery.
+  EXPECT_THAT(error("discovery = \"prefix\"\nreload_on_reset = true"),
+              HasSubstr("reload_on_reset: applies only to format = \"cda\" (discovery \"cda\")"));
 }
 
 }  // namespace

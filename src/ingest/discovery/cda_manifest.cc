@@ -1,4 +1,4 @@
-#include "ingest/source/cda_manifest.h"
+#include "ingest/discovery/cda_manifest.h"
 
 #include <algorithm>
 #include <cmath>

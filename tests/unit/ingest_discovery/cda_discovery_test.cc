@@ -1,4 +1,4 @@
-#include "ingest/source/cda_source.h"
+#include "ingest/discovery/cda_discovery.h"
 
 #include <gtest/gtest.h>
 
@@ -11,6 +11,10 @@
 namespace floe::ingest {
 namespace {
 
+bool IsParquet(std::string_view path) {
+  return path.ends_with(".parquet");
+}
+
 namespace fs = std::filesystem;
 
 class CdaSourceTest : public ::testing::Test {
@@ -22,16 +26,16 @@ class CdaSourceTest : public ::testing::Test {
   }
   void WriteManifest(const std::string& json) { Write("manifest.json", json); }
 
-  Result<Discovery> Discover(const std::map<std::string, TableWatermark>& watermarks = {},
-                             SourceConfig config = {}) {
-    config.format = SourceFormat::kCda;
+  Result<DiscoveryResult> Discover(const std::map<std::string, TableWatermark>& watermarks = {},
+                                   SourceConfig config = {}) {
+    config.discovery = DiscoveryKind::kCda;
     config.uri = dir_.path().string();
-    auto source = MakeSource(config, MakeLocalFileIO());
+    auto source = MakeDiscovery(config, MakeLocalFileIO(), IsParquet);
     if (!source.ok()) return source.status();
     return (*source)->Discover(watermarks, 0);
   }
 
-  std::vector<std::string> Relative(const Discovery& discovery) {
+  std::vector<std::string> Relative(const DiscoveryResult& discovery) {
     std::vector<std::string> out;
     for (const SourceUnit& file : discovery.files) {
       out.push_back(fs::relative(file.uri, dir_.path()).string());
@@ -53,7 +57,7 @@ TEST_F(CdaSourceTest, CommittedFoldersOnly) {
   Write("taccount/fp1/1500/part-0.parquet.crc");
   Write("taccount/fp1/1500/.part-0.parquet.crc");
   Write("taccount/fp1/1500/_SUCCESS");
-  ASSERT_OK_AND_ASSIGN(Discovery discovery, Discover());
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult discovery, Discover());
   EXPECT_EQ(Relative(discovery), (std::vector<std::string>{"taccount/fp1/1500/part-0.parquet",
                                                            "taccount/fp1/2000/part-1.parquet"}));
   const SourceUnit& first = discovery.files[0];
@@ -74,7 +78,7 @@ TEST_F(CdaSourceTest, CommittedFoldersOnly) {
   // The manifest moves on: the newer folder becomes visible.
   WriteManifest(
       R"({"taccount": {"lastSuccessfulWriteTimestamp": "2001", "schemaHistory": {"fp1": "1000"}}})");
-  ASSERT_OK_AND_ASSIGN(Discovery later, Discover());
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult later, Discover());
   EXPECT_EQ(later.files.size(), 3u);
 }
 
@@ -82,7 +86,7 @@ TEST_F(CdaSourceTest, TableWithoutFoldersAndEmptyFolders) {
   WriteManifest(R"({"a": {"lastSuccessfulWriteTimestamp": 10, "schemaHistory": {"f": 1}},
                     "b": {"lastSuccessfulWriteTimestamp": 10, "schemaHistory": {"f": 1}}})");
   fs::create_directories(dir_.path() / "b/f/5");  // empty timestamp folder
-  ASSERT_OK_AND_ASSIGN(Discovery discovery, Discover());
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult discovery, Discover());
   EXPECT_TRUE(discovery.files.empty());
   EXPECT_EQ(discovery.tables, (std::vector<std::string>{"a", "b"}));
   EXPECT_TRUE(discovery.table_errors.empty());
@@ -98,7 +102,7 @@ TEST_F(CdaSourceTest, FingerprintsOrderedBySchemaHistoryStart) {
   Write("t/zz/1000/q.parquet");
   Write("t/zz/4000/a.parquet");
   Write("t/zz/4000/b.parquet");
-  ASSERT_OK_AND_ASSIGN(Discovery discovery, Discover());
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult discovery, Discover());
   EXPECT_EQ(Relative(discovery),
             (std::vector<std::string>{"t/zz/1000/q.parquet", "t/zz/4000/a.parquet", "t/zz/4000/b.parquet",
                                       "t/aa/5000/p.parquet", "t/aa/6000/p.parquet"}));
@@ -116,7 +120,7 @@ TEST_F(CdaSourceTest, UnknownFingerprintAndOddPathsWarn) {
   Write("t/f1/notatime/z.parquet");
   Write("t/f1/100/deeper/w.parquet");
   Write("t/stray.parquet");
-  ASSERT_OK_AND_ASSIGN(Discovery discovery, Discover());
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult discovery, Discover());
   EXPECT_EQ(Relative(discovery), std::vector<std::string>{"t/f1/100/ok.parquet"});
   ASSERT_EQ(discovery.warnings.size(), 4u) << ::testing::PrintToString(discovery.warnings);
   std::string all = ::testing::PrintToString(discovery.warnings);
@@ -137,7 +141,7 @@ TEST_F(CdaSourceTest, IncludeExcludeOnTableNames) {
   SourceConfig config;
   config.include = {"pc_*"};
   config.exclude = {"*_tmp"};
-  ASSERT_OK_AND_ASSIGN(Discovery discovery, Discover({}, config));
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult discovery, Discover({}, config));
   EXPECT_EQ(discovery.tables, std::vector<std::string>{"pc_policy"});
   EXPECT_EQ(Relative(discovery), std::vector<std::string>{"pc_policy/f/5/a.parquet"});
   EXPECT_EQ(discovery.new_watermarks.size(), 1u);
@@ -167,9 +171,9 @@ TEST_F(CdaSourceTest, FileUriRootAndTrailingSlash) {
   Write("t/f/5/a.parquet");
   SourceConfig config;
   config.uri = "file://" + dir_.path().string() + "/";
-  auto source = MakeSource(config, MakeLocalFileIO());
+  auto source = MakeDiscovery(config, MakeLocalFileIO(), IsParquet);
   ASSERT_OK(source);
-  ASSERT_OK_AND_ASSIGN(Discovery discovery, (*source)->Discover({}, 0));
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult discovery, (*source)->Discover({}, 0));
   ASSERT_EQ(discovery.files.size(), 1u);
   EXPECT_EQ(discovery.files[0].uri, dir_.File("t/f/5/a.parquet"));
 }
@@ -191,7 +195,7 @@ TEST_F(CdaResetTest, NoResetWhenTheManifestMovesForward) {
   WriteManifest(std::string(R"({"t": {"lastSuccessfulWriteTimestamp": 300,
                                "schemaHistory": {"f1": 1, "f2": 100, "f3": 250}}, )") +
                 kUnchangedU + "}");
-  ASSERT_OK_AND_ASSIGN(Discovery discovery, Discover(Previous()));
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult discovery, Discover(Previous()));
   EXPECT_TRUE(discovery.table_errors.empty());
   EXPECT_TRUE(discovery.reset_tables.empty());
   EXPECT_EQ(discovery.files.size(), 2u);
@@ -201,7 +205,7 @@ TEST_F(CdaResetTest, TimestampBackwardsStopsTheTable) {
   WriteManifest(std::string(R"({"t": {"lastSuccessfulWriteTimestamp": 190,
                                "schemaHistory": {"f1": 1, "f2": 100}}, )") +
                 kUnchangedU + "}");
-  ASSERT_OK_AND_ASSIGN(Discovery discovery, Discover(Previous()));
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult discovery, Discover(Previous()));
   ASSERT_EQ(discovery.table_errors.count("t"), 1u);
   EXPECT_EQ(discovery.table_errors["t"],
             "CDA table t was reset: lastSuccessfulWriteTimestamp went from 200 to 190 (to reload it: "
@@ -218,7 +222,7 @@ TEST_F(CdaResetTest, VanishedFingerprintStopsTheTable) {
   WriteManifest(std::string(R"({"t": {"lastSuccessfulWriteTimestamp": 500,
                                "schemaHistory": {"f2": 100}}, )") +
                 kUnchangedU + "}");
-  ASSERT_OK_AND_ASSIGN(Discovery discovery, Discover(Previous()));
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult discovery, Discover(Previous()));
   ASSERT_EQ(discovery.table_errors.count("t"), 1u);
   EXPECT_NE(discovery.table_errors["t"].find(
                 "CDA table t was reset: schema fingerprint f1 is no longer in "
@@ -234,7 +238,7 @@ TEST_F(CdaResetTest, ReloadOnResetReportsTheTableAndReturnsItsFiles) {
                 kUnchangedU + "}");
   SourceConfig config;
   config.reload_on_reset = true;
-  ASSERT_OK_AND_ASSIGN(Discovery discovery, Discover(Previous(), config));
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult discovery, Discover(Previous(), config));
   EXPECT_TRUE(discovery.table_errors.empty());
   EXPECT_EQ(discovery.reset_tables, std::vector<std::string>{"t"});
   EXPECT_EQ(Relative(discovery), (std::vector<std::string>{"t/f2/150/a.parquet", "u/f/5/b.parquet"}));
@@ -246,7 +250,7 @@ TEST_F(CdaResetTest, ReloadOnResetReportsTheTableAndReturnsItsFiles) {
 
 TEST_F(CdaResetTest, TableGoneFromTheManifestIsATableError) {
   WriteManifest(std::string("{") + kUnchangedU + "}");
-  ASSERT_OK_AND_ASSIGN(Discovery discovery, Discover(Previous()));
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult discovery, Discover(Previous()));
   ASSERT_EQ(discovery.table_errors.count("t"), 1u);
   EXPECT_NE(discovery.table_errors["t"].find("CDA table t is no longer in manifest.json"), std::string::npos);
   EXPECT_EQ(Relative(discovery), std::vector<std::string>{"u/f/5/b.parquet"});
@@ -254,7 +258,7 @@ TEST_F(CdaResetTest, TableGoneFromTheManifestIsATableError) {
   // Excluded tables are none of the source's business.
   SourceConfig config;
   config.exclude = {"t"};
-  ASSERT_OK_AND_ASSIGN(Discovery excluded, Discover(Previous(), config));
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult excluded, Discover(Previous(), config));
   EXPECT_TRUE(excluded.table_errors.empty());
 }
 
@@ -273,11 +277,11 @@ TEST_F(CdaSourceTest, ListsOnlyFoldersAfterThePreviousWatermark) {
   Write("t/fp2/1764547600000/uncommitted.parquet");
   std::map<std::string, TableWatermark> previous = {
       {"t", TableWatermark{"t", 1764547200000, {"fp1", "fp2"}}}};
-  ASSERT_OK_AND_ASSIGN(Discovery discovery, Discover(previous));
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult discovery, Discover(previous));
   EXPECT_EQ(Relative(discovery), (std::vector<std::string>{"t/fp1/1764547200001/after.parquet",
                                                            "t/fp2/1764547400000/after2.parquet"}));
   // Without a watermark (first run) everything committed is listed.
-  ASSERT_OK_AND_ASSIGN(Discovery first, Discover());
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult first, Discover());
   EXPECT_EQ(first.files.size(), 4u);
 }
 

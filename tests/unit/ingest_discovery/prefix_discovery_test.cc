@@ -1,4 +1,4 @@
-#include "ingest/source/prefix_source.h"
+#include "ingest/discovery/prefix_discovery.h"
 
 #include <gtest/gtest.h>
 
@@ -10,6 +10,10 @@
 
 namespace floe::ingest {
 namespace {
+
+bool IsParquet(std::string_view path) {
+  return path.ends_with(".parquet");
+}
 
 namespace fs = std::filesystem;
 
@@ -25,15 +29,15 @@ class PrefixSourceTest : public ::testing::Test {
   }
   fs::path root() const { return dir_.path() / "orders"; }
 
-  Result<Discovery> Discover(SourceConfig config = {}, int64_t now_ms = kLater) {
-    config.format = SourceFormat::kParquet;
+  Result<DiscoveryResult> Discover(SourceConfig config = {}, int64_t now_ms = kLater) {
+    config.discovery = DiscoveryKind::kPrefix;
     if (config.uri.empty()) config.uri = root().string();
-    auto source = MakeSource(config, MakeLocalFileIO());
+    auto source = MakeDiscovery(config, MakeLocalFileIO(), IsParquet);
     if (!source.ok()) return source.status();
     return (*source)->Discover({}, now_ms);
   }
 
-  static std::vector<std::string> Keys(const Discovery& discovery) {
+  static std::vector<std::string> Keys(const DiscoveryResult& discovery) {
     std::vector<std::string> keys;
     for (const SourceUnit& file : discovery.files) keys.push_back(file.order_key);
     return keys;
@@ -53,7 +57,7 @@ TEST_F(PrefixSourceTest, ListsParquetFilesAndSkipsHiddenOnes) {
   Write("sub/_e.parquet");
   Write("notes.txt");
   Write("data.parquet.tmp");
-  ASSERT_OK_AND_ASSIGN(Discovery discovery, Discover());
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult discovery, Discover());
   EXPECT_EQ(Keys(discovery), (std::vector<std::string>{"a.parquet", "b.parquet", "sub/c.parquet"}));
   EXPECT_EQ(discovery.tables, std::vector<std::string>{"orders"});
   const SourceUnit& b = discovery.files[1];
@@ -67,7 +71,7 @@ TEST_F(PrefixSourceTest, ListsParquetFilesAndSkipsHiddenOnes) {
 TEST_F(PrefixSourceTest, HivePartitionsAreUrlDecoded) {
   Write("region=eu%2Fwest/day=2024-01-01/p.parquet");
   Write("region=us/plain/day=%ZZ/q.parquet");
-  ASSERT_OK_AND_ASSIGN(Discovery discovery, Discover());
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult discovery, Discover());
   ASSERT_EQ(discovery.files.size(), 2u);
   using Pairs = std::vector<std::pair<std::string, std::string>>;
   EXPECT_EQ(discovery.files[0].partition_values, (Pairs{{"region", "eu/west"}, {"day", "2024-01-01"}}));
@@ -75,7 +79,7 @@ TEST_F(PrefixSourceTest, HivePartitionsAreUrlDecoded) {
 
   SourceConfig config;
   config.hive_partitioning = false;
-  ASSERT_OK_AND_ASSIGN(Discovery flat, Discover(config));
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult flat, Discover(config));
   EXPECT_TRUE(flat.files[0].partition_values.empty());
 }
 
@@ -86,16 +90,16 @@ TEST_F(PrefixSourceTest, IncludeExcludeOnRelativePaths) {
   Write("top.parquet");
   SourceConfig config;
   config.include = {"region=eu/**"};
-  ASSERT_OK_AND_ASSIGN(Discovery eu, Discover(config));
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult eu, Discover(config));
   EXPECT_EQ(Keys(eu), (std::vector<std::string>{"region=eu/a.parquet", "region=eu/day=1/b.parquet"}));
 
   config.include = {"*.parquet"};  // '*' stays within one folder
-  ASSERT_OK_AND_ASSIGN(Discovery top, Discover(config));
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult top, Discover(config));
   EXPECT_EQ(Keys(top), std::vector<std::string>{"top.parquet"});
 
   config.include = {};
   config.exclude = {"**/day=*/**"};
-  ASSERT_OK_AND_ASSIGN(Discovery no_days, Discover(config));
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult no_days, Discover(config));
   EXPECT_EQ(Keys(no_days),
             (std::vector<std::string>{"region=eu/a.parquet", "region=us/c.parquet", "top.parquet"}));
 }
@@ -105,13 +109,13 @@ TEST_F(PrefixSourceTest, LocalFilesWaitToSettle) {
   ASSERT_OK_AND_ASSIGN(FileInfo info, MakeLocalFileIO()->Stat((root() / "a.parquet").string()));
   SourceConfig config;
   config.settle_ms = 5000;
-  ASSERT_OK_AND_ASSIGN(Discovery early, Discover(config, info.mtime_ms + 4999));
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult early, Discover(config, info.mtime_ms + 4999));
   EXPECT_TRUE(early.files.empty());
-  ASSERT_OK_AND_ASSIGN(Discovery settled, Discover(config, info.mtime_ms + 5000));
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult settled, Discover(config, info.mtime_ms + 5000));
   EXPECT_EQ(settled.files.size(), 1u);
   EXPECT_EQ(settled.files[0].mtime_ms, info.mtime_ms);
   config.settle_ms = 0;
-  ASSERT_OK_AND_ASSIGN(Discovery immediate, Discover(config, info.mtime_ms));
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult immediate, Discover(config, info.mtime_ms));
   EXPECT_EQ(immediate.files.size(), 1u);
 }
 
@@ -119,28 +123,28 @@ TEST_F(PrefixSourceTest, TableNameFromConfigOrUri) {
   Write("a.parquet");
   SourceConfig config;
   config.table = "sales";
-  ASSERT_OK_AND_ASSIGN(Discovery named, Discover(config));
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult named, Discover(config));
   EXPECT_EQ(named.files[0].table, "sales");
   EXPECT_EQ(named.tables, std::vector<std::string>{"sales"});
 
   config.table = "";
   config.uri = "file://" + root().string() + "/";
-  ASSERT_OK_AND_ASSIGN(Discovery from_uri, Discover(config));
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult from_uri, Discover(config));
   EXPECT_EQ(from_uri.files[0].table, "orders");
   EXPECT_EQ(from_uri.files[0].order_key, "a.parquet");
 
-  EXPECT_EQ(PrefixSource::DefaultTableName("s3://bucket/exports/orders/"), "orders");
-  EXPECT_EQ(PrefixSource::DefaultTableName("s3a://bucket"), "bucket");
-  EXPECT_EQ(PrefixSource::DefaultTableName("/"), "");
+  EXPECT_EQ(PrefixDiscovery::DefaultTableName("s3://bucket/exports/orders/"), "orders");
+  EXPECT_EQ(PrefixDiscovery::DefaultTableName("s3a://bucket"), "bucket");
+  EXPECT_EQ(PrefixDiscovery::DefaultTableName("/"), "");
   config.uri = "/";
-  config.format = SourceFormat::kParquet;
-  EXPECT_EQ(MakeSource(config, MakeLocalFileIO()).status().kind(), ErrorKind::kInvalidArgument);
+  config.discovery = DiscoveryKind::kPrefix;
+  EXPECT_EQ(MakeDiscovery(config, MakeLocalFileIO(), IsParquet).status().kind(), ErrorKind::kInvalidArgument);
 }
 
 TEST_F(PrefixSourceTest, MissingRootListsNothing) {
   SourceConfig config;
   config.uri = (dir_.path() / "absent").string();
-  ASSERT_OK_AND_ASSIGN(Discovery discovery, Discover(config));
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult discovery, Discover(config));
   EXPECT_TRUE(discovery.files.empty());
 }
 
@@ -152,14 +156,14 @@ TEST(UrlDecodeTest, Escapes) {
   EXPECT_EQ(UrlDecode("x+y"), "x+y");
 }
 
-TEST(MakeSourceTest, RejectsMissingUriAndIo) {
+TEST(MakeDiscoveryTest, RejectsMissingUriAndIo) {
   SourceConfig config;
-  EXPECT_EQ(MakeSource(config, MakeLocalFileIO()).status().kind(), ErrorKind::kInvalidArgument);
+  EXPECT_EQ(MakeDiscovery(config, MakeLocalFileIO(), IsParquet).status().kind(), ErrorKind::kInvalidArgument);
   config.uri = "/tmp";
-  EXPECT_EQ(MakeSource(config, nullptr).status().kind(), ErrorKind::kInvalidArgument);
-  config.format = SourceFormat::kParquet;
+  EXPECT_EQ(MakeDiscovery(config, nullptr, IsParquet).status().kind(), ErrorKind::kInvalidArgument);
+  config.discovery = DiscoveryKind::kPrefix;
   config.settle_ms = -1;
-  EXPECT_EQ(MakeSource(config, MakeLocalFileIO()).status().kind(), ErrorKind::kInvalidArgument);
+  EXPECT_EQ(MakeDiscovery(config, MakeLocalFileIO(), IsParquet).status().kind(), ErrorKind::kInvalidArgument);
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
-// PrefixSource: discovers Parquet files under a prefix (format "parquet").
+// PrefixDiscovery: discovers the data files under a prefix (discovery
+// "prefix"; format "parquet" and the other file formats).
 //
-// Contract: lists the uri recursively and returns every "*.parquet" file
-// whose path relative to the uri passes [source] include/exclude
-// (GlobMode::kPath, so `**` crosses folders). Names and folders starting with
+// Contract: lists the uri recursively and returns every data file of the
+// format (DataFilePredicate: "*.parquet" for Parquet) whose path relative to the uri passes [source]
+// include/exclude (GlobMode::kPath, so `**` crosses folders). Names and folders starting with
 // '_' or '.' are skipped (Spark's _SUCCESS and _temporary/, .crc checksums).
 // With hive_partitioning, every key=value folder between the uri and the
 // file becomes a partition value, URL-decoded (%XX; an invalid escape stays
@@ -16,18 +17,18 @@
 
 #include <memory>
 
-#include "ingest/source/source.h"
+#include "ingest/discovery/discovery.h"
 
 namespace floe::ingest {
 
-class PrefixSource : public Source {
+class PrefixDiscovery : public Discovery {
  public:
   // `table` is the source table name MakeSource resolved.
-  PrefixSource(SourceConfig config, std::string table, std::shared_ptr<FileIO> io);
+  PrefixDiscovery(SourceConfig config, std::string table, std::shared_ptr<FileIO> io,
+                  DataFilePredicate is_data_file);
 
-  Result<Discovery> Discover(const std::map<std::string, TableWatermark>& watermarks,
-                             int64_t now_ms) override;
-  FileIO& io() override { return *io_; }
+  Result<DiscoveryResult> Discover(const std::map<std::string, TableWatermark>& watermarks,
+                                   int64_t now_ms) override;
 
   // The table name for a prefix uri with no [source] table: its last path
   // component ("s3://bucket/exports/orders/" -> "orders"), or "" if none.
@@ -37,6 +38,7 @@ class PrefixSource : public Source {
   SourceConfig config_;
   std::string table_;
   std::shared_ptr<FileIO> io_;
+  DataFilePredicate is_data_file_;
 };
 
 // "%41b%2Fc" -> "Ab/c". Malformed escapes are kept literally.

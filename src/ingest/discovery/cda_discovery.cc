@@ -1,12 +1,12 @@
-#include "ingest/source/cda_source.h"
+#include "ingest/discovery/cda_discovery.h"
 
 #include <algorithm>
 #include <optional>
 #include <set>
 
-#include "ingest/source/cda_manifest.h"
-#include "ingest/source/glob.h"
-#include "ingest/source/landing_path.h"
+#include "ingest/discovery/cda_manifest.h"
+#include "ingest/discovery/glob.h"
+#include "ingest/discovery/landing_path.h"
 #include "io/s3/file_io_factory.h"
 
 namespace floe::ingest {
@@ -92,7 +92,7 @@ std::string ResetReason(const CdaTableEntry& entry, const TableWatermark& previo
 
 }  // namespace
 
-CdaSource::CdaSource(SourceConfig config, std::shared_ptr<FileIO> io)
+CdaDiscovery::CdaDiscovery(SourceConfig config, std::shared_ptr<FileIO> io)
     : config_(std::move(config)), io_(std::move(io)) {}
 
 // Folder names are epoch milliseconds; with 13 digits (2001-09-09 to 2286-11-20)
@@ -100,9 +100,9 @@ CdaSource::CdaSource(SourceConfig config, std::shared_ptr<FileIO> io)
 constexpr int64_t kFirst13DigitMs = 1'000'000'000'000;
 constexpr int64_t kFirst14DigitMs = 10'000'000'000'000;
 
-Result<std::vector<FileInfo>> CdaSource::ListTableFiles(const std::string& table_root,
-                                                        const CdaTableEntry& entry,
-                                                        std::optional<int64_t> listed_after) {
+Result<std::vector<FileInfo>> CdaDiscovery::ListTableFiles(const std::string& table_root,
+                                                           const CdaTableEntry& entry,
+                                                           std::optional<int64_t> listed_after) {
   // A previous discovery saw every committed folder up to its watermark, and
   // committed folders do not change: list only the folders after it (on S3 a
   // start-after listing, so a poll does not re-list the whole export).
@@ -121,12 +121,12 @@ Result<std::vector<FileInfo>> CdaSource::ListTableFiles(const std::string& table
   return files;
 }
 
-Result<Discovery> CdaSource::Discover(const std::map<std::string, TableWatermark>& watermarks,
-                                      int64_t /*now_ms: CDA readiness comes from the manifest*/) {
+Result<DiscoveryResult> CdaDiscovery::Discover(const std::map<std::string, TableWatermark>& watermarks,
+                                               int64_t /*now_ms: CDA readiness comes from the manifest*/) {
   const std::string root = ListingRoot(config_.uri);
   FLOE_ASSIGN_OR_RETURN(CdaManifest manifest, ReadManifest(*io_, root, config_.uri));
 
-  Discovery discovery;
+  DiscoveryResult discovery;
   for (const auto& [name, entry] : manifest.tables) {
     if (!GlobFilterAccepts(config_.include, config_.exclude, name, GlobMode::kName)) continue;
     discovery.tables.push_back(name);

@@ -1,4 +1,4 @@
-#include "ingest/source/landing_path.h"
+#include "ingest/discovery/landing_path.h"
 
 #include "io/file_io.h"
 

@@ -1,9 +1,9 @@
-#include "ingest/source/prefix_source.h"
+#include "ingest/discovery/prefix_discovery.h"
 
 #include <algorithm>
 
-#include "ingest/source/glob.h"
-#include "ingest/source/landing_path.h"
+#include "ingest/discovery/glob.h"
+#include "ingest/discovery/landing_path.h"
 
 namespace floe::ingest {
 namespace {
@@ -31,10 +31,14 @@ std::string UrlDecode(std::string_view text) {
   return out;
 }
 
-PrefixSource::PrefixSource(SourceConfig config, std::string table, std::shared_ptr<FileIO> io)
-    : config_(std::move(config)), table_(std::move(table)), io_(std::move(io)) {}
+PrefixDiscovery::PrefixDiscovery(SourceConfig config, std::string table, std::shared_ptr<FileIO> io,
+                                 DataFilePredicate is_data_file)
+    : config_(std::move(config)),
+      table_(std::move(table)),
+      io_(std::move(io)),
+      is_data_file_(std::move(is_data_file)) {}
 
-std::string PrefixSource::DefaultTableName(const std::string& uri) {
+std::string PrefixDiscovery::DefaultTableName(const std::string& uri) {
   std::string root = ListingRoot(uri);
   size_t scheme = root.find("://");
   std::string_view path(root);
@@ -46,20 +50,20 @@ std::string PrefixSource::DefaultTableName(const std::string& uri) {
   return std::string(last);
 }
 
-Result<Discovery> PrefixSource::Discover(const std::map<std::string, TableWatermark>& /*watermarks*/,
-                                         int64_t now_ms) {
+Result<DiscoveryResult> PrefixDiscovery::Discover(const std::map<std::string, TableWatermark>& /*watermarks*/,
+                                                  int64_t now_ms) {
   const std::string root = ListingRoot(config_.uri);
   const bool settles = !IsObjectStoreUri(config_.uri);
   auto listed = io_->List(root);
-  if (!listed.ok()) return listed.status().WithContext("Parquet source " + config_.uri + ": listing");
+  if (!listed.ok()) return listed.status().WithContext("source " + config_.uri + ": listing");
 
-  Discovery discovery;
+  DiscoveryResult discovery;
   discovery.tables.push_back(table_);
   for (const FileInfo& info : *listed) {
     std::optional<std::string_view> relative = RelativeTo(root, info.path);
     if (!relative) continue;
     std::string_view rel = *relative;
-    if (rel.size() < 8 || rel.substr(rel.size() - 8) != ".parquet") continue;
+    if (!is_data_file_(rel)) continue;
 
     std::vector<std::pair<std::string, std::string>> partitions;
     bool hidden = false;

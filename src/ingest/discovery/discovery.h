@@ -1,9 +1,12 @@
-// Sources: discover the landing-zone files that are ready to ingest.
+// Discovery: the discovery axis of the source model — which units of work
+// exist and when each is complete. Listing discoveries find files: the CDA
+// manifest and its folders (cda_discovery.h), a prefix with globs and Hive
+// folders (prefix_discovery.h).
 //
-// Contract: Discover lists the landing zone through the source's FileIO and
-// returns, per table, the files that are complete and may be ingested now
-// (CDA: Parquet files in committed timestamp folders; prefix: Parquet files
-// that settled), each with its order_key. It never returns a file of an
+// Contract: Discover lists the landing zone through the discovery's FileIO
+// and returns, per table, the units that are complete and may be ingested
+// now (CDA: Parquet files in committed timestamp folders; prefix: data files
+// of the format that settled), each with its order_key. It never returns a file of an
 // uncommitted folder. Problems that concern one table (a CDA reset, a table
 // missing from the manifest) come back in `table_errors` and do not stop the
 // other tables; a problem with the landing zone itself (manifest.json
@@ -13,9 +16,11 @@
 // are recorded.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -25,7 +30,7 @@
 
 namespace floe::ingest {
 
-struct Discovery {
+struct DiscoveryResult {
   std::vector<SourceUnit> files;
   std::map<std::string, std::string> table_errors;  // table -> message
   // CDA: the manifest's values for every table seen, except tables in
@@ -43,16 +48,18 @@ struct Discovery {
   std::vector<std::string> reset_tables;
 };
 
-class Source {
+class Discovery {
  public:
-  virtual ~Source() = default;
-  virtual Result<Discovery> Discover(const std::map<std::string, TableWatermark>& watermarks,
-                                     int64_t now_ms) = 0;
-  // The FileIO that opens the discovered files' uris.
-  virtual FileIO& io() = 0;
+  virtual ~Discovery() = default;
+  virtual Result<DiscoveryResult> Discover(const std::map<std::string, TableWatermark>& watermarks,
+                                           int64_t now_ms) = 0;
 };
 
-// The source described by `config` ("cda" or "parquet").
-Result<std::unique_ptr<Source>> MakeSource(const SourceConfig& config, std::shared_ptr<FileIO> io);
+// Whether a listed path is a data file of the source's format (FileFormat::IsDataFile).
+using DataFilePredicate = std::function<bool(std::string_view path)>;
+
+// The discovery [source] discovery names, listing through `io`.
+Result<std::unique_ptr<Discovery>> MakeDiscovery(const SourceConfig& config, std::shared_ptr<FileIO> io,
+                                                 DataFilePredicate is_data_file);
 
 }  // namespace floe::ingest

@@ -1,4 +1,4 @@
-#include "ingest/source/glob.h"
+#include "ingest/discovery/glob.h"
 
 #include <cstdint>
 #include <vector>

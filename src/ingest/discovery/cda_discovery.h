@@ -1,4 +1,4 @@
-// CdaSource: discovers the committed files of a Guidewire CDA export.
+// CdaDiscovery: discovers the committed files of a Guidewire CDA export.
 //
 // Contract: reads <uri>/manifest.json through the FileIO, keeps the tables
 // whose names pass [source] include/exclude (GlobMode::kName), lists
@@ -35,18 +35,17 @@
 #include <optional>
 #include <vector>
 
-#include "ingest/source/cda_manifest.h"
-#include "ingest/source/source.h"
+#include "ingest/discovery/cda_manifest.h"
+#include "ingest/discovery/discovery.h"
 
 namespace floe::ingest {
 
-class CdaSource : public Source {
+class CdaDiscovery : public Discovery {
  public:
-  CdaSource(SourceConfig config, std::shared_ptr<FileIO> io);
+  CdaDiscovery(SourceConfig config, std::shared_ptr<FileIO> io);
 
-  Result<Discovery> Discover(const std::map<std::string, TableWatermark>& watermarks,
-                             int64_t now_ms) override;
-  FileIO& io() override { return *io_; }
+  Result<DiscoveryResult> Discover(const std::map<std::string, TableWatermark>& watermarks,
+                                   int64_t now_ms) override;
 
  private:
   // The table's files: all of them, or with a previous watermark only those

@@ -1,0 +1,115 @@
+// Phase 6 of a batch (table_ingestor_phases.h): the delete files written,
+// the key index of the new snapshot saved, and data files, delete files and
+// any schema evolution committed in ONE RowDelta snapshot that carries the
+// batch id.
+#include <utility>
+
+#include "ingest/batch_delete_writer.h"
+#include "ingest/table_ingestor_phases.h"
+
+namespace floe::ingest {
+
+Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batch_id, int64_t now_ms,
+                                                const SettledSchema& schema, BatchDataWriter& writer,
+                                                std::vector<StagedLive> lives, Resolution resolution) {
+  auto data_files = writer.Close();
+  if (!data_files.ok()) {
+    writer.AbortAndDelete();
+    return data_files.status();
+  }
+  const int64_t retention = merge().tombstone_retention_ms;
+  auto apply_to_index = [&]() {
+    index->Reserve(std::exchange(index_new_keys, 0));  // one growth step, not a cascade
+    for (const StagedLive& live : lives) {
+      index->PutLive(live.key, writer.path(live.location.file), live.location.position, live.order);
+    }
+    for (const auto& [key, order] : resolution.tombstones) index->PutTombstone(key, order, now_ms);
+    if (retention > 0) index->DropTombstonesBefore(now_ms - retention);
+  };
+
+  if (data_files->empty() && resolution.deletes.empty()) {
+    // Nothing for a snapshot; tombstones of absent keys still matter, so the
+    // index of the current snapshot is rewritten with them.
+    if (merging() && !resolution.tombstones.empty()) {
+      index_valid = false;
+      apply_to_index();
+      const int64_t snapshot_id = table->metadata().current_snapshot_id.value_or(0);
+      FLOE_RETURN_IF_ERROR(index->Save(*state_io, options.state_dir, snapshot_id)
+                               .WithContext("saving the key index of " + options.table.ToString()));
+      index_valid = true;
+    }
+    return result;
+  }
+
+  BatchDeleteOptions delete_options;
+  delete_options.file.parquet.codec = codec.codec;
+  delete_options.file.parquet.compression_level = options.settings.target.codec_level.value_or(0);
+  delete_options.file_prefix = DataFilePrefix(batch_id);
+  delete_options.file.parquet.pool = Pool();
+  std::vector<std::string> deleted_data_files;
+  for (const auto& [path, positions] : resolution.deletes) deleted_data_files.push_back(path);
+  auto delete_files =
+      WriteBatchDeletes(table->io(), table->metadata(), std::move(resolution.deletes), delete_options);
+  if (!delete_files.ok()) {
+    writer.AbortAndDelete();
+    return delete_files.status().WithContext("writing deletes of " + options.table.ToString());
+  }
+  auto discard_written = [&]() {
+    writer.AbortAndDelete();
+    for (const std::string& path : delete_files->written_paths) (void)table->io().Delete(path);
+  };
+
+  iceberg::RowDelta delta = table->NewRowDelta();
+  for (const iceberg::DataFile& file : *data_files) delta.AddRows(file);
+  for (const iceberg::DataFile& file : delete_files->added) delta.AddDeletes(file);
+  for (const iceberg::DataFile& file : delete_files->replaced) delta.RemoveDeletes(file);
+  for (const std::string& path : deleted_data_files) delta.ValidateDataFileExists(path);
+  if (schema.evolved) delta.SetSchema(schema.table_schema);
+  delta.Set(kSummaryPipeline, options.pipeline_name)
+      .Set(kSummaryBatchId, std::to_string(batch_id))
+      .Set(kSummarySourceFiles, std::to_string(result.counts.files))
+      .Set(kSummaryRowsInserted, std::to_string(result.counts.inserted))
+      .Set(kSummaryRowsUpdated, std::to_string(result.counts.updated))
+      .Set(kSummaryRowsDeleted, std::to_string(result.counts.deleted))
+      .Set(kSummaryRowsStale, std::to_string(result.counts.stale));
+
+  // The index of the new snapshot is saved before the commit, so a crash
+  // right after the commit finds it.
+  std::string saved_index;
+  if (merging()) {
+    index_valid = false;
+    apply_to_index();
+    Status saved = index->Save(*state_io, options.state_dir, delta.snapshot_id());
+    if (!saved.ok()) {
+      discard_written();
+      return saved.WithContext("saving the key index of " + options.table.ToString());
+    }
+    saved_index = PrimaryKeyIndex::FilePath(options.state_dir, delta.snapshot_id());
+  }
+  auto committed = delta.Commit();
+  if (!committed.ok()) {
+    if (committed.status().kind() != ErrorKind::kCommitStateUnknown) {
+      discard_written();
+      if (!saved_index.empty()) (void)state_io->Delete(saved_index);
+    }
+    return committed.status().WithContext("committing batch " + std::to_string(batch_id) + " to " +
+                                          options.table.ToString());
+  }
+  if (merging()) {
+    // Index files of older snapshots are dead weight (one per commit otherwise,
+    // ~32 B per key each): keep the new snapshot's and the previous one's.
+    std::vector<int64_t> keep{committed->snapshot_id};
+    if (index_snapshot) keep.push_back(*index_snapshot);
+    index_snapshot = committed->snapshot_id;
+    index_valid = true;
+    Status pruned =
+        PrimaryKeyIndex::RemoveIndexFilesExcept(*state_io, options.state_dir, keep, &result.warnings);
+    if (!pruned.ok()) result.warnings.push_back("key index files not pruned: " + pruned.ToString());
+  }
+  result.snapshot_id = committed->snapshot_id;
+  result.counts.data_files_written = static_cast<int64_t>(data_files->size());
+  result.counts.delete_files_written = static_cast<int64_t>(delete_files->added.size());
+  return result;
+}
+
+}  // namespace floe::ingest

@@ -1,0 +1,15 @@
+#include "ingest/changes/change_convention.h"
+
+#include "ingest/changes/columns_changes.h"
+
+namespace floe::ingest {
+
+Result<std::unique_ptr<ChangeConvention>> MakeChangeConvention(const TableSettings& settings) {
+  if (settings.merge.mode == WriteMode::kAppend || settings.changes == ChangeKind::kAppend) {
+    return std::unique_ptr<ChangeConvention>(new AppendChanges(settings.merge));
+  }
+  return std::unique_ptr<ChangeConvention>(
+      new ColumnsChanges(ChangeKindName(settings.changes), settings.merge));
+}
+
+}  // namespace floe::ingest

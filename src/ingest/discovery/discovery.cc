@@ -1,0 +1,33 @@
+#include "ingest/discovery/discovery.h"
+
+#include "ingest/discovery/cda_discovery.h"
+#include "ingest/discovery/prefix_discovery.h"
+
+namespace floe::ingest {
+
+Result<std::unique_ptr<Discovery>> MakeDiscovery(const SourceConfig& config, std::shared_ptr<FileIO> io,
+                                                 DataFilePredicate is_data_file) {
+  if (!io) return Status::InvalidArgument("[source]: no FileIO given for " + config.uri);
+  if (config.uri.empty()) return Status::InvalidArgument("[source] uri: missing (the landing zone to read)");
+  switch (config.discovery) {
+    case DiscoveryKind::kCda: return std::unique_ptr<Discovery>(new CdaDiscovery(config, std::move(io)));
+    case DiscoveryKind::kPrefix: {
+      if (config.settle_ms < 0) {
+        return Status::InvalidArgument("[source] settle: must not be negative, got " +
+                                       std::to_string(config.settle_ms) + " ms");
+      }
+      std::string table = config.table.empty() ? PrefixDiscovery::DefaultTableName(config.uri) : config.table;
+      if (table.empty()) {
+        return Status::InvalidArgument("[source] table: " + config.uri +
+                                       " has no last folder name to use as the table name; set table");
+      }
+      if (!is_data_file)
+        return Status::InvalidArgument("[source]: a prefix discovery needs the format's files");
+      return std::unique_ptr<Discovery>(
+          new PrefixDiscovery(config, std::move(table), std::move(io), std::move(is_data_file)));
+    }
+  }
+  return Status::InvalidArgument("[source] discovery: unknown discovery");
+}
+
+}  // namespace floe::ingest

@@ -1,0 +1,37 @@
+// FileFormat: the format axis of the source model for units that are files —
+// how a file's bytes become a formats::ChunkedReader, and which listed names
+// are files of the format.
+//
+// Contract: Open decodes nothing beyond what the format needs to know the
+// schema and the chunks (a Parquet footer); errors name the file. A format
+// knows nothing about where the bytes come from (local disk, S3) or what the
+// rows mean (change conventions come after it). Implementations are
+// immutable after construction: Open and IsDataFile are thread-safe.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+#include "formats/chunked_reader.h"
+#include "ingest/config/config.h"
+#include "io/file_io.h"
+
+namespace floe::ingest {
+
+class FileFormat {
+ public:
+  virtual ~FileFormat() = default;
+  // The [source] format value ("parquet", ...).
+  virtual const char* name() const = 0;
+  virtual Result<std::unique_ptr<formats::ChunkedReader>> Open(std::shared_ptr<InputFile> file) const = 0;
+  // Whether a listed file (its path or name) holds data of this format: what a
+  // prefix discovery picks before include/exclude apply ("*.parquet").
+  virtual bool IsDataFile(std::string_view path) const = 0;
+};
+
+// The format [source] names.
+Result<std::unique_ptr<FileFormat>> MakeFileFormat(const SourceConfig& config);
+
+}  // namespace floe::ingest

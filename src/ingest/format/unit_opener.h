@@ -1,0 +1,42 @@
+// UnitOpener: where the discovery and format axes of the source model meet —
+// opens a discovered unit (a file, a stream range) as a
+// formats::ChunkedReader, so everything after it (change conventions, the
+// merge, the writers) reads every source the same way.
+//
+// Contract: Open is thread-safe (pass 1 and pass 2 open units on worker
+// threads). An error names the unit; a retryable error (an object store or
+// broker that kept failing) is not the unit's fault, so the caller fails the
+// batch instead of quarantining the unit. Opening a unit twice yields the
+// same schema, chunks and rows (files are immutable once discovered, stream
+// ranges are fixed offsets).
+#pragma once
+
+#include <memory>
+
+#include "common/status.h"
+#include "formats/chunked_reader.h"
+#include "ingest/format/file_format.h"
+#include "ingest/units/source_unit.h"
+#include "io/file_io.h"
+
+namespace floe::ingest {
+
+class UnitOpener {
+ public:
+  virtual ~UnitOpener() = default;
+  virtual Result<std::unique_ptr<formats::ChunkedReader>> Open(const SourceUnit& unit) = 0;
+};
+
+// File units: `unit.uri` through `io`, decoded by `format`.
+class FileUnitOpener final : public UnitOpener {
+ public:
+  FileUnitOpener(std::shared_ptr<FileIO> io, std::shared_ptr<const FileFormat> format)
+      : io_(std::move(io)), format_(std::move(format)) {}
+  Result<std::unique_ptr<formats::ChunkedReader>> Open(const SourceUnit& unit) override;
+
+ private:
+  std::shared_ptr<FileIO> io_;
+  std::shared_ptr<const FileFormat> format_;
+};
+
+}  // namespace floe::ingest

@@ -1,0 +1,25 @@
+#include "ingest/source.h"
+
+#include "io/s3/file_io_factory.h"
+
+namespace floe::ingest {
+
+Result<Source> OpenSource(const SourceConfig& config, const s3::S3Options& s3) {
+  if (config.discovery == DiscoveryKind::kCda && config.format != SourceFormat::kParquet) {
+    return Status::InvalidArgument(std::string("[source] format: a CDA export holds Parquet files, not ") +
+                                   SourceFormatName(config.format));
+  }
+  auto io = FileIOForUri(config.uri, s3);
+  if (!io.ok()) return io.status().WithContext("source " + config.uri);
+  FLOE_ASSIGN_OR_RETURN(std::unique_ptr<FileFormat> owned_format, MakeFileFormat(config));
+  std::shared_ptr<const FileFormat> format(std::move(owned_format));
+  Source source;
+  auto discovery =
+      MakeDiscovery(config, *io, [format](std::string_view path) { return format->IsDataFile(path); });
+  if (!discovery.ok()) return discovery.status().WithContext("source " + config.uri);
+  source.discovery = std::move(*discovery);
+  source.opener = std::make_shared<FileUnitOpener>(std::move(*io), std::move(format));
+  return source;
+}
+
+}  // namespace floe::ingest

@@ -1,0 +1,30 @@
+// Source: one pipeline's input, assembled from the source model's axes —
+// a Discovery (which units exist), a UnitOpener (a unit's bytes through its
+// format as chunks of rows) — and, per target table, a ChangeConvention
+// (changes/change_convention.h: MakeChangeConvention). Everything after
+// them (ledger, batch planner, merge, writers, commit, maintenance) is
+// shared by every source.
+//
+// Contract: OpenSource checks that the axes [source] names fit together
+// (the config parser already refused impossible combinations; this is the
+// second line for configs built in code) and builds them with the FileIO
+// of the source uri ([s3] settings for s3:// uris).
+#pragma once
+
+#include <memory>
+
+#include "common/status.h"
+#include "ingest/config/config.h"
+#include "ingest/discovery/discovery.h"
+#include "ingest/format/unit_opener.h"
+
+namespace floe::ingest {
+
+struct Source {
+  std::unique_ptr<Discovery> discovery;
+  std::shared_ptr<UnitOpener> opener;
+};
+
+Result<Source> OpenSource(const SourceConfig& config, const s3::S3Options& s3);
+
+}  // namespace floe::ingest

@@ -1,0 +1,188 @@
+// Internal to TableIngestor: the state it keeps between batches and the
+// phases one batch goes through, each in a file of its own:
+//
+//   1. scan and merge (batch_scan.cc)      pass 1 over every unit: schemas
+//                                          reconciled, newest change per key
+//   2. settle the schema (table_ingestor.cc)  the evolved table schema plus
+//                                          lineage columns; table created
+//   3. resolve (batch_resolution.cc)       winners against the key index:
+//                                          stale, deletes, tombstones, rows
+//   4. plan the reads (batch_resolution.cc) chunks to read again, with rows
+//   5. write (batch_write.cc)              pass 2: rows read, imaged,
+//                                          conformed, written
+//   6. commit (batch_commit.cc)            deletes, index, one snapshot
+//
+// Not for use outside src/ingest. Not thread-safe (one batch at a time; the
+// phases hand work to the ingestor's pool only through ReadAhead).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/thread_pool.h"
+#include "iceberg/transaction/table.h"
+#include "ingest/batch_data_writer.h"
+#include "ingest/change_set.h"
+#include "ingest/changes/change_convention.h"
+#include "ingest/merge/key_index.h"
+#include "ingest/schema/schema_reconcile.h"
+#include "ingest/source_reads.h"
+#include "ingest/table_ingestor.h"
+#include "io/file_io.h"
+
+namespace floe::ingest {
+
+struct CodecChoice {
+  Codec codec;
+  const char* iceberg_name;  // write.parquet.compression-codec value
+};
+
+// A row of a unit chosen to be written, with the change it carries.
+struct SelectedRow {
+  int64_t row = 0;
+  KeyId key;
+  OrderValue order;
+};
+
+// A unit that passed pass 1.
+struct PassedUnit {
+  size_t index = 0;  // in the batch
+  std::vector<int64_t> chunk_rows;
+  std::vector<int64_t> chunk_bytes;   // estimated decoded sizes: the read-ahead's cost
+  std::vector<SelectedRow> selected;  // merging, sorted by row
+};
+
+// Phase 1's result.
+struct ScannedBatch {
+  BatchResult result;  // counts, quarantines and warnings so far
+  std::vector<SchemaEvolution> evolutions;
+  iceberg::Schema working;  // the table schema evolved by the passed units
+  BatchChanges changes;
+  std::vector<PassedUnit> passed;
+};
+
+// Phase 2's result: the schema this batch writes.
+struct SettledSchema {
+  iceberg::Schema table_schema;
+  bool evolved = false;  // the commit must set it
+};
+
+// Phase 3's result (rows to write are in PassedUnit::selected).
+struct Resolution {
+  std::map<std::string, std::vector<int64_t>> deletes;  // data file -> replaced or deleted positions
+  std::vector<std::pair<KeyId, OrderValue>> tombstones;
+  int64_t new_keys = 0;  // keys the index will gain (for its Reserve)
+};
+
+// Phase 4's result: chunks to read, in unit and row order.
+struct ReadPlan {
+  std::vector<UnitToRead> units;
+  std::vector<PassedUnit*> read_units;  // by UnitToRead index
+  std::vector<ChunkRead> reads;
+  std::vector<size_t> first_selected;  // merging: index in the unit's selection of each read's first row
+};
+
+// A change applied to the key index once the batch's files are written.
+struct StagedLive {
+  KeyId key;
+  OrderValue order;
+  RowLocation location;
+};
+
+// Raised by pass 2 when a unit fails to read; the batch is redone without it.
+struct UnitFailure {
+  size_t index = 0;
+  std::string reason;
+};
+
+// "b<batch id>-<uuid>": the name prefix of every file one try of a batch writes.
+std::string DataFilePrefix(int64_t batch_id);
+
+// Resolves the batch's winning changes against the index (phase 3): a
+// change applies only when newer than the key's current version; counts go
+// into `counts`; rows to write land in the passed units' selections, sorted
+// by row. Clears `changes`.
+Resolution ResolveChanges(BatchChanges& changes, const PrimaryKeyIndex& index,
+                          std::vector<PassedUnit>& passed, BatchCounts& counts);
+
+// The chunks pass 2 reads (phase 4): merging, only chunks with selected
+// rows, with the rows to keep; append, every chunk. A unit without chunks is
+// still opened (and checked).
+ReadPlan PlanReads(const std::vector<SourceUnit>& units, std::vector<PassedUnit>& passed, bool merging);
+
+struct TableIngestor::Impl {
+  catalog::Catalog& catalog;
+  std::shared_ptr<UnitOpener> units;
+  std::shared_ptr<FileIO> state_io;
+  TableIngestorOptions options;
+  CodecChoice codec;
+  std::unique_ptr<ChangeConvention> convention;
+  std::optional<iceberg::Table> table;
+  // Merging: the key index and the snapshot it reflects.
+  std::optional<PrimaryKeyIndex> index;
+  std::optional<int64_t> index_snapshot;
+  bool index_valid = false;
+  // Workers for reading units ahead and encoding output column chunks;
+  // created on first use, only when [performance] threads > 1.
+  std::unique_ptr<ThreadPool> pool;
+  // Keys the batch being applied adds to the index (for its Reserve).
+  int64_t index_new_keys = 0;
+
+  Impl(catalog::Catalog& c, std::shared_ptr<UnitOpener> u, std::shared_ptr<FileIO> state,
+       TableIngestorOptions o, CodecChoice chosen, std::unique_ptr<ChangeConvention> changes)
+      : catalog(c),
+        units(std::move(u)),
+        state_io(std::move(state)),
+        options(std::move(o)),
+        codec(chosen),
+        convention(std::move(changes)) {}
+
+  const MergeConfig& merge() const { return options.settings.merge; }
+  bool merging() const { return convention->merges(); }
+  ThreadPool* Pool();
+  // Read-ahead bounds: at most `threads` units (pass 1) or chunks (pass 2)
+  // in flight, and a quarter of the memory budget (by their estimated
+  // decoded sizes, one item always allowed).
+  size_t ReadAheadUnits() const;
+  int64_t ReadAheadBytes() const;
+  // The share of [performance] memory_budget a batch's change map may use.
+  size_t ChangeMapBudget() const;
+  int64_t NowMs() const;
+  int format_version() const;
+
+  Status LoadTable();
+  Status CreateTable(const iceberg::Schema& schema);
+  // `warnings` receives the index loader's notes (files ignored, rebuilds).
+  Status EnsureIndex(std::vector<std::string>* warnings);
+  ReconcileOptions MakeReconcileOptions() const;
+  void Quarantine(const SourceUnit& unit, const std::string& reason, BatchResult& result);
+
+  // One try at the batch; `skipped` units (failed in an earlier try's pass
+  // 2) are left out.
+  Result<BatchResult> Attempt(const std::vector<SourceUnit>& batch, int64_t batch_id,
+                              const ProgressFn& progress, const std::set<size_t>& skipped,
+                              std::set<size_t>* progress_reported, std::optional<UnitFailure>* failure);
+  // Phase 1. Sets scanned.result.budget_cut_at (and returns) when the change
+  // map would outgrow its budget.
+  Result<ScannedBatch> ScanAndMerge(const std::vector<SourceUnit>& batch, const ProgressFn& progress,
+                                    const std::set<size_t>& skipped, std::set<size_t>* progress_reported);
+  // Phase 2.
+  Result<SettledSchema> SettleSchema(ScannedBatch& scanned);
+  // Phase 5: writes the planned rows; returns the index entries to stage.
+  Result<std::vector<StagedLive>> WriteRows(const std::vector<SourceUnit>& batch, ReadPlan& plan,
+                                            const iceberg::Schema& table_schema, int64_t now_ms,
+                                            BatchDataWriter& writer, BatchCounts& counts,
+                                            std::optional<UnitFailure>* failure);
+  // Phase 6.
+  Result<BatchResult> Commit(BatchResult result, int64_t batch_id, int64_t now_ms,
+                             const SettledSchema& schema, BatchDataWriter& writer,
+                             std::vector<StagedLive> lives, Resolution resolution);
+};
+
+}  // namespace floe::ingest
