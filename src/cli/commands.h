@@ -25,8 +25,6 @@ void RegisterDemoCommands(CLI::App& app, ExitCode& exit_code);
 // `floe table compact|expire|remove-orphans|rewrite-manifests` and `floe maintain CONFIG`.
 void RegisterMaintenanceCommands(CLI::App& app, ExitCode& exit_code);
 
-// The pipeline's maintenance hook: src/maintenance with the [maintenance] settings.
-ingest::MaintainFn PipelineMaintenance(const ingest::MaintenanceConfig& config);
 // `floe serve` (a SQL catalog as an Iceberg REST catalog service).
 void RegisterServeCommand(CLI::App& app, ExitCode& exit_code);
 

@@ -123,7 +123,6 @@ int RunDemo(const std::string& dir_argument) {
   if (!config.ok()) return Fail(config.status());
   ingest::PipelineOptions pipeline_options;
   pipeline_options.progress_bar = ::isatty(STDERR_FILENO) != 0;
-  pipeline_options.maintain = PipelineMaintenance((*config).maintenance);
   Result<std::unique_ptr<ingest::Pipeline>> pipeline =
       ingest::Pipeline::Open(std::move(*config), pipeline_options);
   if (!pipeline.ok()) return Fail(pipeline.status());

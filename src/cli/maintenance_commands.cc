@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "ingest/config/config.h"
 #include "ingest/pipeline.h"
+#include "ingest/pipeline_maintenance.h"
 #include "io/prefix_mapping_file_io.h"
 #include "io/s3/file_io_factory.h"
 #include "maintenance/maintenance.h"
@@ -243,22 +244,6 @@ struct MaintainArgs {
   bool dry_run = false;
 };
 
-// The pipeline's [maintenance] settings as MaintenanceOptions.
-maintenance::MaintenanceOptions OptionsFromConfig(const ingest::MaintenanceConfig& config, bool dry_run) {
-  maintenance::MaintenanceOptions options;
-  options.dry_run = dry_run;
-  options.rewrite_manifests = config.rewrite_manifests;
-  options.compaction.min_input_files = static_cast<int>(config.min_input_files);
-  options.compaction.small_file_ratio = config.small_file_ratio;
-  options.compaction.delete_ratio_threshold = config.delete_ratio_threshold;
-  options.compaction.max_delete_files = static_cast<int>(config.max_delete_files);
-  options.compaction.sort_columns = config.sort_by;
-  options.expire.retain_last = static_cast<int>(config.retain_last);
-  options.expire.max_snapshot_age_ms = config.max_snapshot_age_ms;
-  options.orphans.older_than_ms = config.orphan_older_than_ms;
-  return options;
-}
-
 Status RunMaintain(const MaintainArgs& args) {
   FLOE_ASSIGN_OR_RETURN(ingest::PipelineConfig config, ingest::LoadPipelineConfig(args.config_path));
   FLOE_ASSIGN_OR_RETURN(auto tables, catalog::OpenCatalog(config.catalog));
@@ -269,7 +254,8 @@ Status RunMaintain(const MaintainArgs& args) {
   } else {
     FLOE_ASSIGN_OR_RETURN(ids, tables->ListTables(ns));
   }
-  const maintenance::MaintenanceOptions options = OptionsFromConfig(config.maintenance, args.dry_run);
+  const maintenance::MaintenanceOptions options =
+      ingest::MaintenanceOptionsFor(config.maintenance, args.dry_run);
   Status first_error;
   for (const auto& id : ids) {
     auto report = maintenance::MaintainTable(*tables, id, options);
@@ -357,22 +343,6 @@ void RegisterMaintenanceCommands(CLI::App& app, ExitCode& exit_code) {
     cmd->add_flag("--dry-run", args->dry_run, "Report what would be done; change nothing");
     cmd->callback([args, &exit_code] { exit_code.value = Report("maintain", RunMaintain(*args)); });
   }
-}
-
-ingest::MaintainFn PipelineMaintenance(const ingest::MaintenanceConfig& config) {
-  const maintenance::MaintenanceOptions options = OptionsFromConfig(config, /*dry_run=*/false);
-  return [options](catalog::Catalog& tables, const catalog::TableIdentifier& id,
-                   const ingest::MaintenanceHooks& hooks) -> Result<std::string> {
-    maintenance::MaintenanceOptions run = options;
-    run.commit_gate = hooks.commit_gate;
-    run.stop_requested = hooks.stop_requested;
-    FLOE_ASSIGN_OR_RETURN(maintenance::MaintenanceReport report, maintenance::MaintainTable(tables, id, run));
-    std::string line = report.ToString();
-    for (char& c : line) {
-      if (c == '\n') c = ';';
-    }
-    return line;
-  };
 }
 
 }  // namespace floe::cli

@@ -93,7 +93,6 @@ int RunPipeline(const RunOptions& options) {
   ingest::PipelineOptions pipeline_options;
   pipeline_options.progress_bar = !options.quiet && ::isatty(STDERR_FILENO) == 1;
   pipeline_options.log = options.quiet ? &discard : &std::cerr;
-  pipeline_options.maintain = PipelineMaintenance((*config).maintenance);
   auto pipeline = ingest::Pipeline::Open(std::move(*config), pipeline_options);
   if (!pipeline.ok()) return Fail(pipeline.status());
 

@@ -15,6 +15,7 @@
 #include "catalog/open/open_catalog.h"
 #include "common/malloc_tuning.h"
 #include "ingest/batch_planner.h"
+#include "ingest/pipeline_impl.h"
 #include "ingest/pipeline_maintenance.h"
 #include "ingest/pipeline_trace.h"
 #include "ingest/progress_reporter.h"
@@ -38,11 +39,6 @@ int64_t SystemNowMs() {
 std::string Lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text;
-}
-
-int64_t MillisSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start)
-      .count();
 }
 
 }  // namespace
@@ -137,480 +133,273 @@ std::string RunSummary::Format() const {
 // ---------------------------------------------------------------------------
 // Pipeline
 
-struct Pipeline::Impl {
-  PipelineConfig config;
-  PipelineOptions options;
-  std::unique_ptr<ProgressReporter> reporter;
-  std::unique_ptr<Ledger> ledger;
-  // The first failure to record a quarantine during the current batch.
-  Status quarantine_error;
-  // Per target table: the ingest-commit run length at the last maintenance attempt.
-  std::map<std::string, int64_t> maintenance_attempted_at;
-  Source source;
-  std::unique_ptr<catalog::Catalog> tables;
-  std::shared_ptr<FileIO> state_io;
-  // One ingestor per source table, kept across batches and runs (it holds the key index).
-  std::map<std::string, std::unique_ptr<TableIngestor>> ingestors;
-  // Watermarks as stored in the ledger, for the tables looked up so far.
-  std::map<std::string, TableWatermark> watermarks;
-  bool all_watermarks_loaded = false;
-  std::set<std::string> watermark_checked;
-  // Set when a ledger call failed: Run stops instead of retrying.
-  bool state_failed = false;
-  // Run (continuous mode): maintenance waits for a poll that finds nothing to
-  // apply; the target tables whose maintenance fell due, oldest first.
-  std::vector<catalog::TableIdentifier> maintenance_due;
-  // Never null; disabled unless a trace path was given.
-  std::unique_ptr<PipelineTrace> trace = std::make_unique<PipelineTrace>();
-  // Per target table: held by a batch, and by a maintenance commit phase.
-  TableLocks table_locks;
-  // Set by Run: ingestors (and their key indexes) are kept between polls.
-  bool continuous = false;
-  // Run only, when maintenance is on; declared last so it is joined before
-  // the trace and locks it uses go away.
-  std::unique_ptr<MaintenanceWorker> worker;
+int64_t Pipeline::Impl::NowMs() const {
+  return options.now_ms_for_tests != 0 ? options.now_ms_for_tests : SystemNowMs();
+}
 
-  int64_t NowMs() const { return options.now_ms_for_tests != 0 ? options.now_ms_for_tests : SystemNowMs(); }
-  void Log(const std::string& line) { reporter->Message(line); }
+Result<catalog::TableIdentifier> Pipeline::Impl::TargetOf(const std::string& source_table) const {
+  const TableSettings settings = config.ForTable(source_table);
+  catalog::TableIdentifier id;
+  id.name = settings.target_table.empty() ? Lower(source_table) : settings.target_table;
+  if (id.name.empty()) return Status::InvalidArgument("source table name is empty");
+  FLOE_ASSIGN_OR_RETURN(id.ns, catalog::ParseNamespace(settings.target.ns));
+  return id;
+}
 
-  // Marks a failed ledger call, so Run knows the state itself is in trouble.
-  Status Ledgered(Status status) {
-    if (!status.ok()) {
-      state_failed = true;
-      return status.WithContext("ledger " + config.state_dir);
+std::string Pipeline::Impl::TableStateDir(const catalog::TableIdentifier& id) const {
+  return (std::filesystem::path(config.state_dir) / "tables" / id.ToString()).string();
+}
+
+Result<TableIngestor*> Pipeline::Impl::IngestorFor(const std::string& source_table) {
+  auto it = ingestors.find(source_table);
+  if (it != ingestors.end()) return it->second.get();
+  FLOE_ASSIGN_OR_RETURN(catalog::TableIdentifier id, TargetOf(source_table));
+  TableIngestorOptions ingestor_options;
+  ingestor_options.pipeline_name = config.name;
+  ingestor_options.table = id;
+  ingestor_options.settings = config.ForTable(source_table);
+  ingestor_options.state_dir = TableStateDir(id);
+  ingestor_options.now_ms_for_tests = options.now_ms_for_tests;
+  // Quarantines are recorded as they happen, before the batch commits.
+  ingestor_options.on_quarantine = [this](const QuarantinedFile& file) {
+    Status recorded = ledger->Quarantine(file.uri, file.reason);
+    if (!recorded.ok() && quarantine_error.ok()) quarantine_error = recorded;
+  };
+  std::error_code ec;
+  std::filesystem::create_directories(ingestor_options.state_dir, ec);
+  if (ec) {
+    return Status::IOError("cannot create the table state directory " + ingestor_options.state_dir + ": " +
+                           ec.message());
+  }
+  FLOE_ASSIGN_OR_RETURN(auto ingestor,
+                        TableIngestor::Open(*tables, source.opener, state_io, std::move(ingestor_options)));
+  TableIngestor* raw = ingestor.get();
+  ingestors[source_table] = std::move(ingestor);
+  return raw;
+}
+
+Result<DiscoveryResult> Pipeline::Impl::DiscoverWithWatermarks() {
+  if (!all_watermarks_loaded) {
+    FLOE_ASSIGN_OR_RETURN(auto stored, Ledgered(ledger->Watermarks()));
+    for (auto& [name, watermark] : stored) {
+      watermarks[name] = std::move(watermark);
+      watermark_checked.insert(name);
     }
-    return status;
+    all_watermarks_loaded = true;
   }
-  template <typename T>
-  Result<T> Ledgered(Result<T> result) {
-    if (!result.ok()) return Ledgered(result.status());
-    return result;
-  }
-
-  Result<catalog::TableIdentifier> TargetOf(const std::string& source_table) const {
-    const TableSettings settings = config.ForTable(source_table);
-    catalog::TableIdentifier id;
-    id.name = settings.target_table.empty() ? Lower(source_table) : settings.target_table;
-    if (id.name.empty()) return Status::InvalidArgument("source table name is empty");
-    FLOE_ASSIGN_OR_RETURN(id.ns, catalog::ParseNamespace(settings.target.ns));
-    return id;
-  }
-
-  std::string TableStateDir(const catalog::TableIdentifier& id) const {
-    return (std::filesystem::path(config.state_dir) / "tables" / id.ToString()).string();
-  }
-
-  Result<TableIngestor*> IngestorFor(const std::string& source_table) {
-    auto it = ingestors.find(source_table);
-    if (it != ingestors.end()) return it->second.get();
-    FLOE_ASSIGN_OR_RETURN(catalog::TableIdentifier id, TargetOf(source_table));
-    TableIngestorOptions ingestor_options;
-    ingestor_options.pipeline_name = config.name;
-    ingestor_options.table = id;
-    ingestor_options.settings = config.ForTable(source_table);
-    ingestor_options.state_dir = TableStateDir(id);
-    ingestor_options.now_ms_for_tests = options.now_ms_for_tests;
-    // Quarantines are recorded as they happen, before the batch commits.
-    ingestor_options.on_quarantine = [this](const QuarantinedFile& file) {
-      Status recorded = ledger->Quarantine(file.uri, file.reason);
-      if (!recorded.ok() && quarantine_error.ok()) quarantine_error = recorded;
-    };
-    std::error_code ec;
-    std::filesystem::create_directories(ingestor_options.state_dir, ec);
-    if (ec) {
-      return Status::IOError("cannot create the table state directory " + ingestor_options.state_dir + ": " +
-                             ec.message());
+  FLOE_ASSIGN_OR_RETURN(DiscoveryResult discovery, source.discovery->Discover(watermarks, NowMs()));
+  std::set<std::string> names(discovery.tables.begin(), discovery.tables.end());
+  for (const auto& [name, message] : discovery.table_errors) names.insert(name);
+  for (const std::string& name : discovery.reset_tables) names.insert(name);
+  for (const SourceUnit& file : discovery.files) names.insert(file.table);
+  bool learned = false;
+  for (const std::string& name : names) {
+    if (!watermark_checked.insert(name).second) continue;
+    FLOE_ASSIGN_OR_RETURN(std::optional<TableWatermark> stored, Ledgered(ledger->Watermark(name)));
+    if (stored) {
+      watermarks[name] = std::move(*stored);
+      learned = true;
     }
-    FLOE_ASSIGN_OR_RETURN(auto ingestor,
-                          TableIngestor::Open(*tables, source.opener, state_io, std::move(ingestor_options)));
-    TableIngestor* raw = ingestor.get();
-    ingestors[source_table] = std::move(ingestor);
-    return raw;
+  }
+  if (!learned) return discovery;
+  return source.discovery->Discover(watermarks, NowMs());
+}
+
+Status Pipeline::Impl::ResetTable(const std::string& source_table) {
+  FLOE_RETURN_IF_ERROR(Ledgered(ledger->ResetTable(source_table)));
+  watermarks.erase(source_table);
+  const TableSettings settings = config.ForTable(source_table);
+  const std::string target = TargetOf(source_table).ValueOr(catalog::TableIdentifier{}).ToString();
+  std::string consequence = settings.merge.mode == WriteMode::kMerge
+                                ? "the re-exported rows merge on top of the rows already in " + target +
+                                      " (the newest change per key wins)"
+                                : "mode append: every re-exported row is appended AGAIN to " + target +
+                                      ", which will hold the old history twice";
+  Log("RESET: source table " + source_table +
+      " was re-exported; its ledger records are forgotten and every file is loaded again: " + consequence);
+  return Status::OK();
+}
+
+Status Pipeline::Impl::ProcessTable(const std::string& source_table, const std::atomic<bool>& stop,
+                                    RunSummary& summary) {
+  const auto started = std::chrono::steady_clock::now();
+  FLOE_ASSIGN_OR_RETURN(std::vector<LedgerFile> pending, Ledgered(ledger->Pending(source_table)));
+  if (pending.empty()) return Status::OK();
+  TableRunSummary& table_summary = summary.tables[source_table];
+  auto target = TargetOf(source_table);
+  if (!target.ok()) {
+    table_summary.error = target.status().ToString();
+    Log("table " + source_table + ": " + table_summary.error);
+    return Status::OK();
+  }
+  table_summary.table = target->ToString();
+
+  std::vector<SourceUnit> files;
+  files.reserve(pending.size());
+  for (LedgerFile& entry : pending) files.push_back(std::move(entry.file));
+  const std::vector<std::vector<SourceUnit>> batches =
+      PlanBatches(files, {config.trigger.max_files_per_batch, config.trigger.max_bytes_per_batch});
+
+  auto ingestor = IngestorFor(source_table);
+  if (!ingestor.ok()) {
+    table_summary.error = ingestor.status().ToString();
+    Log("table " + source_table + ": " + table_summary.error);
+    return Status::OK();
   }
 
-  // Whether batch `batch_id` of `source_table` committed: marks the ledger
-  // accordingly (committed with its snapshot, or released). An error means
-  // the table could not be asked and the batch is still open.
-  Result<std::optional<int64_t>> ResolveBatch(const std::string& source_table, int64_t batch_id) {
-    FLOE_ASSIGN_OR_RETURN(catalog::TableIdentifier id, TargetOf(source_table));
-    auto found = FindCommittedBatch(*tables, id, config.name, batch_id);
-    std::optional<int64_t> snapshot;
-    if (found.ok()) {
-      snapshot = *found;
-    } else if (found.status().kind() != ErrorKind::kNotFound) {
-      // The table never got created: nothing of the batch can have committed.
-      return found.status().WithContext("table " + id.ToString());
+  reporter->StartTable(source_table, static_cast<int64_t>(files.size()));
+  Status ledger_status =
+      ApplyBatches(source_table, table_summary.table, batches, **ingestor, stop, summary, table_summary);
+  reporter->EndTable();
+  table_summary.elapsed_ms += MillisSince(started);
+  return ledger_status;
+}
+
+std::unique_lock<std::mutex> Pipeline::Impl::LockTable(const std::string& target) {
+  std::mutex& lock = table_locks.For(target);
+  std::unique_lock<std::mutex> held(lock, std::try_to_lock);
+  if (held.owns_lock()) return held;
+  const double start_ms = PipelineTrace::NowMs();
+  held.lock();
+  trace->Write("table_lock_wait",
+               {{"table", target}, {"start", start_ms}, {"ms", PipelineTrace::NowMs() - start_ms}});
+  return held;
+}
+
+Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::string& target,
+                                    const std::vector<std::vector<SourceUnit>>& batches,
+                                    TableIngestor& ingestor, const std::atomic<bool>& stop,
+                                    RunSummary& summary, TableRunSummary& table_summary) {
+  // A batch the ingestor cut short (memory budget) is re-planned in place.
+  std::vector<std::vector<SourceUnit>> queue(batches.rbegin(), batches.rend());  // next at the back
+  // Files whose reading was reported: a re-planned part reads them again.
+  std::set<std::string> reported;
+  while (!queue.empty()) {
+    const std::vector<SourceUnit> batch = std::move(queue.back());
+    queue.pop_back();
+    if (stop.load()) return Status::OK();
+    std::vector<std::string> uris;
+    uris.reserve(batch.size());
+    for (const SourceUnit& file : batch) uris.push_back(file.uri);
+    FLOE_ASSIGN_OR_RETURN(int64_t batch_id, Ledgered(ledger->OpenBatch(source_table, uris)));
+
+    const auto started = std::chrono::steady_clock::now();
+    // Refresh -> commit with no maintenance commit of the table in between.
+    std::unique_lock<std::mutex> table_lock = LockTable(target);
+    auto applied = ingestor.ApplyBatch(
+        batch, batch_id, [this, &reported](const std::string& uri, int64_t rows, int64_t bytes) {
+          if (reported.insert(uri).second) reporter->FileRead(rows, bytes);
+        });
+    table_lock.unlock();
+    LogWorkerMessages();
+    if (!applied.ok()) return FailBatch(source_table, batch_id, applied.status(), table_summary);
+
+    const BatchResult& result = *applied;
+    if (!quarantine_error.ok()) {
+      Status error = std::exchange(quarantine_error, Status::OK());
+      return Ledgered(error);
     }
-    if (snapshot) {
-      FLOE_RETURN_IF_ERROR(Ledgered(ledger->CommitBatch(batch_id, *snapshot)));
-    } else {
+    if (result.budget_cut_at) {
       FLOE_RETURN_IF_ERROR(Ledgered(ledger->ReleaseBatch(batch_id)));
-    }
-    return snapshot;
-  }
-
-  // Resolves the open batches a previous process (or failed batch) left.
-  // Tables whose batch cannot be resolved go into `blocked`.
-  Status Recover(RunSummary& summary, std::set<std::string>& blocked) {
-    FLOE_ASSIGN_OR_RETURN(std::vector<LedgerBatch> open, Ledgered(ledger->OpenBatches()));
-    for (const LedgerBatch& batch : open) {
-      TableRunSummary& table_summary = summary.tables[batch.table];
-      if (auto id = TargetOf(batch.table); id.ok()) table_summary.table = id->ToString();
-      if (blocked.count(batch.table) > 0) continue;  // keep its batches in order
-      auto resolved = ResolveBatch(batch.table, batch.batch_id);
-      if (!resolved.ok()) {
-        if (state_failed) return resolved.status();
-        blocked.insert(batch.table);
-        table_summary.error = "open batch " + std::to_string(batch.batch_id) +
-                              " could not be resolved: " + resolved.status().ToString();
-        Log("recovery: " + batch.table + ": " + table_summary.error + "; the table waits for the next run");
-        continue;
-      }
-      ++table_summary.recovered_batches;
-      if (*resolved) {
-        Log("recovery: batch " + std::to_string(batch.batch_id) + " of " + batch.table + " (" +
-            std::to_string(batch.uris.size()) + " files) had committed as snapshot " +
-            std::to_string(**resolved) + "; marked committed");
-      } else {
-        Log("recovery: batch " + std::to_string(batch.batch_id) + " of " + batch.table + " (" +
-            std::to_string(batch.uris.size()) + " files) had not committed; released to be redone");
-      }
-    }
-    return Status::OK();
-  }
-
-  // Discover with the ledger's watermarks of every table (loaded once per
-  // process, then kept current as they are stored), so reset detection never
-  // misses one and CDA listings start after the watermark. A table the
-  // source names whose stored watermark was still not passed (another
-  // process stored it meanwhile) makes discovery run again with it.
-  Result<DiscoveryResult> DiscoverWithWatermarks() {
-    if (!all_watermarks_loaded) {
-      FLOE_ASSIGN_OR_RETURN(auto stored, Ledgered(ledger->Watermarks()));
-      for (auto& [name, watermark] : stored) {
-        watermarks[name] = std::move(watermark);
-        watermark_checked.insert(name);
-      }
-      all_watermarks_loaded = true;
-    }
-    FLOE_ASSIGN_OR_RETURN(DiscoveryResult discovery, source.discovery->Discover(watermarks, NowMs()));
-    std::set<std::string> names(discovery.tables.begin(), discovery.tables.end());
-    for (const auto& [name, message] : discovery.table_errors) names.insert(name);
-    for (const std::string& name : discovery.reset_tables) names.insert(name);
-    for (const SourceUnit& file : discovery.files) names.insert(file.table);
-    bool learned = false;
-    for (const std::string& name : names) {
-      if (!watermark_checked.insert(name).second) continue;
-      FLOE_ASSIGN_OR_RETURN(std::optional<TableWatermark> stored, Ledgered(ledger->Watermark(name)));
-      if (stored) {
-        watermarks[name] = std::move(*stored);
-        learned = true;
-      }
-    }
-    if (!learned) return discovery;
-    return source.discovery->Discover(watermarks, NowMs());
-  }
-
-  Status ResetTable(const std::string& source_table) {
-    FLOE_RETURN_IF_ERROR(Ledgered(ledger->ResetTable(source_table)));
-    watermarks.erase(source_table);
-    const TableSettings settings = config.ForTable(source_table);
-    const std::string target = TargetOf(source_table).ValueOr(catalog::TableIdentifier{}).ToString();
-    std::string consequence = settings.merge.mode == WriteMode::kMerge
-                                  ? "the re-exported rows merge on top of the rows already in " + target +
-                                        " (the newest change per key wins)"
-                                  : "mode append: every re-exported row is appended AGAIN to " + target +
-                                        ", which will hold the old history twice";
-    Log("RESET: source table " + source_table +
-        " was re-exported; its ledger records are forgotten and every file is loaded again: " + consequence);
-    return Status::OK();
-  }
-
-  // Applies every pending file of `source_table`, batch by batch. Returns
-  // an error only for ledger failures; table failures go into the summary.
-  Status ProcessTable(const std::string& source_table, const std::atomic<bool>& stop, RunSummary& summary) {
-    const auto started = std::chrono::steady_clock::now();
-    FLOE_ASSIGN_OR_RETURN(std::vector<LedgerFile> pending, Ledgered(ledger->Pending(source_table)));
-    if (pending.empty()) return Status::OK();
-    TableRunSummary& table_summary = summary.tables[source_table];
-    auto target = TargetOf(source_table);
-    if (!target.ok()) {
-      table_summary.error = target.status().ToString();
-      Log("table " + source_table + ": " + table_summary.error);
-      return Status::OK();
-    }
-    table_summary.table = target->ToString();
-
-    std::vector<SourceUnit> files;
-    files.reserve(pending.size());
-    for (LedgerFile& entry : pending) files.push_back(std::move(entry.file));
-    const std::vector<std::vector<SourceUnit>> batches =
-        PlanBatches(files, {config.trigger.max_files_per_batch, config.trigger.max_bytes_per_batch});
-
-    auto ingestor = IngestorFor(source_table);
-    if (!ingestor.ok()) {
-      table_summary.error = ingestor.status().ToString();
-      Log("table " + source_table + ": " + table_summary.error);
-      return Status::OK();
-    }
-
-    reporter->StartTable(source_table, static_cast<int64_t>(files.size()));
-    Status ledger_status =
-        ApplyBatches(source_table, table_summary.table, batches, **ingestor, stop, summary, table_summary);
-    reporter->EndTable();
-    table_summary.elapsed_ms += MillisSince(started);
-    return ledger_status;
-  }
-
-  // The target table's lock for one batch; a wait (for a maintenance commit) is traced.
-  std::unique_lock<std::mutex> LockTable(const std::string& target) {
-    std::mutex& lock = table_locks.For(target);
-    std::unique_lock<std::mutex> held(lock, std::try_to_lock);
-    if (held.owns_lock()) return held;
-    const double start_ms = PipelineTrace::NowMs();
-    held.lock();
-    trace->Write("table_lock_wait",
-                 {{"table", target}, {"start", start_ms}, {"ms", PipelineTrace::NowMs() - start_ms}});
-    return held;
-  }
-
-  // Prints what the maintenance worker reported since the last call (the
-  // reporter is not thread-safe, so the loop prints for it).
-  void LogWorkerMessages() {
-    if (worker == nullptr) return;
-    for (const std::string& line : worker->TakeMessages()) Log(line);
-  }
-
-  Status ApplyBatches(const std::string& source_table, const std::string& target,
-                      const std::vector<std::vector<SourceUnit>>& batches, TableIngestor& ingestor,
-                      const std::atomic<bool>& stop, RunSummary& summary, TableRunSummary& table_summary) {
-    // A batch the ingestor cut short (memory budget) is re-planned in place.
-    std::vector<std::vector<SourceUnit>> queue(batches.rbegin(), batches.rend());  // next at the back
-    // Files whose reading was reported: a re-planned part reads them again.
-    std::set<std::string> reported;
-    while (!queue.empty()) {
-      const std::vector<SourceUnit> batch = std::move(queue.back());
-      queue.pop_back();
-      if (stop.load()) return Status::OK();
-      std::vector<std::string> uris;
-      uris.reserve(batch.size());
-      for (const SourceUnit& file : batch) uris.push_back(file.uri);
-      FLOE_ASSIGN_OR_RETURN(int64_t batch_id, Ledgered(ledger->OpenBatch(source_table, uris)));
-
-      const auto started = std::chrono::steady_clock::now();
-      // Refresh -> commit with no maintenance commit of the table in between.
-      std::unique_lock<std::mutex> table_lock = LockTable(target);
-      auto applied = ingestor.ApplyBatch(
-          batch, batch_id, [this, &reported](const std::string& uri, int64_t rows, int64_t bytes) {
-            if (reported.insert(uri).second) reporter->FileRead(rows, bytes);
-          });
-      table_lock.unlock();
-      LogWorkerMessages();
-      if (!applied.ok()) return FailBatch(source_table, batch_id, applied.status(), table_summary);
-
-      const BatchResult& result = *applied;
-      if (!quarantine_error.ok()) {
-        Status error = std::exchange(quarantine_error, Status::OK());
-        return Ledgered(error);
-      }
-      if (result.budget_cut_at) {
-        FLOE_RETURN_IF_ERROR(Ledgered(ledger->ReleaseBatch(batch_id)));
-        std::set<std::string> set_aside;
-        for (const QuarantinedFile& file : result.quarantined) set_aside.insert(file.uri);
-        table_summary.quarantined += static_cast<int64_t>(result.quarantined.size());
-        for (const QuarantinedFile& file : result.quarantined)
-          Log("quarantined " + file.uri + ": " + file.reason);
-        auto parts = SplitAtBudgetCut(batch, *result.budget_cut_at, set_aside);
-        Log("table " + source_table + ": batch " + std::to_string(batch_id) +
-            " outgrew [performance] memory_budget; released, applied again as " +
-            std::to_string(parts.size()) + " smaller batches");
-        for (auto part = parts.rbegin(); part != parts.rend(); ++part) queue.push_back(std::move(*part));
-        continue;
-      }
-      FLOE_RETURN_IF_ERROR(Ledgered(ledger->CommitBatch(batch_id, result.snapshot_id.value_or(kNoSnapshot))));
-      ++summary.batches_committed;
-      ++table_summary.batches;
-      table_summary.counts.Add(result.counts);
+      std::set<std::string> set_aside;
+      for (const QuarantinedFile& file : result.quarantined) set_aside.insert(file.uri);
       table_summary.quarantined += static_cast<int64_t>(result.quarantined.size());
-      reporter->BatchDone(source_table, batch_id, result, static_cast<double>(MillisSince(started)) / 1000.0);
-      for (const QuarantinedFile& file : result.quarantined) {
-        // Reasons usually name the file already.
-        Log(file.reason.find(file.uri) != std::string::npos ? "quarantined: " + file.reason
-                                                            : "quarantined " + file.uri + ": " + file.reason);
-      }
-      for (const std::string& warning : result.warnings) Log("warning: " + source_table + ": " + warning);
-      if (result.snapshot_id) MaybeMaintain(source_table, ingestor);
-      // A large batch's buffers are free now, but malloc keeps up to its trim
-      // threshold (256 MiB, common/malloc_tuning.h) for the next one: give
-      // them back, so the next table's peak does not stack on this one's.
-      if (result.counts.bytes_read >= kTrimAfterBatchBytes) ReleaseFreeHeapMemory();
+      for (const QuarantinedFile& file : result.quarantined)
+        Log("quarantined " + file.uri + ": " + file.reason);
+      auto parts = SplitAtBudgetCut(batch, *result.budget_cut_at, set_aside);
+      Log("table " + source_table + ": batch " + std::to_string(batch_id) +
+          " outgrew [performance] memory_budget; released, applied again as " + std::to_string(parts.size()) +
+          " smaller batches");
+      for (auto part = parts.rbegin(); part != parts.rend(); ++part) queue.push_back(std::move(*part));
+      continue;
     }
-    return Status::OK();
+    FLOE_RETURN_IF_ERROR(Ledgered(ledger->CommitBatch(batch_id, result.snapshot_id.value_or(kNoSnapshot))));
+    ++summary.batches_committed;
+    ++table_summary.batches;
+    table_summary.counts.Add(result.counts);
+    table_summary.quarantined += static_cast<int64_t>(result.quarantined.size());
+    reporter->BatchDone(source_table, batch_id, result, static_cast<double>(MillisSince(started)) / 1000.0);
+    for (const QuarantinedFile& file : result.quarantined) {
+      // Reasons usually name the file already.
+      Log(file.reason.find(file.uri) != std::string::npos ? "quarantined: " + file.reason
+                                                          : "quarantined " + file.uri + ": " + file.reason);
+    }
+    for (const std::string& warning : result.warnings) Log("warning: " + source_table + ": " + warning);
+    if (result.snapshot_id) MaybeMaintain(source_table, ingestor);
+    // A large batch's buffers are free now, but malloc keeps up to its trim
+    // threshold (256 MiB, common/malloc_tuning.h) for the next one: give
+    // them back, so the next table's peak does not stack on this one's.
+    if (result.counts.bytes_read >= kTrimAfterBatchBytes) ReleaseFreeHeapMemory();
+  }
+  return Status::OK();
+}
+
+Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
+  state_failed = false;
+  RunSummary summary;
+  std::set<std::string> blocked;
+  const double start_ms = PipelineTrace::NowMs();
+  FLOE_RETURN_IF_ERROR(Recover(summary, blocked));
+
+  const double discover_start_ms = PipelineTrace::NowMs();
+  FLOE_ASSIGN_OR_RETURN(DiscoveryResult discovery, DiscoverWithWatermarks());
+  const double discover_end_ms = PipelineTrace::NowMs();
+  for (const std::string& warning : discovery.warnings) Log("warning: " + warning);
+  for (const auto& [name, message] : discovery.table_errors) {
+    TableRunSummary& table_summary = summary.tables[name];
+    if (auto id = TargetOf(name); id.ok()) table_summary.table = id->ToString();
+    table_summary.error = message;
+    Log("table " + name + ": " + message);
+    blocked.insert(name);
+  }
+  for (const std::string& name : discovery.reset_tables) {
+    if (blocked.count(name) == 0) FLOE_RETURN_IF_ERROR(ResetTable(name));
   }
 
-  // Ingest commits of this pipeline at the top of the table's history, up to
-  // the first other snapshot (a maintenance or foreign commit). Reads the
-  // metadata the ingestor just committed: no catalog round trip per batch.
-  int64_t IngestCommitsInARow(const iceberg::TableMetadata& metadata) const {
-    int64_t commits = 0;
-    const iceberg::Snapshot* snapshot = metadata.CurrentSnapshot();
-    for (size_t steps = 0; snapshot != nullptr && steps <= metadata.snapshots.size(); ++steps) {
-      auto owner = snapshot->summary.find(kSummaryPipeline);
-      if (owner == snapshot->summary.end() || owner->second != config.name) break;
-      ++commits;
-      if (!snapshot->parent_snapshot_id) break;
-      snapshot = metadata.SnapshotById(*snapshot->parent_snapshot_id);
+  std::vector<SourceUnit> record;
+  record.reserve(discovery.files.size());
+  for (SourceUnit& file : discovery.files) {
+    if (blocked.count(file.table) == 0) record.push_back(std::move(file));
+  }
+  // An idle poll writes nothing: no empty transaction, no unchanged
+  // watermark rewritten (each a synchronous SQLite commit).
+  Ledger::DiscoverResult recorded;
+  if (!record.empty()) {
+    FLOE_ASSIGN_OR_RETURN(recorded, Ledgered(ledger->RecordDiscovered(record, NowMs())));
+  }
+  for (const std::string& uri : recorded.changed_after_ingest) {
+    Log("warning: " + uri + " changed after it was ingested; the change is ignored");
+  }
+  for (const TableWatermark& watermark : discovery.new_watermarks) {
+    if (blocked.count(watermark.table) > 0) continue;
+    if (auto stored = watermarks.find(watermark.table);
+        stored == watermarks.end() ||
+        stored->second.last_successful_write_ms != watermark.last_successful_write_ms ||
+        stored->second.fingerprints != watermark.fingerprints) {
+      FLOE_RETURN_IF_ERROR(Ledgered(ledger->SetWatermark(watermark)));
+      watermarks[watermark.table] = watermark;
     }
-    return commits;
+    watermark_checked.insert(watermark.table);
   }
 
-  // Maintenance that fell due for a table: run at once (RunOnce), or in Run
-  // queued for the next idle poll and then handed to the worker, or handed
-  // to it at once when the table reaches its next due point while still
-  // queued (a continuous backlog never leaves it unmaintained).
-  void MaybeMaintain(const std::string& source_table, const TableIngestor& ingestor) {
-    if (!options.maintain || !config.maintenance.enabled) return;
-    auto id = TargetOf(source_table);
-    if (!id.ok() || ingestor.metadata() == nullptr) return;
-    const std::string key = id->ToString();
-    const int64_t commits = IngestCommitsInARow(*ingestor.metadata());
-    const int64_t every = std::max<int64_t>(1, config.maintenance.compact_every);
-    // An attempt that committed nothing leaves the run growing: wait for `every` more.
-    int64_t& attempted_at = maintenance_attempted_at[key];
-    if (commits < attempted_at) attempted_at = 0;  // a maintenance snapshot reset the run
-    if (commits - attempted_at < every) return;
-    attempted_at = commits;
-    if (worker == nullptr) {
-      RunMaintenance(*id, "after_commit");
-      return;
-    }
-    auto queued = std::find_if(maintenance_due.begin(), maintenance_due.end(),
-                               [&key](const catalog::TableIdentifier& due) { return due.ToString() == key; });
-    if (queued == maintenance_due.end()) {
-      maintenance_due.push_back(*id);
-      trace->Write("maintenance_due", {{"table", key}, {"commits", commits}});
-      return;
-    }
-    maintenance_due.erase(queued);
-    worker->Submit(*id, "overdue");
+  FLOE_ASSIGN_OR_RETURN(std::vector<std::string> with_work, Ledgered(ledger->TablesWithWork()));
+  trace->Write("poll", {{"start", start_ms},
+                        {"recover_ms", discover_start_ms - start_ms},
+                        {"discover_ms", discover_end_ms - discover_start_ms},
+                        {"record_ms", PipelineTrace::NowMs() - discover_end_ms},
+                        {"listed_files", static_cast<int64_t>(record.size())},
+                        {"new_files", recorded.new_files},
+                        {"tables_with_work", static_cast<int64_t>(with_work.size())}});
+  for (const std::string& name : with_work) {
+    if (stop.load()) break;
+    if (blocked.count(name) > 0) continue;
+    FLOE_RETURN_IF_ERROR(ProcessTable(name, stop, summary));
+    // --once: the table is done for this run; its ingestor's key index
+    // (~32 B per key) would only add to the next table's peak memory.
+    if (!continuous) ingestors.erase(name);
   }
-
-  // Hands every table whose maintenance is due to the worker, oldest first.
-  void SubmitDueMaintenance() {
-    if (worker == nullptr) return;
-    for (const catalog::TableIdentifier& id : maintenance_due) worker->Submit(id, "idle");
-    maintenance_due.clear();
-  }
-
-  // Inline maintenance (RunOnce): nothing runs beside it, so no gate.
-  void RunMaintenance(const catalog::TableIdentifier& id, const char* why) {
-    const std::string key = id.ToString();
-    const double start_ms = PipelineTrace::NowMs();
-    const auto started = std::chrono::steady_clock::now();
-    auto report = options.maintain(*tables, id, MaintenanceHooks{});
-    const int64_t elapsed_ms = MillisSince(started);
-    const std::string took = " (" + std::to_string(elapsed_ms) + " ms)";
-    if (!report.ok()) {
-      Log("maintenance " + key + ": failed, ingestion goes on: " + report.status().ToString() + took);
-    } else {
-      Log("maintenance " + key + ": " + *report + took);
-    }
-    trace->Write("maintenance", {{"table", key},
-                                 {"why", why},
-                                 {"background", false},
-                                 {"start", start_ms},
-                                 {"ms", PipelineTrace::NowMs() - start_ms},
-                                 {"ok", report.ok()}});
-  }
-
-  // A failed batch may still have committed (unknown commit outcome), so it
-  // is resolved like an open batch at start-up; the table stops for this run.
-  Status FailBatch(const std::string& source_table, int64_t batch_id, const Status& error,
-                   TableRunSummary& table_summary) {
-    table_summary.error = "batch " + std::to_string(batch_id) + ": " + error.ToString();
-    auto resolved = ResolveBatch(source_table, batch_id);
-    if (!resolved.ok()) {
-      if (state_failed) return resolved.status();
-      Log("table " + source_table + ": " + table_summary.error + "; the batch stays open (" +
-          resolved.status().ToString() + ") and the next run resolves it");
-      return Status::OK();
-    }
-    if (*resolved) {
-      Log("table " + source_table + ": " + table_summary.error + "; its commit landed as snapshot " +
-          std::to_string(**resolved) + ", marked committed");
-    } else {
-      Log("table " + source_table + ": " + table_summary.error + "; nothing committed, files released");
-    }
-    return Status::OK();
-  }
-
-  Result<RunSummary> RunOnce(const std::atomic<bool>& stop) {
-    state_failed = false;
-    RunSummary summary;
-    std::set<std::string> blocked;
-    const double start_ms = PipelineTrace::NowMs();
-    FLOE_RETURN_IF_ERROR(Recover(summary, blocked));
-
-    const double discover_start_ms = PipelineTrace::NowMs();
-    FLOE_ASSIGN_OR_RETURN(DiscoveryResult discovery, DiscoverWithWatermarks());
-    const double discover_end_ms = PipelineTrace::NowMs();
-    for (const std::string& warning : discovery.warnings) Log("warning: " + warning);
-    for (const auto& [name, message] : discovery.table_errors) {
-      TableRunSummary& table_summary = summary.tables[name];
-      if (auto id = TargetOf(name); id.ok()) table_summary.table = id->ToString();
-      table_summary.error = message;
-      Log("table " + name + ": " + message);
-      blocked.insert(name);
-    }
-    for (const std::string& name : discovery.reset_tables) {
-      if (blocked.count(name) == 0) FLOE_RETURN_IF_ERROR(ResetTable(name));
-    }
-
-    std::vector<SourceUnit> record;
-    record.reserve(discovery.files.size());
-    for (SourceUnit& file : discovery.files) {
-      if (blocked.count(file.table) == 0) record.push_back(std::move(file));
-    }
-    // An idle poll writes nothing: no empty transaction, no unchanged
-    // watermark rewritten (each a synchronous SQLite commit).
-    Ledger::DiscoverResult recorded;
-    if (!record.empty()) {
-      FLOE_ASSIGN_OR_RETURN(recorded, Ledgered(ledger->RecordDiscovered(record, NowMs())));
-    }
-    for (const std::string& uri : recorded.changed_after_ingest) {
-      Log("warning: " + uri + " changed after it was ingested; the change is ignored");
-    }
-    for (const TableWatermark& watermark : discovery.new_watermarks) {
-      if (blocked.count(watermark.table) > 0) continue;
-      if (auto stored = watermarks.find(watermark.table);
-          stored == watermarks.end() ||
-          stored->second.last_successful_write_ms != watermark.last_successful_write_ms ||
-          stored->second.fingerprints != watermark.fingerprints) {
-        FLOE_RETURN_IF_ERROR(Ledgered(ledger->SetWatermark(watermark)));
-        watermarks[watermark.table] = watermark;
-      }
-      watermark_checked.insert(watermark.table);
-    }
-
-    FLOE_ASSIGN_OR_RETURN(std::vector<std::string> with_work, Ledgered(ledger->TablesWithWork()));
-    trace->Write("poll", {{"start", start_ms},
-                          {"recover_ms", discover_start_ms - start_ms},
-                          {"discover_ms", discover_end_ms - discover_start_ms},
-                          {"record_ms", PipelineTrace::NowMs() - discover_end_ms},
-                          {"listed_files", static_cast<int64_t>(record.size())},
-                          {"new_files", recorded.new_files},
-                          {"tables_with_work", static_cast<int64_t>(with_work.size())}});
-    for (const std::string& name : with_work) {
-      if (stop.load()) break;
-      if (blocked.count(name) > 0) continue;
-      FLOE_RETURN_IF_ERROR(ProcessTable(name, stop, summary));
-      // --once: the table is done for this run; its ingestor's key index
-      // (~32 B per key) would only add to the next table's peak memory.
-      if (!continuous) ingestors.erase(name);
-    }
-    return summary;
-  }
-};
+  return summary;
+}
 
 Pipeline::Pipeline(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Pipeline::~Pipeline() = default;
@@ -631,6 +420,7 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(PipelineConfig config, Pipeline
   impl->trace = std::move(*trace);
   impl->reporter->SetTrace(impl->trace.get());
   impl->options = options;
+  if (!impl->options.maintain) impl->options.maintain = ConfiguredMaintenance(config.maintenance);
 
   std::error_code ec;
   std::filesystem::create_directories(config.state_dir, ec);

@@ -115,8 +115,9 @@ struct MaintenanceHooks {
 
 // Table maintenance (compaction, expiry, ...) of one table through the given
 // catalog (in Run: the worker's own connection, on the worker thread).
-// Returns a one-line report for the log. The CLI wires it to src/maintenance
-// (a layer above ingest).
+// Returns a one-line report for the log. The pipeline runs src/maintenance
+// with its [maintenance] settings (ConfiguredMaintenance,
+// pipeline_maintenance.h); PipelineOptions::maintain replaces it in tests.
 using MaintainFn = std::function<Result<std::string>(catalog::Catalog&, const catalog::TableIdentifier&,
                                                      const MaintenanceHooks&)>;
 
@@ -124,11 +125,13 @@ struct PipelineOptions {
   bool progress_bar = false;     // true on a terminal
   std::ostream* log = nullptr;   // nullptr: std::cerr
   int64_t now_ms_for_tests = 0;  // 0: the clock
-  // Called after a committed batch once the table's latest [maintenance]
+  // Tests only: replaces the maintenance the pipeline runs itself. It is
+  // called after a committed batch once the table's latest [maintenance]
   // compact_every snapshots are all ingest commits of this pipeline (and
   // again only after as many more), when [maintenance] enabled. A failure is
   // logged; ingestion goes on. In Run it runs on the worker (see above), so
-  // it must not touch the pipeline (its ledger, catalog) itself.
+  // it must not touch the pipeline (its ledger, catalog) itself. Empty:
+  // ConfiguredMaintenance(config.maintenance).
   MaintainFn maintain;
   // JSON-lines trace of the loop's phases; empty: $FLOE_PIPELINE_TRACE, and
   // when that is unset or empty, no trace.

@@ -7,6 +7,37 @@
 
 namespace floe::ingest {
 
+maintenance::MaintenanceOptions MaintenanceOptionsFor(const MaintenanceConfig& config, bool dry_run) {
+  maintenance::MaintenanceOptions options;
+  options.dry_run = dry_run;
+  options.rewrite_manifests = config.rewrite_manifests;
+  options.compaction.min_input_files = static_cast<int>(config.min_input_files);
+  options.compaction.small_file_ratio = config.small_file_ratio;
+  options.compaction.delete_ratio_threshold = config.delete_ratio_threshold;
+  options.compaction.max_delete_files = static_cast<int>(config.max_delete_files);
+  options.compaction.sort_columns = config.sort_by;
+  options.expire.retain_last = static_cast<int>(config.retain_last);
+  options.expire.max_snapshot_age_ms = config.max_snapshot_age_ms;
+  options.orphans.older_than_ms = config.orphan_older_than_ms;
+  return options;
+}
+
+MaintainFn ConfiguredMaintenance(const MaintenanceConfig& config) {
+  const maintenance::MaintenanceOptions options = MaintenanceOptionsFor(config, /*dry_run=*/false);
+  return [options](catalog::Catalog& tables, const catalog::TableIdentifier& id,
+                   const MaintenanceHooks& hooks) -> Result<std::string> {
+    maintenance::MaintenanceOptions run = options;
+    run.commit_gate = hooks.commit_gate;
+    run.stop_requested = hooks.stop_requested;
+    FLOE_ASSIGN_OR_RETURN(maintenance::MaintenanceReport report, maintenance::MaintainTable(tables, id, run));
+    std::string line = report.ToString();
+    for (char& c : line) {
+      if (c == '\n') c = ';';
+    }
+    return line;
+  };
+}
+
 std::mutex& TableLocks::For(const std::string& table) {
   std::lock_guard<std::mutex> guard(mutex_);
   std::unique_ptr<std::mutex>& lock = locks_[table];

@@ -41,8 +41,18 @@
 #include "common/status.h"
 #include "ingest/pipeline.h"
 #include "ingest/pipeline_trace.h"
+#include "maintenance/maintenance.h"
 
 namespace floe::ingest {
+
+// The pipeline's [maintenance] settings as the options of a maintenance run
+// (`floe maintain` sets dry_run).
+maintenance::MaintenanceOptions MaintenanceOptionsFor(const MaintenanceConfig& config, bool dry_run);
+
+// The maintenance a pipeline runs after its commits: src/maintenance's
+// MaintainTable with the [maintenance] settings and the pipeline's gate and
+// stop hooks; its report joined into one log line.
+MaintainFn ConfiguredMaintenance(const MaintenanceConfig& config);
 
 // One mutex per target table (by identifier text), created on first use and
 // kept for the owner's lifetime. Thread-safe.

@@ -97,6 +97,7 @@ class ParallelIngestTest : public ::testing::Test {
     config.target.target_file_size_bytes = 16 << 10;  // several data files
     config.merge.mode = mode;
     config.performance.threads = threads;
+    config.maintenance.enabled = false;
     return config;
   }
 

@@ -299,6 +299,30 @@ TEST_F(PipelineTest, RunStopsPromptlyWhenAsked) {
   EXPECT_EQ(Rows("cc_claim").size(), 1u);
 }
 
+// A pipeline opened with no maintenance hook (as any caller of Pipeline::Open
+// gets it) maintains its tables itself by its [maintenance] settings.
+TEST_F(PipelineTest, APlainPipelineRunsItsOwnMaintenance) {
+  for (int folder = 0; folder < 4; ++folder) {
+    WriteCdaFile("cc_claim", "1", 1000 + folder * 100, "part-0.parquet",
+                 {{folder + 1, std::to_string(folder + 1), 0, "row"}});
+  }
+  WriteManifest({{"cc_claim", 2000}});
+  PipelineConfig config = config_;
+  config.trigger.max_files_per_batch = 1;
+  config.maintenance.enabled = true;
+  config.maintenance.compact_every = 4;
+  config.maintenance.min_input_files = 2;
+  ASSERT_OK_AND_ASSIGN(auto pipeline, OpenPipeline(config));
+  ASSERT_OK_AND_ASSIGN(RunSummary summary, pipeline->RunOnce());
+  EXPECT_TRUE(summary.ok()) << summary.Format() << log_.str();
+  ASSERT_OK_AND_ASSIGN(iceberg::Table table, LoadTable("cc_claim"));
+  const iceberg::Snapshot* current = table.metadata().CurrentSnapshot();
+  ASSERT_NE(current, nullptr);
+  EXPECT_EQ(current->summary.count("floe.maintenance"), 1u) << log_.str();
+  EXPECT_NE(log_.str().find("maintenance default.cc_claim: compaction"), std::string::npos) << log_.str();
+  EXPECT_EQ(Rows("cc_claim").size(), 4u);
+}
+
 TEST_F(PipelineTest, OpenFailsWithAClearMessageForABadCatalog) {
   PipelineConfig config = config_;
   config.catalog.type = "sql";

@@ -54,6 +54,8 @@ class PipelineTest : public ::testing::Test {
     config_.state_dir = (dir_.path() / "state").string();
     config_.target.ns = "default";
     config_.trigger.interval_ms = 50;
+    // The pipeline maintains its tables itself; tests that look at it turn it on.
+    config_.maintenance.enabled = false;
   }
 
   // <export>/<table>/<fingerprint>/<ts>/<name> as a CDA part file.

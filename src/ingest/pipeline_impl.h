@@ -1,0 +1,148 @@
+// Internal to Pipeline: its state and the methods of one run, defined in
+// pipeline.cc (discovery, batches, the loop), pipeline_recovery.cc (open
+// batches resolved against the tables) and pipeline_scheduling.cc
+// (maintenance falling due and handed to the worker or run inline).
+// Not for use outside src/ingest; not thread-safe (the maintenance worker
+// has its own state, pipeline_maintenance.h).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ingest/pipeline.h"
+#include "ingest/pipeline_maintenance.h"
+#include "ingest/pipeline_trace.h"
+#include "ingest/progress_reporter.h"
+#include "ingest/source.h"
+
+namespace floe::ingest {
+
+// Milliseconds from `start` to now (steady clock).
+inline int64_t MillisSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+struct Pipeline::Impl {
+  PipelineConfig config;
+  PipelineOptions options;
+  std::unique_ptr<ProgressReporter> reporter;
+  std::unique_ptr<Ledger> ledger;
+  // The first failure to record a quarantine during the current batch.
+  Status quarantine_error;
+  // Per target table: the ingest-commit run length at the last maintenance attempt.
+  std::map<std::string, int64_t> maintenance_attempted_at;
+  Source source;
+  std::unique_ptr<catalog::Catalog> tables;
+  std::shared_ptr<FileIO> state_io;
+  // One ingestor per source table, kept across batches and runs (it holds the key index).
+  std::map<std::string, std::unique_ptr<TableIngestor>> ingestors;
+  // Watermarks as stored in the ledger, for the tables looked up so far.
+  std::map<std::string, TableWatermark> watermarks;
+  bool all_watermarks_loaded = false;
+  std::set<std::string> watermark_checked;
+  // Set when a ledger call failed: Run stops instead of retrying.
+  bool state_failed = false;
+  // Run (continuous mode): maintenance waits for a poll that finds nothing to
+  // apply; the target tables whose maintenance fell due, oldest first.
+  std::vector<catalog::TableIdentifier> maintenance_due;
+  // Never null; disabled unless a trace path was given.
+  std::unique_ptr<PipelineTrace> trace = std::make_unique<PipelineTrace>();
+  // Per target table: held by a batch, and by a maintenance commit phase.
+  TableLocks table_locks;
+  // Set by Run: ingestors (and their key indexes) are kept between polls.
+  bool continuous = false;
+  // Run only, when maintenance is on; declared last so it is joined before
+  // the trace and locks it uses go away.
+  std::unique_ptr<MaintenanceWorker> worker;
+
+  int64_t NowMs() const;
+  void Log(const std::string& line) { reporter->Message(line); }
+
+  // Marks a failed ledger call, so Run knows the state itself is in trouble.
+  Status Ledgered(Status status) {
+    if (!status.ok()) {
+      state_failed = true;
+      return status.WithContext("ledger " + config.state_dir);
+    }
+    return status;
+  }
+  template <typename T>
+  Result<T> Ledgered(Result<T> result) {
+    if (!result.ok()) return Ledgered(result.status());
+    return result;
+  }
+
+  Result<catalog::TableIdentifier> TargetOf(const std::string& source_table) const;
+
+  std::string TableStateDir(const catalog::TableIdentifier& id) const;
+
+  Result<TableIngestor*> IngestorFor(const std::string& source_table);
+
+  // Whether batch `batch_id` of `source_table` committed: marks the ledger
+  // accordingly (committed with its snapshot, or released). An error means
+  // the table could not be asked and the batch is still open.
+  Result<std::optional<int64_t>> ResolveBatch(const std::string& source_table, int64_t batch_id);
+
+  // Resolves the open batches a previous process (or failed batch) left.
+  // Tables whose batch cannot be resolved go into `blocked`.
+  Status Recover(RunSummary& summary, std::set<std::string>& blocked);
+
+  // Discover with the ledger's watermarks of every table (loaded once per
+  // process, then kept current as they are stored), so reset detection never
+  // misses one and CDA listings start after the watermark. A table the
+  // source names whose stored watermark was still not passed (another
+  // process stored it meanwhile) makes discovery run again with it.
+  Result<DiscoveryResult> DiscoverWithWatermarks();
+
+  Status ResetTable(const std::string& source_table);
+
+  // Applies every pending file of `source_table`, batch by batch. Returns
+  // an error only for ledger failures; table failures go into the summary.
+  Status ProcessTable(const std::string& source_table, const std::atomic<bool>& stop, RunSummary& summary);
+
+  // The target table's lock for one batch; a wait (for a maintenance commit) is traced.
+  std::unique_lock<std::mutex> LockTable(const std::string& target);
+
+  // Prints what the maintenance worker reported since the last call (the
+  // reporter is not thread-safe, so the loop prints for it).
+  void LogWorkerMessages();
+
+  Status ApplyBatches(const std::string& source_table, const std::string& target,
+                      const std::vector<std::vector<SourceUnit>>& batches, TableIngestor& ingestor,
+                      const std::atomic<bool>& stop, RunSummary& summary, TableRunSummary& table_summary);
+
+  // Ingest commits of this pipeline at the top of the table's history, up to
+  // the first other snapshot (a maintenance or foreign commit). Reads the
+  // metadata the ingestor just committed: no catalog round trip per batch.
+  int64_t IngestCommitsInARow(const iceberg::TableMetadata& metadata) const;
+
+  // Maintenance that fell due for a table: run at once (RunOnce), or in Run
+  // queued for the next idle poll and then handed to the worker, or handed
+  // to it at once when the table reaches its next due point while still
+  // queued (a continuous backlog never leaves it unmaintained).
+  void MaybeMaintain(const std::string& source_table, const TableIngestor& ingestor);
+
+  // Hands every table whose maintenance is due to the worker, oldest first.
+  void SubmitDueMaintenance();
+
+  // Inline maintenance (RunOnce): nothing runs beside it, so no gate.
+  void RunMaintenance(const catalog::TableIdentifier& id, const char* why);
+
+  // A failed batch may still have committed (unknown commit outcome), so it
+  // is resolved like an open batch at start-up; the table stops for this run.
+  Status FailBatch(const std::string& source_table, int64_t batch_id, const Status& error,
+                   TableRunSummary& table_summary);
+
+  Result<RunSummary> RunOnce(const std::atomic<bool>& stop);
+};
+
+}  // namespace floe::ingest

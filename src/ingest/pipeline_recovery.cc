@@ -1,0 +1,75 @@
+// Pipeline recovery (pipeline_impl.h): the batches a previous process (or a
+// failed batch) left open are resolved against their tables' histories —
+// committed when a snapshot carries the batch id, released otherwise.
+#include "ingest/batch_recovery.h"
+#include "ingest/pipeline_impl.h"
+
+namespace floe::ingest {
+
+Result<std::optional<int64_t>> Pipeline::Impl::ResolveBatch(const std::string& source_table,
+                                                            int64_t batch_id) {
+  FLOE_ASSIGN_OR_RETURN(catalog::TableIdentifier id, TargetOf(source_table));
+  auto found = FindCommittedBatch(*tables, id, config.name, batch_id);
+  std::optional<int64_t> snapshot;
+  if (found.ok()) {
+    snapshot = *found;
+  } else if (found.status().kind() != ErrorKind::kNotFound) {
+    // The table never got created: nothing of the batch can have committed.
+    return found.status().WithContext("table " + id.ToString());
+  }
+  if (snapshot) {
+    FLOE_RETURN_IF_ERROR(Ledgered(ledger->CommitBatch(batch_id, *snapshot)));
+  } else {
+    FLOE_RETURN_IF_ERROR(Ledgered(ledger->ReleaseBatch(batch_id)));
+  }
+  return snapshot;
+}
+
+Status Pipeline::Impl::Recover(RunSummary& summary, std::set<std::string>& blocked) {
+  FLOE_ASSIGN_OR_RETURN(std::vector<LedgerBatch> open, Ledgered(ledger->OpenBatches()));
+  for (const LedgerBatch& batch : open) {
+    TableRunSummary& table_summary = summary.tables[batch.table];
+    if (auto id = TargetOf(batch.table); id.ok()) table_summary.table = id->ToString();
+    if (blocked.count(batch.table) > 0) continue;  // keep its batches in order
+    auto resolved = ResolveBatch(batch.table, batch.batch_id);
+    if (!resolved.ok()) {
+      if (state_failed) return resolved.status();
+      blocked.insert(batch.table);
+      table_summary.error = "open batch " + std::to_string(batch.batch_id) +
+                            " could not be resolved: " + resolved.status().ToString();
+      Log("recovery: " + batch.table + ": " + table_summary.error + "; the table waits for the next run");
+      continue;
+    }
+    ++table_summary.recovered_batches;
+    if (*resolved) {
+      Log("recovery: batch " + std::to_string(batch.batch_id) + " of " + batch.table + " (" +
+          std::to_string(batch.uris.size()) + " files) had committed as snapshot " +
+          std::to_string(**resolved) + "; marked committed");
+    } else {
+      Log("recovery: batch " + std::to_string(batch.batch_id) + " of " + batch.table + " (" +
+          std::to_string(batch.uris.size()) + " files) had not committed; released to be redone");
+    }
+  }
+  return Status::OK();
+}
+
+Status Pipeline::Impl::FailBatch(const std::string& source_table, int64_t batch_id, const Status& error,
+                                 TableRunSummary& table_summary) {
+  table_summary.error = "batch " + std::to_string(batch_id) + ": " + error.ToString();
+  auto resolved = ResolveBatch(source_table, batch_id);
+  if (!resolved.ok()) {
+    if (state_failed) return resolved.status();
+    Log("table " + source_table + ": " + table_summary.error + "; the batch stays open (" +
+        resolved.status().ToString() + ") and the next run resolves it");
+    return Status::OK();
+  }
+  if (*resolved) {
+    Log("table " + source_table + ": " + table_summary.error + "; its commit landed as snapshot " +
+        std::to_string(**resolved) + ", marked committed");
+  } else {
+    Log("table " + source_table + ": " + table_summary.error + "; nothing committed, files released");
+  }
+  return Status::OK();
+}
+
+}  // namespace floe::ingest

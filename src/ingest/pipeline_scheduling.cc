@@ -1,0 +1,83 @@
+// Pipeline maintenance scheduling (pipeline_impl.h): which tables' upkeep
+// fell due after their commits, run inline (--once) or queued for the
+// background worker (continuous mode, pipeline_maintenance.h).
+#include <algorithm>
+#include <chrono>
+
+#include "ingest/batch_recovery.h"
+#include "ingest/pipeline_impl.h"
+
+namespace floe::ingest {
+
+void Pipeline::Impl::LogWorkerMessages() {
+  if (worker == nullptr) return;
+  for (const std::string& line : worker->TakeMessages()) Log(line);
+}
+
+int64_t Pipeline::Impl::IngestCommitsInARow(const iceberg::TableMetadata& metadata) const {
+  int64_t commits = 0;
+  const iceberg::Snapshot* snapshot = metadata.CurrentSnapshot();
+  for (size_t steps = 0; snapshot != nullptr && steps <= metadata.snapshots.size(); ++steps) {
+    auto owner = snapshot->summary.find(kSummaryPipeline);
+    if (owner == snapshot->summary.end() || owner->second != config.name) break;
+    ++commits;
+    if (!snapshot->parent_snapshot_id) break;
+    snapshot = metadata.SnapshotById(*snapshot->parent_snapshot_id);
+  }
+  return commits;
+}
+
+void Pipeline::Impl::MaybeMaintain(const std::string& source_table, const TableIngestor& ingestor) {
+  if (!options.maintain || !config.maintenance.enabled) return;
+  auto id = TargetOf(source_table);
+  if (!id.ok() || ingestor.metadata() == nullptr) return;
+  const std::string key = id->ToString();
+  const int64_t commits = IngestCommitsInARow(*ingestor.metadata());
+  const int64_t every = std::max<int64_t>(1, config.maintenance.compact_every);
+  // An attempt that committed nothing leaves the run growing: wait for `every` more.
+  int64_t& attempted_at = maintenance_attempted_at[key];
+  if (commits < attempted_at) attempted_at = 0;  // a maintenance snapshot reset the run
+  if (commits - attempted_at < every) return;
+  attempted_at = commits;
+  if (worker == nullptr) {
+    RunMaintenance(*id, "after_commit");
+    return;
+  }
+  auto queued = std::find_if(maintenance_due.begin(), maintenance_due.end(),
+                             [&key](const catalog::TableIdentifier& due) { return due.ToString() == key; });
+  if (queued == maintenance_due.end()) {
+    maintenance_due.push_back(*id);
+    trace->Write("maintenance_due", {{"table", key}, {"commits", commits}});
+    return;
+  }
+  maintenance_due.erase(queued);
+  worker->Submit(*id, "overdue");
+}
+
+void Pipeline::Impl::SubmitDueMaintenance() {
+  if (worker == nullptr) return;
+  for (const catalog::TableIdentifier& id : maintenance_due) worker->Submit(id, "idle");
+  maintenance_due.clear();
+}
+
+void Pipeline::Impl::RunMaintenance(const catalog::TableIdentifier& id, const char* why) {
+  const std::string key = id.ToString();
+  const double start_ms = PipelineTrace::NowMs();
+  const auto started = std::chrono::steady_clock::now();
+  auto report = options.maintain(*tables, id, MaintenanceHooks{});
+  const int64_t elapsed_ms = MillisSince(started);
+  const std::string took = " (" + std::to_string(elapsed_ms) + " ms)";
+  if (!report.ok()) {
+    Log("maintenance " + key + ": failed, ingestion goes on: " + report.status().ToString() + took);
+  } else {
+    Log("maintenance " + key + ": " + *report + took);
+  }
+  trace->Write("maintenance", {{"table", key},
+                               {"why", why},
+                               {"background", false},
+                               {"start", start_ms},
+                               {"ms", PipelineTrace::NowMs() - start_ms},
+                               {"ok", report.ok()}});
+}
+
+}  // namespace floe::ingest
