@@ -1,5 +1,6 @@
-// Pipeline: discover -> ledger -> batches -> TableIngestor -> ledger, for
-// every table of a source, once or continuously.
+// Pipeline: discover -> ledger -> batches -> TableIngestor -> ledger ->
+// maintenance, for every table of a source, once or continuously (the story,
+// with the source model and the locking contract, is docs/architecture.md).
 //
 // Contract:
 // - Start-up recovery: every open batch in the ledger is resolved against
@@ -9,7 +10,7 @@
 //   whatever moment the previous process died at. A table whose open batch
 //   cannot be resolved (catalog unreachable) is skipped for the run with
 //   that error, so its files are never applied out of order.
-// - RunOnce discovers, records, and processes every table's pending files in
+// - RunOnce discovers, records, and processes every table's pending units in
 //   order_key order in batches bounded by max_files_per_batch and
 //   max_bytes_per_batch (batch_planner.h), until nothing is pending; tables
 //   are independent: one failing table is reported and the others go on.
@@ -27,24 +28,16 @@
 //   (newest change wins), duplicates history in mode append (logged).
 // - Run (continuous mode) polls like RunOnce until `stop` becomes true
 //   (checked between batches and during the wait; a batch in progress is
-//   finished first), new data first: a poll that committed anything is
-//   followed at once by another poll (files may have landed meanwhile).
-//   Maintenance runs OFF the loop, on one background worker thread with its
-//   own catalog connection (pipeline_maintenance.h): a table whose
-//   maintenance fell due is handed to the worker when a poll finds nothing
-//   to apply, or at once when compact_every more of its ingest commits have
-//   landed while it waited (a continuous backlog); the loop never waits for
-//   a rewrite. Per target table, the loop holds the table's lock for a whole
-//   batch (refresh -> commit) and maintenance holds it only around its
-//   commit phases, so an ingest batch never races a maintenance commit; an
-//   ingest commit during a rewrite makes that compaction give up until its
-//   next due point. On stop the worker abandons its run at the next step or
-//   commit and is joined before Run returns. Otherwise the next poll starts
-//   one trigger interval after the previous poll STARTED. After polls that
-//   committed something, free heap memory is returned to the system once
-//   idle. An error of one run (or of one table's maintenance, logged with
-//   the table) is logged and the loop goes on (after the interval), except a
-//   ledger (state) error, which Run returns.
+//   finished first). A poll that committed anything is followed at once by
+//   another; otherwise the next poll starts one trigger interval after the
+//   previous one STARTED. Maintenance runs on one background worker thread
+//   (pipeline_maintenance.h) under the per-table locking contract of
+//   docs/architecture.md: the loop never waits for a rewrite and an ingest
+//   batch never races a maintenance commit. On stop the worker abandons its
+//   run at its next step or commit and is joined before Run returns. An
+//   error of one run (or of one table's maintenance) is logged and the loop
+//   goes on after the interval, except a ledger (state) error, which Run
+//   returns.
 // - Trace: with PipelineOptions::trace_path (or $FLOE_PIPELINE_TRACE) the
 //   loop's phases are appended to that file as JSON lines (pipeline_trace.h):
 //   "poll" (discovery, recording), "batch", "table_lock_wait" (a batch
