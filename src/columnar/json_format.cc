@@ -1,5 +1,7 @@
 #include "columnar/json_format.h"
 
+#include "columnar/calendar.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -8,23 +10,6 @@ namespace floe {
 namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
-
-int64_t FloorDiv(int64_t a, int64_t b) {
-  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
-}
-
-// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian calendar.
-void CivilFromDays(int64_t days, int64_t* year, unsigned* month, unsigned* day) {
-  days += 719468;
-  const int64_t era = FloorDiv(days, 146097);
-  const unsigned doe = static_cast<unsigned>(days - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  *day = doy - (153 * mp + 2) / 5 + 1;
-  *month = mp < 10 ? mp + 3 : mp - 9;
-  *year = static_cast<int64_t>(yoe) + era * 400 + (*month <= 2);
-}
 
 void AppendPadded(uint64_t value, int width, std::string* out) {
   char buf[24];
@@ -38,9 +23,9 @@ void AppendPadded(uint64_t value, int width, std::string* out) {
 }
 
 void AppendDate(int64_t days, std::string* out) {
-  int64_t year;
-  unsigned month, day;
-  CivilFromDays(days, &year, &month, &day);
+  const CivilDate civil = CivilFromDays(days);
+  const int64_t year = civil.year;
+  const auto month = static_cast<unsigned>(civil.month), day = static_cast<unsigned>(civil.day);
   if (year < 0) out->push_back('-');
   AppendPadded(static_cast<uint64_t>(year < 0 ? -year : year), 4, out);
   out->push_back('-');

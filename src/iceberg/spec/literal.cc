@@ -219,38 +219,4 @@ std::string FormatUuid(std::string_view bytes16) {
   return out;
 }
 
-int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-int64_t FloorMod(int64_t a, int64_t b) {
-  return a - FloorDiv(a, b) * b;
-}
-
-// Days <-> civil date after Howard Hinnant's public-domain algorithms.
-CivilDate CivilFromDays(int64_t days) {
-  days += 719468;
-  const int64_t era = FloorDiv(days, 146097);
-  const int64_t doe = days - era * 146097;
-  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const int64_t mp = (5 * doy + 2) / 153;
-  const int32_t day = static_cast<int32_t>(doy - (153 * mp + 2) / 5 + 1);
-  const int32_t month = static_cast<int32_t>(mp < 10 ? mp + 3 : mp - 9);
-  const int64_t year = yoe + era * 400 + (month <= 2 ? 1 : 0);
-  return {year, month, day};
-}
-
-int64_t DaysFromCivil(int64_t year, int32_t month, int32_t day) {
-  year -= month <= 2 ? 1 : 0;
-  const int64_t era = FloorDiv(year, 400);
-  const int64_t yoe = year - era * 400;
-  const int64_t mp = month > 2 ? month - 3 : month + 9;
-  const int64_t doy = (153 * mp + 2) / 5 + day - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
 }  // namespace floe::iceberg

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "columnar/calendar.h"
 #include "common/status.h"
 #include "iceberg/spec/types.h"
 
@@ -82,15 +83,12 @@ std::string FormatUuid(std::string_view bytes16);
 // Decimal text of an unscaled value: (1420, 2) -> "14.20"; (-5, 2) -> "-0.05".
 std::string DecimalToString(Int128 unscaled, int32_t scale);
 
-// Calendar helpers shared by transforms and human strings (proleptic Gregorian).
-int64_t FloorDiv(int64_t a, int64_t b);
-int64_t FloorMod(int64_t a, int64_t b);
-struct CivilDate {
-  int64_t year;
-  int32_t month;  // 1..12
-  int32_t day;    // 1..31
-};
-CivilDate CivilFromDays(int64_t days);
-int64_t DaysFromCivil(int64_t year, int32_t month, int32_t day);
+// Calendar helpers shared by transforms and human strings (proleptic
+// Gregorian): the columnar layer's, named here for the iceberg code.
+using floe::CivilDate;
+using floe::CivilFromDays;
+using floe::DaysFromCivil;
+using floe::FloorDiv;
+using floe::FloorMod;
 
 }  // namespace floe::iceberg
