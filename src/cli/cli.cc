@@ -19,6 +19,7 @@ int Main(int argc, char** argv) {
   RegisterDemoCommands(app, exit_code);
   RegisterMaintenanceCommands(app, exit_code);
   RegisterServeCommand(app, exit_code);
+  RegisterExprCommands(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -25,6 +25,8 @@ void RegisterDemoCommands(CLI::App& app, ExitCode& exit_code);
 // `floe table compact|expire|remove-orphans|rewrite-manifests` and `floe maintain CONFIG`.
 void RegisterMaintenanceCommands(CLI::App& app, ExitCode& exit_code);
 
+// `floe expr check|eval` (the expression language of transforms and expectations).
+void RegisterExprCommands(CLI::App& app, ExitCode& exit_code);
 // `floe serve` (a SQL catalog as an Iceberg REST catalog service).
 void RegisterServeCommand(CLI::App& app, ExitCode& exit_code);
 
