@@ -87,7 +87,8 @@ int RunEval(const EvalOptions& options) {
   if (!options.ingestion_time.empty()) {
     auto parsed = expr::ParseTimestamp(options.ingestion_time);
     if (!parsed) {
-      return Fail(Status::InvalidArgument("--ingestion-time '" + options.ingestion_time + "' is not a timestamp"));
+      return Fail(
+          Status::InvalidArgument("--ingestion-time '" + options.ingestion_time + "' is not a timestamp"));
     }
     now = *parsed;
   }
@@ -207,14 +208,17 @@ void RegisterExprCommands(CLI::App& app, ExitCode& exit_code) {
   auto* check = group->add_subcommand("check", "Parse and type-check an expression; print its result type");
   auto check_options = std::make_shared<CheckOptions>();
   check->add_option("expression", check_options->expression, "The expression")->required();
-  check->add_option("--schema-from", check_options->schema_from, "Parquet file whose columns the expression reads");
+  check->add_option("--schema-from", check_options->schema_from,
+                    "Parquet file whose columns the expression reads");
   check->callback([check_options, &exit_code] { exit_code.value = RunCheck(*check_options); });
 
   auto* eval = group->add_subcommand("eval", "Evaluate expressions over a Parquet file's rows (JSON lines)");
   auto eval_options = std::make_shared<EvalOptions>();
   eval->add_option("file", eval_options->path, "Parquet file")->required();
-  eval->add_option("--select", eval_options->selects, "name=EXPR: an output column (repeatable; default: all columns)");
-  eval->add_option("--where", eval_options->where, "Print only the rows where this boolean expression is true");
+  eval->add_option("--select", eval_options->selects,
+                   "name=EXPR: an output column (repeatable; default: all columns)");
+  eval->add_option("--where", eval_options->where,
+                   "Print only the rows where this boolean expression is true");
   eval->add_option("--limit", eval_options->limit, "Print at most N rows");
   eval->add_option("--ingestion-time", eval_options->ingestion_time,
                    "Timestamp for ingestion_time() and current_timestamp (default: now)");

@@ -17,7 +17,9 @@ inline int64_t FloorDiv(int64_t a, int64_t b) {
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }
-inline int64_t FloorMod(int64_t a, int64_t b) { return a - FloorDiv(a, b) * b; }
+inline int64_t FloorMod(int64_t a, int64_t b) {
+  return a - FloorDiv(a, b) * b;
+}
 
 struct CivilDate {
   int64_t year;

@@ -1,10 +1,10 @@
 #include "columnar/json_format.h"
 
-#include "columnar/calendar.h"
-
 #include <charconv>
 #include <cmath>
 #include <cstring>
+
+#include "columnar/calendar.h"
 
 namespace floe {
 namespace {

@@ -67,22 +67,38 @@ Result<Column> IntegerOp(ArithmeticOp op, const DataType& type, const Vector& a,
   const T* y = b.col().ValuesAs<T>();
   bool bad = false;
   auto report = [&](auto check) -> Status {
-    const int64_t row = FirstBadValidRow(out, n, [&](int64_t i) { return check(x[a.Index(i)], y[b.Index(i)]); });
+    const int64_t row =
+        FirstBadValidRow(out, n, [&](int64_t i) { return check(x[a.Index(i)], y[b.Index(i)]); });
     if (row >= 0) return OverflowError(op, type, a, b, row, scope);
     return Status::OK();
   };
   switch (op) {
     case ArithmeticOp::kAdd:
-      bad = Loop(x, a.constant, y, b.constant, o, n, [](T p, T q, T* r) { return __builtin_add_overflow(p, q, r); });
-      if (bad) FLOE_RETURN_IF_ERROR(report([](T p, T q) { T r; return __builtin_add_overflow(p, q, &r); }));
+      bad = Loop(x, a.constant, y, b.constant, o, n,
+                 [](T p, T q, T* r) { return __builtin_add_overflow(p, q, r); });
+      if (bad)
+        FLOE_RETURN_IF_ERROR(report([](T p, T q) {
+          T r;
+          return __builtin_add_overflow(p, q, &r);
+        }));
       break;
     case ArithmeticOp::kSubtract:
-      bad = Loop(x, a.constant, y, b.constant, o, n, [](T p, T q, T* r) { return __builtin_sub_overflow(p, q, r); });
-      if (bad) FLOE_RETURN_IF_ERROR(report([](T p, T q) { T r; return __builtin_sub_overflow(p, q, &r); }));
+      bad = Loop(x, a.constant, y, b.constant, o, n,
+                 [](T p, T q, T* r) { return __builtin_sub_overflow(p, q, r); });
+      if (bad)
+        FLOE_RETURN_IF_ERROR(report([](T p, T q) {
+          T r;
+          return __builtin_sub_overflow(p, q, &r);
+        }));
       break;
     case ArithmeticOp::kMultiply:
-      bad = Loop(x, a.constant, y, b.constant, o, n, [](T p, T q, T* r) { return __builtin_mul_overflow(p, q, r); });
-      if (bad) FLOE_RETURN_IF_ERROR(report([](T p, T q) { T r; return __builtin_mul_overflow(p, q, &r); }));
+      bad = Loop(x, a.constant, y, b.constant, o, n,
+                 [](T p, T q, T* r) { return __builtin_mul_overflow(p, q, r); });
+      if (bad)
+        FLOE_RETURN_IF_ERROR(report([](T p, T q) {
+          T r;
+          return __builtin_mul_overflow(p, q, &r);
+        }));
       break;
     case ArithmeticOp::kIntegerDivide:
     case ArithmeticOp::kModulo: {
@@ -119,10 +135,30 @@ Column FloatOp(ArithmeticOp op, const DataType& type, const Vector& a, const Vec
   const T* x = a.col().ValuesAs<T>();
   const T* y = b.col().ValuesAs<T>();
   switch (op) {
-    case ArithmeticOp::kAdd: Loop(x, a.constant, y, b.constant, o, n, [](T p, T q, T* r) { *r = p + q; return false; }); break;
-    case ArithmeticOp::kSubtract: Loop(x, a.constant, y, b.constant, o, n, [](T p, T q, T* r) { *r = p - q; return false; }); break;
-    case ArithmeticOp::kMultiply: Loop(x, a.constant, y, b.constant, o, n, [](T p, T q, T* r) { *r = p * q; return false; }); break;
-    case ArithmeticOp::kDivide: Loop(x, a.constant, y, b.constant, o, n, [](T p, T q, T* r) { *r = p / q; return false; }); break;
+    case ArithmeticOp::kAdd:
+      Loop(x, a.constant, y, b.constant, o, n, [](T p, T q, T* r) {
+        *r = p + q;
+        return false;
+      });
+      break;
+    case ArithmeticOp::kSubtract:
+      Loop(x, a.constant, y, b.constant, o, n, [](T p, T q, T* r) {
+        *r = p - q;
+        return false;
+      });
+      break;
+    case ArithmeticOp::kMultiply:
+      Loop(x, a.constant, y, b.constant, o, n, [](T p, T q, T* r) {
+        *r = p * q;
+        return false;
+      });
+      break;
+    case ArithmeticOp::kDivide:
+      Loop(x, a.constant, y, b.constant, o, n, [](T p, T q, T* r) {
+        *r = p / q;
+        return false;
+      });
+      break;
     case ArithmeticOp::kIntegerDivide:
     case ArithmeticOp::kModulo: {
       const bool zero = Loop(x, a.constant, y, b.constant, o, n, [](T p, T q, T* r) {
@@ -215,12 +251,15 @@ Result<Column> DecimalOp(ArithmeticOp op, const DataType& type, const Vector& a,
           Int128 sp, sq;
           of = __builtin_mul_overflow(p, Pow10(s - s1), &sp) | __builtin_mul_overflow(q, Pow10(s - s2), &sq);
           if (!of && op != ArithmeticOp::kModulo) {
-            of = (op == ArithmeticOp::kSubtract ? __builtin_sub_overflow(sp, sq, &r) : __builtin_add_overflow(sp, sq, &r)) ||
+            of = (op == ArithmeticOp::kSubtract ? __builtin_sub_overflow(sp, sq, &r)
+                                                : __builtin_add_overflow(sp, sq, &r)) ||
                  r >= limit || r <= -limit;
           }
           break;
         }
-        case ArithmeticOp::kMultiply: of = __builtin_mul_overflow(p, q, &r) || r >= limit || r <= -limit; break;
+        case ArithmeticOp::kMultiply:
+          of = __builtin_mul_overflow(p, q, &r) || r >= limit || r <= -limit;
+          break;
         case ArithmeticOp::kDivide: of = q != 0 && !DivideRounded(p, s - s1 + s2, q, limit, &r); break;
         case ArithmeticOp::kIntegerDivide: break;
       }
@@ -244,8 +283,8 @@ const char* ArithmeticSymbol(ArithmeticOp op) {
   return "?";
 }
 
-Result<Vector> EvalArithmetic(ArithmeticOp op, const DataType& type, const Vector& a, const Vector& b, int64_t rows,
-                              const EvalScope& scope) {
+Result<Vector> EvalArithmetic(ArithmeticOp op, const DataType& type, const Vector& a, const Vector& b,
+                              int64_t rows, const EvalScope& scope) {
   const bool constant = a.constant && b.constant;
   const int64_t n = constant ? 1 : rows;
   Result<Column> out = Status::Internal("unsupported arithmetic type " + type.ToString());
@@ -286,8 +325,9 @@ Result<Vector> EvalNegate(const Vector& a, int64_t rows, const EvalScope& scope)
         T r;
         if constexpr (!std::is_floating_point_v<T>) {
           if (out.IsValid(i) && __builtin_sub_overflow(T(0), x[i], &r)) {
-            return scope.RowError(ErrorKind::kOutOfRange, i,
-                                  "overflow in negation of " + TypeName(type) + " (-" + ValueText(a.col(), i) + ")");
+            return scope.RowError(
+                ErrorKind::kOutOfRange, i,
+                "overflow in negation of " + TypeName(type) + " (-" + ValueText(a.col(), i) + ")");
           }
         }
       }

@@ -51,7 +51,8 @@ std::string Describe(const BoundExpr& e) {
 bool CastCanFail(const DataType& from, const DataType& to) {
   if (from == to) return false;
   if (to.id == TypeId::kString) return false;
-  if (from.id == TypeId::kInt32 && (to.id == TypeId::kInt64 || to.id == TypeId::kFloat32 || to.id == TypeId::kFloat64)) {
+  if (from.id == TypeId::kInt32 &&
+      (to.id == TypeId::kInt64 || to.id == TypeId::kFloat32 || to.id == TypeId::kFloat64)) {
     return false;
   }
   if (from.id == TypeId::kInt64 && (to.id == TypeId::kFloat32 || to.id == TypeId::kFloat64)) return false;
@@ -254,7 +255,8 @@ class Binder {
     std::string_view integer = std::string_view(e.text).substr(0, point);
     const int32_t scale = static_cast<int32_t>(e.text.size() - point - 1);
     while (integer.size() > 1 && integer.front() == '0') integer.remove_prefix(1);
-    const int32_t precision = std::max<int32_t>(static_cast<int32_t>(integer.empty() ? 1 : integer.size()) + scale, 1);
+    const int32_t precision =
+        std::max<int32_t>(static_cast<int32_t>(integer.empty() ? 1 : integer.size()) + scale, 1);
     if (precision > kMaxDecimalPrecision) {
       auto d = ParseDouble(e.text);
       return Constant(DoubleConstant(d.value_or(0)), e.position);
@@ -301,8 +303,8 @@ class Binder {
     for (const std::string& part : e.path) {
       if (field) {
         if (field->type.id != TypeId::kStruct) {
-          return Error(e.position, "'" + b.text + "' is a " + TypeName(field->type) + ", not a struct with member '" +
-                                       part + "'");
+          return Error(e.position, "'" + b.text + "' is a " + TypeName(field->type) +
+                                       ", not a struct with member '" + part + "'");
         }
         fields = &field->type.children;
         where = " in struct '" + b.text + "'";
@@ -315,7 +317,9 @@ class Binder {
     b.type = field->type;
     if (b.type.is_nested()) return b;
     auto canonical = CanonicalType(b.type);
-    if (!canonical) return Error(e.position, "column '" + b.text + "' has type " + b.type.ToString() + ", which expressions cannot read");
+    if (!canonical)
+      return Error(e.position, "column '" + b.text + "' has type " + b.type.ToString() +
+                                   ", which expressions cannot read");
     if (*canonical == b.type) return b;
     // Narrow integers, other time units, fixed binary: read through a widening cast.
     const int32_t position = b.position;
@@ -358,7 +362,8 @@ class Binder {
       std::vector<BoundExpr> children;
       children.push_back(std::move(left));
       children.push_back(std::move(right));
-      return Fold(Node(op == "and" ? BoundKind::kAnd : BoundKind::kOr, Bool(), e.position, std::move(children)));
+      return Fold(
+          Node(op == "and" ? BoundKind::kAnd : BoundKind::kOr, Bool(), e.position, std::move(children)));
     }
     FLOE_RETURN_IF_ERROR(RequireScalar(left, "operator " + op));
     FLOE_RETURN_IF_ERROR(RequireScalar(right, "operator " + op));
@@ -416,7 +421,8 @@ class Binder {
     bool decimal = false;
     if (kind == ArithmeticOp::kIntegerDivide) {
       if (!IsInteger(a) || !IsInteger(b)) {
-        return Error(e.position, "operator // needs integers, found " + Describe(left) + " and " + Describe(right));
+        return Error(e.position,
+                     "operator // needs integers, found " + Describe(left) + " and " + Describe(right));
       }
       type = *CommonSupertype(a, b);
     } else if (any_double) {
@@ -536,7 +542,8 @@ class Binder {
         return Error(items[2].position, "the ESCAPE of " + name + " must be a constant string");
       }
       if (items[2].constant.IsValid(0)) escape = std::string(items[2].constant.StringAt(0));
-      if (escape.size() > 1) return Error(items[2].position, "the ESCAPE of " + name + " must be one character");
+      if (escape.size() > 1)
+        return Error(items[2].position, "the ESCAPE of " + name + " must be one character");
     }
     BoundExpr node = Node(BoundKind::kLike, Bool(), e.position, std::move(items));
     node.negated = e.negated;
@@ -647,7 +654,8 @@ class Binder {
     };
     auto temporal_arg = [&](size_t i) -> Status {
       if (!IsTemporal(args[i].type) && !IsNullLiteral(args[i])) {
-        return Error(args[i].position, name + "() needs a date, timestamp or timestamptz, found " + Describe(args[i]));
+        return Error(args[i].position,
+                     name + "() needs a date, timestamp or timestamptz, found " + Describe(args[i]));
       }
       if (IsNullLiteral(args[i])) {
         FLOE_ASSIGN_OR_RETURN(args[i], Coerce(std::move(args[i]), Timestamp(TimeUnit::kMicro, false)));
@@ -693,7 +701,9 @@ class Binder {
     if (name == "trim" || name == "ltrim" || name == "rtrim") {
       FLOE_RETURN_IF_ERROR(ArgCount(e, 1, 2));
       for (size_t i = 0; i < args.size(); ++i) FLOE_RETURN_IF_ERROR(string_arg(i));
-      const FunctionId id = name == "trim" ? FunctionId::kTrim : name == "ltrim" ? FunctionId::kLtrim : FunctionId::kRtrim;
+      const FunctionId id = name == "trim"    ? FunctionId::kTrim
+                            : name == "ltrim" ? FunctionId::kLtrim
+                                              : FunctionId::kRtrim;
       return Fold(make(id, String()));
     }
     if (name == "substr" || name == "substring") {
@@ -729,13 +739,14 @@ class Binder {
       FLOE_RETURN_IF_ERROR(string_arg(0));
       FLOE_ASSIGN_OR_RETURN(std::string part, ConstantString(args[0], "the part of date_trunc()"));
       part = AsciiLower(part);
-      static constexpr std::string_view kParts[] = {"millennium", "century", "decade", "year", "quarter", "month",
-                                                    "week",       "day",     "hour",   "minute", "second", "millisecond",
-                                                    "microsecond"};
+      static constexpr std::string_view kParts[] = {
+          "millennium", "century", "decade", "year",   "quarter",     "month",      "week",
+          "day",        "hour",    "minute", "second", "millisecond", "microsecond"};
       if (std::find(std::begin(kParts), std::end(kParts), part) == std::end(kParts)) {
-        return Error(args[0].position, "date_trunc() part '" + part +
-                                           "' is not one of year, quarter, month, week, day, hour, minute, second, "
-                                           "millisecond, microsecond, decade, century, millennium");
+        return Error(args[0].position,
+                     "date_trunc() part '" + part +
+                         "' is not one of year, quarter, month, week, day, hour, minute, second, "
+                         "millisecond, microsecond, decade, century, millennium");
       }
       FLOE_RETURN_IF_ERROR(temporal_arg(1));
       DataType type = args[1].type.id == TypeId::kDate ? Timestamp(TimeUnit::kMicro, false) : args[1].type;
@@ -784,8 +795,8 @@ class Binder {
     return Error(e.position, "unknown function " + name + "()");
   }
 
-  static Result<std::shared_ptr<const void>> CompileRegex(const std::string& pattern, const std::string& options,
-                                                          int32_t position) {
+  static Result<std::shared_ptr<const void>> CompileRegex(const std::string& pattern,
+                                                          const std::string& options, int32_t position) {
     RE2::Options o;
     o.set_log_errors(false);
     o.set_dot_nl(true);
@@ -814,6 +825,8 @@ class Binder {
 
 }  // namespace
 
-Result<BoundExpr> Bind(const ParsedExpr& parsed, const Schema& schema) { return Binder(schema).Bind(parsed); }
+Result<BoundExpr> Bind(const ParsedExpr& parsed, const Schema& schema) {
+  return Binder(schema).Bind(parsed);
+}
 
 }  // namespace floe::expr

@@ -28,13 +28,13 @@ enum class BoundKind : uint8_t {
   kCompare,     // compare(children[0], children[1]); operands of one type
   kAnd,
   kOr,
-  kIsNull,      // negated: IS NOT NULL
-  kIn,          // children[0] IN (children[1..]); negated
-  kBetween,     // children[0] BETWEEN children[1] AND children[2]; negated
-  kLike,        // children[0] LIKE children[1] [ESCAPE children[2]]; ilike; negated
-  kCase,        // children: (when, then)*, else (always present, maybe a null constant)
+  kIsNull,   // negated: IS NOT NULL
+  kIn,       // children[0] IN (children[1..]); negated
+  kBetween,  // children[0] BETWEEN children[1] AND children[2]; negated
+  kLike,     // children[0] LIKE children[1] [ESCAPE children[2]]; ilike; negated
+  kCase,     // children: (when, then)*, else (always present, maybe a null constant)
   kCoalesce,
-  kFunction,    // function(children...)
+  kFunction,  // function(children...)
 };
 
 enum class ArithmeticOp : uint8_t { kAdd, kSubtract, kMultiply, kDivide, kIntegerDivide, kModulo };
@@ -48,10 +48,10 @@ enum class FunctionId : uint8_t {
   kLtrim,
   kRtrim,
   kSubstr,
-  kConcat,      // concat(...): nulls skipped
-  kConcatOp,    // a || b: null if either is null
+  kConcat,    // concat(...): nulls skipped
+  kConcatOp,  // a || b: null if either is null
   kRegexpMatches,
-  kDateTrunc,   // part in `text`
+  kDateTrunc,  // part in `text`
   kYear,
   kMonth,
   kDay,

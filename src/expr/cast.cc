@@ -101,12 +101,14 @@ std::string ValueToText(const Column& c, int64_t i) {
     case TypeId::kDecimal: return FormatDecimalText(c.Value<Int128>(i), c.type.scale);
     case TypeId::kDate: return FormatDateText(c.Value<int32_t>(i));
     case TypeId::kTime: return FormatTimeText(MicrosPer(c.type.unit, c.Value<int64_t>(i)));
-    case TypeId::kTimestamp: return FormatTimestampText(MicrosPer(c.type.unit, c.Value<int64_t>(i)), c.type.utc);
+    case TypeId::kTimestamp:
+      return FormatTimestampText(MicrosPer(c.type.unit, c.Value<int64_t>(i)), c.type.utc);
     case TypeId::kString: return std::string(c.StringAt(i));
     case TypeId::kBinary: return FormatBinaryText(c.StringAt(i));
     case TypeId::kFixedBinary:
-      return FormatBinaryText(std::string_view(reinterpret_cast<const char*>(c.values.data()) + i * c.type.byte_width,
-                                               static_cast<size_t>(c.type.byte_width)));
+      return FormatBinaryText(
+          std::string_view(reinterpret_cast<const char*>(c.values.data()) + i * c.type.byte_width,
+                           static_cast<size_t>(c.type.byte_width)));
     case TypeId::kUuid: return FormatUuidText(c.values.data() + i * 16);
     default: {
       auto v = IntegerValue(c, i);
@@ -116,7 +118,8 @@ std::string ValueToText(const Column& c, int64_t i) {
   }
 }
 
-Result<Vector> EvalCast(const Vector& in, const DataType& to, bool try_cast, int64_t rows, const EvalScope& scope) {
+Result<Vector> EvalCast(const Vector& in, const DataType& to, bool try_cast, int64_t rows,
+                        const EvalScope& scope) {
   const Column& c = in.col();
   const DataType& from = c.type;
   const int64_t n = in.constant ? 1 : rows;
@@ -150,7 +153,8 @@ Result<Vector> EvalCast(const Vector& in, const DataType& to, bool try_cast, int
     out.type = to;
     return OwnedVector(std::move(out), in.constant);
   }
-  if (to.id == TypeId::kDecimal && IsInteger(from) && to.scale == 0 && to.precision >= AsDecimal(from).precision) {
+  if (to.id == TypeId::kDecimal && IsInteger(from) && to.scale == 0 &&
+      to.precision >= AsDecimal(from).precision) {
     return from.id == TypeId::kInt32 ? widen(int32_t{}, Int128{}) : widen(int64_t{}, Int128{});
   }
 
@@ -175,7 +179,10 @@ Result<Vector> EvalCast(const Vector& in, const DataType& to, bool try_cast, int
       case TypeId::kBool: {
         if (from_string) {
           auto v = ParseBoolean(c.StringAt(i));
-          if (v) out.Put<uint8_t>(*v); else bad_text(c.StringAt(i));
+          if (v)
+            out.Put<uint8_t>(*v);
+          else
+            bad_text(c.StringAt(i));
         } else if (auto d = FloatValue(c, i)) {
           out.Put<uint8_t>(*d != 0);
         } else if (auto v = IntegerValue(c, i)) {
@@ -215,10 +222,16 @@ Result<Vector> EvalCast(const Vector& in, const DataType& to, bool try_cast, int
           break;
         }
         if (*value < lo || *value > hi) {
-          if (!from_string) out_of_range(ValueToText(c, i)); else bad_text(c.StringAt(i));
+          if (!from_string)
+            out_of_range(ValueToText(c, i));
+          else
+            bad_text(c.StringAt(i));
           break;
         }
-        if (is32) out.Put<int32_t>(static_cast<int32_t>(*value)); else out.Put<int64_t>(static_cast<int64_t>(*value));
+        if (is32)
+          out.Put<int32_t>(static_cast<int32_t>(*value));
+        else
+          out.Put<int64_t>(static_cast<int64_t>(*value));
         break;
       }
       case TypeId::kFloat32:
@@ -264,7 +277,8 @@ Result<Vector> EvalCast(const Vector& in, const DataType& to, bool try_cast, int
           value = static_cast<Int128>(scaled);
         } else if (auto v = IntegerValue(c, i)) {
           Int128 x;
-          if (!Rescale(*v, from.id == TypeId::kDecimal ? from.scale : 0, to.scale, &x) || x >= limit || x <= -limit) {
+          if (!Rescale(*v, from.id == TypeId::kDecimal ? from.scale : 0, to.scale, &x) || x >= limit ||
+              x <= -limit) {
             out_of_range(ValueToText(c, i));
             break;
           }
@@ -285,7 +299,10 @@ Result<Vector> EvalCast(const Vector& in, const DataType& to, bool try_cast, int
             auto ts = ParseTimestamp(c.StringAt(i));
             if (ts) v = static_cast<int32_t>(FloorDiv(*ts, kMicrosPerDay));
           }
-          if (v) out.Put<int32_t>(*v); else bad_text(c.StringAt(i));
+          if (v)
+            out.Put<int32_t>(*v);
+          else
+            bad_text(c.StringAt(i));
         } else if (from.id == TypeId::kTimestamp) {
           const int64_t days = FloorDiv(MicrosPer(from.unit, c.Value<int64_t>(i)), kMicrosPerDay);
           out.Put<int32_t>(static_cast<int32_t>(days));
@@ -297,7 +314,10 @@ Result<Vector> EvalCast(const Vector& in, const DataType& to, bool try_cast, int
       case TypeId::kTime: {
         if (from_string) {
           auto v = ParseTime(c.StringAt(i));
-          if (v) out.Put<int64_t>(*v); else bad_text(c.StringAt(i));
+          if (v)
+            out.Put<int64_t>(*v);
+          else
+            bad_text(c.StringAt(i));
         } else if (from.id == TypeId::kTime) {
           out.Put<int64_t>(MicrosPer(from.unit, c.Value<int64_t>(i)));
         } else {
@@ -308,7 +328,10 @@ Result<Vector> EvalCast(const Vector& in, const DataType& to, bool try_cast, int
       case TypeId::kTimestamp: {
         if (from_string) {
           auto v = ParseTimestamp(c.StringAt(i));
-          if (v) out.Put<int64_t>(*v); else bad_text(c.StringAt(i));
+          if (v)
+            out.Put<int64_t>(*v);
+          else
+            bad_text(c.StringAt(i));
         } else if (from.id == TypeId::kDate) {
           out.Put<int64_t>(static_cast<int64_t>(c.Value<int32_t>(i)) * kMicrosPerDay);
         } else if (from.id == TypeId::kTimestamp) {
@@ -332,7 +355,8 @@ Result<Vector> EvalCast(const Vector& in, const DataType& to, bool try_cast, int
           out.PutBytes(c.StringAt(i));
         } else if (from.id == TypeId::kUuid || from.id == TypeId::kFixedBinary) {
           const int32_t w = from.fixed_width();
-          out.PutBytes(std::string_view(reinterpret_cast<const char*>(c.values.data()) + i * w, static_cast<size_t>(w)));
+          out.PutBytes(std::string_view(reinterpret_cast<const char*>(c.values.data()) + i * w,
+                                        static_cast<size_t>(w)));
         } else {
           failure = "no cast";
         }
@@ -341,7 +365,10 @@ Result<Vector> EvalCast(const Vector& in, const DataType& to, bool try_cast, int
       case TypeId::kUuid: {
         if (from_string) {
           auto v = ParseUuidText(c.StringAt(i));
-          if (v) out.PutFixed(reinterpret_cast<const uint8_t*>(v->data())); else bad_text(c.StringAt(i));
+          if (v)
+            out.PutFixed(reinterpret_cast<const uint8_t*>(v->data()));
+          else
+            bad_text(c.StringAt(i));
         } else {
           failure = "no cast";
         }

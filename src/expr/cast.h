@@ -16,7 +16,8 @@
 
 namespace floe::expr {
 
-Result<Vector> EvalCast(const Vector& in, const DataType& to, bool try_cast, int64_t rows, const EvalScope& scope);
+Result<Vector> EvalCast(const Vector& in, const DataType& to, bool try_cast, int64_t rows,
+                        const EvalScope& scope);
 
 // The text of slot i of a scalar column as CAST(... AS string) gives it.
 std::string ValueToText(const Column& column, int64_t i);

@@ -21,12 +21,24 @@ int CompareFloat(F a, F b) {
 template <typename Cmp>
 void CompareRows(CompareOp op, const Vector& a, const Vector& b, int64_t n, uint8_t* out, Cmp cmp) {
   switch (op) {
-    case CompareOp::kEq: for (int64_t i = 0; i < n; ++i) out[i] = cmp(a.Index(i), b.Index(i)) == 0; break;
-    case CompareOp::kNe: for (int64_t i = 0; i < n; ++i) out[i] = cmp(a.Index(i), b.Index(i)) != 0; break;
-    case CompareOp::kLt: for (int64_t i = 0; i < n; ++i) out[i] = cmp(a.Index(i), b.Index(i)) < 0; break;
-    case CompareOp::kLe: for (int64_t i = 0; i < n; ++i) out[i] = cmp(a.Index(i), b.Index(i)) <= 0; break;
-    case CompareOp::kGt: for (int64_t i = 0; i < n; ++i) out[i] = cmp(a.Index(i), b.Index(i)) > 0; break;
-    case CompareOp::kGe: for (int64_t i = 0; i < n; ++i) out[i] = cmp(a.Index(i), b.Index(i)) >= 0; break;
+    case CompareOp::kEq:
+      for (int64_t i = 0; i < n; ++i) out[i] = cmp(a.Index(i), b.Index(i)) == 0;
+      break;
+    case CompareOp::kNe:
+      for (int64_t i = 0; i < n; ++i) out[i] = cmp(a.Index(i), b.Index(i)) != 0;
+      break;
+    case CompareOp::kLt:
+      for (int64_t i = 0; i < n; ++i) out[i] = cmp(a.Index(i), b.Index(i)) < 0;
+      break;
+    case CompareOp::kLe:
+      for (int64_t i = 0; i < n; ++i) out[i] = cmp(a.Index(i), b.Index(i)) <= 0;
+      break;
+    case CompareOp::kGt:
+      for (int64_t i = 0; i < n; ++i) out[i] = cmp(a.Index(i), b.Index(i)) > 0;
+      break;
+    case CompareOp::kGe:
+      for (int64_t i = 0; i < n; ++i) out[i] = cmp(a.Index(i), b.Index(i)) >= 0;
+      break;
   }
 }
 

@@ -45,7 +45,9 @@ bool Divide(U256 n, U128 d, U128* quotient, U128* remainder) {
   return true;
 }
 
-U128 Magnitude(Int128 v) { return v < 0 ? -static_cast<U128>(v) : static_cast<U128>(v); }
+U128 Magnitude(Int128 v) {
+  return v < 0 ? -static_cast<U128>(v) : static_cast<U128>(v);
+}
 
 }  // namespace
 

@@ -40,7 +40,8 @@ Column Assemble(const DataType& type, int64_t rows, const std::vector<Piece>& pi
       for (size_t j = 0; j < p.positions->size(); ++j) {
         const int64_t pos = (*p.positions)[j], src = source(p, j);
         if (c.IsNull(src)) continue;
-        std::memcpy(out.values.data() + pos * width, c.values.data() + src * width, static_cast<size_t>(width));
+        std::memcpy(out.values.data() + pos * width, c.values.data() + src * width,
+                    static_cast<size_t>(width));
         out.validity[static_cast<size_t>(pos >> 3)] |= static_cast<uint8_t>(1u << (pos & 7));
       }
     }
@@ -49,7 +50,8 @@ Column Assemble(const DataType& type, int64_t rows, const std::vector<Piece>& pi
     std::vector<std::pair<int32_t, int64_t>> from(static_cast<size_t>(rows), {-1, 0});
     for (size_t k = 0; k < pieces.size(); ++k) {
       for (size_t j = 0; j < pieces[k].positions->size(); ++j) {
-        from[static_cast<size_t>((*pieces[k].positions)[j])] = {static_cast<int32_t>(k), source(pieces[k], j)};
+        from[static_cast<size_t>((*pieces[k].positions)[j])] = {static_cast<int32_t>(k),
+                                                                source(pieces[k], j)};
       }
     }
     out.offsets.assign(1, 0);
@@ -221,7 +223,8 @@ class Evaluator {
     std::vector<int32_t>* open = NewPositions();
     std::vector<int32_t>* decided = NewPositions();
     for (int64_t i = 0; i < frame.rows; ++i) {
-      const bool decides = left.IsValid(i) && left.col().values[static_cast<size_t>(left.Index(i))] == decided_value;
+      const bool decides =
+          left.IsValid(i) && left.col().values[static_cast<size_t>(left.Index(i))] == decided_value;
       (decides ? decided : open)->push_back(static_cast<int32_t>(i));
     }
     if (open->empty()) return left;
@@ -276,7 +279,8 @@ class Evaluator {
       all_constant = all_constant && otherwise.v.constant;
       pieces.push_back(std::move(otherwise));
     }
-    if (pieces.size() == 1 && static_cast<int64_t>(pieces[0].positions->size()) == frame.rows && pieces[0].full) {
+    if (pieces.size() == 1 && static_cast<int64_t>(pieces[0].positions->size()) == frame.rows &&
+        pieces[0].full) {
       return pieces[0].v;  // one branch took every row
     }
     return OwnedVector(Assemble(e.type, frame.rows, pieces));
@@ -321,7 +325,8 @@ class Evaluator {
         if (!context_.source_file_column) return OwnedVector(StringConstant(context_.source_file), true);
         Vector all = BorrowedVector(*context_.source_file_column);
         if (context_.source_file_column->length < frame.batch->num_rows) {
-          return Status::InvalidArgument("source_file(): the context's file column is shorter than the batch");
+          return Status::InvalidArgument(
+              "source_file(): the context's file column is shorter than the batch");
         }
         if (!frame.sel && context_.source_file_column->length == frame.rows) return all;
         std::vector<int32_t> rows;

@@ -31,7 +31,8 @@ std::string TypeName(const DataType& t) {
     case TypeId::kInt64: return "long";
     case TypeId::kFloat32: return "float";
     case TypeId::kFloat64: return "double";
-    case TypeId::kDecimal: return "decimal(" + std::to_string(t.precision) + "," + std::to_string(t.scale) + ")";
+    case TypeId::kDecimal:
+      return "decimal(" + std::to_string(t.precision) + "," + std::to_string(t.scale) + ")";
     case TypeId::kDate: return "date";
     case TypeId::kTime: return "time";
     case TypeId::kTimestamp: return t.utc ? "timestamptz" : "timestamp";
@@ -125,9 +126,15 @@ std::optional<DataType> CanonicalType(const DataType& t) {
   }
 }
 
-bool IsNumeric(const DataType& t) { return NumericRank(t) > 0; }
-bool IsInteger(const DataType& t) { return t.id == TypeId::kInt32 || t.id == TypeId::kInt64; }
-bool IsTemporal(const DataType& t) { return t.id == TypeId::kDate || t.id == TypeId::kTimestamp; }
+bool IsNumeric(const DataType& t) {
+  return NumericRank(t) > 0;
+}
+bool IsInteger(const DataType& t) {
+  return t.id == TypeId::kInt32 || t.id == TypeId::kInt64;
+}
+bool IsTemporal(const DataType& t) {
+  return t.id == TypeId::kDate || t.id == TypeId::kTimestamp;
+}
 
 DataType AsDecimal(const DataType& t) {
   if (t.id == TypeId::kInt32) return Decimal(10, 0);

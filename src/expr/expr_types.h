@@ -38,7 +38,7 @@ Result<DataType> ParseTypeName(std::string_view name);
 std::optional<DataType> CanonicalType(const DataType& type);
 
 bool IsNumeric(const DataType& type);
-bool IsInteger(const DataType& type);  // int or long
+bool IsInteger(const DataType& type);   // int or long
 bool IsTemporal(const DataType& type);  // date, timestamp, timestamptz
 
 // The type both sides of a comparison, IN list, CASE branch or COALESCE

@@ -31,12 +31,15 @@ Result<Expression> Expression::Bind(std::string_view text, const Schema& schema)
   expression.bound_ = std::make_shared<const BoundExpr>(std::move(*bound));
   CollectInputs(*expression.bound_, &expression.inputs_);
   std::sort(expression.inputs_.begin(), expression.inputs_.end());
-  expression.inputs_.erase(std::unique(expression.inputs_.begin(), expression.inputs_.end()), expression.inputs_.end());
+  expression.inputs_.erase(std::unique(expression.inputs_.begin(), expression.inputs_.end()),
+                           expression.inputs_.end());
   for (int i : expression.inputs_) expression.input_types_.push_back(schema[static_cast<size_t>(i)].type);
   return expression;
 }
 
-const DataType& Expression::type() const { return bound_->type; }
+const DataType& Expression::type() const {
+  return bound_->type;
+}
 
 Status Expression::CheckBatch(const RecordBatch& batch) const {
   for (size_t k = 0; k < inputs_.size(); ++k) {
@@ -46,7 +49,8 @@ Status Expression::CheckBatch(const RecordBatch& batch) const {
     }
     if (!(batch.schema[i].type == input_types_[k]) || batch.columns[i].length != batch.num_rows) {
       return Status::InvalidArgument(Quoted(text_) + ": batch column '" + batch.schema[i].name + "' is " +
-                                     batch.schema[i].type.ToString() + ", bound as " + input_types_[k].ToString());
+                                     batch.schema[i].type.ToString() + ", bound as " +
+                                     input_types_[k].ToString());
     }
   }
   return Status::OK();
@@ -64,9 +68,11 @@ Result<Column> Expression::Evaluate(const RecordBatch& batch, const EvalContext&
   return out;
 }
 
-Result<std::vector<int32_t>> Expression::TrueRows(const RecordBatch& batch, const EvalContext& context) const {
+Result<std::vector<int32_t>> Expression::TrueRows(const RecordBatch& batch,
+                                                  const EvalContext& context) const {
   if (bound_->type.id != TypeId::kBool) {
-    return Status::InvalidArgument(Quoted(text_) + " is " + bound_->type.ToString() + ", not a boolean predicate");
+    return Status::InvalidArgument(Quoted(text_) + " is " + bound_->type.ToString() +
+                                   ", not a boolean predicate");
   }
   FLOE_RETURN_IF_ERROR(CheckBatch(batch));
   Frame frame{&batch, nullptr, batch.num_rows};

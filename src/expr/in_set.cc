@@ -34,7 +34,8 @@ std::string_view KeyOf(const Column& c, int64_t i, double* scratch_d, float* scr
     return std::string_view(reinterpret_cast<const char*>(scratch_f), sizeof(float));
   }
   if (width > 0) {
-    return std::string_view(reinterpret_cast<const char*>(c.values.data()) + i * width, static_cast<size_t>(width));
+    return std::string_view(reinterpret_cast<const char*>(c.values.data()) + i * width,
+                            static_cast<size_t>(width));
   }
   return c.StringAt(i);
 }

@@ -5,8 +5,12 @@
 namespace floe::expr {
 namespace {
 
-bool IsIdentifierStart(unsigned char c) { return std::isalpha(c) || c == '_' || c >= 0x80; }
-bool IsIdentifierPart(unsigned char c) { return IsIdentifierStart(c) || std::isdigit(c) || c == '$'; }
+bool IsIdentifierStart(unsigned char c) {
+  return std::isalpha(c) || c == '_' || c >= 0x80;
+}
+bool IsIdentifierPart(unsigned char c) {
+  return IsIdentifierStart(c) || std::isdigit(c) || c == '$';
+}
 
 class Lexer {
  public:
@@ -138,7 +142,9 @@ class Lexer {
 
 }  // namespace
 
-Result<std::vector<Token>> Tokenize(std::string_view text) { return Lexer(text).Run(); }
+Result<std::vector<Token>> Tokenize(std::string_view text) {
+  return Lexer(text).Run();
+}
 
 std::string DescribeToken(const Token& token) {
   switch (token.kind) {

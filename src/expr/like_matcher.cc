@@ -17,7 +17,8 @@ size_t SequenceLength(unsigned char lead) {
 
 Result<LikeMatcher> LikeMatcher::Compile(std::string_view pattern, std::string_view escape) {
   if (escape.size() > 1) {
-    return Status::InvalidArgument("the ESCAPE of LIKE must be one character, found '" + std::string(escape) + "'");
+    return Status::InvalidArgument("the ESCAPE of LIKE must be one character, found '" + std::string(escape) +
+                                   "'");
   }
   LikeMatcher m;
   for (size_t i = 0; i < pattern.size(); ++i) {
@@ -28,14 +29,17 @@ Result<LikeMatcher> LikeMatcher::Compile(std::string_view pattern, std::string_v
                                        "' ends with its escape character");
       }
       ++i;
-      if (m.pieces_.empty() || m.pieces_.back().kind != Piece::kLiteral) m.pieces_.push_back({Piece::kLiteral, ""});
+      if (m.pieces_.empty() || m.pieces_.back().kind != Piece::kLiteral)
+        m.pieces_.push_back({Piece::kLiteral, ""});
       m.pieces_.back().literal.push_back(pattern[i]);
     } else if (c == '%') {
-      if (m.pieces_.empty() || m.pieces_.back().kind != Piece::kAnyRun) m.pieces_.push_back({Piece::kAnyRun, ""});
+      if (m.pieces_.empty() || m.pieces_.back().kind != Piece::kAnyRun)
+        m.pieces_.push_back({Piece::kAnyRun, ""});
     } else if (c == '_') {
       m.pieces_.push_back({Piece::kAnyOne, ""});
     } else {
-      if (m.pieces_.empty() || m.pieces_.back().kind != Piece::kLiteral) m.pieces_.push_back({Piece::kLiteral, ""});
+      if (m.pieces_.empty() || m.pieces_.back().kind != Piece::kLiteral)
+        m.pieces_.push_back({Piece::kLiteral, ""});
       m.pieces_.back().literal.push_back(c);
     }
   }

@@ -17,8 +17,8 @@ std::string Lower(std::string_view text) {
 // Words that cannot name a column unless quoted.
 bool IsReserved(const std::string& lower) {
   static constexpr std::string_view kWords[] = {
-      "and",  "or",   "not",  "is",   "null", "in",   "between", "like",     "ilike", "escape",
-      "case", "when", "then", "else", "end",  "cast", "try_cast", "as",      "true",  "false"};
+      "and",  "or",   "not",  "is",   "null", "in",   "between",  "like", "ilike", "escape",
+      "case", "when", "then", "else", "end",  "cast", "try_cast", "as",   "true",  "false"};
   for (std::string_view w : kWords) {
     if (lower == w) return true;
   }
@@ -151,9 +151,8 @@ class Parser {
   Result<Node> Predicate() {
     FLOE_ASSIGN_OR_RETURN(Node left, Concat());
     const Token& t = Peek();
-    if (t.kind == TokenKind::kSymbol &&
-        (t.text == "=" || t.text == "<>" || t.text == "!=" || t.text == "<" || t.text == "<=" || t.text == ">" ||
-         t.text == ">=")) {
+    if (t.kind == TokenKind::kSymbol && (t.text == "=" || t.text == "<>" || t.text == "!=" || t.text == "<" ||
+                                         t.text == "<=" || t.text == ">" || t.text == ">=")) {
       std::string op = t.text == "!=" ? "<>" : t.text;
       const int32_t position = Take().position;
       FLOE_ASSIGN_OR_RETURN(Node right, Concat());
@@ -407,7 +406,7 @@ class Parser {
     DepthGuard guard{&depth_};
     FLOE_RETURN_IF_ERROR(Enter());
     Node node = Make(ParsedKind::kCase, Take().position);
-    if (!IsKeyword("when")) {
+    if (!IsKeyword("when") && !IsKeyword("end")) {
       FLOE_ASSIGN_OR_RETURN(Node operand, Expression());
       node->has_operand = true;
       node->children.push_back(std::move(operand));
@@ -478,10 +477,11 @@ std::string ToString(const ParsedExpr& e) {
       return out + "))";
     }
     case ParsedKind::kBetween:
-      return "(" + child(0) + (e.negated ? " NOT BETWEEN " : " BETWEEN ") + child(1) + " AND " + child(2) + ")";
+      return "(" + child(0) + (e.negated ? " NOT BETWEEN " : " BETWEEN ") + child(1) + " AND " + child(2) +
+             ")";
     case ParsedKind::kLike: {
-      std::string out = "(" + child(0) + (e.negated ? " NOT " : " ") + (e.op == "ilike" ? "ILIKE " : "LIKE ") +
-                        child(1);
+      std::string out =
+          "(" + child(0) + (e.negated ? " NOT " : " ") + (e.op == "ilike" ? "ILIKE " : "LIKE ") + child(1);
       if (e.children.size() > 2) out += " ESCAPE " + child(2);
       return out + ")";
     }
@@ -490,7 +490,8 @@ std::string ToString(const ParsedExpr& e) {
       size_t i = 0;
       if (e.has_operand) out += " " + child(i++);
       const size_t pairs_end = e.children.size() - (e.has_else ? 1 : 0);
-      for (; i + 1 < pairs_end + 1 && i < pairs_end; i += 2) out += " WHEN " + child(i) + " THEN " + child(i + 1);
+      for (; i + 1 < pairs_end + 1 && i < pairs_end; i += 2)
+        out += " WHEN " + child(i) + " THEN " + child(i + 1);
       if (e.has_else) out += " ELSE " + child(e.children.size() - 1);
       return out + " END";
     }

@@ -80,7 +80,8 @@ int64_t SaturatingAdd(int64_t a, int64_t b) {
 // DuckDB's substring: 1-based start (0 starts one before the first
 // character, negative counts from the end), negative length goes backwards.
 std::string_view Substring(std::string_view s, int64_t offset, int64_t length) {
-  const bool ascii = std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  const bool ascii =
+      std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
   const int64_t size = ascii ? static_cast<int64_t>(s.size()) : CodePointCount(s);
   int64_t start;
   if (offset > 0) {
@@ -230,7 +231,8 @@ Result<Vector> EvalStringFunction(const BoundExpr& e, const std::vector<Vector>&
       case FunctionId::kLtrim:
       case FunctionId::kRtrim: {
         const bool left = e.function != FunctionId::kRtrim, right = e.function != FunctionId::kLtrim;
-        put(args.size() > 1 ? TrimChars(text(0, i), text(1, i), left, right) : TrimSpacesOnly(text(0, i), left, right));
+        put(args.size() > 1 ? TrimChars(text(0, i), text(1, i), left, right)
+                            : TrimSpacesOnly(text(0, i), left, right));
         break;
       }
       case FunctionId::kSubstr:
@@ -247,7 +249,8 @@ Result<Vector> EvalStringFunction(const BoundExpr& e, const std::vector<Vector>&
   return OwnedVector(std::move(out), constant);
 }
 
-Result<Vector> EvalLike(const BoundExpr& e, const std::vector<Vector>& args, int64_t rows, const EvalScope& scope) {
+Result<Vector> EvalLike(const BoundExpr& e, const std::vector<Vector>& args, int64_t rows,
+                        const EvalScope& scope) {
   const bool constant = AllConstant(args);
   const int64_t n = constant ? 1 : rows;
   Column out(Bool());

@@ -29,6 +29,7 @@ Result<Vector> EvalStringFunction(const BoundExpr& e, const std::vector<Vector>&
                                   const EvalScope& scope);
 
 // LIKE / ILIKE (e.kind == kLike): args are text, pattern and maybe escape.
-Result<Vector> EvalLike(const BoundExpr& e, const std::vector<Vector>& args, int64_t rows, const EvalScope& scope);
+Result<Vector> EvalLike(const BoundExpr& e, const std::vector<Vector>& args, int64_t rows,
+                        const EvalScope& scope);
 
 }  // namespace floe::expr

@@ -12,7 +12,9 @@ namespace {
 
 constexpr int64_t kMicrosPerDay = 86400LL * 1000000;
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsDigit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // Reads 1..max_digits digits at text[*at]; false when there are none.
 bool ReadNumber(std::string_view text, size_t* at, size_t min_digits, size_t max_digits, int64_t* out) {
@@ -168,8 +170,8 @@ Int128 Pow10(int32_t n) {
 }
 
 std::string_view TrimSpaces(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t' || text.front() == '\n' ||
-                           text.front() == '\r')) {
+  while (!text.empty() &&
+         (text.front() == ' ' || text.front() == '\t' || text.front() == '\n' || text.front() == '\r')) {
     text.remove_prefix(1);
   }
   while (!text.empty() &&
@@ -212,7 +214,8 @@ std::optional<Int128> ParseDecimal(std::string_view text, int32_t precision, int
   }
   const size_t point = text.find('.');
   const std::string_view integer = text.substr(0, point);
-  const std::string_view fraction = point == std::string_view::npos ? std::string_view() : text.substr(point + 1);
+  const std::string_view fraction =
+      point == std::string_view::npos ? std::string_view() : text.substr(point + 1);
   if (integer.empty() && fraction.empty()) return std::nullopt;
   Int128 value = 0;
   int32_t integer_digits = 0;
@@ -292,7 +295,8 @@ std::optional<int64_t> ParseTimestamp(std::string_view text) {
     }
   }
   if (at != text.size()) return std::nullopt;
-  Int128 total = static_cast<Int128>(*days) * kMicrosPerDay + micros - static_cast<Int128>(offset_seconds) * 1000000;
+  Int128 total =
+      static_cast<Int128>(*days) * kMicrosPerDay + micros - static_cast<Int128>(offset_seconds) * 1000000;
   if (total < INT64_MIN || total > INT64_MAX) return std::nullopt;
   return static_cast<int64_t>(total);
 }
@@ -327,10 +331,18 @@ std::optional<std::string> ParseUuidText(std::string_view text) {
   return out;
 }
 
-std::string FormatDouble(double value) { return FormatShortest(value); }
-std::string FormatFloat(float value) { return FormatShortest(value); }
-std::string FormatDecimalText(Int128 unscaled, int32_t scale) { return FormatDecimal(unscaled, scale); }
-std::string FormatDateText(int32_t days) { return FormatDate(days); }
+std::string FormatDouble(double value) {
+  return FormatShortest(value);
+}
+std::string FormatFloat(float value) {
+  return FormatShortest(value);
+}
+std::string FormatDecimalText(Int128 unscaled, int32_t scale) {
+  return FormatDecimal(unscaled, scale);
+}
+std::string FormatDateText(int32_t days) {
+  return FormatDate(days);
+}
 
 std::string FormatTimeText(int64_t micros) {
   std::string out;

@@ -51,7 +51,8 @@ void CombineValidity(const std::vector<const Vector*>& inputs, int64_t rows, Col
     }
     if (v->column->validity.empty() || v->column->null_count == 0) continue;
     if (!any) {
-      out->validity.assign(v->column->validity.begin(), v->column->validity.begin() + static_cast<long>(bytes));
+      out->validity.assign(v->column->validity.begin(),
+                           v->column->validity.begin() + static_cast<long>(bytes));
       any = true;
     } else {
       const uint8_t* in = v->column->validity.data();
@@ -158,7 +159,8 @@ Column Gather(const Vector& v, const std::vector<int32_t>& positions) {
   if (c.null_count > 0 && !c.validity.empty()) {
     out.validity.assign(static_cast<size_t>((rows + 7) / 8), 0);
     for (int64_t i = 0; i < rows; ++i) {
-      if (c.IsValid(positions[static_cast<size_t>(i)])) out.validity[i >> 3] |= static_cast<uint8_t>(1u << (i & 7));
+      if (c.IsValid(positions[static_cast<size_t>(i)]))
+        out.validity[i >> 3] |= static_cast<uint8_t>(1u << (i & 7));
     }
     RecountNulls(&out);
   }
