@@ -159,19 +159,13 @@ Column FloatOp(ArithmeticOp op, const DataType& type, const Vector& a, const Vec
         return false;
       });
       break;
-    case ArithmeticOp::kIntegerDivide:
-    case ArithmeticOp::kModulo: {
-      const bool zero = Loop(x, a.constant, y, b.constant, o, n, [](T p, T q, T* r) {
-        *r = q == 0 ? 0 : std::fmod(p, q);
-        return q == 0;
+    case ArithmeticOp::kModulo:  // IEEE: x % 0 is nan, as in DuckDB
+      Loop(x, a.constant, y, b.constant, o, n, [](T p, T q, T* r) {
+        *r = std::fmod(p, q);
+        return false;
       });
-      if (zero) {
-        for (int64_t i = 0; i < n; ++i) {
-          if (y[b.Index(i)] == 0) SetNull(&out, i);
-        }
-      }
       break;
-    }
+    case ArithmeticOp::kIntegerDivide: break;  // refused at bind time
   }
   return out;
 }

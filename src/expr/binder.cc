@@ -799,7 +799,7 @@ class Binder {
                                                           const std::string& options, int32_t position) {
     RE2::Options o;
     o.set_log_errors(false);
-    o.set_dot_nl(true);
+    o.set_dot_nl(false);  // as in DuckDB, '.' matches a newline only with option s
     for (char c : options) {
       switch (c) {
         case 'c': o.set_case_sensitive(true); break;

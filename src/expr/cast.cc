@@ -92,6 +92,20 @@ std::string Quote(std::string_view s) {
 
 }  // namespace
 
+double DecimalToDouble(Int128 unscaled, int32_t scale) {
+  // Exact operands give one correctly rounded division; beyond 2^53 the
+  // decimal text is read back, which rounds correctly too (DuckDB's
+  // conversion of wide decimals can be an ulp off).
+  constexpr Int128 kExact = Int128{1} << 53;
+  if (unscaled < kExact && unscaled > -kExact && scale <= 22) {
+    static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                        1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    return static_cast<double>(unscaled) / kPow10[scale];
+  }
+  return std::strtod(FormatDecimalText(unscaled, scale).c_str(), nullptr);
+}
+
 std::string ValueToText(const Column& c, int64_t i) {
   switch (c.type.id) {
     case TypeId::kBool: return c.Value<uint8_t>(i) ? "true" : "false";
@@ -243,8 +257,7 @@ Result<Vector> EvalCast(const Vector& in, const DataType& to, bool try_cast, int
         } else if (auto d = FloatValue(c, i)) {
           value = *d;
         } else if (auto v = IntegerValue(c, i)) {
-          value = static_cast<double>(*v);
-          if (from.id == TypeId::kDecimal) value = *value / std::pow(10.0, from.scale);
+          value = from.id == TypeId::kDecimal ? DecimalToDouble(*v, from.scale) : static_cast<double>(*v);
         }
         if (!value) {
           if (failure.empty()) failure = "no cast";
@@ -296,7 +309,7 @@ Result<Vector> EvalCast(const Vector& in, const DataType& to, bool try_cast, int
           auto v = ParseDate(c.StringAt(i));
           if (!v) {
             // A timestamp's text names a date too (DuckDB: '2024-01-01 10:00'::DATE).
-            auto ts = ParseTimestamp(c.StringAt(i));
+            auto ts = ParseTimestamp(c.StringAt(i), /*apply_offset=*/false);
             if (ts) v = static_cast<int32_t>(FloorDiv(*ts, kMicrosPerDay));
           }
           if (v)
@@ -327,13 +340,18 @@ Result<Vector> EvalCast(const Vector& in, const DataType& to, bool try_cast, int
       }
       case TypeId::kTimestamp: {
         if (from_string) {
-          auto v = ParseTimestamp(c.StringAt(i));
+          auto v = ParseTimestamp(c.StringAt(i), to.utc);
           if (v)
             out.Put<int64_t>(*v);
           else
             bad_text(c.StringAt(i));
         } else if (from.id == TypeId::kDate) {
-          out.Put<int64_t>(static_cast<int64_t>(c.Value<int32_t>(i)) * kMicrosPerDay);
+          int64_t micros;
+          if (__builtin_mul_overflow(static_cast<int64_t>(c.Value<int32_t>(i)), kMicrosPerDay, &micros)) {
+            out_of_range(FormatDateText(c.Value<int32_t>(i)));
+            break;
+          }
+          out.Put<int64_t>(micros);
         } else if (from.id == TypeId::kTimestamp) {
           const int64_t v = c.Value<int64_t>(i);
           if (from.unit == TimeUnit::kMilli && (v > INT64_MAX / 1000 || v < INT64_MIN / 1000)) {

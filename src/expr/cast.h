@@ -19,6 +19,9 @@ namespace floe::expr {
 Result<Vector> EvalCast(const Vector& in, const DataType& to, bool try_cast, int64_t rows,
                         const EvalScope& scope);
 
+// A decimal's value as the nearest double (correctly rounded).
+double DecimalToDouble(__int128 unscaled, int32_t scale);
+
 // The text of slot i of a scalar column as CAST(... AS string) gives it.
 std::string ValueToText(const Column& column, int64_t i);
 

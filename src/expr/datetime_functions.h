@@ -4,8 +4,9 @@
 // Contract: timestamptz values are instants and are taken apart in UTC (as
 // DuckDB does with TimeZone 'UTC'; floe has no session time zone). A date
 // has hour, minute and second 0 and date_trunc of a date is a timestamp.
-// date_trunc('week', x) starts weeks on Monday (ISO); 'century' and
-// 'millennium' start at years ending in 01, as in PostgreSQL and DuckDB.
+// date_trunc('week', x) starts weeks on Monday (ISO); 'decade', 'century'
+// and 'millennium' start at years divisible by 10, 100, 1000, as DuckDB's
+// do (PostgreSQL starts centuries at years ending in 01).
 // Null in, null out. Thread-safe over distinct outputs.
 #pragma once
 
@@ -17,6 +18,9 @@
 
 namespace floe::expr {
 
-Result<Vector> EvalDatetimeFunction(const BoundExpr& e, const std::vector<Vector>& args, int64_t rows);
+// A date whose midnight or a truncation that leaves the timestamp range
+// (about 290,000 years around 1970) is an OutOfRange error naming the row.
+Result<Vector> EvalDatetimeFunction(const BoundExpr& e, const std::vector<Vector>& args, int64_t rows,
+                                    const EvalScope& scope);
 
 }  // namespace floe::expr

@@ -358,7 +358,7 @@ class Evaluator {
       case FunctionId::kDay:
       case FunctionId::kHour:
       case FunctionId::kMinute:
-      case FunctionId::kSecond: return EvalDatetimeFunction(e, args, frame.rows);
+      case FunctionId::kSecond: return EvalDatetimeFunction(e, args, frame.rows, scope);
       default: return EvalStringFunction(e, args, frame.rows, scope);
     }
   }

@@ -186,8 +186,10 @@ std::optional<int64_t> ParseInteger(std::string_view text) {
   if (!text.empty() && text.front() == '+') text.remove_prefix(1);
   int64_t value = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || ptr != text.data() + text.size() || text.empty()) return std::nullopt;
-  return value;
+  if (ec == std::errc() && ptr == text.data() + text.size() && !text.empty()) return value;
+  auto rounded = ParseDecimal(text, 38, 0);
+  if (!rounded || *rounded < INT64_MIN || *rounded > INT64_MAX) return std::nullopt;
+  return static_cast<int64_t>(*rounded);
 }
 
 std::optional<double> ParseDouble(std::string_view text) {
@@ -211,6 +213,34 @@ std::optional<Int128> ParseDecimal(std::string_view text, int32_t precision, int
   if (!text.empty() && (text.front() == '-' || text.front() == '+')) {
     negative = text.front() == '-';
     text.remove_prefix(1);
+  }
+  // An exponent ("1.5e3", as DuckDB reads) moves the decimal point.
+  std::string shifted;
+  if (const size_t e = text.find_first_of("eE"); e != std::string_view::npos) {
+    const std::string_view mantissa = text.substr(0, e);
+    std::string_view exponent_text = text.substr(e + 1);
+    if (!exponent_text.empty() && exponent_text.front() == '+') exponent_text.remove_prefix(1);
+    int64_t exponent = 0;
+    auto [ptr, ec] =
+        std::from_chars(exponent_text.data(), exponent_text.data() + exponent_text.size(), exponent);
+    if (ec != std::errc() || ptr != exponent_text.data() + exponent_text.size() || exponent_text.empty() ||
+        exponent > 80 || exponent < -80 || mantissa.empty()) {
+      return std::nullopt;
+    }
+    const size_t dot = mantissa.find('.');
+    std::string digits(mantissa.substr(0, dot));
+    if (dot != std::string_view::npos) digits.append(mantissa.substr(dot + 1));
+    int64_t point_at = static_cast<int64_t>(dot == std::string_view::npos ? mantissa.size() : dot) + exponent;
+    if (point_at < 0) {
+      digits.insert(0, static_cast<size_t>(-point_at), '0');
+      point_at = 0;
+    }
+    if (point_at > static_cast<int64_t>(digits.size())) {
+      digits.append(static_cast<size_t>(point_at) - digits.size(), '0');
+    }
+    shifted =
+        digits.substr(0, static_cast<size_t>(point_at)) + "." + digits.substr(static_cast<size_t>(point_at));
+    text = shifted;
   }
   const size_t point = text.find('.');
   const std::string_view integer = text.substr(0, point);
@@ -265,7 +295,7 @@ std::optional<int64_t> ParseTime(std::string_view text) {
   return micros;
 }
 
-std::optional<int64_t> ParseTimestamp(std::string_view text) {
+std::optional<int64_t> ParseTimestamp(std::string_view text, bool apply_offset) {
   text = TrimSpaces(text);
   size_t at = 0;
   auto days = ReadDate(text, &at);
@@ -295,6 +325,7 @@ std::optional<int64_t> ParseTimestamp(std::string_view text) {
     }
   }
   if (at != text.size()) return std::nullopt;
+  if (!apply_offset) offset_seconds = 0;
   Int128 total =
       static_cast<Int128>(*days) * kMicrosPerDay + micros - static_cast<Int128>(offset_seconds) * 1000000;
   if (total < INT64_MIN || total > INT64_MAX) return std::nullopt;
@@ -334,8 +365,12 @@ std::optional<std::string> ParseUuidText(std::string_view text) {
 std::string FormatDouble(double value) {
   return FormatShortest(value);
 }
+// DuckDB prints a float's own shortest digits in fixed notation but the
+// digits of the float widened to double in scientific notation.
 std::string FormatFloat(float value) {
-  return FormatShortest(value);
+  std::string text = FormatShortest(value);
+  if (text.find('e') == std::string::npos) return text;
+  return FormatShortest(static_cast<double>(value));
 }
 std::string FormatDecimalText(Int128 unscaled, int32_t scale) {
   return FormatDecimal(unscaled, scale);

@@ -20,6 +20,8 @@ __extension__ typedef __int128 Int128;
 
 std::string_view TrimSpaces(std::string_view text);
 
+// An integer; also decimal or exponent text rounded half away from zero
+// ("12.5" -> 13, "1e2" -> 100), as DuckDB's casts read it.
 std::optional<int64_t> ParseInteger(std::string_view text);
 std::optional<double> ParseDouble(std::string_view text);
 // Decimal text ("-12.345", "1e3" is refused) rounded half away from zero to
@@ -32,9 +34,11 @@ std::optional<int32_t> ParseDate(std::string_view text);
 // "HH:MM[:SS[.fraction]]" -> microseconds since midnight.
 std::optional<int64_t> ParseTime(std::string_view text);
 // "YYYY-MM-DD[( |T)HH:MM[:SS[.fraction]]][Z|UTC|(+|-)HH[[:]MM]]" ->
-// microseconds since the epoch; an offset is applied (the result is UTC).
-// Fraction digits past microseconds are truncated.
-std::optional<int64_t> ParseTimestamp(std::string_view text);
+// microseconds since the epoch. With `apply_offset` (timestamptz) an offset
+// is applied and the result is UTC; without it (timestamp) the offset is
+// read and dropped, the local time kept, as DuckDB does. Fraction digits
+// past microseconds are truncated.
+std::optional<int64_t> ParseTimestamp(std::string_view text, bool apply_offset = true);
 // 8-4-4-4-12 hex (case-insensitive, braces or no dashes allowed) -> 16 bytes.
 std::optional<std::string> ParseUuidText(std::string_view text);
 
