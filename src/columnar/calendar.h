@@ -2,7 +2,7 @@
 // layer that turns days and instants into dates and back (JSON rendering,
 // Iceberg transforms, the expression language).
 //
-// Contract: pure functions, thread-safe; FloorDiv/FloorMod need b != 0. Days
+// Contract: pure functions, thread-safe; FloorDiv/FloorMod need b > 0. Days
 // count from 1970-01-01; years are astronomical (year 0 exists).
 #pragma once
 
@@ -17,8 +17,10 @@ inline int64_t FloorDiv(int64_t a, int64_t b) {
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }
+// (From the remainder: a - FloorDiv(a, b) * b overflows near INT64_MIN.)
 inline int64_t FloorMod(int64_t a, int64_t b) {
-  return a - FloorDiv(a, b) * b;
+  const int64_t r = a % b;
+  return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
 }
 
 struct CivilDate {

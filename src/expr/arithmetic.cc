@@ -187,12 +187,14 @@ Result<Column> DecimalOp(ArithmeticOp op, const DataType& type, const Vector& a,
     case ArithmeticOp::kAdd:
     case ArithmeticOp::kSubtract:
     case ArithmeticOp::kModulo: {
-      const int32_t common = op == ArithmeticOp::kModulo ? s : s;
-      const Int128 fa = Pow10(common - s1), fb = Pow10(common - s2);
+      // Both operands at the result's scale (for %, the larger of the two).
+      const Int128 fa = Pow10(s - s1), fb = Pow10(s - s2);
       const bool subtract = op == ArithmeticOp::kSubtract, modulo = op == ArithmeticOp::kModulo;
       bad = Loop(x, a.constant, y, b.constant, o, n, [&](Int128 p, Int128 q, Int128* r) {
         Int128 sp, sq;
-        bool of = __builtin_mul_overflow(p, fa, &sp) | __builtin_mul_overflow(q, fb, &sq);
+        const bool of_a = __builtin_mul_overflow(p, fa, &sp);
+        const bool of_b = __builtin_mul_overflow(q, fb, &sq);
+        bool of = of_a || of_b;
         if (modulo) {
           if (sq == 0) {
             *r = 0;
@@ -243,7 +245,9 @@ Result<Column> DecimalOp(ArithmeticOp op, const DataType& type, const Vector& a,
         case ArithmeticOp::kSubtract:
         case ArithmeticOp::kModulo: {
           Int128 sp, sq;
-          of = __builtin_mul_overflow(p, Pow10(s - s1), &sp) | __builtin_mul_overflow(q, Pow10(s - s2), &sq);
+          const bool of_a = __builtin_mul_overflow(p, Pow10(s - s1), &sp);
+          const bool of_b = __builtin_mul_overflow(q, Pow10(s - s2), &sq);
+          of = of_a || of_b;
           if (!of && op != ArithmeticOp::kModulo) {
             of = (op == ArithmeticOp::kSubtract ? __builtin_sub_overflow(sp, sq, &r)
                                                 : __builtin_add_overflow(sp, sq, &r)) ||

@@ -446,7 +446,20 @@ class Binder {
       FLOE_ASSIGN_OR_RETURN(left, Coerce(std::move(left), type));
       FLOE_ASSIGN_OR_RETURN(right, Coerce(std::move(right), type));
     }
-    const bool can_fail = decimal || IsInteger(type);
+    // Integers can overflow; a decimal only when its exact precision was cut
+    // to 38 (+ - * /; % never grows).
+    bool can_fail = IsInteger(type);
+    if (decimal) {
+      const DataType da = AsDecimal(a), db = AsDecimal(b);
+      const int32_t digits = std::max(da.precision - da.scale, db.precision - db.scale);
+      switch (kind) {
+        case ArithmeticOp::kAdd:
+        case ArithmeticOp::kSubtract: can_fail = digits + type.scale + 1 > kMaxDecimalPrecision; break;
+        case ArithmeticOp::kMultiply: can_fail = da.precision + db.precision > kMaxDecimalPrecision; break;
+        case ArithmeticOp::kDivide: can_fail = type.precision - type.scale < da.precision - da.scale + db.scale; break;
+        default: can_fail = false; break;
+      }
+    }
     std::vector<BoundExpr> children;
     children.push_back(std::move(left));
     children.push_back(std::move(right));

@@ -167,9 +167,21 @@ Result<Vector> EvalCast(const Vector& in, const DataType& to, bool try_cast, int
     out.type = to;
     return OwnedVector(std::move(out), in.constant);
   }
-  if (to.id == TypeId::kDecimal && IsInteger(from) && to.scale == 0 &&
-      to.precision >= AsDecimal(from).precision) {
-    return from.id == TypeId::kInt32 ? widen(int32_t{}, Int128{}) : widen(int64_t{}, Int128{});
+  // Integers and decimals to a decimal with room for every value: one
+  // multiplication by 10^(scale difference) per row, which cannot overflow.
+  if (to.id == TypeId::kDecimal && (IsInteger(from) || from.id == TypeId::kDecimal)) {
+    const DataType source = AsDecimal(from);
+    if (to.scale >= source.scale && to.precision - to.scale >= source.precision - source.scale) {
+      Vector widened = from.id == TypeId::kInt32   ? widen(int32_t{}, Int128{})
+                       : from.id == TypeId::kInt64 ? widen(int64_t{}, Int128{})
+                                                   : widen(Int128{}, Int128{});
+      const Int128 factor = Pow10(to.scale - source.scale);
+      if (factor != 1) {
+        Int128* v = reinterpret_cast<Int128*>(const_cast<Column&>(widened.col()).values.data());
+        for (int64_t i = 0; i < n; ++i) v[i] *= factor;
+      }
+      return widened;
+    }
   }
 
   Output out(to);

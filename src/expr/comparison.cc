@@ -99,6 +99,15 @@ void CompareInto(CompareOp op, const Vector& a, const Vector& b, int64_t n, uint
       });
       return;
     default:  // string, binary
+      if (op == CompareOp::kEq || op == CompareOp::kNe) {
+        // Equality needs no order: lengths first, then the bytes.
+        const uint8_t want = op == CompareOp::kEq;
+        for (int64_t r = 0; r < n; ++r) {
+          const std::string_view p = x.StringAt(a.Index(r)), q = y.StringAt(b.Index(r));
+          out[r] = (p.size() == q.size() && std::memcmp(p.data(), q.data(), p.size()) == 0) == want;
+        }
+        return;
+      }
       CompareRows(op, a, b, n, out, [&](int64_t i, int64_t j) {
         const int c = x.StringAt(i).compare(y.StringAt(j));
         return c < 0 ? -1 : c > 0 ? 1 : 0;

@@ -180,9 +180,11 @@ class Evaluator {
   }
 
   // Evaluates `e` on the frame rows `positions` (ascending): on the frame
-  // itself when they are all of its rows (the result is then `full`).
+  // itself when they are all of its rows or when `e` cannot fail (no gather:
+  // cheaper than selecting, and the rows it should skip are not taken from
+  // it); the result is then `full`, indexed by frame row.
   Result<Piece> EvalOn(const BoundExpr& e, const Frame& frame, const std::vector<int32_t>* positions) {
-    if (static_cast<int64_t>(positions->size()) == frame.rows) {
+    if (static_cast<int64_t>(positions->size()) == frame.rows || !e.can_error) {
       FLOE_ASSIGN_OR_RETURN(Vector v, Eval(e, frame));
       return Piece{positions, std::move(v), true};
     }

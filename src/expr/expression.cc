@@ -87,6 +87,9 @@ Result<std::vector<int32_t>> Expression::TrueRows(const RecordBatch& batch,
     }
     return rows;
   }
+  int64_t count = 0;
+  for (int64_t i = 0; i < batch.num_rows; ++i) count += c.values[static_cast<size_t>(i)] != 0;
+  rows.reserve(static_cast<size_t>(count));
   for (int64_t i = 0; i < batch.num_rows; ++i) {
     if (c.values[static_cast<size_t>(i)] && c.IsValid(i)) rows.push_back(static_cast<int32_t>(i));
   }

@@ -9,10 +9,27 @@
 namespace floe::expr {
 namespace {
 
+// Looked up by string_view without building a key string per row.
+struct KeyHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view key) const { return std::hash<std::string_view>()(key); }
+};
+
 struct InSet {
   DataType type;
-  std::unordered_set<std::string> keys;
+  std::unordered_set<std::string, KeyHash, std::equal_to<>> keys;
+  // Short lists are scanned: a few length checks and compares beat hashing.
+  std::vector<std::string> few;
   bool has_null = false;
+
+  bool Contains(std::string_view key) const {
+    if (keys.size() > kScanLimit) return keys.find(key) != keys.end();
+    for (const std::string& k : few) {
+      if (k.size() == key.size() && std::memcmp(k.data(), key.data(), key.size()) == 0) return true;
+    }
+    return false;
+  }
+  static constexpr size_t kScanLimit = 8;
 };
 
 // The bytes that identify slot i's value: fixed-width values (doubles
@@ -54,6 +71,7 @@ std::shared_ptr<const void> MakeInSet(const DataType& type, const std::vector<co
       set->keys.emplace(KeyOf(*c, 0, &d, &f));
     }
   }
+  set->few.assign(set->keys.begin(), set->keys.end());
   return set;
 }
 
@@ -66,12 +84,9 @@ Vector EvalInSet(const std::shared_ptr<const void>& state, const Vector& x, bool
   CombineValidity({&x}, n, &out);
   double d;
   float f;
-  std::string key;
   for (int64_t i = 0; i < n; ++i) {
     if (x.col().IsNull(i)) continue;
-    const std::string_view k = KeyOf(x.col(), i, &d, &f);
-    key.assign(k.data(), k.size());
-    const bool found = set.keys.count(key) > 0;
+    const bool found = set.Contains(KeyOf(x.col(), i, &d, &f));
     if (!found && set.has_null) {
       SetNull(&out, i);
       continue;

@@ -35,22 +35,31 @@ void AppendCodePoint(int32_t cp, std::string* out) {
   out->append(reinterpret_cast<const char*>(buf), static_cast<size_t>(n));
 }
 
+// Appends `text` with each code point mapped; ASCII runs take a byte loop.
 template <typename Map>
-std::string MapCodePoints(std::string_view text, Map map) {
-  std::string out;
-  out.reserve(text.size());
+void AppendMapped(std::string_view text, Map map, std::vector<uint8_t>* out) {
   size_t i = 0;
   while (i < text.size()) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c < 0x80) {  // ASCII fast path
-      out.push_back(static_cast<char>(map(c)));
+    if (c < 0x80) {
+      out->push_back(static_cast<uint8_t>(map(c)));
       ++i;
       continue;
     }
     const int32_t cp = NextCodePoint(text, &i);
-    AppendCodePoint(cp < 0 ? cp : map(cp), &out);
+    std::string encoded;
+    AppendCodePoint(cp < 0 ? cp : map(cp), &encoded);
+    out->insert(out->end(), encoded.begin(), encoded.end());
   }
-  return out;
+}
+
+int32_t LowerCodePoint(int32_t cp) {
+  if (cp < 0x80) return cp >= 'A' && cp <= 'Z' ? cp + 32 : cp;
+  return static_cast<int32_t>(utf8proc_tolower(cp));
+}
+int32_t UpperCodePoint(int32_t cp) {
+  if (cp < 0x80) return cp >= 'a' && cp <= 'z' ? cp - 32 : cp;
+  return static_cast<int32_t>(utf8proc_toupper(cp));
 }
 
 int64_t CodePointCount(std::string_view s) {
@@ -160,11 +169,17 @@ std::vector<const Vector*> Pointers(const std::vector<Vector>& args) {
 }  // namespace
 
 std::string Utf8Lower(std::string_view text) {
-  return MapCodePoints(text, [](int32_t cp) { return static_cast<int32_t>(utf8proc_tolower(cp)); });
+  std::vector<uint8_t> out;
+  out.reserve(text.size());
+  AppendMapped(text, LowerCodePoint, &out);
+  return std::string(out.begin(), out.end());
 }
 
 std::string Utf8Upper(std::string_view text) {
-  return MapCodePoints(text, [](int32_t cp) { return static_cast<int32_t>(utf8proc_toupper(cp)); });
+  std::vector<uint8_t> out;
+  out.reserve(text.size());
+  AppendMapped(text, UpperCodePoint, &out);
+  return std::string(out.begin(), out.end());
 }
 
 Result<Vector> EvalStringFunction(const BoundExpr& e, const std::vector<Vector>& args, int64_t rows,
@@ -225,8 +240,11 @@ Result<Vector> EvalStringFunction(const BoundExpr& e, const std::vector<Vector>&
       continue;
     }
     switch (e.function) {
-      case FunctionId::kLower: put(Utf8Lower(text(0, i))); break;
-      case FunctionId::kUpper: put(Utf8Upper(text(0, i))); break;
+      case FunctionId::kLower:
+      case FunctionId::kUpper:
+        AppendMapped(text(0, i), e.function == FunctionId::kLower ? LowerCodePoint : UpperCodePoint, &out.data);
+        out.offsets.push_back(static_cast<int64_t>(out.data.size()));
+        break;
       case FunctionId::kTrim:
       case FunctionId::kLtrim:
       case FunctionId::kRtrim: {
