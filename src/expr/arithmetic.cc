@@ -72,33 +72,24 @@ Result<Column> IntegerOp(ArithmeticOp op, const DataType& type, const Vector& a,
     if (row >= 0) return OverflowError(op, type, a, b, row, scope);
     return Status::OK();
   };
+  // One pass computing every row; only when a row overflowed, a second finds
+  // the first valid one (null slots may hold anything).
+  auto checked = [&](auto apply) -> Status {
+    if (!Loop(x, a.constant, y, b.constant, o, n, apply)) return Status::OK();
+    return report([&](T p, T q) {
+      T r;
+      return apply(p, q, &r);
+    });
+  };
   switch (op) {
     case ArithmeticOp::kAdd:
-      bad = Loop(x, a.constant, y, b.constant, o, n,
-                 [](T p, T q, T* r) { return __builtin_add_overflow(p, q, r); });
-      if (bad)
-        FLOE_RETURN_IF_ERROR(report([](T p, T q) {
-          T r;
-          return __builtin_add_overflow(p, q, &r);
-        }));
+      FLOE_RETURN_IF_ERROR(checked([](T p, T q, T* r) { return __builtin_add_overflow(p, q, r); }));
       break;
     case ArithmeticOp::kSubtract:
-      bad = Loop(x, a.constant, y, b.constant, o, n,
-                 [](T p, T q, T* r) { return __builtin_sub_overflow(p, q, r); });
-      if (bad)
-        FLOE_RETURN_IF_ERROR(report([](T p, T q) {
-          T r;
-          return __builtin_sub_overflow(p, q, &r);
-        }));
+      FLOE_RETURN_IF_ERROR(checked([](T p, T q, T* r) { return __builtin_sub_overflow(p, q, r); }));
       break;
     case ArithmeticOp::kMultiply:
-      bad = Loop(x, a.constant, y, b.constant, o, n,
-                 [](T p, T q, T* r) { return __builtin_mul_overflow(p, q, r); });
-      if (bad)
-        FLOE_RETURN_IF_ERROR(report([](T p, T q) {
-          T r;
-          return __builtin_mul_overflow(p, q, &r);
-        }));
+      FLOE_RETURN_IF_ERROR(checked([](T p, T q, T* r) { return __builtin_mul_overflow(p, q, r); }));
       break;
     case ArithmeticOp::kIntegerDivide:
     case ArithmeticOp::kModulo: {

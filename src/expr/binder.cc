@@ -456,7 +456,9 @@ class Binder {
         case ArithmeticOp::kAdd:
         case ArithmeticOp::kSubtract: can_fail = digits + type.scale + 1 > kMaxDecimalPrecision; break;
         case ArithmeticOp::kMultiply: can_fail = da.precision + db.precision > kMaxDecimalPrecision; break;
-        case ArithmeticOp::kDivide: can_fail = type.precision - type.scale < da.precision - da.scale + db.scale; break;
+        case ArithmeticOp::kDivide:
+          can_fail = type.precision - type.scale < da.precision - da.scale + db.scale;
+          break;
         default: can_fail = false; break;
       }
     }
@@ -469,7 +471,7 @@ class Binder {
   }
 
   // One type for a list of operands (IN, BETWEEN, CASE results, COALESCE).
-  Result<DataType> MeetAll(const std::vector<BoundExpr>& items, int32_t position, const std::string& what) {
+  Result<DataType> MeetAll(const std::vector<BoundExpr>& items, const std::string& what) {
     // Typed operands first, so string and NULL literals adapt to them.
     std::optional<DataType> type;
     const BoundExpr* first = nullptr;
@@ -493,17 +495,22 @@ class Binder {
       for (const BoundExpr& item : items) any_string = any_string || IsStringLiteral(item);
       type = any_string ? String() : Int32();
     }
-    (void)position;
     return *type;
   }
 
-  Result<BoundExpr> In(const ParsedExpr& e) {
-    std::vector<BoundExpr> items;
+  Result<std::vector<BoundExpr>> BindChildren(const ParsedExpr& e) {
+    std::vector<BoundExpr> out;
+    out.reserve(e.children.size());
     for (const auto& child : e.children) {
-      FLOE_ASSIGN_OR_RETURN(BoundExpr item, BindNode(*child));
-      items.push_back(std::move(item));
+      FLOE_ASSIGN_OR_RETURN(BoundExpr bound, BindNode(*child));
+      out.push_back(std::move(bound));
     }
-    FLOE_ASSIGN_OR_RETURN(DataType type, MeetAll(items, e.position, "compare with IN"));
+    return out;
+  }
+
+  Result<BoundExpr> In(const ParsedExpr& e) {
+    FLOE_ASSIGN_OR_RETURN(std::vector<BoundExpr> items, BindChildren(e));
+    FLOE_ASSIGN_OR_RETURN(DataType type, MeetAll(items, "compare with IN"));
     bool constant_list = true;
     for (BoundExpr& item : items) {
       FLOE_ASSIGN_OR_RETURN(item, Coerce(std::move(item), type));
@@ -520,12 +527,8 @@ class Binder {
   }
 
   Result<BoundExpr> Between(const ParsedExpr& e) {
-    std::vector<BoundExpr> items;
-    for (const auto& child : e.children) {
-      FLOE_ASSIGN_OR_RETURN(BoundExpr item, BindNode(*child));
-      items.push_back(std::move(item));
-    }
-    FLOE_ASSIGN_OR_RETURN(DataType type, MeetAll(items, e.position, "compare with BETWEEN"));
+    FLOE_ASSIGN_OR_RETURN(std::vector<BoundExpr> items, BindChildren(e));
+    FLOE_ASSIGN_OR_RETURN(DataType type, MeetAll(items, "compare with BETWEEN"));
     for (BoundExpr& item : items) {
       FLOE_ASSIGN_OR_RETURN(item, Coerce(std::move(item), type));
     }
@@ -611,7 +614,7 @@ class Binder {
     } else {
       results.push_back(Constant(NullConstant(Int32()), e.position, LiteralKind::kNull));
     }
-    FLOE_ASSIGN_OR_RETURN(DataType type, MeetAll(results, e.position, "combine CASE results"));
+    FLOE_ASSIGN_OR_RETURN(DataType type, MeetAll(results, "combine CASE results"));
     std::vector<BoundExpr> children;
     for (size_t k = 0; k < conditions.size(); ++k) {
       children.push_back(std::move(conditions[k]));
@@ -641,11 +644,7 @@ class Binder {
 
   Result<BoundExpr> Function(const ParsedExpr& e) {
     const std::string& name = e.text;
-    std::vector<BoundExpr> args;
-    for (const auto& child : e.children) {
-      FLOE_ASSIGN_OR_RETURN(BoundExpr arg, BindNode(*child));
-      args.push_back(std::move(arg));
-    }
+    FLOE_ASSIGN_OR_RETURN(std::vector<BoundExpr> args, BindChildren(e));
     auto make = [&](FunctionId id, DataType type, bool can_fail = false) {
       BoundExpr node = Node(BoundKind::kFunction, std::move(type), e.position, std::move(args), can_fail);
       node.function = id;
@@ -678,7 +677,7 @@ class Binder {
 
     if (name == "coalesce") {
       FLOE_RETURN_IF_ERROR(ArgCount(e, 1, SIZE_MAX));
-      FLOE_ASSIGN_OR_RETURN(DataType type, MeetAll(args, e.position, "combine COALESCE arguments"));
+      FLOE_ASSIGN_OR_RETURN(DataType type, MeetAll(args, "combine COALESCE arguments"));
       for (BoundExpr& arg : args) {
         FLOE_ASSIGN_OR_RETURN(arg, Coerce(std::move(arg), type));
       }

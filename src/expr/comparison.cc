@@ -134,21 +134,27 @@ Vector EvalCompare(CompareOp op, const Vector& a, const Vector& b, int64_t rows)
   return OwnedVector(std::move(out), constant);
 }
 
-Vector EvalAnd(const Vector& a, const Vector& b, int64_t rows) {
+namespace {
+
+// AND (deciding value false) or OR (deciding value true): a valid deciding
+// value on either side decides; otherwise a null side makes the row null.
+Vector EvalConnective(bool is_and, const Vector& a, const Vector& b, int64_t rows) {
   const bool constant = a.constant && b.constant;
   const int64_t n = constant ? 1 : rows;
   Column out = BoolColumn(n);
   const uint8_t* x = a.col().values.data();
   const uint8_t* y = b.col().values.data();
-  bool any_null = a.col().null_count > 0 || b.col().null_count > 0;
-  for (int64_t i = 0; i < n; ++i) out.values[i] = x[a.Index(i)] & y[b.Index(i)];
-  if (any_null) {
-    // false if either is a valid false; null if either is null otherwise.
+  if (is_and) {
+    for (int64_t i = 0; i < n; ++i) out.values[i] = x[a.Index(i)] & y[b.Index(i)];
+  } else {
+    for (int64_t i = 0; i < n; ++i) out.values[i] = x[a.Index(i)] | y[b.Index(i)];
+  }
+  if (a.col().null_count > 0 || b.col().null_count > 0) {
+    const uint8_t decides = is_and ? 0 : 1;
     for (int64_t i = 0; i < n; ++i) {
       const bool va = a.IsValid(i), vb = b.IsValid(i);
-      const bool fa = va && !x[a.Index(i)], fb = vb && !y[b.Index(i)];
-      if (fa || fb) {
-        out.values[i] = 0;
+      if ((va && x[a.Index(i)] == decides) || (vb && y[b.Index(i)] == decides)) {
+        out.values[i] = decides;
       } else if (!va || !vb) {
         out.values[i] = 0;
         SetNull(&out, i);
@@ -158,27 +164,13 @@ Vector EvalAnd(const Vector& a, const Vector& b, int64_t rows) {
   return OwnedVector(std::move(out), constant);
 }
 
+}  // namespace
+
+Vector EvalAnd(const Vector& a, const Vector& b, int64_t rows) {
+  return EvalConnective(true, a, b, rows);
+}
 Vector EvalOr(const Vector& a, const Vector& b, int64_t rows) {
-  const bool constant = a.constant && b.constant;
-  const int64_t n = constant ? 1 : rows;
-  Column out = BoolColumn(n);
-  const uint8_t* x = a.col().values.data();
-  const uint8_t* y = b.col().values.data();
-  bool any_null = a.col().null_count > 0 || b.col().null_count > 0;
-  for (int64_t i = 0; i < n; ++i) out.values[i] = x[a.Index(i)] | y[b.Index(i)];
-  if (any_null) {
-    for (int64_t i = 0; i < n; ++i) {
-      const bool va = a.IsValid(i), vb = b.IsValid(i);
-      const bool ta = va && x[a.Index(i)], tb = vb && y[b.Index(i)];
-      if (ta || tb) {
-        out.values[i] = 1;
-      } else if (!va || !vb) {
-        out.values[i] = 0;
-        SetNull(&out, i);
-      }
-    }
-  }
-  return OwnedVector(std::move(out), constant);
+  return EvalConnective(false, a, b, rows);
 }
 
 Vector EvalNot(const Vector& a, int64_t rows) {

@@ -242,7 +242,8 @@ Result<Vector> EvalStringFunction(const BoundExpr& e, const std::vector<Vector>&
     switch (e.function) {
       case FunctionId::kLower:
       case FunctionId::kUpper:
-        AppendMapped(text(0, i), e.function == FunctionId::kLower ? LowerCodePoint : UpperCodePoint, &out.data);
+        AppendMapped(text(0, i), e.function == FunctionId::kLower ? LowerCodePoint : UpperCodePoint,
+                     &out.data);
         out.offsets.push_back(static_cast<int64_t>(out.data.size()));
         break;
       case FunctionId::kTrim:

@@ -22,7 +22,8 @@ TEST(CalendarTest, FloorDivAndModRoundTowardNegativeInfinity) {
 
 TEST(CalendarTest, FloorModAtTheInt64EdgesDoesNotOverflow) {
   // INT64_MIN = -106751992 days * kMicrosPerDay + 71945224192 (floor).
-  EXPECT_EQ(FloorMod(INT64_MIN, kMicrosPerDay), INT64_MIN - (-106751992LL + 1) * kMicrosPerDay + kMicrosPerDay);
+  EXPECT_EQ(FloorMod(INT64_MIN, kMicrosPerDay),
+            INT64_MIN - (-106751992LL + 1) * kMicrosPerDay + kMicrosPerDay);
   EXPECT_EQ(FloorDiv(INT64_MIN, kMicrosPerDay), -106751992);
   EXPECT_EQ(FloorMod(INT64_MAX, kMicrosPerDay), INT64_MAX - 106751991LL * kMicrosPerDay);
   EXPECT_EQ(FloorMod(INT64_MIN, INT64_MAX), INT64_MAX - 1);
