@@ -88,32 +88,6 @@ void AppendDecimal(__int128 v, int32_t scale, std::string* out) {
   }
 }
 
-float HalfToFloat(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
-  const uint32_t exponent = (h >> 10) & 0x1F;
-  uint32_t mantissa = h & 0x3FF;
-  uint32_t bits;
-  if (exponent == 0) {
-    if (mantissa == 0) {
-      bits = sign;
-    } else {  // subnormal: normalise
-      int e = -1;
-      do {
-        ++e;
-        mantissa <<= 1;
-      } while ((mantissa & 0x400) == 0);
-      bits = sign | static_cast<uint32_t>(127 - 15 - e) << 23 | (mantissa & 0x3FF) << 13;
-    }
-  } else if (exponent == 0x1F) {
-    bits = sign | 0x7F800000 | mantissa << 13;
-  } else {
-    bits = sign | (exponent + 127 - 15) << 23 | mantissa << 13;
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
 template <typename F>
 void AppendFloat(F value, std::string* out) {
   if (std::isnan(value)) {
@@ -291,6 +265,32 @@ bool AppendScalarText(const Column& c, int64_t row, bool json, std::string* out)
 }
 
 }  // namespace
+
+float HalfToFloat(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  const uint32_t exponent = (h >> 10) & 0x1F;
+  uint32_t mantissa = h & 0x3FF;
+  uint32_t bits;
+  if (exponent == 0) {
+    if (mantissa == 0) {
+      bits = sign;
+    } else {  // subnormal: normalise
+      int e = -1;
+      do {
+        ++e;
+        mantissa <<= 1;
+      } while ((mantissa & 0x400) == 0);
+      bits = sign | static_cast<uint32_t>(127 - 15 - e) << 23 | (mantissa & 0x3FF) << 13;
+    }
+  } else if (exponent == 0x1F) {
+    bits = sign | 0x7F800000 | mantissa << 13;
+  } else {
+    bits = sign | (exponent + 127 - 15) << 23 | mantissa << 13;
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
 
 void AppendJsonValue(const Column& column, int64_t row, std::string* out) {
   if (column.IsNull(row)) {

@@ -37,5 +37,7 @@ std::string FormatDate(int32_t days_since_epoch);
 std::string FormatTimestamp(int64_t value, TimeUnit unit, bool utc);
 std::string FormatTimeOfDay(int64_t value, TimeUnit unit);
 std::string FormatDecimal(__int128 unscaled, int32_t scale);
+// IEEE 754 binary16 bits (kFloat16 values) as a float, exactly.
+float HalfToFloat(uint16_t bits);
 
 }  // namespace floe

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 
 #include "expr/decimal_math.h"
@@ -125,37 +126,20 @@ Column FloatOp(ArithmeticOp op, const DataType& type, const Vector& a, const Vec
   T* o = reinterpret_cast<T*>(out.values.data());
   const T* x = a.col().ValuesAs<T>();
   const T* y = b.col().ValuesAs<T>();
+  auto run = [&](auto f) {
+    Loop(x, a.constant, y, b.constant, o, n, [f](T p, T q, T* r) {
+      *r = f(p, q);
+      return false;
+    });
+  };
   switch (op) {
-    case ArithmeticOp::kAdd:
-      Loop(x, a.constant, y, b.constant, o, n, [](T p, T q, T* r) {
-        *r = p + q;
-        return false;
-      });
-      break;
-    case ArithmeticOp::kSubtract:
-      Loop(x, a.constant, y, b.constant, o, n, [](T p, T q, T* r) {
-        *r = p - q;
-        return false;
-      });
-      break;
-    case ArithmeticOp::kMultiply:
-      Loop(x, a.constant, y, b.constant, o, n, [](T p, T q, T* r) {
-        *r = p * q;
-        return false;
-      });
-      break;
-    case ArithmeticOp::kDivide:
-      Loop(x, a.constant, y, b.constant, o, n, [](T p, T q, T* r) {
-        *r = p / q;
-        return false;
-      });
-      break;
-    case ArithmeticOp::kModulo:  // IEEE: x % 0 is nan, as in DuckDB
-      Loop(x, a.constant, y, b.constant, o, n, [](T p, T q, T* r) {
-        *r = std::fmod(p, q);
-        return false;
-      });
-      break;
+    case ArithmeticOp::kAdd: run(std::plus<T>()); break;
+    case ArithmeticOp::kSubtract: run(std::minus<T>()); break;
+    case ArithmeticOp::kMultiply: run(std::multiplies<T>()); break;
+    case ArithmeticOp::kDivide: run(std::divides<T>()); break;
+    case ArithmeticOp::kModulo:
+      run([](T p, T q) { return std::fmod(p, q); });
+      break;                                   // x % 0 is nan, as DuckDB
     case ArithmeticOp::kIntegerDivide: break;  // refused at bind time
   }
   return out;

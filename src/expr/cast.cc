@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "columnar/calendar.h"
+#include "columnar/json_format.h"
 #include "expr/decimal_math.h"
 #include "expr/expr_types.h"
 #include "expr/value_text.h"
@@ -40,21 +41,6 @@ std::optional<Int128> IntegerValue(const Column& c, int64_t i) {
     case TypeId::kDecimal: return c.Value<Int128>(i);
     default: return std::nullopt;
   }
-}
-
-float HalfToFloat(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
-  const uint32_t exponent = (h >> 10) & 0x1F;
-  uint32_t mantissa = h & 0x3FF;
-  float magnitude;
-  if (exponent == 0) {
-    magnitude = std::ldexp(static_cast<float>(mantissa), -24);
-  } else if (exponent == 0x1F) {
-    magnitude = mantissa ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
-  } else {
-    magnitude = std::ldexp(static_cast<float>(mantissa | 0x400), static_cast<int>(exponent) - 25);
-  }
-  return sign ? -magnitude : magnitude;
 }
 
 std::optional<double> FloatValue(const Column& c, int64_t i) {

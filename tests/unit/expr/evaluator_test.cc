@@ -201,6 +201,34 @@ TEST(EvaluatorTest, ConstantsFoldAtBindTime) {
             "(2147483647 + 1) at row 2 of the batch (part-0.parquet, row 102)");
 }
 
+TEST(EvaluatorTest, NonCanonicalInputColumnsAreReadWidened) {
+  RecordBatch b;
+  b.schema = {MakeField("t", Int8()), MakeField("h", Float16()),
+              MakeField("ms", Timestamp(TimeUnit::kMilli, true)),
+              MakeField("ns", Timestamp(TimeUnit::kNano, false)), MakeField("u", UInt64())};
+  for (const Field& f : b.schema) b.columns.push_back(MakeEmptyColumn(f.type));
+  b.columns[0].AppendValue<int8_t>(-128);
+  b.columns[1].AppendValue<uint16_t>(0x3E00);  // 1.5
+  b.columns[2].AppendValue<int64_t>(1709883000123);
+  b.columns[3].AppendValue<int64_t>(-1);  // one nanosecond before the epoch floors to -1 us
+  b.columns[4].AppendValue<uint64_t>(UINT64_MAX);
+  b.num_rows = 1;
+  auto check = [&](const std::string& text, const std::string& want) {
+    auto e = Expression::Bind(text, b.schema);
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    auto column = e->Evaluate(b, EvalContext());
+    ASSERT_TRUE(column.ok()) << column.status().message();
+    std::string got;
+    AppendJsonValue(*column, 0, &got);
+    EXPECT_EQ(got, want) << text;
+  };
+  check("t * 2", "-256");  // int, not an 8-bit overflow
+  check("h * 2", "3");
+  check("ms", "\"2024-03-08T07:30:00.123000Z\"");
+  check("CAST(ns AS string)", "\"1969-12-31 23:59:59.999999\"");
+  check("u + 1", "\"18446744073709551616\"");
+}
+
 TEST(EvaluatorTest, TrueRowsIsThePredicate) {
   RecordBatch batch = TestBatch();
   auto e = Expression::Bind("n > 0 OR s IS NULL", batch.schema);
