@@ -158,7 +158,7 @@ class Binder {
     cast.children.push_back(std::move(e));
     BoundExpr folded = Fold(std::move(cast));
     if (literal && folded.kind != BoundKind::kConstant) {
-      return Error(position, "'" + shown + "' is not a " + TypeName(to) + " value");
+      return Error(position, "'" + shown + "' is not a value of type " + TypeName(to));
     }
     return folded;
   }

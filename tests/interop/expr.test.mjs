@@ -422,7 +422,7 @@ test('bad expressions give positioned errors at bind time', async () => {
     ['i +', 'position 4: expected an expression, found end of input'],
     ['nosuch > 1', "position 1: no column named 'nosuch'"],
     ["s > 1", "position 3: cannot compare string column 's' and int constant"],
-    ["d18 > 'abc'", "position 7: 'abc' is not a decimal(18,2) value"],
+    ["d18 > 'abc'", "position 7: 'abc' is not a value of type decimal(18,2)"],
     ['upper(i)', "position 7: upper() needs a string, found int column 'i'"],
   ];
   for (const [sql, message] of cases) {

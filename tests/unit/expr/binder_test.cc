@@ -130,7 +130,7 @@ TEST(BinderTest, TypeErrorsNameTheExpressionPositionAndColumn) {
             "error: expression \"s > 1\": position 3: cannot compare string column 's' and int constant "
             "(no common type; use CAST)");
   EXPECT_EQ(TypeOf("amount > 'abc'"),
-            "error: expression \"amount > 'abc'\": position 10: 'abc' is not a decimal(18,2) value");
+            "error: expression \"amount > 'abc'\": position 10: 'abc' is not a value of type decimal(18,2)");
   EXPECT_EQ(TypeOf("id + s"),
             "error: expression \"id + s\": position 6: operator + needs numbers, found string column 's'");
   EXPECT_EQ(TypeOf("n AND ok"),
@@ -173,7 +173,7 @@ TEST(BinderTest, TypeErrorsNameTheExpressionPositionAndColumn) {
             "int, long, float, "
             "double, decimal(p,s), date, time, timestamp, timestamptz, string, uuid or binary)");
   EXPECT_EQ(TypeOf("DATE '2024-02-30'"),
-            "error: expression \"DATE '2024-02-30'\": position 1: '2024-02-30' is not a date value");
+            "error: expression \"DATE '2024-02-30'\": position 1: '2024-02-30' is not a value of type date");
   EXPECT_EQ(TypeOf("s LIKE 'a\\' ESCAPE '\\'"),
             "error: expression \"s LIKE 'a\\' ESCAPE '\\'\": position 8: LIKE pattern 'a\\' ends with its "
             "escape character");
