@@ -1,7 +1,8 @@
-// Phase 6 of a batch (table_ingestor_phases.h): the delete files written,
-// the key index of the new snapshot saved, and data files, delete files and
-// any schema evolution committed in ONE RowDelta snapshot that carries the
-// batch id.
+// Phase 6 of a batch (table_ingestor_phases.h): the delete files and the
+// rows for side tables written, the key index of the new snapshot saved, and
+// data files, delete files and any schema evolution committed in ONE
+// snapshot that carries the batch id (an empty append when the batch only
+// set rows aside), then the side tables' appends (side_tables.h).
 #include <utility>
 
 #include "ingest/batch_delete_writer.h"
@@ -11,7 +12,8 @@ namespace floe::ingest {
 
 Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batch_id, int64_t now_ms,
                                                 const SettledSchema& schema, BatchDataWriter& writer,
-                                                std::vector<StagedLive> lives, Resolution resolution) {
+                                                std::vector<StagedLive> lives, Resolution resolution,
+                                                SideTables& side) {
   auto data_files = writer.Close();
   if (!data_files.ok()) {
     writer.AbortAndDelete();
@@ -27,7 +29,7 @@ Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batc
     if (retention > 0) index->DropTombstonesBefore(now_ms - retention);
   };
 
-  if (data_files->empty() && resolution.deletes.empty()) {
+  if (data_files->empty() && resolution.deletes.empty() && side.empty()) {
     // Nothing for a snapshot; tombstones of absent keys still matter, so the
     // index of the current snapshot is rewritten with them.
     if (merging() && !resolution.tombstones.empty()) {
@@ -41,6 +43,17 @@ Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batc
     return result;
   }
 
+  // Rows for side tables are written first; the data commit names them.
+  std::map<std::string, std::string> side_summary;
+  if (!side.empty()) {
+    auto pending = side.WritePending(catalog, options.table, DataFilePrefix(batch_id), format_version());
+    if (!pending.ok()) {
+      writer.AbortAndDelete();
+      return pending.status();
+    }
+    side_summary = std::move(pending).value();
+  }
+
   BatchDeleteOptions delete_options;
   delete_options.file.parquet.codec = codec.codec;
   delete_options.file.parquet.compression_level = options.settings.target.codec_level.value_or(0);
@@ -52,64 +65,83 @@ Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batc
       WriteBatchDeletes(table->io(), table->metadata(), std::move(resolution.deletes), delete_options);
   if (!delete_files.ok()) {
     writer.AbortAndDelete();
+    side.AbortPending(catalog);
     return delete_files.status().WithContext("writing deletes of " + options.table.ToString());
   }
   auto discard_written = [&]() {
     writer.AbortAndDelete();
     for (const std::string& path : delete_files->written_paths) (void)table->io().Delete(path);
+    side.AbortPending(catalog);
   };
 
-  iceberg::RowDelta delta = table->NewRowDelta();
-  for (const iceberg::DataFile& file : *data_files) delta.AddRows(file);
-  for (const iceberg::DataFile& file : delete_files->added) delta.AddDeletes(file);
-  for (const iceberg::DataFile& file : delete_files->replaced) delta.RemoveDeletes(file);
-  for (const std::string& path : deleted_data_files) delta.ValidateDataFileExists(path);
-  if (schema.evolved) delta.SetSchema(schema.table_schema);
-  delta.Set(kSummaryPipeline, options.pipeline_name)
-      .Set(kSummaryBatchId, std::to_string(batch_id))
-      .Set(kSummarySourceFiles, std::to_string(result.counts.files))
-      .Set(kSummaryRowsInserted, std::to_string(result.counts.inserted))
-      .Set(kSummaryRowsUpdated, std::to_string(result.counts.updated))
-      .Set(kSummaryRowsDeleted, std::to_string(result.counts.deleted))
-      .Set(kSummaryRowsStale, std::to_string(result.counts.stale));
+  // The snapshot, whichever action makes it: summary, index, commit, side tables.
+  auto commit_snapshot = [&](auto& producer) -> Result<BatchResult> {
+    if (schema.evolved) producer.SetSchema(schema.table_schema);
+    producer.Set(kSummaryPipeline, options.pipeline_name)
+        .Set(kSummaryBatchId, std::to_string(batch_id))
+        .Set(kSummarySourceFiles, std::to_string(result.counts.files))
+        .Set(kSummaryRowsInserted, std::to_string(result.counts.inserted))
+        .Set(kSummaryRowsUpdated, std::to_string(result.counts.updated))
+        .Set(kSummaryRowsDeleted, std::to_string(result.counts.deleted))
+        .Set(kSummaryRowsStale, std::to_string(result.counts.stale));
+    for (const auto& [key, value] : side_summary) producer.Set(key, value);
 
-  // The index of the new snapshot is saved before the commit, so a crash
-  // right after the commit finds it.
-  std::string saved_index;
-  if (merging()) {
-    index_valid = false;
-    apply_to_index();
-    Status saved = index->Save(*state_io, options.state_dir, delta.snapshot_id());
-    if (!saved.ok()) {
-      discard_written();
-      return saved.WithContext("saving the key index of " + options.table.ToString());
+    // The index of the new snapshot is saved before the commit, so a crash
+    // right after the commit finds it.
+    std::string saved_index;
+    if (merging()) {
+      index_valid = false;
+      apply_to_index();
+      Status saved = index->Save(*state_io, options.state_dir, producer.snapshot_id());
+      if (!saved.ok()) {
+        discard_written();
+        return saved.WithContext("saving the key index of " + options.table.ToString());
+      }
+      saved_index = PrimaryKeyIndex::FilePath(options.state_dir, producer.snapshot_id());
     }
-    saved_index = PrimaryKeyIndex::FilePath(options.state_dir, delta.snapshot_id());
-  }
-  auto committed = delta.Commit();
-  if (!committed.ok()) {
-    if (committed.status().kind() != ErrorKind::kCommitStateUnknown) {
-      discard_written();
-      if (!saved_index.empty()) (void)state_io->Delete(saved_index);
+    auto committed = producer.Commit();
+    if (!committed.ok()) {
+      if (committed.status().kind() != ErrorKind::kCommitStateUnknown) {
+        discard_written();
+        if (!saved_index.empty()) (void)state_io->Delete(saved_index);
+      }
+      return committed.status().WithContext("committing batch " + std::to_string(batch_id) + " to " +
+                                            options.table.ToString());
     }
-    return committed.status().WithContext("committing batch " + std::to_string(batch_id) + " to " +
-                                          options.table.ToString());
+    if (merging()) {
+      // Index files of older snapshots are dead weight (one per commit otherwise,
+      // ~32 B per key each): keep the new snapshot's and the previous one's.
+      std::vector<int64_t> keep{committed->snapshot_id};
+      if (index_snapshot) keep.push_back(*index_snapshot);
+      index_snapshot = committed->snapshot_id;
+      index_valid = true;
+      Status pruned =
+          PrimaryKeyIndex::RemoveIndexFilesExcept(*state_io, options.state_dir, keep, &result.warnings);
+      if (!pruned.ok()) result.warnings.push_back("key index files not pruned: " + pruned.ToString());
+    }
+    // The batch is in the table now; a failure here leaves its side rows for
+    // the batch's resolution (pipeline_recovery.cc), which finishes them.
+    FLOE_RETURN_IF_ERROR(
+        CompleteSideCommits(catalog, options.table, *committed, options.pipeline_name, batch_id)
+            .WithContext("side tables of batch " + std::to_string(batch_id)));
+    result.snapshot_id = committed->snapshot_id;
+    result.counts.data_files_written = static_cast<int64_t>(data_files->size());
+    result.counts.delete_files_written = static_cast<int64_t>(delete_files->added.size());
+    return std::move(result);
+  };
+
+  if (!data_files->empty() || !delete_files->added.empty()) {
+    iceberg::RowDelta delta = table->NewRowDelta();
+    for (const iceberg::DataFile& file : *data_files) delta.AddRows(file);
+    for (const iceberg::DataFile& file : delete_files->added) delta.AddDeletes(file);
+    for (const iceberg::DataFile& file : delete_files->replaced) delta.RemoveDeletes(file);
+    for (const std::string& path : deleted_data_files) delta.ValidateDataFileExists(path);
+    return commit_snapshot(delta);
   }
-  if (merging()) {
-    // Index files of older snapshots are dead weight (one per commit otherwise,
-    // ~32 B per key each): keep the new snapshot's and the previous one's.
-    std::vector<int64_t> keep{committed->snapshot_id};
-    if (index_snapshot) keep.push_back(*index_snapshot);
-    index_snapshot = committed->snapshot_id;
-    index_valid = true;
-    Status pruned =
-        PrimaryKeyIndex::RemoveIndexFilesExcept(*state_io, options.state_dir, keep, &result.warnings);
-    if (!pruned.ok()) result.warnings.push_back("key index files not pruned: " + pruned.ToString());
-  }
-  result.snapshot_id = committed->snapshot_id;
-  result.counts.data_files_written = static_cast<int64_t>(data_files->size());
-  result.counts.delete_files_written = static_cast<int64_t>(delete_files->added.size());
-  return result;
+  // Only rows set aside: an empty append records the batch id in the table.
+  iceberg::FastAppend marker = table->NewFastAppend();
+  marker.AllowEmpty();
+  return commit_snapshot(marker);
 }
 
 }  // namespace floe::ingest

@@ -10,7 +10,8 @@ namespace floe::ingest {
 
 Result<std::vector<StagedLive>> TableIngestor::Impl::WriteRows(
     const std::vector<SourceUnit>& batch, ReadPlan& plan, const iceberg::Schema& table_schema, int64_t now_ms,
-    BatchDataWriter& writer, BatchCounts& counts, std::optional<UnitFailure>* failure) {
+    BatchDataWriter& writer, BatchCounts& counts, SideTables& side, std::optional<UnitFailure>* failure) {
+  (void)side;  // no pass-2 stage sets rows aside yet (expectations will, with the rows they quarantine)
   SourceChunkReader reader(*units, table_schema, MakeReconcileOptions(), *convention, plan.units);
   ReadAhead<DecodedChunk> reads(
       Pool(), plan.reads.size(), ReadAheadUnits(), ReadAheadBytes(),

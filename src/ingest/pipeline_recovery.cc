@@ -3,6 +3,7 @@
 // committed when a snapshot carries the batch id, released otherwise.
 #include "ingest/batch_recovery.h"
 #include "ingest/pipeline_impl.h"
+#include "ingest/side_tables.h"
 
 namespace floe::ingest {
 
@@ -18,6 +19,10 @@ Result<std::optional<int64_t>> Pipeline::Impl::ResolveBatch(const std::string& s
     return found.status().WithContext("table " + id.ToString());
   }
   if (snapshot) {
+    // The batch's side rows (bad rows, quarantine, dead letters) commit with
+    // it: finish what a crash between its commits left (side_tables.h).
+    FLOE_RETURN_IF_ERROR(CompleteSideCommitsOf(*tables, id, *snapshot, config.name, batch_id)
+                             .WithContext("side tables of batch " + std::to_string(batch_id)));
     FLOE_RETURN_IF_ERROR(Ledgered(ledger->CommitBatch(batch_id, *snapshot)));
   } else {
     FLOE_RETURN_IF_ERROR(Ledgered(ledger->ReleaseBatch(batch_id)));

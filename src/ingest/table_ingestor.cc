@@ -221,14 +221,15 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceUnit>& 
   FLOE_ASSIGN_OR_RETURN(auto writer,
                         BatchDataWriter::Make(table->io(), metadata.location, schema.table_schema,
                                               *metadata.DefaultSpec(), writer_options));
-  auto lives = WriteRows(batch, plan, schema.table_schema, now_ms, *writer, result.counts, failure);
+  auto lives =
+      WriteRows(batch, plan, schema.table_schema, now_ms, *writer, result.counts, scanned.side, failure);
   if (!lives.ok()) {
     writer->AbortAndDelete();
     return lives.status();
   }
   // 6. Commit.
   return Commit(std::move(result), batch_id, now_ms, schema, *writer, std::move(lives).value(),
-                std::move(resolution));
+                std::move(resolution), scanned.side);
 }
 
 TableIngestor::TableIngestor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

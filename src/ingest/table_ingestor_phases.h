@@ -32,6 +32,7 @@
 #include "ingest/changes/change_convention.h"
 #include "ingest/merge/key_index.h"
 #include "ingest/schema/schema_reconcile.h"
+#include "ingest/side_tables.h"
 #include "ingest/source_reads.h"
 #include "ingest/table_ingestor.h"
 #include "io/file_io.h"
@@ -65,6 +66,8 @@ struct ScannedBatch {
   iceberg::Schema working;  // the table schema evolved by the passed units
   BatchChanges changes;
   std::vector<PassedUnit> passed;
+  // Rows set aside for side tables (bad rows, quarantine, dead letters).
+  SideTables side;
 };
 
 // Phase 2's result: the schema this batch writes.
@@ -177,12 +180,12 @@ struct TableIngestor::Impl {
   // Phase 5: writes the planned rows; returns the index entries to stage.
   Result<std::vector<StagedLive>> WriteRows(const std::vector<SourceUnit>& batch, ReadPlan& plan,
                                             const iceberg::Schema& table_schema, int64_t now_ms,
-                                            BatchDataWriter& writer, BatchCounts& counts,
+                                            BatchDataWriter& writer, BatchCounts& counts, SideTables& side,
                                             std::optional<UnitFailure>* failure);
   // Phase 6.
   Result<BatchResult> Commit(BatchResult result, int64_t batch_id, int64_t now_ms,
                              const SettledSchema& schema, BatchDataWriter& writer,
-                             std::vector<StagedLive> lives, Resolution resolution);
+                             std::vector<StagedLive> lives, Resolution resolution, SideTables& side);
 };
 
 }  // namespace floe::ingest

@@ -13,7 +13,8 @@ FastAppend& FastAppend::AppendFile(const DataFile& file) {
 
 Status FastAppend::ValidateAgainst(const TableMetadata&) {
   FLOE_RETURN_IF_ERROR(invalid_);
-  if (added_files_.empty()) return Status::InvalidArgument("fast append has no files to add");
+  if (added_files_.empty() && !allow_empty_)
+    return Status::InvalidArgument("fast append has no files to add");
   return Status::OK();
 }
 

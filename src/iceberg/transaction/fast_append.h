@@ -29,6 +29,13 @@ class FastAppend final : public SnapshotProducer {
     SetSummaryProperty(key, value);
     return *this;
   }
+  // Commits even with no file to add: an append snapshot whose only change
+  // is its summary (floe records a batch id that way when the batch added
+  // nothing to the table itself). Without it an empty append is refused.
+  FastAppend& AllowEmpty() {
+    allow_empty_ = true;
+    return *this;
+  }
 
  protected:
   std::string operation() const override { return kOperationAppend; }
@@ -36,6 +43,7 @@ class FastAppend final : public SnapshotProducer {
 
  private:
   Status invalid_;
+  bool allow_empty_ = false;
 };
 
 }  // namespace floe::iceberg
