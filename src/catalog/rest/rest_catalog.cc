@@ -102,7 +102,7 @@ Result<LoadedTable> LoadedTableFromJson(const std::string& body, const std::stri
 }
 
 Result<std::unique_ptr<RestCatalog>> RestCatalog::Open(const RestCatalogOptions& options,
-                                                       std::shared_ptr<FileIO> io, const s3::EnvLookup& env) {
+                                                       std::shared_ptr<FileIO> io, const aws::EnvLookup& env) {
   FLOE_ASSIGN_OR_RETURN(std::unique_ptr<RestSession> session, RestSession::Open(options, env));
   const bool io_given = io != nullptr;
   if (!io) io = MakeLocalFileIO();

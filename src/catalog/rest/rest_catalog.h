@@ -33,7 +33,7 @@ class RestCatalog final : public Catalog {
   // `io` (may be null) serves every table's files; `env` resolves SigV4 credentials.
   static Result<std::unique_ptr<RestCatalog>> Open(const RestCatalogOptions& options,
                                                    std::shared_ptr<FileIO> io = nullptr,
-                                                   const s3::EnvLookup& env = s3::ProcessEnvironment());
+                                                   const aws::EnvLookup& env = aws::ProcessEnvironment());
 
   const std::string& warehouse() const override { return warehouse_; }
   // The FileIO given to Open, else the local filesystem.

@@ -1,23 +1,13 @@
 #include "catalog/rest/rest_protocol.h"
 
+#include "io/http/url_encoding.h"
+
 namespace floe::catalog::rest {
 
 using iceberg::Json;
 using iceberg::OrderedJson;
 
 namespace {
-
-bool IsUnreserved(unsigned char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
-         c == '_' || c == '~';
-}
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 // Error bodies are short; a huge one is cut so a message stays readable.
 constexpr size_t kMaxMessageBytes = 2000;
@@ -30,42 +20,11 @@ std::string Truncated(std::string_view text) {
 }  // namespace
 
 std::string PercentEncode(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(text.size());
-  for (char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (IsUnreserved(c)) {
-      out += ch;
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
+  return http::PercentEncode(text);
 }
 
 Result<std::string> PercentDecode(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '%') {
-      out += text[i];
-      continue;
-    }
-    if (i + 2 >= text.size()) {
-      return Status::InvalidArgument("truncated percent escape at offset " + std::to_string(i));
-    }
-    const int high = HexValue(text[i + 1]);
-    const int low = HexValue(text[i + 2]);
-    if (high < 0 || low < 0) {
-      return Status::InvalidArgument("malformed percent escape at offset " + std::to_string(i));
-    }
-    out += static_cast<char>(high * 16 + low);
-    i += 2;
-  }
-  return out;
+  return http::PercentDecode(text);
 }
 
 std::string NamespaceToPathSegment(const Namespace& ns) {

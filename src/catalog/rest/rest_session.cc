@@ -110,13 +110,13 @@ std::string DescribeRestCatalogOptions(const RestCatalogOptions& options) {
          options.prefix + "', auth: " + auth + ")";
 }
 
-Result<s3::SigV4Signature> SignCatalogRequest(const std::string& method, const std::string& host,
-                                              const std::string& encoded_path, const QueryParams& query,
-                                              std::vector<std::pair<std::string, std::string>>* headers,
-                                              std::string_view payload,
-                                              const s3::SigV4Credentials& credentials,
-                                              const std::string& region, const std::string& service,
-                                              const std::string& amz_date) {
+Result<aws::SigV4Signature> SignCatalogRequest(const std::string& method, const std::string& host,
+                                               const std::string& encoded_path, const QueryParams& query,
+                                               std::vector<std::pair<std::string, std::string>>* headers,
+                                               std::string_view payload,
+                                               const aws::SigV4Credentials& credentials,
+                                               const std::string& region, const std::string& service,
+                                               const std::string& amz_date) {
   // A bearer token stays visible to the server under another name; SigV4 owns Authorization.
   for (auto& [name, value] : *headers) {
     if (Lower(name) == "authorization") name = "Original-Authorization";
@@ -126,7 +126,7 @@ Result<s3::SigV4Signature> SignCatalogRequest(const std::string& method, const s
   if (!credentials.session_token.empty())
     headers->emplace_back("X-Amz-Security-Token", credentials.session_token);
 
-  s3::SigV4Request request;
+  aws::SigV4Request request;
   request.method = method;
   request.path = encoded_path;  // SignV4 encodes it again: the double encoding of non-S3 services
   request.query = query;
@@ -136,15 +136,15 @@ Result<s3::SigV4Signature> SignCatalogRequest(const std::string& method, const s
       request.headers.emplace_back(name, value);
     }
   }
-  request.payload_hash = s3::Sha256Hex(payload);
-  s3::SigV4Scope scope{region, service, amz_date, /*normalize_path=*/true};
-  FLOE_ASSIGN_OR_RETURN(s3::SigV4Signature signature, s3::SignV4(request, credentials, scope));
+  request.payload_hash = aws::Sha256Hex(payload);
+  aws::SigV4Scope scope{region, service, amz_date, /*normalize_path=*/true};
+  FLOE_ASSIGN_OR_RETURN(aws::SigV4Signature signature, aws::SignV4(request, credentials, scope));
   headers->emplace_back("Authorization", signature.authorization);
   return signature;
 }
 
 Result<std::unique_ptr<RestSession>> RestSession::Open(const RestCatalogOptions& options,
-                                                       const s3::EnvLookup& env) {
+                                                       const aws::EnvLookup& env) {
   if (!options.token.empty() && !options.credential.empty()) {
     return Status::InvalidArgument("REST catalog: set either token or credential, not both");
   }
@@ -162,16 +162,15 @@ Result<std::unique_ptr<RestSession>> RestSession::Open(const RestCatalogOptions&
   FLOE_RETURN_IF_ERROR(session->SetBaseUri(options.uri));
   if (options.sigv4_enabled) {
     if (options.signing_name.empty()) return Status::InvalidArgument("REST catalog: signing_name is empty");
-    s3::S3Options s3 = options.s3;
-    if (!options.signing_region.empty()) s3.region = options.signing_region;
-    FLOE_ASSIGN_OR_RETURN(s3::S3Config resolved, s3::ResolveS3Config(s3, env));
+    aws::AwsCredentialOptions credentials = s3::CredentialOptionsOf(options.s3);
+    if (!options.signing_region.empty()) credentials.region = options.signing_region;
+    FLOE_ASSIGN_OR_RETURN(aws::AwsIdentity resolved, aws::ResolveAwsIdentity(credentials, env));
     if (resolved.anonymous()) {
       return Status::InvalidArgument(
           "REST catalog: sigv4_enabled needs AWS credentials (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, a "
           "profile, or the s3 options); none were found");
     }
-    session->sigv4_credentials_ = {resolved.access_key_id, resolved.secret_access_key,
-                                   resolved.session_token};
+    session->sigv4_credentials_ = resolved.credentials;
     session->signing_region_ = resolved.region;
   }
   return session;
@@ -202,7 +201,7 @@ Result<std::string> RestSession::FetchToken() {
   form += "&client_secret=" + PercentEncode(client_secret);
   if (!options_.scope.empty()) form += "&scope=" + PercentEncode(options_.scope);
 
-  s3::HttpRequest http;
+  http::HttpRequest http;
   http.method = "POST";
   http.url = endpoint;
   http.headers = {{"Content-Type", "application/x-www-form-urlencoded"}, {"Accept", "application/json"}};
@@ -242,7 +241,7 @@ Result<std::optional<std::string>> RestSession::BearerToken(bool force_refresh) 
 }
 
 Result<RestReply> RestSession::SendOnce(const RestRequest& request, bool fresh_token) {
-  s3::HttpRequest http;
+  http::HttpRequest http;
   http.method = request.method;
   const std::string full_path = base_path_ + request.path;
   http.url = scheme_ + "://" + authority_ + full_path;
@@ -259,12 +258,12 @@ Result<RestReply> RestSession::SendOnce(const RestRequest& request, bool fresh_t
     FLOE_RETURN_IF_ERROR(SignCatalogRequest(request.method, authority_, full_path, request.query,
                                             &http.headers, request.body, sigv4_credentials_, signing_region_,
                                             options_.signing_name,
-                                            s3::FormatAmzDate(std::chrono::system_clock::now()))
+                                            aws::FormatAmzDate(std::chrono::system_clock::now()))
                              .status());
   }
   http.body =
       std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(request.body.data()), request.body.size());
-  FLOE_ASSIGN_OR_RETURN(s3::HttpResponse response, transport_.Execute(http));
+  FLOE_ASSIGN_OR_RETURN(http::HttpResponse response, transport_.Execute(http));
   return RestReply{response.status, std::move(response.body), std::move(response.headers)};
 }
 

@@ -21,10 +21,10 @@
 #include <utility>
 #include <vector>
 
+#include "aws/sigv4.h"
 #include "catalog/rest/rest_options.h"
 #include "common/status.h"
-#include "io/s3/s3_http.h"
-#include "io/s3/sigv4.h"
+#include "io/http/http_transport.h"
 
 namespace floe::catalog::rest {
 
@@ -51,19 +51,19 @@ struct RestReply {
 // Signed: host, content-type, x-amz-* headers. Like AWS services other than
 // S3, the canonical path is the request path encoded once more (the wire path
 // is encoded once). `payload` is the request body.
-Result<s3::SigV4Signature> SignCatalogRequest(const std::string& method, const std::string& host,
-                                              const std::string& encoded_path, const QueryParams& query,
-                                              std::vector<std::pair<std::string, std::string>>* headers,
-                                              std::string_view payload,
-                                              const s3::SigV4Credentials& credentials,
-                                              const std::string& region, const std::string& service,
-                                              const std::string& amz_date);
+Result<aws::SigV4Signature> SignCatalogRequest(const std::string& method, const std::string& host,
+                                               const std::string& encoded_path, const QueryParams& query,
+                                               std::vector<std::pair<std::string, std::string>>* headers,
+                                               std::string_view payload,
+                                               const aws::SigV4Credentials& credentials,
+                                               const std::string& region, const std::string& service,
+                                               const std::string& amz_date);
 
 class RestSession {
  public:
   // Resolves SigV4 credentials and region from options.s3 and `env` when signing is on.
   static Result<std::unique_ptr<RestSession>> Open(const RestCatalogOptions& options,
-                                                   const s3::EnvLookup& env = s3::ProcessEnvironment());
+                                                   const aws::EnvLookup& env = aws::ProcessEnvironment());
 
   Result<RestReply> Send(const RestRequest& request);
 
@@ -85,8 +85,8 @@ class RestSession {
   std::string scheme_;     // "http" / "https"
   std::string authority_;  // "host:port"
   std::string base_path_;  // "" or "/iceberg"
-  s3::HttpTransport transport_;
-  s3::SigV4Credentials sigv4_credentials_;
+  http::HttpTransport transport_;
+  aws::SigV4Credentials sigv4_credentials_;
   std::string signing_region_;
 
   std::mutex token_mutex_;

@@ -1,66 +1,33 @@
-// Typed access to Iceberg metadata JSON objects.
-//
-// Contract: every getter checks the member's JSON type and range and returns
-// Corruption naming the member ("field 'schema-id' must be an int") instead of
-// throwing; integers are read from nlohmann's int64/uint64 storage, never via
-// double, so 64-bit ids stay exact. Optional getters return nullopt when the
-// member is absent or JSON null.
+// The JSON helpers of the Iceberg layer: common/json.h's typed getters under
+// the iceberg namespace, where metadata, manifest and catalog code names them.
 #pragma once
 
-#include <cstdint>
-#include <map>
-#include <nlohmann/json.hpp>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <vector>
-
-#include "common/status.h"
+#include "common/json.h"
 
 namespace floe::iceberg {
 
-// Parsed documents use std::map objects: member lookup is O(log n) and a
-// hostile file with many keys cannot make parsing quadratic (ordered_json
-// would). Written documents keep insertion order, as Java writes them.
-using Json = nlohmann::json;
-using OrderedJson = nlohmann::ordered_json;
+using json::Json;
+using json::OrderedJson;
 
-// Whether `value` nests arrays/objects deeper than `max_depth` (checked
-// without recursion, so it is safe on any parsed document). Values kept
-// verbatim must pass this before being copied or written, both recursive.
-bool JsonDeeperThan(const Json& value, int max_depth);
-
-// Parses JSON text; syntax errors become Corruption with the byte offset.
-Result<Json> ParseJson(std::string_view text);
-
-// Checks that `value` is an object; `what` names it in the error.
-Status RequireObject(const Json& value, std::string_view what);
-
-// Member lookup on an object; nullptr when absent.
-const Json* FindMember(const Json& object, std::string_view key);
-
-// Converts a JSON integer to int64/int32 without going through double.
-Result<int64_t> JsonToInt64(const Json& value, std::string_view what);
-Result<int32_t> JsonToInt32(const Json& value, std::string_view what);
-
-Result<int64_t> GetInt64(const Json& object, std::string_view key);
-Result<int32_t> GetInt32(const Json& object, std::string_view key);
-Result<std::string> GetString(const Json& object, std::string_view key);
-Result<bool> GetBool(const Json& object, std::string_view key);
-// The member, which must be present and be an array / object.
-Result<const Json*> GetArray(const Json& object, std::string_view key);
-Result<const Json*> GetObject(const Json& object, std::string_view key);
-
-Result<std::optional<int64_t>> GetOptionalInt64(const Json& object, std::string_view key);
-Result<std::optional<int32_t>> GetOptionalInt32(const Json& object, std::string_view key);
-Result<std::optional<std::string>> GetOptionalString(const Json& object, std::string_view key);
-Result<std::optional<bool>> GetOptionalBool(const Json& object, std::string_view key);
-// nullptr when absent or null; error when present but not an array/object.
-Result<const Json*> GetOptionalArray(const Json& object, std::string_view key);
-Result<const Json*> GetOptionalObject(const Json& object, std::string_view key);
-
-// A JSON object whose values are all strings (properties, summaries).
-Result<std::map<std::string, std::string>> StringMapFromJson(const Json& value, std::string_view what);
-Result<std::vector<int32_t>> Int32ListFromJson(const Json& value, std::string_view what);
+using json::FindMember;
+using json::GetArray;
+using json::GetBool;
+using json::GetInt32;
+using json::GetInt64;
+using json::GetObject;
+using json::GetOptionalArray;
+using json::GetOptionalBool;
+using json::GetOptionalInt32;
+using json::GetOptionalInt64;
+using json::GetOptionalObject;
+using json::GetOptionalString;
+using json::GetString;
+using json::Int32ListFromJson;
+using json::JsonDeeperThan;
+using json::JsonToInt32;
+using json::JsonToInt64;
+using json::ParseJson;
+using json::RequireObject;
+using json::StringMapFromJson;
 
 }  // namespace floe::iceberg

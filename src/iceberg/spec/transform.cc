@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "common/base64.h"
 #include "iceberg/spec/murmur3.h"
 
 namespace floe::iceberg {
@@ -95,29 +96,6 @@ std::string FormatTimestamp(const Literal& v) {
   int64_t fraction = FloorMod(v.int_value, per_second) * (nanos ? 1 : 1000);
   std::string out = FormatTimestampNanos(seconds, fraction);
   if (v.kind == K::kTimestampTz || v.kind == K::kTimestampTzNs) out += "Z";
-  return out;
-}
-
-std::string Base64(std::string_view bytes) {
-  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    uint32_t n = (static_cast<unsigned char>(bytes[i]) << 16) |
-                 (static_cast<unsigned char>(bytes[i + 1]) << 8) | static_cast<unsigned char>(bytes[i + 2]);
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += kAlphabet[(n >> 6) & 63];
-    out += kAlphabet[n & 63];
-  }
-  if (i < bytes.size()) {
-    uint32_t n = static_cast<unsigned char>(bytes[i]) << 16;
-    if (i + 1 < bytes.size()) n |= static_cast<unsigned char>(bytes[i + 1]) << 8;
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += i + 1 < bytes.size() ? kAlphabet[(n >> 6) & 63] : '=';
-    out += '=';
-  }
   return out;
 }
 
@@ -221,7 +199,7 @@ std::string LiteralToHumanString(const Literal& value) {
     case K::kString: return value.bytes;
     case K::kUuid: return FormatUuid(value.bytes);
     case K::kFixed:
-    case K::kBinary: return Base64(value.bytes);
+    case K::kBinary: return Base64Encode(value.bytes);
   }
   return "?";
 }

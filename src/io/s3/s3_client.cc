@@ -6,13 +6,20 @@
 #include <chrono>
 #include <cstring>
 #include <ctime>
-#include <random>
 #include <thread>
 
+#include "aws/digest.h"
+#include "aws/retry.h"
+#include "aws/sigv4.h"
+#include "io/http/url_encoding.h"
 #include "io/s3/s3_xml.h"
-#include "io/s3/sigv4.h"
 
 namespace floe::s3 {
+
+using aws::CanonicalPath;
+using aws::CanonicalQuery;
+using http::HttpRequest;
+using http::HttpResponse;
 
 using Pairs = std::vector<std::pair<std::string, std::string>>;
 
@@ -54,48 +61,12 @@ Result<int64_t> ParseNonNegative(const std::string& text, const char* what) {
   return static_cast<int64_t>(std::stoll(text));
 }
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// Decodes %XX (and '+' as space, as S3's encoding-type=url produces).
-Result<std::string> UrlDecode(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '+') {
-      out.push_back(' ');
-    } else if (text[i] == '%') {
-      if (i + 2 >= text.size() || HexValue(text[i + 1]) < 0 || HexValue(text[i + 2]) < 0) {
-        return Status::Corruption("S3 response: bad percent-encoding in '" + text + "'");
-      }
-      out.push_back(static_cast<char>(HexValue(text[i + 1]) * 16 + HexValue(text[i + 2])));
-      i += 2;
-    } else {
-      out.push_back(text[i]);
-    }
-  }
-  return out;
-}
-
-int64_t FullJitterDelayMs(const S3Options& tuning, int attempt) {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  int64_t ceiling = tuning.retry_base_delay_ms;
-  for (int i = 1; i < attempt && ceiling < tuning.retry_max_delay_ms; ++i) ceiling *= 2;
-  ceiling = std::min(ceiling, tuning.retry_max_delay_ms);
-  if (ceiling <= 0) return 0;
-  return std::uniform_int_distribution<int64_t>(0, ceiling)(rng);
-}
-
 }  // namespace
 
 S3Client::S3Client(S3Config config)
     : config_(std::move(config)),
-      transport_(std::make_unique<HttpTransport>(config_.tuning.connect_timeout_ms,
-                                                 config_.tuning.request_timeout_ms)) {}
+      transport_(std::make_unique<http::HttpTransport>(config_.tuning.connect_timeout_ms,
+                                                       config_.tuning.request_timeout_ms)) {}
 
 HttpRequest S3Client::BuildRequest(const Call& call) {
   std::string host = config_.endpoint_authority;
@@ -125,21 +96,21 @@ HttpRequest S3Client::BuildRequest(const Call& call) {
   request.headers.emplace_back("Host", host);
   if (config_.anonymous()) return request;
 
-  std::string payload_hash = Sha256Hex(call.body);
-  std::string amz_date = FormatAmzDate(std::chrono::system_clock::now());
+  std::string payload_hash = aws::Sha256Hex(call.body);
+  std::string amz_date = aws::FormatAmzDate(std::chrono::system_clock::now());
   request.headers.emplace_back("x-amz-date", amz_date);
   request.headers.emplace_back("x-amz-content-sha256", payload_hash);
   if (!config_.session_token.empty())
     request.headers.emplace_back("x-amz-security-token", config_.session_token);
-  SigV4Request to_sign;
+  aws::SigV4Request to_sign;
   to_sign.method = call.method;
   to_sign.path = path;
   to_sign.query = call.query;
   to_sign.headers = request.headers;
   to_sign.payload_hash = payload_hash;
-  SigV4Credentials credentials{config_.access_key_id, config_.secret_access_key, config_.session_token};
-  Result<SigV4Signature> signature =
-      SignV4(to_sign, credentials, SigV4Scope{config_.region, "s3", amz_date, false});
+  aws::SigV4Credentials credentials{config_.access_key_id, config_.secret_access_key, config_.session_token};
+  Result<aws::SigV4Signature> signature =
+      aws::SignV4(to_sign, credentials, aws::SigV4Scope{config_.region, "s3", amz_date, false});
   // SignV4 only fails on a malformed date or missing host, which BuildRequest always provides.
   if (signature.ok()) request.headers.emplace_back("Authorization", signature->authorization);
   return request;
@@ -176,26 +147,19 @@ Result<HttpResponse> S3Client::Send(Call& call) {
                            (described.empty() ? std::string() : " " + described),
                        retryable);
     }
-    if (!failure.retryable() || attempt >= tuning.max_attempts) {
+    if (!failure.retryable()) {
       if (attempt > 1)
         failure =
             Status(failure.kind(), failure.message() + " (after " + std::to_string(attempt) + " attempts)",
                    failure.retryable());
       return failure;
     }
-    int64_t delay_ms = FullJitterDelayMs(tuning, attempt);
-    int64_t elapsed_ms =
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start)
-            .count();
-    // A zero budget means no retry at all, even when the first try and the
-    // drawn delay both round to 0 ms (full jitter draws 0 now and then).
-    if (tuning.retry_budget_ms <= 0 || elapsed_ms + delay_ms > tuning.retry_budget_ms) {
-      return Status(failure.kind(),
-                    failure.message() + " (after " + std::to_string(attempt) + " attempt" +
-                        (attempt > 1 ? "s" : "") + "; retry budget of " +
-                        std::to_string(tuning.retry_budget_ms) + " ms exhausted)",
-                    failure.retryable());
+    const aws::RetryDecision next = aws::NextRetry(RetryPolicyOf(tuning), attempt, start);
+    if (!next.retry) {
+      if (next.exhausted.empty()) return failure;
+      return Status(failure.kind(), failure.message() + " (" + next.exhausted + ")", failure.retryable());
     }
+    const int64_t delay_ms = next.delay_ms;
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
   }
 }
@@ -305,7 +269,7 @@ Status S3Client::DeleteObjects(const std::string& bucket, const std::vector<std:
     call.bucket = bucket;
     call.query = {{"delete", ""}};
     call.body = AsBytes(xml);
-    call.headers = {{"Content-Type", "application/xml"}, {"Content-MD5", Md5Base64(xml)}};
+    call.headers = {{"Content-Type", "application/xml"}, {"Content-MD5", aws::Md5Base64(xml)}};
     FLOE_ASSIGN_OR_RETURN(HttpResponse response, Send(call));
     if (response.body.empty()) continue;
     FLOE_ASSIGN_OR_RETURN(XmlElement root, ParseXml(response.body));
@@ -436,7 +400,9 @@ Result<S3ListPage> S3Client::ParseListResult(const std::string& body) {
   const bool url_encoded = root.ChildText("EncodingType") == "url";
   auto decode = [&](const std::string& text) -> Result<std::string> {
     if (!url_encoded) return text;
-    return UrlDecode(text);
+    auto decoded = http::PercentDecode(text, /*plus_is_space=*/true);
+    if (!decoded.ok()) return Status::Corruption("S3 response: bad percent-encoding in '" + text + "'");
+    return decoded;
   };
   S3ListPage page;
   for (const XmlElement& child : root.children) {

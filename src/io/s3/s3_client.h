@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "common/status.h"
+#include "io/http/http_transport.h"
 #include "io/s3/s3_config.h"
-#include "io/s3/s3_http.h"
 
 namespace floe::s3 {
 
@@ -91,11 +91,11 @@ class S3Client {
 
  private:
   struct Call;
-  Result<HttpResponse> Send(Call& call);
-  HttpRequest BuildRequest(const Call& call);
+  Result<http::HttpResponse> Send(Call& call);
+  http::HttpRequest BuildRequest(const Call& call);
 
   S3Config config_;
-  std::unique_ptr<HttpTransport> transport_;
+  std::unique_ptr<http::HttpTransport> transport_;
 };
 
 }  // namespace floe::s3

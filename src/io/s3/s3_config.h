@@ -1,25 +1,14 @@
 // S3 settings and how they are resolved, the way the AWS CLI and SDKs do it.
 //
-// Precedence, highest first, for each setting:
-//   credentials:  1. S3Options access_key_id + secret_access_key (+ session_token)
-//                 2. when S3Options.profile is set explicitly: that profile's keys
-//                    (an explicitly chosen profile beats the environment, as with `aws --profile`)
-//                 3. AWS_ACCESS_KEY_ID + AWS_SECRET_ACCESS_KEY (+ AWS_SESSION_TOKEN)
-//                 4. the profile (AWS_PROFILE, else "default") in the shared credentials
-//                    file ([name] sections), then in the config file ([profile name]
-//                    sections, [default] for the default profile)
-//                 5. none: requests are sent unsigned (public buckets, local test servers)
-//   region:       S3Options.region > AWS_REGION > AWS_DEFAULT_REGION > profile `region`
-//                 in the config file > "us-east-1"
+// Credentials and region follow the AWS chain of aws/credentials.h (explicit
+// options, an explicitly chosen profile, AWS_ACCESS_KEY_ID/..., the shared
+// files, else anonymous; AWS_REGION > AWS_DEFAULT_REGION > profile > us-east-1).
 //   endpoint:     S3Options.endpoint > AWS_ENDPOINT_URL_S3 > AWS_ENDPOINT_URL > profile
 //                 `endpoint_url` in the config file > https://s3.<region>.amazonaws.com
+//                 (aws/endpoint.h)
 //   path style:   S3Options.path_style when set; otherwise path-style for a custom
 //                 endpoint (local servers, MinIO: hosts like 127.0.0.1 cannot take a
 //                 bucket label) and virtual-hosted for AWS's own endpoint.
-//   files:        AWS_SHARED_CREDENTIALS_FILE (default ~/.aws/credentials) and
-//                 AWS_CONFIG_FILE (default ~/.aws/config); a missing file is not an error.
-// INI files: "[section]" headers, "key = value" lines, '#' or ';' comments; indented
-// lines (nested sub-sections such as "s3 =\n  addressing_style = path") are skipped.
 //
 // Secrets never leave this module in text: ToString() and every error message
 // redact the secret key and session token and show only the last 4 characters
@@ -27,11 +16,12 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
-#include <map>
 #include <optional>
 #include <string>
 
+#include "aws/credentials.h"
+#include "aws/environment.h"
+#include "aws/retry.h"
 #include "common/status.h"
 
 namespace floe::s3 {
@@ -58,10 +48,11 @@ struct S3Options {
   int64_t multipart_threshold = 8 << 20;  // an object larger than this is uploaded in parts
 };
 
-// Reads one environment variable; nullopt when unset. Tests inject a map.
-using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
-EnvLookup ProcessEnvironment();
-EnvLookup MapEnvironment(std::map<std::string, std::string> values);
+// The credential and region part of S3Options, for the other AWS clients
+// that share S3's settings (Glue, Kinesis, SQS, SigV4 REST catalogs).
+aws::AwsCredentialOptions CredentialOptionsOf(const S3Options& options);
+// The retry part of S3Options.
+aws::RetryPolicy RetryPolicyOf(const S3Options& options);
 
 struct S3Config {
   std::string region;
@@ -79,13 +70,7 @@ struct S3Config {
   std::string ToString() const;
 };
 
-Result<S3Config> ResolveS3Config(const S3Options& options, const EnvLookup& env = ProcessEnvironment());
-
-// "AKIA…MPLE" style: everything but the last 4 characters masked.
-std::string RedactAccessKey(const std::string& access_key_id);
-
-// Parses an AWS-style INI file: section -> key -> value. Section names are kept
-// as written inside the brackets ("profile dev", "default").
-std::map<std::string, std::map<std::string, std::string>> ParseAwsIni(const std::string& text);
+Result<S3Config> ResolveS3Config(const S3Options& options,
+                                 const aws::EnvLookup& env = aws::ProcessEnvironment());
 
 }  // namespace floe::s3

@@ -13,7 +13,7 @@ namespace {
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
-const s3::SigV4Credentials kSuiteCredentials{"AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", ""};
+const aws::SigV4Credentials kSuiteCredentials{"AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", ""};
 
 std::string HeaderValue(const Headers& headers, const std::string& name) {
   for (const auto& [n, v] : headers) {
@@ -59,7 +59,7 @@ TEST(RestSigV4Test, IamListUsersExampleSignsContentType) {
             "content-type:application/x-www-form-urlencoded; charset=utf-8\nhost:iam.amazonaws.com\n"
             "x-amz-date:20150830T123600Z\n\ncontent-type;host;x-amz-date\n"
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-  EXPECT_EQ(s3::Sha256Hex(sig.canonical_request),
+  EXPECT_EQ(aws::Sha256Hex(sig.canonical_request),
             "f536975d06c0309214f805bb90ccff089219ecd68b2577efef23edd43b7e1a59");
   EXPECT_EQ(sig.signature, "5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7");
 }
@@ -77,7 +77,7 @@ TEST(RestSigV4Test, CatalogPathIsDoubleEncodedAndBearerTokenMoves) {
       "POST\n/iceberg/v1/catalogs/123/namespaces/a%251Fb/tables/t\n\ncontent-type:application/json\n"
       "host:glue.us-east-1.amazonaws.com\nx-amz-date:20240101T000000Z\nx-amz-security-token:SESSION\n\n"
       "content-type;host;x-amz-date;x-amz-security-token\n";
-  EXPECT_EQ(sig.canonical_request, expected_prefix + s3::Sha256Hex(body));
+  EXPECT_EQ(sig.canonical_request, expected_prefix + aws::Sha256Hex(body));
   EXPECT_EQ(HeaderValue(headers, "Original-Authorization"), "Bearer abc");
   EXPECT_EQ(HeaderValue(headers, "X-Amz-Security-Token"), "SESSION");
   EXPECT_NE(HeaderValue(headers, "Authorization").find("/us-east-1/glue/aws4_request"), std::string::npos);

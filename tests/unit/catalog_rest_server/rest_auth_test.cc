@@ -143,7 +143,7 @@ TEST(RestSigV4EndToEndTest, RequestsCarryAVerifiableSignature) {
   options.signing_name = "glue";
   options.signing_region = "eu-west-1";
   options.headers = {{"X-Custom", "yes"}};
-  auto env = s3::MapEnvironment({{"AWS_ACCESS_KEY_ID", "AKIDEXAMPLE"},
+  auto env = aws::MapEnvironment({{"AWS_ACCESS_KEY_ID", "AKIDEXAMPLE"},
                                  {"AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"},
                                  {"AWS_SESSION_TOKEN", "session"}});
   ASSERT_OK_AND_ASSIGN(auto client, RestCatalog::Open(options, nullptr, env));
@@ -185,7 +185,7 @@ TEST(RestSigV4EndToEndTest, MissingCredentialsAreAClearError) {
   options.uri = "http://127.0.0.1:1";
   options.sigv4_enabled = true;
   options.signing_region = "us-east-1";
-  auto env = s3::MapEnvironment(
+  auto env = aws::MapEnvironment(
       {{"AWS_SHARED_CREDENTIALS_FILE", "/nonexistent"}, {"AWS_CONFIG_FILE", "/nonexistent"}});
   auto client = RestCatalog::Open(options, nullptr, env);
   ASSERT_FALSE(client.ok());

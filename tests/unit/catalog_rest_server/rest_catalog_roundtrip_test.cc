@@ -174,7 +174,7 @@ TEST_F(RestServerTest, BadRequestsGetSpecErrors) {
   StartServer();
   ASSERT_OK_AND_ASSIGN(auto client, Client());
   ASSERT_OK(client->CreateNamespace({"db"}, {}));
-  auto expect_error = [&](const s3::HttpResponse& response, long status, const std::string& type) {
+  auto expect_error = [&](const http::HttpResponse& response, long status, const std::string& type) {
     EXPECT_EQ(response.status, status) << response.body;
     auto json = iceberg::Json::parse(response.body, nullptr, false);
     ASSERT_TRUE(json.is_object()) << response.body;
@@ -208,7 +208,7 @@ TEST_F(RestServerTest, BadRequestsGetSpecErrors) {
   create["stage-create"] = false;
   EXPECT_EQ(Raw("POST", "/v1/namespaces/db/tables", create.dump()).status, 200);
   // Too large: 413 before the body is read (the fixture allows 1 MiB).
-  const s3::HttpResponse large = Raw("POST", "/v1/namespaces", std::string(2 << 20, ' '));
+  const http::HttpResponse large = Raw("POST", "/v1/namespaces", std::string(2 << 20, ' '));
   EXPECT_EQ(large.status, 413);
   // A commit whose identifier disagrees with the path.
   expect_error(Raw("POST", "/v1/namespaces/db/tables/t",

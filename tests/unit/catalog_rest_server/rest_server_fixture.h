@@ -10,7 +10,7 @@
 #include "catalog/rest_server/rest_catalog_service.h"
 #include "catalog/rest_server/rest_http_server.h"
 #include "catalog/sql/sql_metastore.h"
-#include "io/s3/s3_http.h"
+#include "io/http/http_transport.h"
 #include "test_util.h"
 
 namespace floe::catalog::rest {
@@ -50,22 +50,22 @@ class RestServerTest : public ::testing::Test {
   }
 
   Result<std::unique_ptr<RestCatalog>> Client(RestCatalogOptions options) {
-    return RestCatalog::Open(options, nullptr, s3::MapEnvironment({}));
+    return RestCatalog::Open(options, nullptr, aws::MapEnvironment({}));
   }
   Result<std::unique_ptr<RestCatalog>> Client() { return Client(ClientOptions()); }
 
   // One raw exchange, for what the client would never send.
-  s3::HttpResponse Raw(const std::string& method, const std::string& target, const std::string& body = "",
+  http::HttpResponse Raw(const std::string& method, const std::string& target, const std::string& body = "",
                        std::vector<std::pair<std::string, std::string>> headers = {}) {
-    s3::HttpTransport transport(5000, 30000);
-    s3::HttpRequest request;
+    http::HttpTransport transport(5000, 30000);
+    http::HttpRequest request;
     request.method = method;
     request.url = BaseUri() + target;
     request.headers = std::move(headers);
     request.body = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(body.data()), body.size());
     auto response = transport.Execute(request);
     EXPECT_TRUE(response.ok()) << response.status().ToString();
-    return response.ok() ? *response : s3::HttpResponse{};
+    return response.ok() ? *response : http::HttpResponse{};
   }
 
   floe::testing::TempDir dir_;

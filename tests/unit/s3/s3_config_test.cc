@@ -44,7 +44,7 @@ class S3ConfigTest : public ::testing::Test {
   void Write(const std::string& name, const std::string& text) { std::ofstream(dir_.File(name)) << text; }
 
   Result<S3Config> Resolve(const S3Options& options) {
-    return ResolveS3Config(options, MapEnvironment(env_));
+    return ResolveS3Config(options, aws::MapEnvironment(env_));
   }
 
   floe::testing::TempDir dir_;
@@ -130,14 +130,15 @@ TEST_F(S3ConfigTest, ProfileSelection) {
 
 TEST_F(S3ConfigTest, NothingConfiguredIsAnonymous) {
   ASSERT_OK_AND_ASSIGN(S3Config config,
-                       ResolveS3Config({}, MapEnvironment({{"HOME", dir_.File("nowhere")}})));
+                       ResolveS3Config({}, aws::MapEnvironment({{"HOME", dir_.File("nowhere")}})));
   EXPECT_TRUE(config.anonymous());
   EXPECT_EQ(config.credential_source, "none");
   EXPECT_EQ(config.region, "us-east-1");
   // ~/.aws under HOME is the default location.
   std::filesystem::create_directories(dir_.path() / "home/.aws");
   std::filesystem::copy_file(dir_.File("credentials"), dir_.path() / "home/.aws/credentials");
-  ASSERT_OK_AND_ASSIGN(S3Config home, ResolveS3Config({}, MapEnvironment({{"HOME", dir_.File("home")}})));
+  ASSERT_OK_AND_ASSIGN(S3Config home,
+                       ResolveS3Config({}, aws::MapEnvironment({{"HOME", dir_.File("home")}})));
   EXPECT_EQ(home.access_key_id, "AKIDFILEDEFAULT1");
 }
 
@@ -193,7 +194,7 @@ TEST_F(S3ConfigTest, SecretsNeverPrinted) {
 }
 
 TEST(AwsIniTest, ParsesSectionsCommentsAndNestedValues) {
-  auto ini = ParseAwsIni(
+  auto ini = aws::ParseAwsIni(
       "key_before_section = ignored\n"
       "[default]\n"
       "  region = nested-ignored\n"
@@ -207,8 +208,8 @@ TEST(AwsIniTest, ParsesSectionsCommentsAndNestedValues) {
   EXPECT_EQ(ini["profile x"]["output"], "json");
   EXPECT_EQ(ini.count("broken"), 0u);
   EXPECT_EQ(ini["default"].size(), 1u);
-  EXPECT_EQ(RedactAccessKey("AKIAIOSFODNN7EXAMPLE"), "****************MPLE");
-  EXPECT_EQ(RedactAccessKey("abc"), "****");
+  EXPECT_EQ(aws::RedactAccessKey("AKIAIOSFODNN7EXAMPLE"), "****************MPLE");
+  EXPECT_EQ(aws::RedactAccessKey("abc"), "****");
 }
 
 TEST(S3ResponseParsingTest, ListResultAndErrors) {

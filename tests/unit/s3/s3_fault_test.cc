@@ -64,7 +64,7 @@ class S3FaultTest : public ::testing::Test {
 
   void SetUp() override {
     if (!skip_reason_->empty()) GTEST_SKIP() << "skipped: " << *skip_reason_;
-    control_ = std::make_unique<HttpTransport>(2000, 10000);
+    control_ = std::make_unique<http::HttpTransport>(2000, 10000);
     ASSERT_OK(Control("POST", "/__proxy/reset", "").status());
   }
 
@@ -86,11 +86,11 @@ class S3FaultTest : public ::testing::Test {
 
   Result<nlohmann::json> Control(const std::string& method, const std::string& path,
                                  const std::string& body) {
-    HttpRequest request;
+    http::HttpRequest request;
     request.method = method;
     request.url = "http://127.0.0.1:" + std::to_string(proxy_port_) + path;
     request.body = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(body.data()), body.size());
-    FLOE_ASSIGN_OR_RETURN(HttpResponse response, control_->Execute(request));
+    FLOE_ASSIGN_OR_RETURN(http::HttpResponse response, control_->Execute(request));
     if (response.status != 200)
       return Status::IOError("proxy control answered " + std::to_string(response.status));
     return nlohmann::json::parse(response.body);
@@ -118,7 +118,7 @@ class S3FaultTest : public ::testing::Test {
   static inline floe::testing::NodeProcess* s3rver_ = nullptr;
   static inline floe::testing::NodeProcess* proxy_ = nullptr;
   static inline int proxy_port_ = 0;
-  std::unique_ptr<HttpTransport> control_;
+  std::unique_ptr<http::HttpTransport> control_;
 };
 
 TEST_F(S3FaultTest, SignaturesAreVerifiedIndependently) {

@@ -1,42 +1,15 @@
-// SigV4 signer: canonical request -> string to sign -> HMAC chain, with
-// OpenSSL providing SHA-256 and HMAC.
-#include "io/s3/sigv4.h"
-
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/sha.h>
+// SigV4 signer: canonical request -> string to sign -> HMAC chain.
+#include "aws/sigv4.h"
 
 #include <algorithm>
 #include <cctype>
 #include <ctime>
 #include <map>
 
-namespace floe::s3 {
+#include "io/http/url_encoding.h"
+
+namespace floe::aws {
 namespace {
-
-constexpr char kHexDigits[] = "0123456789abcdef";
-
-std::string HexOf(const unsigned char* bytes, size_t size) {
-  std::string out;
-  out.reserve(size * 2);
-  for (size_t i = 0; i < size; ++i) {
-    out.push_back(kHexDigits[bytes[i] >> 4]);
-    out.push_back(kHexDigits[bytes[i] & 0xF]);
-  }
-  return out;
-}
-
-std::string Hmac(std::string_view key, std::string_view data) {
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int out_len = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(data.data()), data.size(), out, &out_len);
-  return std::string(reinterpret_cast<const char*>(out), out_len);
-}
-
-bool IsUnreserved(unsigned char c) {
-  return std::isalnum(c) != 0 || c == '-' || c == '.' || c == '_' || c == '~';
-}
 
 std::string ToLower(std::string_view text) {
   std::string out(text);
@@ -91,34 +64,17 @@ std::string NormalizeSegments(std::string_view path) {
 
 }  // namespace
 
-std::string UriEncode(std::string_view text, bool keep_slash) {
-  static constexpr char kUpperHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(text.size());
-  for (char ch : text) {
-    unsigned char c = static_cast<unsigned char>(ch);
-    if (IsUnreserved(c) || (keep_slash && c == '/')) {
-      out.push_back(ch);
-    } else {
-      out.push_back('%');
-      out.push_back(kUpperHex[c >> 4]);
-      out.push_back(kUpperHex[c & 0xF]);
-    }
-  }
-  return out;
-}
-
 std::string CanonicalPath(std::string_view decoded_path, bool normalize) {
   if (decoded_path.empty()) return "/";
-  if (normalize) return UriEncode(NormalizeSegments(decoded_path), true);
-  return UriEncode(decoded_path, true);
+  if (normalize) return http::PercentEncode(NormalizeSegments(decoded_path), true);
+  return http::PercentEncode(decoded_path, true);
 }
 
 std::string CanonicalQuery(const std::vector<std::pair<std::string, std::string>>& query) {
   std::vector<std::pair<std::string, std::string>> encoded;
   encoded.reserve(query.size());
   for (const auto& [name, value] : query)
-    encoded.emplace_back(UriEncode(name, false), UriEncode(value, false));
+    encoded.emplace_back(http::PercentEncode(name, false), http::PercentEncode(value, false));
   std::sort(encoded.begin(), encoded.end());
   std::string out;
   for (const auto& [name, value] : encoded) {
@@ -128,25 +84,6 @@ std::string CanonicalQuery(const std::vector<std::pair<std::string, std::string>
     out += value;
   }
   return out;
-}
-
-std::string Sha256Hex(std::span<const uint8_t> bytes) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(bytes.data(), bytes.size(), digest);
-  return HexOf(digest, sizeof(digest));
-}
-
-std::string Sha256Hex(std::string_view text) {
-  return Sha256Hex(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
-}
-
-std::string Md5Base64(std::string_view text) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int digest_len = 0;
-  EVP_Digest(text.data(), text.size(), digest, &digest_len, EVP_md5(), nullptr);
-  unsigned char encoded[64];
-  int encoded_len = EVP_EncodeBlock(encoded, digest, static_cast<int>(digest_len));
-  return std::string(reinterpret_cast<const char*>(encoded), static_cast<size_t>(encoded_len));
 }
 
 std::string FormatAmzDate(std::chrono::system_clock::time_point time) {
@@ -201,15 +138,15 @@ Result<SigV4Signature> SignV4(const SigV4Request& request, const SigV4Credential
   out.string_to_sign = "AWS4-HMAC-SHA256\n" + scope.amz_date + "\n" + credential_scope + "\n" +
                        Sha256Hex(out.canonical_request);
 
-  std::string key = Hmac("AWS4" + credentials.secret_access_key, date);
-  key = Hmac(key, scope.region);
-  key = Hmac(key, scope.service);
-  key = Hmac(key, "aws4_request");
-  std::string signature = Hmac(key, out.string_to_sign);
-  out.signature = HexOf(reinterpret_cast<const unsigned char*>(signature.data()), signature.size());
+  std::string key = HmacSha256("AWS4" + credentials.secret_access_key, date);
+  key = HmacSha256(key, scope.region);
+  key = HmacSha256(key, scope.service);
+  key = HmacSha256(key, "aws4_request");
+  std::string signature = HmacSha256(key, out.string_to_sign);
+  out.signature = LowerHex({reinterpret_cast<const uint8_t*>(signature.data()), signature.size()});
   out.authorization = "AWS4-HMAC-SHA256 Credential=" + credentials.access_key_id + "/" + credential_scope +
                       ", SignedHeaders=" + signed_headers + ", Signature=" + out.signature;
   return out;
 }
 
-}  // namespace floe::s3
+}  // namespace floe::aws

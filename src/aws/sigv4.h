@@ -1,27 +1,28 @@
-// AWS Signature Version 4 (header-based) request signing.
+// AWS Signature Version 4 (header-based) request signing, for any service
+// (S3, Glue, Kinesis, SQS, REST catalogs behind API Gateway).
 //
 // Contract: SignV4 signs exactly the headers it is given (they must include
 // `host` and `x-amz-date`), so the caller decides what is signed and sends the
 // same header values. Paths and query values are given decoded; the signer
-// encodes them (RFC 3986 unreserved characters kept, UTF-8 bytes as %XX with
-// upper-case hex). The request line sent on the wire must use EncodePath and
-// EncodeQuery so it matches what was signed. The intermediate canonical request
+// encodes them (http::PercentEncode: RFC 3986 unreserved characters kept,
+// other bytes as %XX with upper-case hex). The request line sent on the wire
+// must use CanonicalPath and CanonicalQuery so it matches what was signed. The intermediate canonical request
 // and string to sign are returned so tests can check each step against AWS's
 // published vectors. Secrets never appear in any returned string except as
-// the HMAC they key.
+// the HMAC they key. Pure functions: safe from any thread.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
-#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "aws/digest.h"
 #include "common/status.h"
 
-namespace floe::s3 {
+namespace floe::aws {
 
 inline constexpr std::string_view kUnsignedPayload = "UNSIGNED-PAYLOAD";
 // Hex SHA-256 of the empty string.
@@ -62,19 +63,11 @@ struct SigV4Signature {
 Result<SigV4Signature> SignV4(const SigV4Request& request, const SigV4Credentials& credentials,
                               const SigV4Scope& scope);
 
-// Percent-encodes every byte except A-Z a-z 0-9 - . _ ~ (and '/' when
-// keep_slash), with upper-case hex digits.
-std::string UriEncode(std::string_view text, bool keep_slash);
 // The canonical URI for a decoded path ("/" for an empty one).
 std::string CanonicalPath(std::string_view decoded_path, bool normalize);
 // "a=1&b=x%20y": names and values encoded, sorted by name then value.
 std::string CanonicalQuery(const std::vector<std::pair<std::string, std::string>>& query);
-
-std::string Sha256Hex(std::span<const uint8_t> bytes);
-std::string Sha256Hex(std::string_view text);
-// Base64 of the MD5 digest (the Content-MD5 header S3 requires on DeleteObjects).
-std::string Md5Base64(std::string_view text);
 // "YYYYMMDDTHHMMSSZ" in UTC.
 std::string FormatAmzDate(std::chrono::system_clock::time_point time);
 
-}  // namespace floe::s3
+}  // namespace floe::aws

@@ -1,8 +1,8 @@
-#include "iceberg/spec/json_util.h"
+#include "common/json.h"
 
 #include <limits>
 
-namespace floe::iceberg {
+namespace floe::json {
 
 namespace {
 
@@ -201,4 +201,4 @@ Result<std::vector<int32_t>> Int32ListFromJson(const Json& value, std::string_vi
   return out;
 }
 
-}  // namespace floe::iceberg
+}  // namespace floe::json

@@ -2,13 +2,14 @@
 // suite (aws-sig-v4-test-suite, 2015-08-30, service "service") and the signed
 // examples of the S3 API reference ("Signature Calculations for the
 // Authorization Header: Transferring Payload in a Single Chunk").
-#include "io/s3/sigv4.h"
+#include "aws/sigv4.h"
 
 #include <gtest/gtest.h>
 
+#include "io/http/url_encoding.h"
 #include "test_util.h"
 
-namespace floe::s3 {
+namespace floe::aws {
 namespace {
 
 using Pairs = std::vector<std::pair<std::string, std::string>>;
@@ -429,9 +430,9 @@ TEST_F(S3DocExampleTest, GetBucketListObjects) {
 }
 
 TEST(SigV4Test, EncodingRules) {
-  EXPECT_EQ(UriEncode("a b/c+d=*~", true), "a%20b/c%2Bd%3D%2A~");
-  EXPECT_EQ(UriEncode("a/b", false), "a%2Fb");
-  EXPECT_EQ(UriEncode("\xC3\xA9", false), "%C3%A9");
+  EXPECT_EQ(http::PercentEncode("a b/c+d=*~", true), "a%20b/c%2Bd%3D%2A~");
+  EXPECT_EQ(http::PercentEncode("a/b", false), "a%2Fb");
+  EXPECT_EQ(http::PercentEncode("\xC3\xA9", false), "%C3%A9");
   // S3 keys are not normalized: dot segments and double slashes are kept.
   EXPECT_EQ(CanonicalPath("/b/a//../x", false), "/b/a//../x");
   EXPECT_EQ(CanonicalPath("", false), "/");
@@ -457,4 +458,4 @@ TEST(SigV4Test, AmzDateFormatting) {
 }
 
 }  // namespace
-}  // namespace floe::s3
+}  // namespace floe::aws

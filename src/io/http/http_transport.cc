@@ -1,6 +1,6 @@
 // libcurl easy-handle transport. Handles return to an idle pool after each
 // request so keep-alive connections are reused across requests and threads.
-#include "io/s3/s3_http.h"
+#include "io/http/http_transport.h"
 
 #include <curl/curl.h>
 
@@ -8,11 +8,12 @@
 #include <cctype>
 #include <cstring>
 
-namespace floe::s3 {
+namespace floe::http {
 namespace {
 
-// Responses that are not streamed into a caller buffer are XML documents or
-// error bodies; anything larger is not an S3 answer we expect.
+// Responses that are not streamed into a caller buffer are XML or JSON
+// documents or error bodies; anything larger is not an answer we expect (a
+// Kinesis GetRecords answer, the largest, is at most ~14 MiB of JSON).
 constexpr size_t kMaxBufferedBody = 64 << 20;
 
 void GlobalInitOnce() {
@@ -110,6 +111,20 @@ bool IsRetryableCurlError(CURLcode code) {
   }
 }
 
+// Failures before the connection was established: the server cannot have
+// seen any byte of the request.
+bool RequestMayHaveBeenSent(CURLcode code) {
+  switch (code) {
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_URL_MALFORMAT:
+    case CURLE_UNSUPPORTED_PROTOCOL: return false;
+    default: return true;
+  }
+}
+
 }  // namespace
 
 HttpTransport::HttpTransport(int64_t connect_timeout_ms, int64_t request_timeout_ms)
@@ -139,7 +154,8 @@ void HttpTransport::ReleaseHandle(void* handle) {
   idle_handles_.push_back(handle);
 }
 
-Result<HttpResponse> HttpTransport::Execute(const HttpRequest& request) {
+Result<HttpResponse> HttpTransport::Execute(const HttpRequest& request, bool* may_have_reached_server) {
+  if (may_have_reached_server != nullptr) *may_have_reached_server = false;
   CURL* curl = static_cast<CURL*>(AcquireHandle());
   if (!curl) return Status::IOError("cannot create a libcurl handle", true);
   HttpResponse response;
@@ -187,6 +203,7 @@ Result<HttpResponse> HttpTransport::Execute(const HttpRequest& request) {
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   ReleaseHandle(curl);
 
+  if (may_have_reached_server != nullptr) *may_have_reached_server = RequestMayHaveBeenSent(code);
   if (ex.overflow) {
     return Status::IOError("response body larger than expected (" + std::to_string(response.body_bytes) +
                            " bytes buffered)");
@@ -211,4 +228,4 @@ Result<HttpResponse> HttpTransport::Execute(const HttpRequest& request) {
   return response;
 }
 
-}  // namespace floe::s3
+}  // namespace floe::http

@@ -1,9 +1,14 @@
 // One HTTP exchange over libcurl, with easy handles pooled for connection reuse.
 //
-// Contract: Execute performs exactly one attempt (retries live in S3Client).
+// Contract: Execute performs exactly one attempt (retries belong to the
+// callers: the S3 client, the AWS JSON client, the REST catalog session).
 // A failure to get a complete HTTP response (connect error, reset, timeout,
 // body shorter than its Content-Length) is an IOError marked retryable; any
 // HTTP status, including 4xx/5xx, is a successful Execute with that status.
+// When `may_have_reached_server` is given it tells, after a failure, whether
+// the request could have been received (false only when the connection was
+// never made: DNS, connect or TLS handshake failures), which decides whether
+// a write that failed may have been applied.
 // Request headers are sent as given (plus "Expect:" to suppress 100-continue);
 // nothing here logs or returns request headers, so credentials in the
 // Authorization header never reach an error message.
@@ -19,7 +24,7 @@
 
 #include "common/status.h"
 
-namespace floe::s3 {
+namespace floe::http {
 
 struct HttpRequest {
   std::string method;  // GET, HEAD, PUT, POST, DELETE
@@ -46,7 +51,8 @@ class HttpTransport {
   HttpTransport(const HttpTransport&) = delete;
   HttpTransport& operator=(const HttpTransport&) = delete;
 
-  Result<HttpResponse> Execute(const HttpRequest& request);
+  // Thread-safe: each call takes its own easy handle from the pool.
+  Result<HttpResponse> Execute(const HttpRequest& request, bool* may_have_reached_server = nullptr);
 
  private:
   void* AcquireHandle();
@@ -58,4 +64,4 @@ class HttpTransport {
   std::vector<void*> idle_handles_;
 };
 
-}  // namespace floe::s3
+}  // namespace floe::http
