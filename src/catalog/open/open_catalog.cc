@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "catalog/filesystem/filesystem_catalog.h"
+#include "catalog/glue/glue_catalog.h"
 #include "catalog/rest/rest_catalog.h"
 #include "catalog/sql/sql_connection.h"
 #include "io/s3/file_io_factory.h"
@@ -23,6 +24,7 @@ std::string KindOfUri(const std::string& uri) {
   if (IsSqlUri(uri)) return "sql";
   if (StartsWith(uri, "file://")) return "filesystem";
   if (rest::IsRestCatalogUri(uri)) return "rest";
+  if (glue::IsGlueCatalogUri(uri)) return "glue";
   return "";
 }
 
@@ -60,6 +62,14 @@ Result<std::unique_ptr<Catalog>> OpenRest(const CatalogOptions& options) {
   return std::unique_ptr<Catalog>(std::move(catalog));
 }
 
+Result<std::unique_ptr<Catalog>> OpenGlue(const CatalogOptions& options) {
+  glue::GlueCatalogOptions glue_options = options.glue;
+  if (!options.uri.empty()) FLOE_RETURN_IF_ERROR(glue::ParseGlueCatalogUri(options.uri, &glue_options));
+  glue_options.retry = s3::RetryPolicyOf(options.s3);
+  FLOE_ASSIGN_OR_RETURN(auto catalog, glue::GlueCatalog::Open(glue_options, options.warehouse, options.s3));
+  return std::unique_ptr<Catalog>(std::move(catalog));
+}
+
 }  // namespace
 
 CatalogOptions CatalogOptionsForUri(const std::string& uri, const std::string& warehouse,
@@ -85,12 +95,14 @@ Result<std::string> CatalogKind(const CatalogOptions& options) {
     if (options.uri.empty()) return Status::InvalidArgument("no catalog uri given");
     return Status::InvalidArgument("unsupported catalog URI '" + RedactUri(options.uri) +
                                    "' (expected sqlite:///path, postgresql://..., file:///warehouse or "
-                                   "rest+http(s)://host[:port][/path])");
+                                   "rest+http(s)://host[:port][/path] or glue://<account-id>?region=...)");
   }
-  if (options.type != "sql" && options.type != "filesystem" && options.type != "rest") {
-    return Status::InvalidArgument("unknown catalog type \"" + options.type + "\" (sql, filesystem, rest)");
+  if (options.type != "sql" && options.type != "filesystem" && options.type != "rest" &&
+      options.type != "glue") {
+    return Status::InvalidArgument("unknown catalog type \"" + options.type +
+                                   "\" (sql, filesystem, rest, glue)");
   }
-  if (options.type == "filesystem" && options.uri.empty()) return options.type;
+  if ((options.type == "filesystem" || options.type == "glue") && options.uri.empty()) return options.type;
   if (from_uri != options.type) {
     return Status::InvalidArgument("catalog type \"" + options.type + "\" does not match the uri '" +
                                    RedactUri(options.uri) + "'");
@@ -105,6 +117,8 @@ Result<std::unique_ptr<Catalog>> OpenCatalog(const CatalogOptions& options) {
     opened = OpenFilesystem(options);
   } else if (kind == "sql") {
     opened = OpenSql(options);
+  } else if (kind == "glue") {
+    opened = OpenGlue(options);
   } else {
     opened = OpenRest(options);
   }

@@ -1,13 +1,14 @@
 // OpenCatalog: the one way to open any catalog floe speaks — SQL (SQLite,
-// PostgreSQL in Iceberg's JDBC layout), filesystem (Hadoop layout) and REST
-// (Glue, Unity, Polaris, S3 Tables, `floe serve`) — from one set of options,
-// for `floe run`, `floe maintain`, `floe table ...` and the REST server alike.
+// PostgreSQL in Iceberg's JDBC layout), filesystem (Hadoop layout), REST
+// (Glue's Iceberg endpoint, Unity, Polaris, S3 Tables, `floe serve`) and the
+// Glue Data Catalog API — from one set of options, for `floe run`, `floe
+// maintain`, `floe table ...` and the REST server alike.
 //
 // Contract:
-// - The kind is `type` ("sql", "filesystem", "rest"), or when empty the
-//   uri's scheme: sqlite:/postgresql:/postgres: -> sql, file:// -> filesystem,
-//   rest+http(s):// -> rest. A type that contradicts the uri is
-//   InvalidArgument naming both.
+// - The kind is `type` ("sql", "filesystem", "rest", "glue"), or when empty
+//   the uri's scheme: sqlite:/postgresql:/postgres: -> sql, file:// ->
+//   filesystem, rest+http(s):// -> rest, glue:// -> glue. A type that
+//   contradicts the uri is InvalidArgument naming both.
 // - sql: `warehouse` (a local directory or s3:// prefix, through a FileIO
 //   built from `s3`) is where new tables are placed; it may be empty for a
 //   catalog that is only read (CreateTable then fails naming the missing
@@ -18,12 +19,18 @@
 // - rest: `rest` carries the client settings; its uri and warehouse are taken
 //   from `uri` and `warehouse`, and its S3 settings from `s3`. The service's
 //   GET /v1/config happens here, so an unreachable service fails now.
+// - glue: `glue` carries the catalog id, region and endpoint, completed from
+//   a glue://<catalog-id>?region=...&endpoint=... uri (a contradiction is
+//   InvalidArgument); `warehouse` places tables of databases without a
+//   LocationUri; `s3` gives the AWS credentials and the FileIO of s3://
+//   locations. Nothing is sent to Glue until the first call.
 // - Errors name the catalog by its uri with any password masked.
 #pragma once
 
 #include <memory>
 #include <string>
 
+#include "catalog/glue/glue_options.h"
 #include "catalog/rest/rest_options.h"
 #include "catalog/table/catalog.h"
 #include "io/s3/s3_config.h"
@@ -31,11 +38,12 @@
 namespace floe::catalog {
 
 struct CatalogOptions {
-  std::string type;  // "sql" | "filesystem" | "rest"; empty: from the uri's scheme
+  std::string type;  // "sql" | "filesystem" | "rest" | "glue"; empty: from the uri's scheme
   std::string uri;
   std::string warehouse;
   std::string name = "floe";  // the catalog_name column of a SQL catalog
   rest::RestCatalogOptions rest;
+  glue::GlueCatalogOptions glue;
   s3::S3Options s3;
   bool create_if_missing = true;
 };
@@ -48,7 +56,7 @@ struct CatalogOptions {
 CatalogOptions CatalogOptionsForUri(const std::string& uri, const std::string& warehouse,
                                     const std::string& name = "floe");
 
-// The kind `options` names ("sql", "filesystem" or "rest"), or InvalidArgument.
+// The kind `options` names ("sql", "filesystem", "rest" or "glue"), or InvalidArgument.
 Result<std::string> CatalogKind(const CatalogOptions& options);
 
 Result<std::unique_ptr<Catalog>> OpenCatalog(const CatalogOptions& options);

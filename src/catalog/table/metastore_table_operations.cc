@@ -13,12 +13,6 @@ using iceberg::TableMetadata;
 
 namespace {
 
-std::string MetadataFileName(int64_t version) {
-  char prefix[32];
-  std::snprintf(prefix, sizeof(prefix), "%05lld-", static_cast<long long>(version));
-  return prefix + iceberg::NewUuidV4() + ".metadata.json";
-}
-
 class MetastoreCatalog final : public Catalog {
  public:
   MetastoreCatalog(std::shared_ptr<Metastore> catalog, std::shared_ptr<FileIO> io, std::string warehouse)
@@ -53,6 +47,12 @@ class MetastoreCatalog final : public Catalog {
 };
 
 }  // namespace
+
+std::string NewMetadataFileLocation(const std::string& table_location, int64_t version) {
+  char prefix[32];
+  std::snprintf(prefix, sizeof(prefix), "%05lld-", static_cast<long long>(version));
+  return table_location + "/metadata/" + prefix + iceberg::NewUuidV4() + ".metadata.json";
+}
 
 std::optional<int64_t> MetadataFileVersion(const std::string& location) {
   const size_t slash = location.find_last_of('/');
@@ -110,7 +110,7 @@ Result<LoadedTable> MetastoreTableOperations::Commit(
   FLOE_ASSIGN_OR_RETURN(TableMetadata next,
                         iceberg::ApplyUpdates(base.metadata, base.metadata_location, updates));
   const int64_t version = MetadataFileVersion(base.metadata_location).value_or(0) + 1;
-  const std::string location = next.location + "/metadata/" + MetadataFileName(version);
+  const std::string location = NewMetadataFileLocation(next.location, version);
   FLOE_RETURN_IF_ERROR(WriteTableMetadata(*io_, location, next));
   Status swapped = catalog_->SwapMetadataLocation(identifier_, base.metadata_location, location);
   if (!swapped.ok()) {
@@ -139,7 +139,7 @@ Result<std::shared_ptr<iceberg::TableOperations>> CreateMetastoreTable(std::shar
       TableMetadata metadata,
       iceberg::NewTableMetadata(location, creation.schema, creation.spec, creation.sort_order,
                                 creation.properties, creation.format_version));
-  const std::string metadata_location = metadata.location + "/metadata/" + MetadataFileName(0);
+  const std::string metadata_location = NewMetadataFileLocation(metadata.location, 0);
   FLOE_RETURN_IF_ERROR(WriteTableMetadata(*io, metadata_location, metadata));
   Status registered = catalog->RegisterTable(table, metadata_location);
   if (!registered.ok()) {

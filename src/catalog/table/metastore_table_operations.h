@@ -46,6 +46,9 @@ Status WriteTableMetadata(FileIO& io, const std::string& location, const iceberg
 // The version number of a metadata file name ("00012-<uuid>.metadata.json" or
 // "v12.metadata.json"), or nullopt.
 std::optional<int64_t> MetadataFileVersion(const std::string& location);
+// "<table location>/metadata/<5-digit version>-<random uuid>.metadata.json",
+// the name Java's metastore catalogs give a new metadata file.
+std::string NewMetadataFileLocation(const std::string& table_location, int64_t version);
 
 // Creates a table in a metastore catalog: first metadata file, then registration.
 Result<std::shared_ptr<iceberg::TableOperations>> CreateMetastoreTable(std::shared_ptr<Metastore> catalog,

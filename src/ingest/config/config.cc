@@ -292,19 +292,73 @@ Status ReadRestCatalogKeys(SectionReader& section, catalog::CatalogOptions* cata
   return Status::OK();
 }
 
+// The Glue Data Catalog settings of [catalog] (type = "glue"); like the REST
+// keys, any of them with another type is an error.
+Status ReadGlueCatalogKeys(SectionReader& section, catalog::CatalogOptions* catalog) {
+  catalog::glue::GlueCatalogOptions& glue = catalog->glue;
+  FLOE_ASSIGN_OR_RETURN(auto catalog_id, section.String("catalog_id"));
+  FLOE_ASSIGN_OR_RETURN(auto account_id, section.String("account_id"));
+  FLOE_ASSIGN_OR_RETURN(auto region, section.String("region"));
+  FLOE_ASSIGN_OR_RETURN(auto endpoint, section.String("endpoint"));
+  FLOE_ASSIGN_OR_RETURN(auto skip_archive, section.Bool("skip_archive"));
+  const std::pair<const char*, bool> present[] = {{"catalog_id", catalog_id.has_value()},
+                                                  {"account_id", account_id.has_value()},
+                                                  {"region", region.has_value()},
+                                                  {"endpoint", endpoint.has_value()},
+                                                  {"skip_archive", skip_archive.has_value()}};
+  if (catalog->type != "glue") {
+    for (const auto& [key, given] : present) {
+      if (given) return section.Error(key, "is a Glue catalog setting; it needs type = \"glue\"");
+    }
+    return Status::OK();
+  }
+  if (catalog_id && account_id && *catalog_id != *account_id) {
+    return section.Error("account_id",
+                         "names another account than catalog_id (\"" + *catalog_id + "\"); set one");
+  }
+  glue.catalog_id = catalog_id ? *catalog_id : account_id.value_or("");
+  if (!glue.catalog_id.empty() && glue.catalog_id.find_first_of("/?#@ ") != std::string::npos) {
+    return section.Error(catalog_id ? "catalog_id" : "account_id",
+                         "must be an AWS account id, got \"" + glue.catalog_id + "\"");
+  }
+  if (region) glue.region = *region;
+  if (endpoint) {
+    if (endpoint->rfind("http://", 0) != 0 && endpoint->rfind("https://", 0) != 0) {
+      return section.Error("endpoint", "expected http(s)://host[:port], got \"" + *endpoint + "\"");
+    }
+    glue.endpoint = *endpoint;
+  }
+  if (skip_archive) glue.skip_archive = *skip_archive;
+  return Status::OK();
+}
+
 Status ReadCatalog(const ParseContext& context, const toml::table* table, catalog::CatalogOptions* catalog) {
   SectionReader section(context, "[catalog]", table);
-  FLOE_ASSIGN_OR_RETURN(auto type, section.Choice("type", {"sql", "filesystem", "rest"}));
+  FLOE_ASSIGN_OR_RETURN(auto type, section.Choice("type", {"sql", "filesystem", "rest", "glue"}));
   FLOE_ASSIGN_OR_RETURN(auto uri, section.String("uri"));
   FLOE_ASSIGN_OR_RETURN(auto warehouse, section.String("warehouse"));
   FLOE_ASSIGN_OR_RETURN(auto name, section.String("name"));
-  catalog->type = !type || *type == 0 ? "sql" : *type == 1 ? "filesystem" : "rest";
+  static const char* const kTypes[] = {"sql", "filesystem", "rest", "glue"};
+  catalog->type = kTypes[type.value_or(0)];
   FLOE_RETURN_IF_ERROR(ReadRestCatalogKeys(section, catalog));
+  FLOE_RETURN_IF_ERROR(ReadGlueCatalogKeys(section, catalog));
   FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
 
   if (name) {
     if (name->empty()) return section.Error("name", "must not be empty");
     catalog->name = *name;
+  }
+  if (catalog->type == "glue") {
+    // Glue holds the metadata pointers; the warehouse places new tables of
+    // databases without a LocationUri (optional).
+    if (uri)
+      return section.Error("uri", "does not apply to type = \"glue\" (use catalog_id, region, endpoint)");
+    catalog->uri = "glue://" + catalog->glue.catalog_id;
+    if (warehouse && !warehouse->empty()) {
+      catalog->warehouse = ResolveLocation(context, *warehouse);
+      if (catalog->warehouse.rfind("file://", 0) == 0) catalog->warehouse = catalog->warehouse.substr(7);
+    }
+    return Status::OK();
   }
   if (catalog->type == "rest") {
     // The REST service owns table locations; warehouse is whatever it expects (a name, an account id, a

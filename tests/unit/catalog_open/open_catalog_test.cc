@@ -20,6 +20,8 @@ TEST(OpenCatalog, PicksTheKindFromTheUriOrTheType) {
   EXPECT_EQ(CatalogKind(options).ValueOr(""), "filesystem");
   options.uri = "rest+http://127.0.0.1:8181";
   EXPECT_EQ(CatalogKind(options).ValueOr(""), "rest");
+  options.uri = "glue://123456789012?region=eu-west-1";
+  EXPECT_EQ(CatalogKind(options).ValueOr(""), "glue");
   options.uri = "";
   options.type = "filesystem";
   options.warehouse = "/wh";
@@ -42,6 +44,25 @@ TEST(OpenCatalog, RefusesATypeThatContradictsTheUriAndMasksPasswords) {
   EXPECT_EQ(status.message().find("s3cret"), std::string::npos) << status.ToString();
   options.type = "hive";
   EXPECT_NE(CatalogKind(options).status().message().find("unknown catalog type"), std::string::npos);
+  options.type = "glue";
+  options.uri = "rest+http://127.0.0.1:8181";
+  EXPECT_NE(CatalogKind(options).status().message().find("does not match"), std::string::npos);
+}
+
+TEST(OpenCatalog, GlueFromTypeOrUriWithoutContactingGlue) {
+  CatalogOptions options;
+  options.type = "glue";
+  options.glue.region = "eu-west-1";
+  options.glue.endpoint = "http://127.0.0.1:1";  // nothing listens; opening sends nothing
+  ASSERT_OK(OpenCatalog(options).status());
+  CatalogOptions from_uri =
+      CatalogOptionsForUri("glue://123456789012?region=eu-west-1&endpoint=http%3A%2F%2F127.0.0.1%3A1", "");
+  ASSERT_OK_AND_ASSIGN(auto catalog, OpenCatalog(from_uri));
+  EXPECT_EQ(catalog->warehouse(), "");
+  from_uri.glue.region = "us-east-1";
+  Status contradiction = OpenCatalog(from_uri).status();
+  EXPECT_EQ(contradiction.kind(), ErrorKind::kInvalidArgument);
+  EXPECT_NE(contradiction.message().find("contradicts"), std::string::npos) << contradiction.ToString();
 }
 
 TEST(OpenCatalog, ACommandLineNeverCreatesAMissingSqliteCatalog) {

@@ -710,7 +710,50 @@ TEST_F(ConfigTest, RestCatalogErrors) {
   EXPECT_THAT(ErrorOf(head + "type = \"rest\"\nuri = \"https://h\"\nsigv4 = true\n"),
               HasSubstr("unknown key [catalog] sigv4"));
   EXPECT_THAT(ErrorOf(head + "type = \"hive\"\nuri = \"https://h\"\n"),
-              HasSubstr("expected \"sql\", \"filesystem\" or \"rest\""));
+              HasSubstr("expected \"sql\", \"filesystem\", \"rest\" or \"glue\""));
+}
+
+TEST_F(ConfigTest, GlueCatalogKeys) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, Parse(R"toml(
+name = "p"
+[source]
+uri = "/x"
+[catalog]
+type = "glue"
+catalog_id = "123456789012"
+region = "eu-west-1"
+endpoint = "http://127.0.0.1:5000"
+warehouse = "s3://lake/warehouse"
+skip_archive = false
+)toml"));
+  EXPECT_EQ(config.catalog.type, "glue");
+  EXPECT_EQ(config.catalog.uri, "glue://123456789012");
+  EXPECT_EQ(config.catalog.glue.catalog_id, "123456789012");
+  EXPECT_EQ(config.catalog.glue.region, "eu-west-1");
+  EXPECT_EQ(config.catalog.glue.endpoint, "http://127.0.0.1:5000");
+  EXPECT_FALSE(config.catalog.glue.skip_archive);
+  EXPECT_EQ(config.catalog.warehouse, "s3://lake/warehouse");
+
+  ASSERT_OK_AND_ASSIGN(
+      PipelineConfig minimal,
+      Parse("name = \"p\"\n[source]\nuri = \"/x\"\n[catalog]\ntype = \"glue\"\naccount_id = \"42\"\n"));
+  EXPECT_EQ(minimal.catalog.glue.catalog_id, "42");
+  EXPECT_TRUE(minimal.catalog.glue.skip_archive);
+  EXPECT_TRUE(minimal.catalog.warehouse.empty());
+}
+
+TEST_F(ConfigTest, GlueCatalogErrors) {
+  const std::string head = "name = \"p\"\n[source]\nuri = \"/x\"\n[catalog]\n";
+  EXPECT_THAT(ErrorOf(head + "uri = \"sqlite:///c.db\"\nwarehouse = \"/w\"\nregion = \"eu-west-1\"\n"),
+              HasSubstr("[catalog] region: is a Glue catalog setting; it needs type = \"glue\""));
+  EXPECT_THAT(ErrorOf(head + "type = \"glue\"\nuri = \"glue://1\"\n"),
+              HasSubstr("[catalog] uri: does not apply to type = \"glue\""));
+  EXPECT_THAT(ErrorOf(head + "type = \"glue\"\ncatalog_id = \"1\"\naccount_id = \"2\"\n"),
+              HasSubstr("[catalog] account_id: names another account"));
+  EXPECT_THAT(ErrorOf(head + "type = \"glue\"\nendpoint = \"127.0.0.1:5000\"\n"),
+              HasSubstr("[catalog] endpoint: expected http(s)://"));
+  EXPECT_THAT(ErrorOf(head + "type = \"glue\"\ntoken = \"t\"\n"),
+              HasSubstr("[catalog] token: is a REST catalog setting"));
 }
 
 // The source model's three axes: [source] discovery, format and changes, with
