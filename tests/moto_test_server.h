@@ -65,6 +65,7 @@ class MotoServer {
   }
 
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  int port() const { return port_; }
   const std::string& log() const { return log_; }
 
   // Runs one aws_driver.py command and returns its JSON answer.

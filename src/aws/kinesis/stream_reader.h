@@ -24,6 +24,9 @@
 //   record larger than the budget still makes progress. Records fetched past
 //   the budget are held for the next poll (at most one GetRecords answer in
 //   all) and are served before any new request.
+// - Positions() advance as records are returned, not as a caller commits
+//   them: a caller that could not commit a poll's records reopens a reader
+//   at its committed positions (AFTER_SEQUENCE_NUMBER each).
 // - An expired iterator is renewed after the shard's position (or from its
 //   original start when nothing was read yet); throttling is retried by the
 //   client with backoff; other errors end the poll naming stream and shard,

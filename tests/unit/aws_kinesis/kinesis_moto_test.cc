@@ -308,6 +308,56 @@ TEST_F(KinesisMotoTest, LatestStartsAtTheTip) {
   EXPECT_EQ(payloads, (std::multiset<std::string>{"new-0", "new-1", "new-2", "new-3", "new-4", "new-5"}));
 }
 
+// The JSON-protocol requests, signed by floe, verified by an independent
+// SigV4 implementation (node's crypto in tests/tools/fault_proxy.mjs) on
+// their way to moto, with 503s and dropped connections injected on the way.
+TEST_F(KinesisMotoTest, SignaturesVerifyIndependentlyAndTransportFaultsAreRetried) {
+  const std::string stream = "signed";
+  Driver({{"command", "kinesis-create"}, {"stream", stream}, {"shards", 2}});
+  Put(stream, Records("s", 12));
+  const auto oracle = Oracle(stream);
+  testing::TempDir logs;
+  testing::NodeProcess proxy;
+  auto port = proxy.Start({(testing::SourceDir() / "tests/tools/fault_proxy.mjs").string(),
+                           std::to_string(moto_->port()), "testing"},
+                          logs.File("proxy.log"));
+  ASSERT_TRUE(port.has_value()) << proxy.error();
+  const std::string proxy_url = "http://127.0.0.1:" + std::to_string(*port);
+  http::HttpTransport control(2000, 10000);
+  auto control_call = [&](const std::string& method, const std::string& path,
+                          const std::string& body) -> Result<Json> {
+    http::HttpRequest request;
+    request.method = method;
+    request.url = proxy_url + path;
+    request.body = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(body.data()), body.size());
+    FLOE_ASSIGN_OR_RETURN(http::HttpResponse response, control.Execute(request));
+    return json::ParseJson(response.body);
+  };
+  ASSERT_OK(control_call("POST", "/__proxy/faults", R"(["POST:503", "POST:drop", "POST:500"])").status());
+
+  KinesisClientOptions options;
+  options.client.credentials = {"us-east-1", "AKIDTESTING", "testing", "", ""};
+  options.client.endpoint = proxy_url;
+  options.client.retry = {6, 30000, 1, 20};
+  ASSERT_OK_AND_ASSIGN(auto client, KinesisClient::Open(options, MapEnvironment({})));
+  KinesisReaderOptions reader_options;
+  reader_options.stream = {stream, ""};
+  ASSERT_OK_AND_ASSIGN(auto reader, KinesisStreamReader::Open(client.get(), reader_options));
+  ReadLog log;
+  ASSERT_OK(ReadAll(*reader, &log));
+  std::map<std::string, std::vector<std::string>> expected;
+  for (const auto& [shard, list] : oracle) {
+    if (!list.empty()) expected[shard] = list;
+  }
+  std::map<std::string, std::vector<std::string>> read;
+  for (const auto& [shard, record] : log.records) read[shard].push_back(record.sequence_number);
+  EXPECT_EQ(read, expected);
+  ASSERT_OK_AND_ASSIGN(Json stats, control_call("GET", "/__proxy/stats", ""));
+  EXPECT_GT(stats["requests"].get<int>(), 6);
+  EXPECT_EQ(stats["signatureFailures"].get<int>(), 0) << stats.dump(1);
+  EXPECT_EQ(stats["queued"].get<int>(), 0);  // every injected fault was met and survived
+}
+
 TEST_F(KinesisMotoTest, MissingStreamIsNotFoundNamingIt) {
   auto client = Client();
   ASSERT_NE(client, nullptr);
