@@ -215,7 +215,11 @@ Result<PollResult> KinesisStreamReader::Poll() {
       FLOE_RETURN_IF_ERROR(take(shard_id, cursor));
     }
   }
-  for (const std::string& shard_id : readable) {
+  // New requests start one shard further each poll, so a busy shard early in
+  // the list cannot take every poll's budget.
+  const size_t first = readable.empty() ? 0 : static_cast<size_t>(polls_++ % readable.size());
+  for (size_t n = 0; n < readable.size(); ++n) {
+    const std::string& shard_id = readable[(first + n) % readable.size()];
     if (budget <= 0 && !nothing_taken) break;
     Cursor& cursor = CursorFor(shard_id);
     if (!cursor.held.empty() || finished_.count(shard_id) != 0) continue;

@@ -16,7 +16,8 @@
 //   EndingSequenceNumber. The shard list is read at Open and again after a
 //   shard finishes, when an answer names unknown child shards, or every
 //   relist_interval_ms.
-// - Poll returns records in order per shard, each Kinesis record whole (with
+// - Poll returns records in order per shard (shards take turns being asked
+//   first, so one busy shard cannot starve the others), each Kinesis record whole (with
 //   all its de-aggregated user records), never one twice, never skipping
 //   one: a record's sequence number must be above the shard's position, else
 //   Corruption. The data of one poll stays within max_bytes_per_poll except
@@ -134,6 +135,7 @@ class KinesisStreamReader {
   std::chrono::steady_clock::time_point listed_at_;
   bool relist_needed_ = false;
   double average_record_bytes_ = 1024;
+  uint64_t polls_ = 0;
 };
 
 }  // namespace floe::aws::kinesis
