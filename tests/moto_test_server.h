@@ -110,4 +110,28 @@ class MotoServer {
   std::string log_;
 };
 
+// A fixture sharing one moto server among the tests of a binary; each test
+// skips, saying why, where moto cannot run.
+class MotoTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    server_ = new MotoServer();
+    skip_reason_ = new std::string(server_->Start());
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    delete skip_reason_;
+    server_ = nullptr;
+    skip_reason_ = nullptr;
+  }
+  void SetUp() override {
+    if (!skip_reason_->empty()) GTEST_SKIP() << "skipped: " << *skip_reason_;
+  }
+  static MotoServer& moto() { return *server_; }
+
+ private:
+  static inline MotoServer* server_ = nullptr;
+  static inline std::string* skip_reason_ = nullptr;
+};
+
 }  // namespace floe::testing

@@ -26,24 +26,12 @@ namespace {
 
 using json::Json;
 
-class KinesisMotoTest : public ::testing::Test {
+class KinesisMotoTest : public testing::MotoTest {
  protected:
-  static void SetUpTestSuite() {
-    moto_ = new testing::MotoServer();
-    skip_reason_ = new std::string(moto_->Start());
-  }
-  static void TearDownTestSuite() {
-    delete moto_;
-    delete skip_reason_;
-  }
-  void SetUp() override {
-    if (!skip_reason_->empty()) GTEST_SKIP() << "skipped: " << *skip_reason_;
-  }
-
   std::unique_ptr<KinesisClient> Client(int page_size = 2) {
     KinesisClientOptions options;
     options.client.credentials = {"us-east-1", "testing", "testing", "", ""};
-    options.client.endpoint = moto_->url();
+    options.client.endpoint = moto().url();
     options.client.retry = {8, 30000, 1, 20};
     options.list_page_size = page_size;
     auto client = KinesisClient::Open(options, MapEnvironment({}));
@@ -55,13 +43,13 @@ class KinesisMotoTest : public ::testing::Test {
                   const std::vector<std::pair<std::string, std::string>>& records) {
     Json list = Json::array();
     for (const auto& [key, data] : records) list.push_back({{"key", key}, {"data_b64", Base64Encode(data)}});
-    auto out = moto_->Driver({{"command", "kinesis-put"}, {"stream", stream}, {"records", list}});
+    auto out = moto().Driver({{"command", "kinesis-put"}, {"stream", stream}, {"records", list}});
     EXPECT_TRUE(out.ok()) << out.status().ToString();
     return out.ok() ? *out : Json();
   }
 
   static void Driver(const Json& command) {
-    auto out = moto_->Driver(command);
+    auto out = moto().Driver(command);
     ASSERT_TRUE(out.ok()) << out.status().ToString();
   }
 
@@ -85,7 +73,7 @@ class KinesisMotoTest : public ::testing::Test {
 
   // boto3's reading of the stream: shard -> Kinesis sequence numbers in order.
   static std::map<std::string, std::vector<std::string>> Oracle(const std::string& stream) {
-    auto dump = moto_->Driver({{"command", "kinesis-dump"}, {"stream", stream}});
+    auto dump = moto().Driver({{"command", "kinesis-dump"}, {"stream", stream}});
     EXPECT_TRUE(dump.ok()) << dump.status().ToString();
     std::map<std::string, std::vector<std::string>> out;
     if (!dump.ok()) return out;
@@ -93,6 +81,23 @@ class KinesisMotoTest : public ::testing::Test {
       auto& list = out[it.key()];
       for (const Json& record : it.value()) list.push_back(record[0].get<std::string>());
     }
+    return out;
+  }
+
+  // The oracle without its empty shards.
+  static std::map<std::string, std::vector<std::string>> NonEmpty(
+      const std::map<std::string, std::vector<std::string>>& oracle) {
+    std::map<std::string, std::vector<std::string>> out;
+    for (const auto& [shard, list] : oracle) {
+      if (!list.empty()) out[shard] = list;
+    }
+    return out;
+  }
+
+  // floe's reading: shard -> every Kinesis sequence number returned, in order.
+  static std::map<std::string, std::vector<std::string>> EveryRecordRead(const ReadLog& log) {
+    std::map<std::string, std::vector<std::string>> out;
+    for (const auto& [shard, record] : log.records) out[shard].push_back(record.sequence_number);
     return out;
   }
 
@@ -105,13 +110,7 @@ class KinesisMotoTest : public ::testing::Test {
     }
     return out;
   }
-
-  static testing::MotoServer* moto_;
-  static std::string* skip_reason_;
 };
-
-testing::MotoServer* KinesisMotoTest::moto_ = nullptr;
-std::string* KinesisMotoTest::skip_reason_ = nullptr;
 
 std::vector<std::pair<std::string, std::string>> Records(const std::string& prefix, int count) {
   std::vector<std::pair<std::string, std::string>> out;
@@ -144,7 +143,7 @@ TEST_F(KinesisMotoTest, ReshardedStreamIsReadOncePerShardInOrderParentsFirst) {
       aggregated_payloads.push_back(data);
       users.push_back({{"partitionKey", "pk-" + std::to_string(u)}, {"data_b64", Base64Encode(data)}});
     }
-    ASSERT_OK_AND_ASSIGN(Json aggregates, moto_->Aggregate(users));
+    ASSERT_OK_AND_ASSIGN(Json aggregates, moto().Aggregate(users));
     ASSERT_EQ(aggregates.size(), 1u);
     auto data = Base64Decode(aggregates[0]["data_b64"].get<std::string>());
     ASSERT_OK(data);
@@ -163,11 +162,7 @@ TEST_F(KinesisMotoTest, ReshardedStreamIsReadOncePerShardInOrderParentsFirst) {
   ReadLog log;
   ASSERT_OK(ReadAll(*reader, &log));
 
-  std::map<std::string, std::vector<std::string>> nonempty;
-  for (const auto& [shard, list] : oracle) {
-    if (!list.empty()) nonempty[shard] = list;
-  }
-  EXPECT_EQ(SequencesRead(log), nonempty);
+  EXPECT_EQ(SequencesRead(log), NonEmpty(oracle));
   // Every (shard, sequence, subsequence) once.
   std::set<std::tuple<std::string, std::string, int64_t>> seen;
   for (const auto& [shard, record] : log.records) {
@@ -236,13 +231,7 @@ TEST_F(KinesisMotoTest, ReopenedAtItsPositionsAReaderReadsTheRestOnce) {
   }
   ASSERT_OK_AND_ASSIGN(auto second, KinesisStreamReader::Open(client.get(), options, starts));
   ASSERT_OK(ReadAll(*second, &log));
-  std::map<std::string, std::vector<std::string>> expected;
-  for (const auto& [shard, list] : oracle) {
-    if (!list.empty()) expected[shard] = list;
-  }
-  std::map<std::string, std::vector<std::string>> read;
-  for (const auto& [shard, record] : log.records) read[shard].push_back(record.sequence_number);
-  EXPECT_EQ(read, expected);
+  EXPECT_EQ(EveryRecordRead(log), NonEmpty(oracle));
 }
 
 TEST_F(KinesisMotoTest, ThrottlingAndAnExpiredIteratorLoseNothing) {
@@ -279,13 +268,7 @@ TEST_F(KinesisMotoTest, ThrottlingAndAnExpiredIteratorLoseNothing) {
   ASSERT_OK(ReadAll(*reader, &log));
   EXPECT_GT(throttled, 3);
   EXPECT_EQ(expired, 1);
-  std::map<std::string, std::vector<std::string>> expected;
-  for (const auto& [shard, list] : oracle) {
-    if (!list.empty()) expected[shard] = list;
-  }
-  std::map<std::string, std::vector<std::string>> read;
-  for (const auto& [shard, record] : log.records) read[shard].push_back(record.sequence_number);
-  EXPECT_EQ(read, expected);
+  EXPECT_EQ(EveryRecordRead(log), NonEmpty(oracle));
 }
 
 TEST_F(KinesisMotoTest, LatestStartsAtTheTip) {
@@ -319,7 +302,7 @@ TEST_F(KinesisMotoTest, SignaturesVerifyIndependentlyAndTransportFaultsAreRetrie
   testing::TempDir logs;
   testing::NodeProcess proxy;
   auto port = proxy.Start({(testing::SourceDir() / "tests/tools/fault_proxy.mjs").string(),
-                           std::to_string(moto_->port()), "testing"},
+                           std::to_string(moto().port()), "testing"},
                           logs.File("proxy.log"));
   ASSERT_TRUE(port.has_value()) << proxy.error();
   const std::string proxy_url = "http://127.0.0.1:" + std::to_string(*port);
@@ -345,17 +328,35 @@ TEST_F(KinesisMotoTest, SignaturesVerifyIndependentlyAndTransportFaultsAreRetrie
   ASSERT_OK_AND_ASSIGN(auto reader, KinesisStreamReader::Open(client.get(), reader_options));
   ReadLog log;
   ASSERT_OK(ReadAll(*reader, &log));
-  std::map<std::string, std::vector<std::string>> expected;
-  for (const auto& [shard, list] : oracle) {
-    if (!list.empty()) expected[shard] = list;
-  }
-  std::map<std::string, std::vector<std::string>> read;
-  for (const auto& [shard, record] : log.records) read[shard].push_back(record.sequence_number);
-  EXPECT_EQ(read, expected);
+  EXPECT_EQ(EveryRecordRead(log), NonEmpty(oracle));
   ASSERT_OK_AND_ASSIGN(Json stats, control_call("GET", "/__proxy/stats", ""));
   EXPECT_GT(stats["requests"].get<int>(), 6);
   EXPECT_EQ(stats["signatureFailures"].get<int>(), 0) << stats.dump(1);
   EXPECT_EQ(stats["queued"].get<int>(), 0);  // every injected fault was met and survived
+}
+
+TEST_F(KinesisMotoTest, AtAndAfterSequenceNumberStartWhereTheySay) {
+  const std::string stream = "positions";
+  Driver({{"command", "kinesis-create"}, {"stream", stream}, {"shards", 1}});
+  const Json put = Put(stream, Records("p", 5));
+  ASSERT_EQ(put.size(), 5u);
+  const std::string shard = put[0]["shard"].get<std::string>();
+  const std::string third = put[2]["sequence"].get<std::string>();
+  auto client = Client();
+  ASSERT_NE(client, nullptr);
+  for (const auto& [type, first] : {std::pair{IteratorType::kAtSequenceNumber, std::string("p2")},
+                                    std::pair{IteratorType::kAfterSequenceNumber, std::string("p3")}}) {
+    KinesisReaderOptions options;
+    options.stream = {"", "arn:aws:kinesis:us-east-1:123456789012:stream/" + stream};  // by ARN this time
+    ASSERT_OK_AND_ASSIGN(options.stream, ParseStreamUri(options.stream.arn));
+    ASSERT_OK_AND_ASSIGN(
+        auto reader, KinesisStreamReader::Open(client.get(), options, {{shard, IteratorStart{type, third}}}));
+    ReadLog log;
+    ASSERT_OK(ReadAll(*reader, &log));
+    ASSERT_FALSE(log.records.empty()) << IteratorTypeName(type);
+    EXPECT_EQ(log.records.front().second.data, first) << IteratorTypeName(type);
+    EXPECT_EQ(log.records.back().second.data, "p4");
+  }
 }
 
 TEST_F(KinesisMotoTest, MissingStreamIsNotFoundNamingIt) {

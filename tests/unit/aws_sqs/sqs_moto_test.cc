@@ -21,20 +21,8 @@ namespace {
 
 using json::Json;
 
-class SqsMotoTest : public ::testing::Test {
+class SqsMotoTest : public testing::MotoTest {
  protected:
-  static void SetUpTestSuite() {
-    moto_ = new testing::MotoServer();
-    skip_reason_ = new std::string(moto_->Start());
-  }
-  static void TearDownTestSuite() {
-    delete moto_;
-    delete skip_reason_;
-  }
-  void SetUp() override {
-    if (!skip_reason_->empty()) GTEST_SKIP() << "skipped: " << *skip_reason_;
-  }
-
   std::unique_ptr<SqsClient> Client(const std::string& queue_url) {
     SqsClientOptions options;
     options.queue_url = queue_url;
@@ -47,14 +35,14 @@ class SqsMotoTest : public ::testing::Test {
   }
 
   static std::string Setup(const std::string& bucket, const std::string& queue, const std::string& route) {
-    auto out = moto_->Driver(
+    auto out = moto().Driver(
         {{"command", "s3-notifications"}, {"bucket", bucket}, {"queue", queue}, {"route", route}});
     EXPECT_TRUE(out.ok()) << out.status().ToString();
     return out.ok() ? (*out)["queue_url"].get<std::string>() : "";
   }
 
   static std::string Upload(const std::string& bucket, const std::string& key, const std::string& body) {
-    auto out = moto_->Driver({{"command", "s3-put"}, {"bucket", bucket}, {"key", key}, {"body", body}});
+    auto out = moto().Driver({{"command", "s3-put"}, {"bucket", bucket}, {"key", key}, {"body", body}});
     EXPECT_TRUE(out.ok()) << out.status().ToString();
     return out.ok() ? (*out)["etag"].get<std::string>() : "";
   }
@@ -121,13 +109,7 @@ class SqsMotoTest : public ::testing::Test {
     ASSERT_OK_AND_ASSIGN(std::vector<SqsMessage> after, client->Receive({10, 0, 60}));
     EXPECT_TRUE(after.empty());
   }
-
-  static testing::MotoServer* moto_;
-  static std::string* skip_reason_;
 };
-
-testing::MotoServer* SqsMotoTest::moto_ = nullptr;
-std::string* SqsMotoTest::skip_reason_ = nullptr;
 
 TEST_F(SqsMotoTest, DirectNotificationsArriveAndParse) {
   CheckRoute("direct", S3EventEnvelope::kS3, /*expect_test_event=*/true);
@@ -181,7 +163,7 @@ TEST_F(SqsMotoTest, VisibilityTimeoutHidesAndReturnsMessages) {
 }
 
 TEST_F(SqsMotoTest, MissingQueueIsNotFound) {
-  auto client = Client(moto_->url() + "/123456789012/no-such-queue");
+  auto client = Client(moto().url() + "/123456789012/no-such-queue");
   ASSERT_NE(client, nullptr);
   auto received = client->Receive({1, 0, -1});
   ASSERT_FALSE(received.ok());

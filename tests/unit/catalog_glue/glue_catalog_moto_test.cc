@@ -24,24 +24,12 @@ using iceberg::PrimitiveType;
 using iceberg::TypeKind;
 using json::Json;
 
-class GlueMotoTest : public ::testing::Test {
+class GlueMotoTest : public testing::MotoTest {
  protected:
-  static void SetUpTestSuite() {
-    moto_ = new testing::MotoServer();
-    skip_reason_ = new std::string(moto_->Start());
-  }
-  static void TearDownTestSuite() {
-    delete moto_;
-    delete skip_reason_;
-  }
-  void SetUp() override {
-    if (!skip_reason_->empty()) GTEST_SKIP() << "skipped: " << *skip_reason_;
-  }
-
   std::unique_ptr<GlueCatalog> Open() {
     GlueCatalogOptions options;
     options.catalog_id = "123456789012";
-    options.endpoint = moto_->url();
+    options.endpoint = moto().url();
     options.retry = {4, 10000, 1, 20};
     s3::S3Options s3;
     s3.region = "us-east-1";
@@ -53,7 +41,7 @@ class GlueMotoTest : public ::testing::Test {
   }
 
   static Json GetTable(const std::string& database, const std::string& table) {
-    auto out = moto_->Driver({{"command", "glue-get-table"}, {"database", database}, {"table", table}});
+    auto out = moto().Driver({{"command", "glue-get-table"}, {"database", database}, {"table", table}});
     EXPECT_TRUE(out.ok()) << out.status().ToString();
     return out.ok() ? *out : Json::object();
   }
@@ -72,12 +60,7 @@ class GlueMotoTest : public ::testing::Test {
   }
 
   testing::TempDir dir_;
-  static testing::MotoServer* moto_;
-  static std::string* skip_reason_;
 };
-
-testing::MotoServer* GlueMotoTest::moto_ = nullptr;
-std::string* GlueMotoTest::skip_reason_ = nullptr;
 
 TEST_F(GlueMotoTest, TablesAreIcebergTablesWithCurrentAndPreviousMetadataAndTypedColumns) {
   auto catalog = Open();
@@ -246,9 +229,9 @@ TEST_F(GlueMotoTest, ListingsFollowEveryPageAndShowOnlyIcebergTables) {
   creation.schema = testing::EventSchema();
   for (const char* name : {"t1", "t2", "t3", "t4"})
     ASSERT_OK(catalog->CreateTable({{"pages_a"}, name}, creation).status());
-  ASSERT_OK(
-      moto_->Driver({{"command", "glue-create-plain-table"}, {"database", "pages_a"}, {"table", "hive"}})
-          .status());
+  ASSERT_OK(moto()
+                .Driver({{"command", "glue-create-plain-table"}, {"database", "pages_a"}, {"table", "hive"}})
+                .status());
   // moto answers every listing in one page: split its answers into pages of one.
   int pages = 0;
   catalog->client().SetExchangeForTesting(
