@@ -94,7 +94,11 @@ Result<std::map<std::string, std::string>> SideTables::WritePending(catalog::Cat
                                                                     const std::string& file_prefix,
                                                                     int format_version) {
   std::map<std::string, std::string> summary;
-  for (const auto& [suffix, rows] : rows_) {
+  for (const auto& entry : rows_) {
+    // Named references, not a structured binding: clang 14 (the sanitizer build) cannot capture
+    // structured bindings in the lambda below.
+    const std::string& suffix = entry.first;
+    const RecordBatch& rows = entry.second;
     const catalog::TableIdentifier side = SideTableId(table, suffix);
     const std::string name = side.ToString();
     auto written = [&]() -> Result<std::string> {

@@ -7,7 +7,7 @@
 //                                 never let an id be reused)
 //   files(uri PRIMARY KEY, ...)   one row per source unit (a file, or a
 //                                 stream range with its stream, partition
-//                                 and positions, zero-padded to 40 digits so
+//                                 and positions, zero-padded to 130 digits so
 //                                 SQL orders them); batch_id/batch_seq are
 //                                 set exactly while the unit is in_batch or
 //                                 committed
@@ -37,8 +37,9 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int64_t kSchemaVersion = 2;
-// Stream positions are stored left-padded to this many digits (2^128 has 39).
-constexpr size_t kPositionDigits = 40;
+// Stream positions are stored left-padded to this many digits: Kinesis
+// sequence numbers have up to 129 (the API's pattern 0|[1-9][0-9]{0,128}).
+constexpr size_t kPositionDigits = 130;
 constexpr int kBusyTimeoutMs = 30'000;
 
 int64_t NowMs() {
@@ -147,7 +148,7 @@ std::string UnpadPosition(const std::string& padded) {
   return first == std::string::npos ? "0" : padded.substr(first);
 }
 
-// A position as the ledger accepts it: 1 to 39 decimal digits, no leading zero.
+// A position as the ledger accepts it: 1 to 129 decimal digits, no leading zero.
 bool IsPosition(const std::string& position) {
   if (position.empty() || position.size() >= kPositionDigits) return false;
   if (position.size() > 1 && position[0] == '0') return false;

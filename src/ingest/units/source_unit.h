@@ -25,7 +25,8 @@ enum class UnitKind : uint8_t { kFile, kStreamRange };
 
 // Records [first, last] (both inclusive) of one partition (Kafka) or shard
 // (Kinesis) of a stream. Positions are decimal strings without leading
-// zeros: Kafka offsets, Kinesis sequence numbers (up to 128 bits, never
+// zeros: Kafka offsets, Kinesis sequence numbers (up to 129 digits — real ones
+// have 56, beyond 128 bits — never
 // parsed into 64-bit integers); ComparePositions orders them.
 struct StreamRange {
   std::string stream;     // topic or stream name

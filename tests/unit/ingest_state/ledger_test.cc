@@ -389,19 +389,27 @@ SourceUnit Range(const std::string& partition, const std::string& first, const s
 
 TEST_F(LedgerTest, StreamRangesRoundTripAndNeverOverlap) {
   ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
-  // Positions beyond 64 bits (Kinesis sequence numbers) keep every digit.
+  // Positions beyond 64 and 128 bits (Kinesis sequence numbers have 56 digits, up to 129) keep every digit.
   const std::string big = "49590338271490256608559692538361571095921575989136588898";
   ASSERT_OK(
       ledger->RecordDiscovered({Range("0", "0", "99"), Range("0", "100", "199"), Range("1", "5", "5")}, 1)
           .status());
-  SourceUnit kinesis = Range("shardId-000000000001", big.substr(0, 38), big.substr(0, 39));
+  SourceUnit kinesis = Range("shardId-000000000001", big.substr(0, 55), big);
   ASSERT_OK(ledger->RecordDiscovered({kinesis}, 1).status());
   LedgerFile stored = OnlyFile(*ledger, kinesis.uri);
   EXPECT_EQ(stored.file.kind, UnitKind::kStreamRange);
   EXPECT_EQ(stored.file.range.stream, "shop.orders");
   EXPECT_EQ(stored.file.range.partition, "shardId-000000000001");
-  EXPECT_EQ(stored.file.range.first, big.substr(0, 38));
-  EXPECT_EQ(stored.file.range.last, big.substr(0, 39));
+  EXPECT_EQ(stored.file.range.first, big.substr(0, 55));
+  EXPECT_EQ(stored.file.range.last, big);
+  const std::string longest = "1" + std::string(128, '7');  // 129 digits, the API's maximum
+  ASSERT_OK(ledger->RecordDiscovered({Range("shardId-000000000002", longest, longest)}, 1).status());
+  EXPECT_EQ(OnlyFile(*ledger, StreamRangeUri("kafka", StreamRange{"shop.orders", "shardId-000000000002", longest,
+                                                                   longest}))
+                .file.range.last,
+            longest);
+  EXPECT_EQ(ledger->RecordDiscovered({Range("shardId-000000000003", "1", longest + "0")}, 1).status().kind(),
+            ErrorKind::kInvalidArgument);
   EXPECT_EQ(OnlyFile(*ledger, "kafka://shop.orders/0/100-199").file.range.first, "100");
 
   // Recording the same range again is a no-op; an overlapping one is refused and changes nothing.
@@ -413,7 +421,7 @@ TEST_F(LedgerTest, StreamRangesRoundTripAndNeverOverlap) {
     EXPECT_EQ(overlap.kind(), ErrorKind::kInvalidArgument) << first << "-" << last;
     EXPECT_THAT(overlap.message(), HasSubstr("overlaps kafka://shop.orders/0/"));
   }
-  EXPECT_EQ(ledger->Files({}).ValueOr({}).size(), 4u);  // the good range of a refused call was not kept
+  EXPECT_EQ(ledger->Files({}).ValueOr({}).size(), 5u);  // the good range of a refused call was not kept
   ASSERT_OK(ledger->RecordDiscovered({Range("0", "200", "299"), Range("1", "6", "9")}, 4).status());
 
   for (auto [first, last] :
