@@ -34,15 +34,6 @@ void AppendDate(int64_t days, std::string* out) {
   AppendPadded(day, 2, out);
 }
 
-int64_t UnitsPerSecond(TimeUnit unit) {
-  switch (unit) {
-    case TimeUnit::kMilli: return 1000;
-    case TimeUnit::kMicro: return 1000000;
-    case TimeUnit::kNano: return 1000000000;
-  }
-  return 1;
-}
-
 int FractionDigits(TimeUnit unit) {
   return unit == TimeUnit::kMilli ? 3 : unit == TimeUnit::kMicro ? 6 : 9;
 }
