@@ -11,8 +11,9 @@
 //   fetch) are dropped by offset; only Seek moves a partition's position.
 // - Fetch is bounded: at most FetchLimits::max_records records and, beyond
 //   the first record, max_bytes of keys plus values. Records that were taken
-//   from librdkafka but did not fit are held (bounded by one pop of at most
-//   1,024 records) and come first in the next Fetch. librdkafka's own
+//   from librdkafka but did not fit are held (at most 1,024 per fetch that
+//   overflowed; a paused partition keeps its own until resumed) and come
+//   first in the next Fetch. librdkafka's own
 //   prefetch is bounded by KafkaConsumerOptions::prefetch_kbytes; a paused
 //   partition stops fetching (backpressure) and keeps its position.
 // - The group's committed offsets are advisory (CommitOffsets after floe's

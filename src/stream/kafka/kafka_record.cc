@@ -8,7 +8,12 @@ std::string TopicPartition::ToString() const {
   return topic + "[" + std::to_string(partition) + "]";
 }
 
-KafkaRecord::KafkaRecord(rd_kafka_message_s* message) : message_(message) {}
+KafkaRecord::KafkaRecord(rd_kafka_message_s* message) : message_(message) {
+  // librdkafka parses headers on first use; doing it here leaves the record
+  // immutable, so it may be read from several threads.
+  rd_kafka_headers_t* headers = nullptr;
+  (void)rd_kafka_message_headers(message_, &headers);
+}
 
 KafkaRecord& KafkaRecord::operator=(KafkaRecord&& other) noexcept {
   if (this != &other) {

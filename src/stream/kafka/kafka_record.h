@@ -10,7 +10,8 @@
 // compacted-away records). Consecutive ranges of a partition meet exactly
 // (the next range's from_offset is this one's to_offset) until the partition
 // is sought, so a ledger can prove that no offset was skipped or applied twice.
-// A record is not thread-safe to mutate but may be read from several threads.
+// A record is immutable once constructed (its headers are parsed then), so
+// several threads may read it at once; moving it is not thread-safe.
 #pragma once
 
 #include <cstdint>
