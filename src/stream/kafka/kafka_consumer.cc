@@ -219,12 +219,16 @@ struct KafkaConsumer::Impl {
     return offsets;
   }
 
+  // Whether librdkafka has the partition paused: by Pause, at its stop
+  // offset, or stopped by a lost position.
+  static bool PausedInLibrary(const Partition& p) { return p.user_paused || p.stop_paused || !p.error.ok(); }
+
   // Marks a partition whose position reached its stop offset and stops its fetching.
   Status CheckStop(const TopicPartition& tp, Partition& p) {
     if (!p.stop_offset || p.stop_paused || p.delivered_to < *p.stop_offset) return Status::OK();
+    const bool paused = PausedInLibrary(p);
     p.stop_paused = true;
-    if (p.user_paused) return Status::OK();
-    return PauseInLibrary({tp}, true);
+    return paused ? Status::OK() : PauseInLibrary({tp}, true);
   }
 
   // Extends the position over offsets up to the partition's end that hold no
@@ -428,9 +432,12 @@ Status KafkaConsumer::Seek(const PartitionStart& start) {
   if (p == nullptr) return Status::InvalidArgument(start.partition.ToString() + " is not assigned");
   FLOE_ASSIGN_OR_RETURN(std::vector<int64_t> resolved, impl_->ResolveOffsets({start}));
   const int64_t offset = resolved[0];
-  // A partition that is paused in librdkafka is re-assigned instead of
-  // sought: re-assignment starts a fresh fetcher at the offset, where a seek
-  // of a paused partition could resume from its old position.
+  // The partition is re-assigned rather than sought: re-assignment starts a
+  // fresh fetcher at the offset (and discards what was fetched before),
+  // where a seek of a paused partition could resume from its old position.
+  // librdkafka keeps a partition's pause across re-assignment, so it is
+  // resumed first and paused again below if Pause asked for it.
+  if (Impl::PausedInLibrary(*p)) FLOE_RETURN_IF_ERROR(impl_->PauseInLibrary({start.partition}, false));
   PartitionList list = MakeList(1);
   rd_kafka_topic_partition_list_add(list.get(), start.partition.topic.c_str(), start.partition.partition)
       ->offset = offset;
@@ -587,12 +594,21 @@ Result<KafkaFetch> KafkaConsumer::Fetch(const FetchLimits& limits) {
         continue;
       }
       if (m->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-        const bool transient = IsRetryableKafkaError(m->err);
+        // A position the partition no longer retains stops it (librdkafka
+        // stops its fetcher too) until Seek: records were lost to retention
+        // and the caller must decide. Other partition errors are reported
+        // while librdkafka keeps retrying.
+        const bool lost_position =
+            m->err == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET || m->err == RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE;
         Status error =
             KafkaStatus(m->err, impl.Where() + ": " + tp.ToString() + " at offset " +
                                     std::to_string(p.fetched_to) + ": " + rd_kafka_message_errstr(m));
         rd_kafka_message_destroy(m);
-        if (!transient) p.error = error;
+        if (lost_position && p.error.ok()) {
+          // Nothing more is fetched for it, so nothing piles up while it waits.
+          if (!Impl::PausedInLibrary(p)) FLOE_RETURN_IF_ERROR(impl.PauseInLibrary({tp}, true));
+          p.error = error;
+        }
         out.errors.push_back(std::move(error));
         continue;
       }
@@ -630,7 +646,7 @@ Status KafkaConsumer::Pause(const std::vector<TopicPartition>& tps) {
   for (const auto& tp : tps) {
     Impl::Partition* p = impl_->Find(tp);
     if (p == nullptr) return Status::InvalidArgument(tp.ToString() + " is not assigned");
-    if (!p->user_paused && !p->stop_paused) to_pause.push_back(tp);
+    if (!Impl::PausedInLibrary(*p)) to_pause.push_back(tp);
   }
   FLOE_RETURN_IF_ERROR(impl_->PauseInLibrary(to_pause, true));
   for (const auto& tp : tps) impl_->partitions[tp].user_paused = true;
@@ -642,7 +658,7 @@ Status KafkaConsumer::Resume(const std::vector<TopicPartition>& tps) {
   for (const auto& tp : tps) {
     Impl::Partition* p = impl_->Find(tp);
     if (p == nullptr) return Status::InvalidArgument(tp.ToString() + " is not assigned");
-    if (p->user_paused && !p->stop_paused) to_resume.push_back(tp);
+    if (p->user_paused && !p->stop_paused && p->error.ok()) to_resume.push_back(tp);
   }
   FLOE_RETURN_IF_ERROR(impl_->PauseInLibrary(to_resume, false));
   for (const auto& tp : tps) impl_->partitions[tp].user_paused = false;

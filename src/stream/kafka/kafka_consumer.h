@@ -25,10 +25,11 @@
 //   bootstrap.servers and group.id, which come from the options).
 // - Errors are Status values naming the topic, partition and offset
 //   (kafka_status.h): transport errors are retryable and a Fetch that meets
-//   them returns what it has with the errors listed in KafkaFetch::errors; an
-//   offset the partition no longer retains is an OutOfRange error there, and
-//   the partition returns nothing more until it is sought. Fatal client
-//   errors fail Fetch itself.
+//   them returns what it has with the errors listed in KafkaFetch::errors
+//   (librdkafka keeps retrying); an offset the partition no longer retains
+//   is an OutOfRange error there, and the partition stops (returns and
+//   fetches nothing) until it is sought. Fatal client errors fail Fetch
+//   itself.
 // - Records refer to their consumer's librdkafka handle: destroy every
 //   record (and KafkaFetch) before the consumer.
 // Thread safety: a KafkaConsumer is used from one thread at a time (its
@@ -122,7 +123,7 @@ struct PartitionState {
   bool paused = false;        // by Pause
   bool reached_stop = false;  // position >= stop_offset
   int64_t held_records = 0;   // fetched, not yet returned
-  Status error;               // a partition error stops it until Seek
+  Status error;               // an out-of-range position stops it until Seek
 };
 
 class KafkaConsumer {

@@ -347,6 +347,12 @@ TEST_F(KafkaConsumerTest, StopOffsetEndsAPartition) {
   ASSERT_OK((consumer->Seek(At("t", 0, 4, 4))));
   ASSERT_OK_AND_ASSIGN(state, (consumer->State({"t", 0})));
   EXPECT_TRUE(state.reached_stop);
+  // Sought again with a later stop, a stopped partition fetches again.
+  ASSERT_OK((consumer->Seek(At("t", 1, 3, 5))));
+  next_from_.clear();
+  seen = Drain(*consumer, 2);
+  ExpectNumbered(seen[TP("t", 1)], "v", 3, 2);
+  EXPECT_TRUE(consumer->AllReachedStop());
 }
 
 TEST_F(KafkaConsumerTest, PausedPartitionsWaitAndResumeWhereTheyWere) {
@@ -381,6 +387,31 @@ TEST_F(KafkaConsumerTest, PausedPartitionsWaitAndResumeWhereTheyWere) {
   Append(&first, Drain(*consumer, p0_left));
   ExpectNumbered(first[TP("t", 0)], "a", 0, 30);
   ExpectNumbered(first[TP("t", 1)], "b", 0, 30);
+}
+
+TEST_F(KafkaConsumerTest, SeekKeepsAPauseAndDropsHeldRecords) {
+  StartCluster(1, {{"t", 1}});
+  Produce("t", 0, Numbered("v", 0, 30));
+  auto consumer = Open();
+  ASSERT_TRUE(consumer);
+  ASSERT_OK((consumer->Assign({At("t", 0, 0)})));
+  // A tight byte limit leaves records held.
+  auto first = Drain(*consumer, 1, {.max_records = 100, .max_bytes = 1, .max_wait_ms = 5000});
+  ASSERT_OK_AND_ASSIGN(auto state, (consumer->State({"t", 0})));
+  EXPECT_GT(state.held_records, 0);
+  ASSERT_OK((consumer->Pause({{"t", 0}})));
+  ASSERT_OK((consumer->Seek(At("t", 0, 10))));
+  ASSERT_OK_AND_ASSIGN(state, (consumer->State({"t", 0})));
+  EXPECT_EQ(state.held_records, 0);
+  EXPECT_TRUE(state.paused);
+  EXPECT_EQ(state.position, 10);
+  ASSERT_OK_AND_ASSIGN(auto idle,
+                       (consumer->Fetch({.max_records = 100, .max_bytes = 1 << 20, .max_wait_ms = 1000})));
+  EXPECT_EQ(idle.num_records(), 0);
+  ASSERT_OK((consumer->Resume({{"t", 0}})));
+  next_from_.clear();
+  auto seen = Drain(*consumer, 20);
+  ExpectNumbered(seen[TP("t", 0)], "v", 10, 20);
 }
 
 TEST_F(KafkaConsumerTest, BrokerDownThenUpLosesAndRepeatsNothing) {

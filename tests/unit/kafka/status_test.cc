@@ -1,7 +1,7 @@
-#include "stream/kafka/kafka_status.h"
-
 #include <gtest/gtest.h>
 #include <librdkafka/rdkafka.h>
+
+#include "stream/kafka/kafka_status.h"
 
 namespace floe::kafka {
 namespace {
