@@ -512,6 +512,10 @@ Result<KafkaFetch> KafkaConsumer::Fetch(const FetchLimits& limits) {
       return false;
     }
     PartitionRecords& range = entry(tp, p);
+    if (limits.max_records_per_partition > 0 &&
+        static_cast<int64_t>(range.records.size()) >= limits.max_records_per_partition) {
+      return false;
+    }
     p.delivered_to = record.offset() + 1;
     range.to_offset = p.delivered_to;
     range.records.push_back(std::move(record));

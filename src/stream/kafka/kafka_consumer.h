@@ -9,8 +9,9 @@
 //   range of that partition ended. A record is returned once per position:
 //   records librdkafka fetches again (after a pause, a reconnect, a retried
 //   fetch) are dropped by offset; only Seek moves a partition's position.
-// - Fetch is bounded: at most FetchLimits::max_records records and, beyond
-//   the first record, max_bytes of keys plus values. Records that were taken
+// - Fetch is bounded: at most FetchLimits::max_records records (and
+//   max_records_per_partition of one partition) and, beyond the first
+//   record, max_bytes of keys plus values. Records that were taken
 //   from librdkafka but did not fit are held (at most 1,024 per fetch that
 //   overflowed; a paused partition keeps its own until resumed) and come
 //   first in the next Fetch. librdkafka's own
@@ -99,6 +100,9 @@ struct PartitionOffset {
 struct FetchLimits {
   int64_t max_records = 10000;
   int64_t max_bytes = int64_t{16} << 20;
+  // At most this many records of any one partition (0: no limit of its own);
+  // the rest of a partition waits, held, while the others fill the fetch.
+  int64_t max_records_per_partition = 0;
   // How long Fetch waits when no record is available at once.
   int64_t max_wait_ms = 500;
 };

@@ -284,6 +284,32 @@ TEST_F(KafkaConsumerTest, FetchIsBoundedByRecordsAndBytes) {
   EXPECT_EQ(next_from_[TP("t", 1)], 300);
 }
 
+TEST_F(KafkaConsumerTest, PerPartitionLimitLetsOtherPartitionsFill) {
+  StartCluster(1, {{"t", 3}});
+  for (int p = 0; p < 3; ++p) Produce("t", p, Numbered("v", 0, 40));
+  auto consumer = Open();
+  ASSERT_TRUE(consumer);
+  ASSERT_OK((consumer->Assign({At("t", 0, 0), At("t", 1, 0), At("t", 2, 0)})));
+  std::map<TopicPartition, std::vector<Seen>> seen;
+  auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  size_t count = 0;
+  while (count < 120 && std::chrono::steady_clock::now() < end) {
+    ASSERT_OK_AND_ASSIGN(auto fetch, (consumer->Fetch({.max_records = 1000,
+                                                       .max_bytes = 1 << 20,
+                                                       .max_records_per_partition = 6,
+                                                       .max_wait_ms = 1000})));
+    for (auto& range : fetch.partitions) {
+      EXPECT_LE(range.records.size(), 6u);
+      CheckRange(range);
+      for (auto& r : range.records) {
+        seen[range.partition].push_back({r.offset(), std::string(*r.key()), std::string(*r.value())});
+        ++count;
+      }
+    }
+  }
+  for (int p = 0; p < 3; ++p) ExpectNumbered(seen[TP("t", p)], "v", 0, 40);
+}
+
 TEST_F(KafkaConsumerTest, BytesLimitHoldsRecordsForTheNextFetch) {
   StartCluster(1, {{"t", 1}});
   Produce("t", 0, Numbered("v", 0, 50));
