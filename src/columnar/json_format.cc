@@ -40,7 +40,7 @@ int FractionDigits(TimeUnit unit) {
 
 // `value` in [0, units per day).
 void AppendTimeOfDay(int64_t value, TimeUnit unit, std::string* out) {
-  const int64_t per_second = UnitsPerSecond(unit);
+  const int64_t per_second = TicksPerSecond(unit);
   const int64_t seconds = value / per_second;
   AppendPadded(static_cast<uint64_t>(seconds / 3600), 2, out);
   out->push_back(':');
@@ -52,7 +52,7 @@ void AppendTimeOfDay(int64_t value, TimeUnit unit, std::string* out) {
 }
 
 void AppendTimestamp(int64_t value, TimeUnit unit, bool utc, std::string* out) {
-  const int64_t per_day = UnitsPerSecond(unit) * 86400;
+  const int64_t per_day = TicksPerSecond(unit) * 86400;
   const int64_t days = FloorDiv(value, per_day);
   int64_t of_day = value % per_day;
   if (of_day < 0) of_day += per_day;
@@ -220,7 +220,7 @@ bool AppendScalarText(const Column& c, int64_t row, bool json, std::string* out)
     case TypeId::kDate: quoted([&] { AppendDate(c.Value<int32_t>(row), out); }); return true;
     case TypeId::kTime:
       quoted([&] {
-        const int64_t per_day = UnitsPerSecond(t.unit) * 86400;
+        const int64_t per_day = TicksPerSecond(t.unit) * 86400;
         int64_t v = c.Value<int64_t>(row) % per_day;
         if (v < 0) v += per_day;
         AppendTimeOfDay(v, t.unit, out);
@@ -386,7 +386,7 @@ std::string FormatTimestamp(int64_t value, TimeUnit unit, bool utc) {
 
 std::string FormatTimeOfDay(int64_t value, TimeUnit unit) {
   std::string out;
-  const int64_t per_day = UnitsPerSecond(unit) * 86400;
+  const int64_t per_day = TicksPerSecond(unit) * 86400;
   value %= per_day;
   if (value < 0) value += per_day;
   AppendTimeOfDay(value, unit, &out);

@@ -178,7 +178,7 @@ std::string SchemaToString(const Schema& schema) {
   return s;
 }
 
-int64_t UnitsPerSecond(TimeUnit unit) {
+int64_t TicksPerSecond(TimeUnit unit) {
   switch (unit) {
     case TimeUnit::kMilli: return 1000;
     case TimeUnit::kMicro: return 1000000;

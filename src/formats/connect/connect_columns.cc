@@ -22,6 +22,7 @@ using uint128 = unsigned __int128;
 // Exact decimal text of variable-scale decimals is bounded: a value of more
 // bytes than this (about 2,400 digits) is a value error, not a quadratic loop.
 constexpr size_t kMaxVariableDecimalBytes = 1024;
+constexpr int64_t kMaxVariableDecimalScale = 1000;
 
 const int128* PowersOfTen() {
   static const auto* table = [] {
@@ -242,15 +243,15 @@ class Converter {
       case TypeId::kInt16: lo = INT16_MIN, hi = INT16_MAX; break;
       case TypeId::kInt32:
       case TypeId::kDate: lo = INT32_MIN, hi = INT32_MAX; break;
-      case TypeId::kTime: lo = 0, hi = 86400 * UnitsPerSecond(target.unit) - 1; break;
+      case TypeId::kTime: lo = 0, hi = 86400 * TicksPerSecond(target.unit) - 1; break;
       default: break;
     }
     // A temporal raw column in another unit converts exactly, or not at all.
     int64_t multiply = 1;
     int64_t divide = 1;
     if (same_kind && target.id != TypeId::kDate) {
-      const int64_t from = UnitsPerSecond(raw.type.unit);
-      const int64_t to = UnitsPerSecond(target.unit);
+      const int64_t from = TicksPerSecond(raw.type.unit);
+      const int64_t to = TicksPerSecond(target.unit);
       if (to >= from) multiply = to / from;
       if (from > to) divide = from / to;
     }
@@ -461,7 +462,9 @@ class Converter {
         return std::nullopt;
       }
       std::optional<int64_t> s = IntegerCell(scales, row);
-      if (!s || *s < -1000000 || *s > 1000000) {
+      // PostgreSQL's numeric scales lie within ±1000; a larger one would turn
+      // a few bytes into a huge text.
+      if (!s || *s < -kMaxVariableDecimalScale || *s > kMaxVariableDecimalScale) {
         *e = "VariableScaleDecimal scale out of range";
         return std::nullopt;
       }

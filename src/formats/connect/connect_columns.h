@@ -16,7 +16,9 @@
 //       uuid (16 bytes);
 //   decimal columns -> Decimal, rescaled exactly;
 //   strings -> string, ZonedTimestamp/ZonedTime (offset_time_text.h), Uuid;
-//   structs {scale, value} -> VariableScaleDecimal text or decimal(38, s);
+//   structs {scale, value} -> VariableScaleDecimal text or decimal(38, s)
+//       (a value of more than 1,024 bytes or a scale beyond ±1000 is a value
+//       error: a few bytes never become a huge text);
 //   structs, lists and maps -> the same, members matched by name (a member
 //       the raw struct lacks is all nulls), converted recursively.
 // A value that cannot be represented exactly (out of range, more digits than

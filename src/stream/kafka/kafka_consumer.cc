@@ -523,8 +523,13 @@ Result<KafkaFetch> KafkaConsumer::Fetch(const FetchLimits& limits) {
     bytes += size;
     return true;
   };
+  // Once records were taken into `out` their positions have moved, so
+  // nothing below returns early: a failure to pause is listed with the errors.
+  auto note = [&](Status status) {
+    if (!status.ok()) out.errors.push_back(std::move(status));
+  };
   // After a partition's records were taken: cover trailing invisible offsets, stop at its stop offset.
-  auto settle = [&](const TopicPartition& tp, Impl::Partition& p) -> Status {
+  auto settle = [&](const TopicPartition& tp, Impl::Partition& p) {
     const int64_t before = p.delivered_to;
     impl.CoverToEnd(p);
     if (p.delivered_to != before) {
@@ -532,18 +537,17 @@ Result<KafkaFetch> KafkaConsumer::Fetch(const FetchLimits& limits) {
       range.to_offset = p.delivered_to;
       range.reached_end = true;
     }
-    FLOE_RETURN_IF_ERROR(impl.CheckStop(tp, p));
+    note(impl.CheckStop(tp, p));
     if (p.stop_paused) {
       auto it = index.find(tp);
       if (it != index.end()) out.partitions[it->second].reached_stop = true;
     }
-    return Status::OK();
   };
 
   // 1. Records held from earlier fetches come first, in offset order.
   for (auto& [tp, p] : impl.partitions) {
     while (!p.held.empty() && take(tp, p, p.held.front())) p.held.pop_front();
-    FLOE_RETURN_IF_ERROR(settle(tp, p));
+    settle(tp, p);
   }
 
   // 2. Then what librdkafka has fetched, waiting only while nothing is there.
@@ -563,8 +567,10 @@ Result<KafkaFetch> KafkaConsumer::Fetch(const FetchLimits& limits) {
       const auto want = static_cast<size_t>(std::min<int64_t>(limits.max_records - records, kPopBatch));
       n = rd_kafka_consume_batch_queue(impl.queue, 0, messages.data(), want);
     }
-    if (n < 0)
-      return Status::IOError(impl.Where() + ": consuming failed: " + rd_kafka_err2str(rd_kafka_last_error()));
+    if (n < 0) {
+      note(Status::IOError(impl.Where() + ": consuming failed: " + rd_kafka_err2str(rd_kafka_last_error()), true));
+      break;
+    }
     if (n == 0) {
       if (records == 0 && std::chrono::steady_clock::now() < deadline) continue;
       break;
@@ -610,7 +616,7 @@ Result<KafkaFetch> KafkaConsumer::Fetch(const FetchLimits& limits) {
         rd_kafka_message_destroy(m);
         if (lost_position && p.error.ok()) {
           // Nothing more is fetched for it, so nothing piles up while it waits.
-          if (!Impl::PausedInLibrary(p)) FLOE_RETURN_IF_ERROR(impl.PauseInLibrary({tp}, true));
+          if (!Impl::PausedInLibrary(p)) note(impl.PauseInLibrary({tp}, true));
           p.error = error;
         }
         out.errors.push_back(std::move(error));
@@ -623,7 +629,7 @@ Result<KafkaFetch> KafkaConsumer::Fetch(const FetchLimits& limits) {
       if (!p.held.empty() || !take(tp, p, record)) p.held.push_back(std::move(record));
       touched.insert(tp);
     }
-    for (const auto& tp : touched) FLOE_RETURN_IF_ERROR(settle(tp, impl.partitions[tp]));
+    for (const auto& tp : touched) settle(tp, impl.partitions[tp]);
   }
 
   char fatal[256];

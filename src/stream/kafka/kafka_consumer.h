@@ -29,8 +29,10 @@
 //   them returns what it has with the errors listed in KafkaFetch::errors
 //   (librdkafka keeps retrying); an offset the partition no longer retains
 //   is an OutOfRange error there, and the partition stops (returns and
-//   fetches nothing) until it is sought. Fatal client errors fail Fetch
-//   itself.
+//   fetches nothing) until it is sought. Fatal client errors (librdkafka's
+//   rd_kafka_fatal_error) fail Fetch itself; the records it had taken are
+//   dropped and positions are then undefined: reopen the consumer and assign
+//   it from the ledger again.
 // - Records refer to their consumer's librdkafka handle: destroy every
 //   record (and KafkaFetch) before the consumer.
 // Thread safety: a KafkaConsumer is used from one thread at a time (its
