@@ -345,9 +345,12 @@ class Converter {
             reinterpret_cast<const char*>(raw.values.data()) + static_cast<size_t>(row) * width, width);
       }
       case TypeId::kString: {
-        std::optional<std::string> bytes = Base64Decode(raw.StringAt(row));
-        if (!bytes) *error = "bytes are not valid base64 text";
-        return bytes;
+        Result<std::string> bytes = Base64Decode(raw.StringAt(row));
+        if (!bytes.ok()) {
+          *error = "bytes are not valid base64 text";
+          return std::nullopt;
+        }
+        return std::move(bytes).value();
       }
       default: return std::nullopt;
     }

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "columnar/civil_date.h"
+#include "columnar/calendar.h"
 
 namespace floe::connect {
 

@@ -86,7 +86,7 @@ Result<std::shared_ptr<const RegisteredSchema>> SchemaRegistryClient::GetSchema(
 
 Result<std::shared_ptr<const RegisteredSchema>> SchemaRegistryClient::Fetch(int32_t id) {
   if (id < 0) return Status::InvalidArgument("schema id " + std::to_string(id) + " is negative");
-  s3::HttpRequest request;
+  http::HttpRequest request;
   request.method = "GET";
   request.headers = {{"Accept", "application/vnd.schemaregistry.v1+json, application/json"}};
   if (options_.basic_auth_user_info) {
@@ -106,7 +106,7 @@ Result<std::shared_ptr<const RegisteredSchema>> SchemaRegistryClient::Fetch(int3
       std::lock_guard lock(mutex_);
       ++requests_sent_;
     }
-    Result<s3::HttpResponse> response = transport_.Execute(request);
+    Result<http::HttpResponse> response = transport_.Execute(request);
     if (!response.ok()) {
       last = response.status().WithContext(where);
       if (!last.retryable()) return last;

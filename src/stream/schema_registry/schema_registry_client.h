@@ -26,7 +26,7 @@
 
 #include "common/status.h"
 #include "formats/avro/schema.h"
-#include "io/s3/s3_http.h"
+#include "io/http/http_transport.h"
 
 namespace floe::schema_registry {
 
@@ -62,7 +62,7 @@ class SchemaRegistryClient {
 
   SchemaRegistryOptions options_;
   std::vector<std::string> urls_;  // without trailing '/'
-  s3::HttpTransport transport_;
+  http::HttpTransport transport_;
   mutable std::mutex mutex_;
   std::map<int32_t, std::shared_ptr<const RegisteredSchema>> cache_;
   int64_t requests_sent_ = 0;

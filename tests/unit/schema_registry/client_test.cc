@@ -44,8 +44,8 @@ class SchemaRegistryClientTest : public ::testing::Test {
 
   // Sends a control request to the stub.
   std::string Control(const std::string& method, const std::string& path, const std::string& body = "") {
-    s3::HttpTransport transport(2000, 5000);
-    s3::HttpRequest request;
+    http::HttpTransport transport(2000, 5000);
+    http::HttpRequest request;
     request.method = method;
     request.url = url_ + path;
     request.body = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(body.data()), body.size());
