@@ -11,6 +11,7 @@ packages=(
   libzstd-dev libsnappy-dev liblz4-dev libbrotli-dev zlib1g-dev
   libssl-dev libcurl4-openssl-dev libsqlite3-dev libpq-dev libroaring-dev libcpp-httplib-dev
   nlohmann-json3-dev libfmt-dev libcli11-dev libtomlplusplus-dev libre2-dev libutf8proc-dev
+  librdkafka-dev kafkacat
   postgresql python3
   time
 )

@@ -34,22 +34,13 @@ void AppendDate(int64_t days, std::string* out) {
   AppendPadded(day, 2, out);
 }
 
-int64_t UnitsPerSecond(TimeUnit unit) {
-  switch (unit) {
-    case TimeUnit::kMilli: return 1000;
-    case TimeUnit::kMicro: return 1000000;
-    case TimeUnit::kNano: return 1000000000;
-  }
-  return 1;
-}
-
 int FractionDigits(TimeUnit unit) {
   return unit == TimeUnit::kMilli ? 3 : unit == TimeUnit::kMicro ? 6 : 9;
 }
 
 // `value` in [0, units per day).
 void AppendTimeOfDay(int64_t value, TimeUnit unit, std::string* out) {
-  const int64_t per_second = UnitsPerSecond(unit);
+  const int64_t per_second = TicksPerSecond(unit);
   const int64_t seconds = value / per_second;
   AppendPadded(static_cast<uint64_t>(seconds / 3600), 2, out);
   out->push_back(':');
@@ -61,7 +52,7 @@ void AppendTimeOfDay(int64_t value, TimeUnit unit, std::string* out) {
 }
 
 void AppendTimestamp(int64_t value, TimeUnit unit, bool utc, std::string* out) {
-  const int64_t per_day = UnitsPerSecond(unit) * 86400;
+  const int64_t per_day = TicksPerSecond(unit) * 86400;
   const int64_t days = FloorDiv(value, per_day);
   int64_t of_day = value % per_day;
   if (of_day < 0) of_day += per_day;
@@ -229,7 +220,7 @@ bool AppendScalarText(const Column& c, int64_t row, bool json, std::string* out)
     case TypeId::kDate: quoted([&] { AppendDate(c.Value<int32_t>(row), out); }); return true;
     case TypeId::kTime:
       quoted([&] {
-        const int64_t per_day = UnitsPerSecond(t.unit) * 86400;
+        const int64_t per_day = TicksPerSecond(t.unit) * 86400;
         int64_t v = c.Value<int64_t>(row) % per_day;
         if (v < 0) v += per_day;
         AppendTimeOfDay(v, t.unit, out);
@@ -395,7 +386,7 @@ std::string FormatTimestamp(int64_t value, TimeUnit unit, bool utc) {
 
 std::string FormatTimeOfDay(int64_t value, TimeUnit unit) {
   std::string out;
-  const int64_t per_day = UnitsPerSecond(unit) * 86400;
+  const int64_t per_day = TicksPerSecond(unit) * 86400;
   value %= per_day;
   if (value < 0) value += per_day;
   AppendTimeOfDay(value, unit, &out);

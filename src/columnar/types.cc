@@ -178,4 +178,13 @@ std::string SchemaToString(const Schema& schema) {
   return s;
 }
 
+int64_t TicksPerSecond(TimeUnit unit) {
+  switch (unit) {
+    case TimeUnit::kMilli: return 1000;
+    case TimeUnit::kMicro: return 1000000;
+    case TimeUnit::kNano: return 1000000000;
+  }
+  return 1;
+}
+
 }  // namespace floe

@@ -41,6 +41,9 @@ enum class TypeId : uint8_t {
 
 enum class TimeUnit : uint8_t { kMilli, kMicro, kNano };
 
+// How many ticks of `unit` make a second: 1000, 1000000 or 1000000000.
+int64_t TicksPerSecond(TimeUnit unit);
+
 struct Field;
 
 struct DataType {

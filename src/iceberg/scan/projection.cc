@@ -177,10 +177,6 @@ bool IsSmallInteger(TypeId id) {
          id == TypeId::kUInt16 || id == TypeId::kUInt32;
 }
 
-int64_t UnitsPerSecond(TimeUnit unit) {
-  return unit == TimeUnit::kMilli ? 1000 : (unit == TimeUnit::kMicro ? 1000000 : 1000000000);
-}
-
 template <typename T>
 void StoreValues(const std::vector<T>& values, Column* column) {
   column->values.resize(values.size() * sizeof(T));
@@ -190,7 +186,7 @@ void StoreValues(const std::vector<T>& values, Column* column) {
 // Rescales int64 time values between units (floor division when coarsening).
 Status RescaleTime(Column* column, TimeUnit from, TimeUnit to, const std::string& name) {
   if (from == to) return Status::OK();
-  const int64_t f = UnitsPerSecond(from), t = UnitsPerSecond(to);
+  const int64_t f = TicksPerSecond(from), t = TicksPerSecond(to);
   for (int64_t i = 0; i < column->length; ++i) {
     int64_t v = column->Value<int64_t>(i);
     if (t > f) {
@@ -258,7 +254,7 @@ Result<Column> ConvertPrimitive(Column column, const NestedField& target, const 
   }
   if (want.id == TypeId::kTimestamp && have.id == TypeId::kDate) {
     std::vector<int64_t> values(static_cast<size_t>(column.length));
-    const int64_t per_day = 86400 * UnitsPerSecond(want.unit);
+    const int64_t per_day = 86400 * TicksPerSecond(want.unit);
     for (int64_t i = 0; i < column.length; ++i) values[i] = int64_t{column.Value<int32_t>(i)} * per_day;
     StoreValues(values, &column);
     column.type = want;

@@ -20,13 +20,6 @@ Literal Bytes(Literal::Kind kind, std::string bytes) {
   return l;
 }
 
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 }  // namespace
 
 Literal Literal::Boolean(bool v) {
@@ -186,37 +179,6 @@ bool LiteralMatchesType(const Literal& literal, const Type& type) {
   if (type.kind == TypeKind::kUuid) return literal.bytes.size() == 16;
   if (type.kind == TypeKind::kFixed) return literal.bytes.size() == static_cast<size_t>(type.length);
   return true;
-}
-
-Result<std::string> ParseUuid(std::string_view text) {
-  std::string out;
-  if (text.size() != 36) return Status::InvalidArgument("invalid UUID '" + std::string(text) + "'");
-  for (size_t i = 0; i < text.size();) {
-    if (i == 8 || i == 13 || i == 18 || i == 23) {
-      if (text[i] != '-') return Status::InvalidArgument("invalid UUID '" + std::string(text) + "'");
-      ++i;
-      continue;
-    }
-    int hi = HexDigit(text[i]);
-    int lo = i + 1 < text.size() ? HexDigit(text[i + 1]) : -1;
-    if (hi < 0 || lo < 0) return Status::InvalidArgument("invalid UUID '" + std::string(text) + "'");
-    out.push_back(static_cast<char>(hi * 16 + lo));
-    i += 2;
-  }
-  if (out.size() != 16) return Status::InvalidArgument("invalid UUID '" + std::string(text) + "'");
-  return out;
-}
-
-std::string FormatUuid(std::string_view bytes16) {
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (size_t i = 0; i < bytes16.size() && i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
-    auto c = static_cast<unsigned char>(bytes16[i]);
-    out += kHex[c >> 4];
-    out += kHex[c & 15];
-  }
-  return out;
 }
 
 }  // namespace floe::iceberg

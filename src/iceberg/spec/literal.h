@@ -12,6 +12,7 @@
 #include <string>
 
 #include "columnar/calendar.h"
+#include "columnar/uuid_text.h"
 #include "common/status.h"
 #include "iceberg/spec/types.h"
 
@@ -76,9 +77,9 @@ Result<Literal::Kind> LiteralKindFor(const Type& type);
 // Whether `literal` is null or holds a value of `type` (decimal: same scale).
 bool LiteralMatchesType(const Literal& literal, const Type& type);
 
-// "f79c3e09-677c-4bbd-a479-3f349cb785e7" <-> 16 big-endian bytes.
-Result<std::string> ParseUuid(std::string_view text);
-std::string FormatUuid(std::string_view bytes16);
+// "f79c3e09-677c-4bbd-a479-3f349cb785e7" <-> 16 big-endian bytes (columnar/uuid_text.h).
+using floe::FormatUuid;
+using floe::ParseUuid;
 
 // Decimal text of an unscaled value: (1420, 2) -> "14.20"; (-5, 2) -> "-0.05".
 std::string DecimalToString(Int128 unscaled, int32_t scale);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "column_builders.h"
 #include "columnar/column.h"
 #include "formats/parquet/file_reader.h"
 #include "formats/parquet/file_writer.h"
@@ -111,30 +112,8 @@ inline RecordBatch MakeBatch(Schema schema, std::vector<Column> columns) {
   return batch;
 }
 
-template <typename T>
-Column MakeColumn(DataType type, const std::vector<std::optional<T>>& values) {
-  Column c = MakeEmptyColumn(type);
-  for (const auto& v : values) {
-    if (v) {
-      c.AppendValue<T>(*v);
-    } else {
-      c.AppendNull();
-    }
-  }
-  return c;
-}
-
-inline Column MakeStrings(DataType type, const std::vector<std::optional<std::string>>& values) {
-  Column c = MakeEmptyColumn(type);
-  for (const auto& v : values) {
-    if (v) {
-      c.AppendBytes(*v);
-    } else {
-      c.AppendNull();
-    }
-  }
-  return c;
-}
+using floe::testing::MakeColumn;
+using floe::testing::MakeStrings;
 
 // The leaf's chunk metadata of row group `g`.
 inline const ColumnMetaData& ChunkMeta(const FileMetaData& m, size_t g, size_t leaf) {
