@@ -77,8 +77,9 @@ struct BatchCounts {
   int64_t inserted = 0;
   int64_t updated = 0;
   int64_t deleted = 0;
-  int64_t stale = 0;    // changes older than the row's current version
-  int64_t ignored = 0;  // operation ignore values (CDA 3) and deletes of absent keys
+  int64_t stale = 0;     // changes older than the row's current version
+  int64_t ignored = 0;   // operation ignore values (CDA 3) and deletes of absent keys
+  int64_t bad_rows = 0;  // rows set aside ([schema] on_bad_row = "table")
   int64_t data_files_written = 0;
   int64_t delete_files_written = 0;
   void Add(const BatchCounts& other);
@@ -89,11 +90,21 @@ struct QuarantinedFile {
   std::string reason;
 };
 
+// A row of a unit that could not be a change (bad_rows_table.h).
+struct BadRowRecord {
+  std::string uri;
+  int64_t row = 0;  // 0-based row in the unit
+  std::string reason;
+};
+
 struct BatchResult {
   std::optional<int64_t> snapshot_id;
   BatchCounts counts;
   std::vector<QuarantinedFile> quarantined;
   std::vector<std::string> warnings;  // schema casts, rescued columns
+  // [schema] on_bad_row = "table": rows left out of the batch, in unit and
+  // row order; already handed to TableIngestorOptions::on_bad_rows.
+  std::vector<BadRowRecord> bad_rows;
   // Set when the batch's change map (merge mode) would outgrow half of
   // [performance] memory_budget once files[*budget_cut_at] (>= 1) is
   // merged: nothing was written or committed and nothing else in this
@@ -115,6 +126,11 @@ struct TableIngestorOptions {
   // must not leave a quarantined file counted as committed. The file is also
   // listed in BatchResult::quarantined.
   std::function<void(const QuarantinedFile&)> on_quarantine;
+  // [schema] on_bad_row = "table": called once per batch, before the table
+  // commit, with the batch's bad rows (never empty), so the caller records
+  // them durably first (a crash after the commit must not lose them); an
+  // error fails the batch (nothing is committed).
+  std::function<Status(int64_t batch_id, const std::vector<BadRowRecord>&)> on_bad_rows;
 };
 
 class TableIngestor {

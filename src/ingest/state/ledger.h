@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -50,6 +51,15 @@ struct LedgerBatch {
   std::vector<std::string> uris;  // the files of the batch, in order
 };
 
+// A row of a batch's unit that could not be a change, kept until it is in
+// the table's <table>__bad_rows (pipeline_bad_rows.cc).
+struct LedgerBadRow {
+  std::string uri;
+  int64_t row = 0;
+  std::string reason;
+  bool operator==(const LedgerBadRow&) const = default;
+};
+
 struct LedgerFilter {
   std::optional<std::string> table;
   std::optional<FileState> state;
@@ -68,12 +78,17 @@ class Ledger {
   // Records files not seen before as discovered (discovered_at_ms =
   // updated_at_ms = now_ms). A known file still `discovered` whose size or
   // mtime changed gets the new values and updated_at_ms = now_ms (it
-  // settles again); a known file in any other state that changed is
-  // reported in `changed_after_ingest` (on every call, until it is reset)
-  // and otherwise left alone.
+  // settles again). A quarantined file that changed was never ingested: it
+  // gets the new values and goes back to discovered (reported once in
+  // `requeued`, with its old reason). A skipped file that changed is
+  // reported in `changed_after_skip`, a committed or in_batch one in
+  // `changed_after_ingest` (on every call, until it is reset); both are
+  // otherwise left alone.
   struct DiscoverResult {
     int64_t new_files = 0;
     std::vector<std::string> changed_after_ingest;
+    std::vector<std::string> changed_after_skip;
+    std::vector<std::pair<std::string, std::string>> requeued;  // uri, why it was quarantined
   };
   Result<DiscoverResult> RecordDiscovered(const std::vector<SourceUnit>& files, int64_t now_ms);
 
@@ -106,6 +121,19 @@ class Ledger {
   Status Skip(const std::string& uri, const std::string& reason);
   // Quarantined/skipped files of `table` (or all) back to discovered, e.g. after a fix.
   Result<int64_t> Retry(const std::optional<std::string>& table);
+  // These files (quarantined or skipped) back to discovered, all or none:
+  // NotFound for an unknown uri, InvalidArgument for a file in another state.
+  Status RetryFiles(const std::vector<std::string>& uris);
+
+  // The bad rows of open batch `batch_id`, replacing any recorded before
+  // (a redo of the batch records them again). Kept through CommitBatch,
+  // forgotten by ReleaseBatch (the batch never committed) and ResetTable.
+  Status RecordBadRows(int64_t batch_id, const std::vector<LedgerBadRow>& rows);
+  // Committed batches that still hold bad rows, oldest first, with their table.
+  Result<std::vector<std::pair<int64_t, std::string>>> BatchesWithBadRows();
+  Result<std::vector<LedgerBadRow>> BadRows(int64_t batch_id);
+  // Once they are in the bad-rows table.
+  Status ForgetBadRows(int64_t batch_id);
   // Forgets every file, batch and watermark of `table` (a CDA reload after a
   // reset); batch ids keep increasing.
   Status ResetTable(const std::string& table);
