@@ -255,10 +255,83 @@ TEST_F(LedgerTest, ChangedAfterIngestIsReportedAndLeftAlone) {
                                          File("/t/3", "t", "3", 100, 1000)},
                                         2));
   EXPECT_EQ(result.new_files, 0);
-  EXPECT_THAT(result.changed_after_ingest, ElementsAre("/t/1", "/t/2"));
+  // Issue 15 item 11: a quarantined file was never ingested, so its new
+  // version is taken again instead of being "changed after it was ingested".
+  EXPECT_THAT(result.changed_after_ingest, ElementsAre("/t/1"));
+  ASSERT_EQ(result.requeued.size(), 1u);
+  EXPECT_EQ(result.requeued[0], (std::pair<std::string, std::string>{"/t/2", "bad"}));
   LedgerFile committed = OnlyFile(*ledger, "/t/1");
   EXPECT_EQ(committed.file.size, 100);  // the ledger keeps what was ingested
   EXPECT_EQ(committed.state, FileState::kCommitted);
+  LedgerFile requeued = OnlyFile(*ledger, "/t/2");
+  EXPECT_EQ(requeued.state, FileState::kDiscovered);
+  EXPECT_EQ(requeued.file.mtime_ms, 1001);
+  EXPECT_EQ(requeued.reason, "");
+  // Reported once: the next listing of the same version is quiet.
+  ASSERT_OK_AND_ASSIGN(auto again, ledger->RecordDiscovered({File("/t/2", "t", "2", 100, 1001)}, 3));
+  EXPECT_TRUE(again.requeued.empty());
+  // A skipped file stays skipped (the operator set it aside on purpose).
+  ASSERT_OK(ledger->Skip("/t/3", "resent later"));
+  ASSERT_OK_AND_ASSIGN(auto skipped, ledger->RecordDiscovered({File("/t/3", "t", "3", 7, 5000)}, 4));
+  EXPECT_THAT(skipped.changed_after_skip, ElementsAre("/t/3"));
+  EXPECT_EQ(OnlyFile(*ledger, "/t/3").state, FileState::kSkipped);
+}
+
+// Issue 15 item 13: files put back one by one (floe files --retry FILE|GLOB).
+TEST_F(LedgerTest, RetryFilesTakesQuarantinedAndSkippedFilesAllOrNone) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+  ASSERT_OK(
+      ledger->RecordDiscovered({File("/t/1", "t", "1"), File("/t/2", "t", "2"), File("/t/3", "t", "3")}, 1));
+  ASSERT_OK(ledger->Quarantine("/t/1", "bad"));
+  ASSERT_OK(ledger->Skip("/t/2", "on purpose"));
+  Status mixed = ledger->RetryFiles({"/t/1", "/t/3"});
+  EXPECT_EQ(mixed.kind(), ErrorKind::kInvalidArgument);
+  EXPECT_EQ(OnlyFile(*ledger, "/t/1").state, FileState::kQuarantined);  // nothing changed
+  EXPECT_EQ(ledger->RetryFiles({"/t/9"}).kind(), ErrorKind::kNotFound);
+  ASSERT_OK(ledger->RetryFiles({"/t/1", "/t/2"}));
+  EXPECT_EQ(OnlyFile(*ledger, "/t/1").state, FileState::kDiscovered);
+  EXPECT_EQ(OnlyFile(*ledger, "/t/2").state, FileState::kDiscovered);
+  EXPECT_EQ(OnlyFile(*ledger, "/t/2").reason, "");
+}
+
+// Issue 15 item 6: bad rows live with their batch until the bad-rows table has them.
+TEST_F(LedgerTest, BadRowsFollowTheirBatch) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+  ASSERT_OK(ledger->RecordDiscovered({File("/t/1", "t", "1"), File("/t/2", "t", "2"), File("/u/1", "u", "1")}, 1));
+  ASSERT_OK_AND_ASSIGN(int64_t released, ledger->OpenBatch("t", {"/t/1"}));
+  const std::vector<LedgerBadRow> rows = {{"/t/1", 3, "null key"}, {"/t/1", 9, "unknown code"}};
+  ASSERT_OK(ledger->RecordBadRows(released, rows));
+  ASSERT_OK(ledger->RecordBadRows(released, rows));  // a redo records them again, not twice
+  ASSERT_OK_AND_ASSIGN(auto recorded, ledger->BadRows(released));
+  EXPECT_EQ(recorded, rows);
+  ASSERT_OK_AND_ASSIGN(auto none_committed, ledger->BatchesWithBadRows());
+  EXPECT_TRUE(none_committed.empty());  // an open batch's rows are not the table's yet
+  ASSERT_OK(ledger->ReleaseBatch(released));
+  ASSERT_OK_AND_ASSIGN(auto after_release, ledger->BadRows(released));
+  EXPECT_TRUE(after_release.empty());
+
+  ASSERT_OK_AND_ASSIGN(int64_t committed, ledger->OpenBatch("t", {"/t/1", "/t/2"}));
+  ASSERT_OK(ledger->RecordBadRows(committed, rows));
+  ASSERT_OK(ledger->CommitBatch(committed, 42));
+  EXPECT_EQ(ledger->RecordBadRows(committed, rows).kind(), ErrorKind::kInvalidArgument);
+  ASSERT_OK_AND_ASSIGN(auto pending, ledger->BatchesWithBadRows());
+  EXPECT_EQ(pending, (std::vector<std::pair<int64_t, std::string>>{{committed, "t"}}));
+  // A reopened ledger (the next process) still has them.
+  ledger.reset();
+  ASSERT_OK_AND_ASSIGN(ledger, Ledger::Open(StateDir()));
+  ASSERT_OK_AND_ASSIGN(auto reopened, ledger->BadRows(committed));
+  EXPECT_EQ(reopened, rows);
+  ASSERT_OK(ledger->ForgetBadRows(committed));
+  ASSERT_OK_AND_ASSIGN(auto forgotten, ledger->BatchesWithBadRows());
+  EXPECT_TRUE(forgotten.empty());
+
+  // ResetTable forgets a table's bad rows with its batches.
+  ASSERT_OK_AND_ASSIGN(int64_t other, ledger->OpenBatch("u", {"/u/1"}));
+  ASSERT_OK(ledger->RecordBadRows(other, {{"/u/1", 0, "x"}}));
+  ASSERT_OK(ledger->CommitBatch(other, 43));
+  ASSERT_OK(ledger->ResetTable("u"));
+  ASSERT_OK_AND_ASSIGN(auto reset, ledger->BadRows(other));
+  EXPECT_TRUE(reset.empty());
 }
 
 TEST_F(LedgerTest, ResetTableForgetsOneTable) {
