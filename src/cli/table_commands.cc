@@ -149,8 +149,8 @@ Status RunHistory(const TableCommandOptions& options) {
     const bool current = m.current_snapshot_id == s.snapshot_id;
     std::cout << s.snapshot_id << (current ? "*" : "") << "\t"
               << (s.parent_snapshot_id ? std::to_string(*s.parent_snapshot_id) : "-") << "\t"
-              << s.sequence_number << "\t" << ingest::FormatUtcMillis(s.timestamp_ms) << "\t" << s.operation() << "\t"
-              << highlights << "\n";
+              << s.sequence_number << "\t" << ingest::FormatUtcMillis(s.timestamp_ms) << "\t" << s.operation()
+              << "\t" << highlights << "\n";
   }
   return Status::OK();
 }

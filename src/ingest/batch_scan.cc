@@ -17,6 +17,22 @@ namespace {
 // of a first batch stay cheap.
 constexpr size_t kSchemaSampleUnits = 64;
 
+// A unit's bad rows as rows of <table>__bad_rows: file, row (0-based in the
+// unit), reason.
+RecordBatch BadRowsOf(const SourceUnit& unit, const std::vector<BadRow>& bad_rows) {
+  RecordBatch rows;
+  rows.schema = {MakeField("file", String(), false), MakeField("row", Int64(), false),
+                 MakeField("reason", String(), false)};
+  rows.columns = {MakeEmptyColumn(String()), MakeEmptyColumn(Int64()), MakeEmptyColumn(String())};
+  for (const BadRow& bad : bad_rows) {
+    rows.columns[0].AppendBytes(unit.uri);
+    rows.columns[1].AppendValue<int64_t>(bad.row);
+    rows.columns[2].AppendBytes(bad.reason);
+  }
+  rows.num_rows = static_cast<int64_t>(bad_rows.size());
+  return rows;
+}
+
 }  // namespace
 
 void TableIngestor::Impl::VoteNewTableSchemaInto(const std::vector<SourceUnit>& batch,
@@ -125,8 +141,10 @@ Result<ScannedBatch> TableIngestor::Impl::ScanAndMerge(const std::vector<SourceU
     result.counts.rows_read += scan->rows;
     result.counts.ignored += scan->ignored;
     result.counts.stale += scan->superseded;
-    result.counts.bad_rows += static_cast<int64_t>(scan->bad_rows.size());
-    for (BadRow& bad : scan->bad_rows) result.bad_rows.push_back({unit.uri, bad.row, std::move(bad.reason)});
+    if (!scan->bad_rows.empty()) {
+      result.counts.bad_rows += static_cast<int64_t>(scan->bad_rows.size());
+      FLOE_RETURN_IF_ERROR(scanned.side.Add(kBadRowsSuffix, BadRowsOf(unit, scan->bad_rows)));
+    }
     if (merging()) result.counts.stale += scanned.changes.Merge(*scan);
     for (const std::string& warning : mapping->warnings) {
       auto it =

@@ -200,9 +200,6 @@ Result<TableIngestor*> Pipeline::Impl::IngestorFor(const std::string& source_tab
     Status recorded = ledger->Quarantine(file.uri, file.reason);
     if (!recorded.ok() && quarantine_error.ok()) quarantine_error = recorded;
   };
-  ingestor_options.on_bad_rows = [this](int64_t batch_id, const std::vector<BadRowRecord>& rows) {
-    return RecordBadRows(batch_id, rows);
-  };
   std::error_code ec;
   std::filesystem::create_directories(ingestor_options.state_dir, ec);
   if (ec) {
@@ -358,7 +355,11 @@ Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::
     reporter->BatchDone(source_table, batch_id, result, static_cast<double>(MillisSince(started)) / 1000.0);
     for (const QuarantinedFile& file : result.quarantined) Log(QuarantineLine(file));
     for (const std::string& warning : result.warnings) Log("warning: " + source_table + ": " + warning);
-    if (!result.bad_rows.empty()) AppendBadRowsOf(batch_id, source_table);
+    if (result.counts.bad_rows > 0) {
+      Log(source_table + ": " + FormatThousands(result.counts.bad_rows) +
+          (result.counts.bad_rows == 1 ? " bad row" : " bad rows") + " of batch " + std::to_string(batch_id) +
+          " set aside in " + target + "__bad_rows (file, row, reason)");
+    }
     if (result.snapshot_id) MaybeMaintain(source_table, ingestor);
     // A large batch's buffers are free now, but malloc keeps up to its trim
     // threshold (256 MiB, common/malloc_tuning.h) for the next one: give
@@ -374,7 +375,6 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
   std::set<std::string> blocked;
   const double start_ms = PipelineTrace::NowMs();
   FLOE_RETURN_IF_ERROR(Recover(summary, blocked));
-  FLOE_RETURN_IF_ERROR(AppendLeftoverBadRows());
   summary.config_path = config.config_path;
 
   const double discover_start_ms = PipelineTrace::NowMs();

@@ -24,9 +24,8 @@
 // - Quarantined files are set aside in the ledger with the ingestor's reason
 //   (logged once as "quarantined <uri>: <reason>"). A quarantined file that
 //   changes is taken again (it was never ingested). Bad rows ([schema]
-//   on_bad_row = "table") are recorded in the ledger before the table
-//   commit and appended to <table>__bad_rows after it (bad_rows_table.h);
-//   recovery appends those of committed batches a crash left in the ledger.
+//   on_bad_row = "table") go to the side table <table>__bad_rows with
+//   their batch (side_tables.h) and are logged with their count.
 // - CDA resets (Discovery::table_errors) stop only their table. With
 //   source.reload_on_reset the table's ledger records are forgotten and its
 //   files re-ingested on top of the existing rows: correct for mode merge

@@ -139,14 +139,6 @@ struct Pipeline::Impl {
   // Inline maintenance (RunOnce): nothing runs beside it, so no gate.
   void RunMaintenance(const catalog::TableIdentifier& id, const char* why);
 
-  // Bad rows (pipeline_bad_rows.cc): recorded in the ledger before the
-  // table commit; appended to the bad-rows table after the ledger commit
-  // (a failure is logged and left for the next run); and at recovery, those
-  // of committed batches a previous process left.
-  Status RecordBadRows(int64_t batch_id, const std::vector<BadRowRecord>& rows);
-  void AppendBadRowsOf(int64_t batch_id, const std::string& source_table);
-  Status AppendLeftoverBadRows();
-
   // A failed batch may still have committed (unknown commit outcome), so it
   // is resolved like an open batch at start-up; the table stops for this run.
   Status FailBatch(const std::string& source_table, int64_t batch_id, const Status& error,

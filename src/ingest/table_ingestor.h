@@ -24,8 +24,9 @@
 //   on_bad_row = "quarantine" (or more than 10,000 of them), is reported in
 //   `quarantined` with a reason naming the unit (and row and column) and
 //   contributes nothing; the rest of the batch goes on. With on_bad_row =
-//   "table" bad rows are left out and returned in `bad_rows`, handed to
-//   on_bad_rows before the commit. Under policy fail an incompatible unit fails the
+//   "table" bad rows are left out and go to the side table
+//   <table>__bad_rows (file, row, reason) with the batch (side_tables.h),
+//   counted in counts.bad_rows. Under policy fail an incompatible unit fails the
 //   whole batch (nothing is committed). Pass 1 reads only the convention's
 //   change columns; a unit that fails later, when its selected rows are read
 //   in full, is quarantined too and the batch is redone without it (its
@@ -98,21 +99,11 @@ struct QuarantinedFile {
   std::string reason;
 };
 
-// A row of a unit that could not be a change (bad_rows_table.h).
-struct BadRowRecord {
-  std::string uri;
-  int64_t row = 0;  // 0-based row in the unit
-  std::string reason;
-};
-
 struct BatchResult {
   std::optional<int64_t> snapshot_id;
   BatchCounts counts;
   std::vector<QuarantinedFile> quarantined;
   std::vector<std::string> warnings;  // schema casts, rescued columns
-  // [schema] on_bad_row = "table": rows left out of the batch, in unit and
-  // row order; already handed to TableIngestorOptions::on_bad_rows.
-  std::vector<BadRowRecord> bad_rows;
   // Set when the batch's change map (merge mode) would outgrow half of
   // [performance] memory_budget once files[*budget_cut_at] (>= 1) is
   // merged: nothing was written or committed and nothing else in this
@@ -134,11 +125,6 @@ struct TableIngestorOptions {
   // must not leave a quarantined file counted as committed. The file is also
   // listed in BatchResult::quarantined.
   std::function<void(const QuarantinedFile&)> on_quarantine;
-  // [schema] on_bad_row = "table": called once per batch, before the table
-  // commit, with the batch's bad rows (never empty), so the caller records
-  // them durably first (a crash after the commit must not lose them); an
-  // error fails the batch (nothing is committed).
-  std::function<Status(int64_t batch_id, const std::vector<BadRowRecord>&)> on_bad_rows;
 };
 
 class TableIngestor {

@@ -77,7 +77,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Column cells = Strings(fields);
   switch (selector % 4) {
     case 0: {  // one text ordering column of each kind
-      for (OrderingKind kind : {OrderingKind::kDigits, OrderingKind::kTimestampText, OrderingKind::kPaddedHex}) {
+      for (OrderingKind kind :
+           {OrderingKind::kDigits, OrderingKind::kTimestampText, OrderingKind::kPaddedHex}) {
         for (int64_t row = 0; row < cells.length; ++row) {
           auto value = OrderValueAt(cells, row, kind, "c");
           auto again = OrderValueAt(cells, row, kind, "c");
@@ -123,7 +124,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       std::vector<std::pair<std::string, std::string>> values;
       for (size_t i = 0; i + 1 < fields.size(); i += 2) values.emplace_back(fields[i], fields[i + 1]);
       const std::map<std::string, std::string> types =
-          (selector & 4) ? std::map<std::string, std::string>{{fields[0], "date"}} : std::map<std::string, std::string>{};
+          (selector & 4) ? std::map<std::string, std::string>{{fields[0], "date"}}
+                         : std::map<std::string, std::string>{};
       auto reader = WithPartitionColumns(std::make_unique<OneChunk>(), "unit", values, types);
       if (reader.ok()) {
         auto chunk = (*reader)->ReadChunk(0, {});

@@ -397,9 +397,6 @@ struct Ledger::Impl {
                "  committed INTEGER NOT NULL, snapshot_id INTEGER, created_at_ms INTEGER NOT NULL);"
                "CREATE TABLE IF NOT EXISTS watermarks(tbl TEXT PRIMARY KEY, last_ms INTEGER NOT NULL,"
                "  fingerprints TEXT NOT NULL);"
-               // Added beside schema version 2 (a table older floes never read).
-               "CREATE TABLE IF NOT EXISTS bad_rows(batch_id INTEGER NOT NULL, seq INTEGER NOT NULL,"
-               "  uri TEXT NOT NULL, row INTEGER NOT NULL, reason TEXT NOT NULL, PRIMARY KEY(batch_id, seq));"
                "INSERT OR IGNORE INTO meta(key, value) VALUES ('next_batch_id', 1);"));
       FLOE_ASSIGN_OR_RETURN(Statement version,
                             Prepare("SELECT value FROM meta WHERE key = 'schema_version'"));
@@ -776,10 +773,7 @@ Status Ledger::ReleaseBatch(int64_t batch_id) {
     FLOE_RETURN_IF_ERROR(files.Run());
     FLOE_ASSIGN_OR_RETURN(Statement remove, impl_->Prepare("DELETE FROM batches WHERE batch_id = ?1"));
     remove.Bind(1, batch_id);
-    FLOE_RETURN_IF_ERROR(remove.Run());
-    FLOE_ASSIGN_OR_RETURN(Statement bad_rows, impl_->Prepare("DELETE FROM bad_rows WHERE batch_id = ?1"));
-    bad_rows.Bind(1, batch_id);
-    return bad_rows.Run();
+    return remove.Run();
   });
 }
 
@@ -836,83 +830,10 @@ Status Ledger::RetryFiles(const std::vector<std::string>& uris) {
   });
 }
 
-Status Ledger::RecordBadRows(int64_t batch_id, const std::vector<LedgerBadRow>& rows) {
-  return impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(Statement open,
-                          impl_->Prepare("SELECT committed FROM batches WHERE batch_id = ?1"));
-    open.Bind(1, batch_id);
-    FLOE_ASSIGN_OR_RETURN(bool found, open.Step());
-    if (!found || open.Int(0) != 0) {
-      return Status::InvalidArgument("ledger: batch " + std::to_string(batch_id) +
-                                     " is not open; its bad rows cannot be recorded");
-    }
-    FLOE_ASSIGN_OR_RETURN(Statement clear, impl_->Prepare("DELETE FROM bad_rows WHERE batch_id = ?1"));
-    clear.Bind(1, batch_id);
-    FLOE_RETURN_IF_ERROR(clear.Run());
-    FLOE_ASSIGN_OR_RETURN(
-        Statement insert,
-        impl_->Prepare("INSERT INTO bad_rows(batch_id, seq, uri, row, reason) VALUES (?1, ?2, ?3, ?4, ?5)"));
-    for (size_t i = 0; i < rows.size(); ++i) {
-      insert.Reset();
-      insert.Bind(1, batch_id)
-          .Bind(2, static_cast<int64_t>(i))
-          .Bind(3, rows[i].uri)
-          .Bind(4, rows[i].row)
-          .Bind(5, rows[i].reason);
-      FLOE_RETURN_IF_ERROR(insert.Run());
-    }
-    return Status::OK();
-  });
-}
-
-Result<std::vector<std::pair<int64_t, std::string>>> Ledger::BatchesWithBadRows() {
-  std::vector<std::pair<int64_t, std::string>> batches;
-  Status status = impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(
-        Statement query,
-        impl_->Prepare("SELECT DISTINCT b.batch_id, b.tbl FROM bad_rows r JOIN batches b ON b.batch_id = "
-                       "r.batch_id WHERE b.committed = 1 ORDER BY b.batch_id"));
-    while (true) {
-      FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
-      if (!row) return Status::OK();
-      batches.emplace_back(query.Int(0), query.Text(1));
-    }
-  });
-  if (!status.ok()) return status;
-  return batches;
-}
-
-Result<std::vector<LedgerBadRow>> Ledger::BadRows(int64_t batch_id) {
-  std::vector<LedgerBadRow> rows;
-  Status status = impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(
-        Statement query,
-        impl_->Prepare("SELECT uri, row, reason FROM bad_rows WHERE batch_id = ?1 ORDER BY seq"));
-    query.Bind(1, batch_id);
-    while (true) {
-      FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
-      if (!row) return Status::OK();
-      rows.push_back({query.Text(0), query.Int(1), query.Text(2)});
-    }
-  });
-  if (!status.ok()) return status;
-  return rows;
-}
-
-Status Ledger::ForgetBadRows(int64_t batch_id) {
-  return impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(Statement remove, impl_->Prepare("DELETE FROM bad_rows WHERE batch_id = ?1"));
-    remove.Bind(1, batch_id);
-    return remove.Run();
-  });
-}
-
 Status Ledger::ResetTable(const std::string& table) {
   return impl_->Transaction([&]() -> Status {
-    for (const char* sql :
-         {"DELETE FROM bad_rows WHERE batch_id IN (SELECT batch_id FROM batches WHERE tbl = ?1)",
-          "DELETE FROM files WHERE tbl = ?1", "DELETE FROM batches WHERE tbl = ?1",
-          "DELETE FROM watermarks WHERE tbl = ?1"}) {
+    for (const char* sql : {"DELETE FROM files WHERE tbl = ?1", "DELETE FROM batches WHERE tbl = ?1",
+                            "DELETE FROM watermarks WHERE tbl = ?1"}) {
       FLOE_ASSIGN_OR_RETURN(Statement remove, impl_->Prepare(sql));
       remove.Bind(1, table);
       FLOE_RETURN_IF_ERROR(remove.Run());

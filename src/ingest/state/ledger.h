@@ -51,15 +51,6 @@ struct LedgerBatch {
   std::vector<std::string> uris;  // the files of the batch, in order
 };
 
-// A row of a batch's unit that could not be a change, kept until it is in
-// the table's <table>__bad_rows (pipeline_bad_rows.cc).
-struct LedgerBadRow {
-  std::string uri;
-  int64_t row = 0;
-  std::string reason;
-  bool operator==(const LedgerBadRow&) const = default;
-};
-
 struct LedgerFilter {
   std::optional<std::string> table;
   std::optional<FileState> state;
@@ -124,16 +115,6 @@ class Ledger {
   // These files (quarantined or skipped) back to discovered, all or none:
   // NotFound for an unknown uri, InvalidArgument for a file in another state.
   Status RetryFiles(const std::vector<std::string>& uris);
-
-  // The bad rows of open batch `batch_id`, replacing any recorded before
-  // (a redo of the batch records them again). Kept through CommitBatch,
-  // forgotten by ReleaseBatch (the batch never committed) and ResetTable.
-  Status RecordBadRows(int64_t batch_id, const std::vector<LedgerBadRow>& rows);
-  // Committed batches that still hold bad rows, oldest first, with their table.
-  Result<std::vector<std::pair<int64_t, std::string>>> BatchesWithBadRows();
-  Result<std::vector<LedgerBadRow>> BadRows(int64_t batch_id);
-  // Once they are in the bad-rows table.
-  Status ForgetBadRows(int64_t batch_id);
   // Forgets every file, batch and watermark of `table` (a CDA reload after a
   // reset); batch ids keep increasing.
   Status ResetTable(const std::string& table);

@@ -294,46 +294,6 @@ TEST_F(LedgerTest, RetryFilesTakesQuarantinedAndSkippedFilesAllOrNone) {
   EXPECT_EQ(OnlyFile(*ledger, "/t/2").reason, "");
 }
 
-// Issue 15 item 6: bad rows live with their batch until the bad-rows table has them.
-TEST_F(LedgerTest, BadRowsFollowTheirBatch) {
-  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
-  ASSERT_OK(ledger->RecordDiscovered({File("/t/1", "t", "1"), File("/t/2", "t", "2"), File("/u/1", "u", "1")}, 1));
-  ASSERT_OK_AND_ASSIGN(int64_t released, ledger->OpenBatch("t", {"/t/1"}));
-  const std::vector<LedgerBadRow> rows = {{"/t/1", 3, "null key"}, {"/t/1", 9, "unknown code"}};
-  ASSERT_OK(ledger->RecordBadRows(released, rows));
-  ASSERT_OK(ledger->RecordBadRows(released, rows));  // a redo records them again, not twice
-  ASSERT_OK_AND_ASSIGN(auto recorded, ledger->BadRows(released));
-  EXPECT_EQ(recorded, rows);
-  ASSERT_OK_AND_ASSIGN(auto none_committed, ledger->BatchesWithBadRows());
-  EXPECT_TRUE(none_committed.empty());  // an open batch's rows are not the table's yet
-  ASSERT_OK(ledger->ReleaseBatch(released));
-  ASSERT_OK_AND_ASSIGN(auto after_release, ledger->BadRows(released));
-  EXPECT_TRUE(after_release.empty());
-
-  ASSERT_OK_AND_ASSIGN(int64_t committed, ledger->OpenBatch("t", {"/t/1", "/t/2"}));
-  ASSERT_OK(ledger->RecordBadRows(committed, rows));
-  ASSERT_OK(ledger->CommitBatch(committed, 42));
-  EXPECT_EQ(ledger->RecordBadRows(committed, rows).kind(), ErrorKind::kInvalidArgument);
-  ASSERT_OK_AND_ASSIGN(auto pending, ledger->BatchesWithBadRows());
-  EXPECT_EQ(pending, (std::vector<std::pair<int64_t, std::string>>{{committed, "t"}}));
-  // A reopened ledger (the next process) still has them.
-  ledger.reset();
-  ASSERT_OK_AND_ASSIGN(ledger, Ledger::Open(StateDir()));
-  ASSERT_OK_AND_ASSIGN(auto reopened, ledger->BadRows(committed));
-  EXPECT_EQ(reopened, rows);
-  ASSERT_OK(ledger->ForgetBadRows(committed));
-  ASSERT_OK_AND_ASSIGN(auto forgotten, ledger->BatchesWithBadRows());
-  EXPECT_TRUE(forgotten.empty());
-
-  // ResetTable forgets a table's bad rows with its batches.
-  ASSERT_OK_AND_ASSIGN(int64_t other, ledger->OpenBatch("u", {"/u/1"}));
-  ASSERT_OK(ledger->RecordBadRows(other, {{"/u/1", 0, "x"}}));
-  ASSERT_OK(ledger->CommitBatch(other, 43));
-  ASSERT_OK(ledger->ResetTable("u"));
-  ASSERT_OK_AND_ASSIGN(auto reset, ledger->BadRows(other));
-  EXPECT_TRUE(reset.empty());
-}
-
 TEST_F(LedgerTest, ResetTableForgetsOneTable) {
   ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
   ASSERT_OK(
