@@ -1,8 +1,10 @@
 // `floe run CONFIG`: the ingestion pipeline, once or continuously.
 // `floe files CONFIG`: the pipeline's ledger of source files; --retry puts
-// quarantined and skipped files back in line; --reload-table forgets a
-// table's records so the next run loads its whole current export (the way
-// out of a CDA reset when [source] reload_on_reset is off).
+// quarantined and skipped files (all, of --table, or those a path or glob
+// names) back in line; --skip sets a file aside on purpose with a reason;
+// --reload-table forgets a table's records so the next run loads its whole
+// current export (the way out of a CDA reset when [source] reload_on_reset
+// is off).
 #include <signal.h>
 #include <unistd.h>
 
@@ -18,6 +20,8 @@
 
 #include "cli/commands.h"
 #include "ingest/config/config.h"
+#include "ingest/discovery/glob.h"
+#include "ingest/discovery/landing_path.h"
 #include "ingest/pipeline.h"
 #include "ingest/state/ledger.h"
 
@@ -47,6 +51,7 @@ struct RunOptions {
   std::string state_dir;
   bool once = false;
   bool quiet = false;
+  bool verbose = false;
 };
 
 // Set by SIGINT/SIGTERM; the pipeline finishes its batch and returns.
@@ -93,6 +98,8 @@ int RunPipeline(const RunOptions& options) {
   ingest::PipelineOptions pipeline_options;
   pipeline_options.progress_bar = !options.quiet && ::isatty(STDERR_FILENO) == 1;
   pipeline_options.log = options.quiet ? &discard : &std::cerr;
+  pipeline_options.verbose = options.verbose && !options.quiet;
+  pipeline_options.timestamps = pipeline_options.verbose;
   auto pipeline = ingest::Pipeline::Open(std::move(*config), pipeline_options);
   if (!pipeline.ok()) return Fail(pipeline.status());
 
@@ -124,6 +131,9 @@ struct FilesOptions {
   std::string state;
   std::string format = "text";
   bool retry = false;
+  std::string retry_target;  // with --retry: a path or glob; empty: every quarantined/skipped file
+  std::string skip;
+  std::string reason;
   std::string reload_table;
 };
 
@@ -217,6 +227,101 @@ Status ReloadTable(ingest::Ledger& ledger, const ingest::PipelineConfig& config,
   return Status::OK();
 }
 
+bool HasGlobCharacters(const std::string& text) {
+  return text.find_first_of("*?[") != std::string::npos;
+}
+
+// The ledger files `target` names: a uri or path (relative paths resolve
+// against the working directory), or a glob matched against the uri and,
+// for a relative glob, the uri's path below the source uri.
+std::vector<const LedgerFile*> FilesNamed(const std::vector<LedgerFile>& files, const std::string& target,
+                                          const ingest::PipelineConfig& config) {
+  std::vector<const LedgerFile*> named;
+  const std::string root = ingest::ListingRoot(config.source.uri);
+  const bool relative = !target.empty() && target[0] != '/' && target.find("://") == std::string::npos;
+  std::string as_path = target;
+  if (relative && !HasGlobCharacters(target)) {
+    std::error_code ec;
+    as_path = std::filesystem::absolute(target, ec).lexically_normal().string();
+  }
+  for (const LedgerFile& file : files) {
+    const std::string& uri = file.file.uri;
+    bool match = uri == target || uri == as_path;
+    if (!match && HasGlobCharacters(target)) {
+      match = ingest::GlobMatch(target, uri, ingest::GlobMode::kPath);
+      if (!match && relative) {
+        auto below = ingest::RelativeTo(root, uri);
+        match = below && ingest::GlobMatch(target, *below, ingest::GlobMode::kPath);
+      }
+    }
+    if (!match && relative && !HasGlobCharacters(target)) {
+      auto below = ingest::RelativeTo(root, uri);
+      match = below && *below == target;
+    }
+    if (match) named.push_back(&file);
+  }
+  return named;
+}
+
+// --retry FILE|GLOB: the named quarantined or skipped files back to discovered.
+Status RetryNamed(ingest::Ledger& ledger, const ingest::PipelineConfig& config, const std::string& target) {
+  ingest::LedgerFilter filter;
+  FLOE_ASSIGN_OR_RETURN(std::vector<LedgerFile> files, ledger.Files(filter));
+  std::vector<std::string> uris;
+  std::vector<std::string> not_set_aside;
+  for (const LedgerFile* file : FilesNamed(files, target, config)) {
+    if (file->state == FileState::kQuarantined || file->state == FileState::kSkipped) {
+      uris.push_back(file->file.uri);
+    } else {
+      not_set_aside.push_back(file->file.uri + " (" + ingest::FileStateName(file->state) + ")");
+    }
+  }
+  if (uris.empty()) {
+    std::string why = not_set_aside.empty()
+                          ? "no file in the ledger of pipeline " + config.name + " matches"
+                          : "no quarantined or skipped file matches; it names " + not_set_aside.front() +
+                                (not_set_aside.size() > 1 ? " and others" : "");
+    return Status::NotFound("--retry " + target + ": " + why);
+  }
+  FLOE_RETURN_IF_ERROR(ledger.RetryFiles(uris));
+  std::cout << uris.size() << (uris.size() == 1 ? " file" : " files") << " back to discovered";
+  if (uris.size() == 1) std::cout << " (" << uris.front() << ")";
+  std::cout << "; the next `floe run` ingests " << (uris.size() == 1 ? "it" : "them") << "\n";
+  return Status::OK();
+}
+
+// --skip FILE: sets one discovered or quarantined file aside on purpose.
+Status SkipNamed(ingest::Ledger& ledger, const ingest::PipelineConfig& config, const std::string& target,
+                 const std::string& reason) {
+  if (HasGlobCharacters(target)) {
+    return Status::InvalidArgument(
+        "--skip takes one file (its uri or path as `floe files` lists it), not a glob");
+  }
+  ingest::LedgerFilter filter;
+  FLOE_ASSIGN_OR_RETURN(std::vector<LedgerFile> files, ledger.Files(filter));
+  std::vector<const LedgerFile*> named = FilesNamed(files, target, config);
+  if (named.empty()) {
+    return Status::NotFound("--skip " + target + ": not in the ledger of pipeline " + config.name +
+                            " (a run must have discovered it; `floe files " + config.config_path +
+                            "` lists the files)");
+  }
+  const LedgerFile& file = *named.front();
+  if (file.state == FileState::kInBatch) {
+    return Status::InvalidArgument("--skip " + file.file.uri + ": it is in open batch " +
+                                   std::to_string(file.batch_id.value_or(0)) + "; run `floe run " +
+                                   config.config_path + " --once` first (it resolves open batches)");
+  }
+  if (file.state == FileState::kCommitted) {
+    return Status::InvalidArgument("--skip " + file.file.uri +
+                                   ": it is committed already; its rows are in the table");
+  }
+  const std::string why = reason.empty() ? "skipped by the operator (floe files --skip)" : reason;
+  FLOE_RETURN_IF_ERROR(ledger.Skip(file.file.uri, why));
+  std::cout << "skipped " << file.file.uri << ": " << why << "; `floe files " << config.config_path
+            << " --retry " << file.file.uri << "` takes it again\n";
+  return Status::OK();
+}
+
 Status ListOrRetry(const FilesOptions& options) {
   FLOE_ASSIGN_OR_RETURN(ingest::PipelineConfig config, LoadConfig(options.config_path, options.state_dir));
   if (options.format != "text" && options.format != "jsonl") {
@@ -230,11 +335,15 @@ Status ListOrRetry(const FilesOptions& options) {
     return Status::NotFound("pipeline " + config.name + " has no state at " + config.state_dir +
                             " (has `floe run` run with this config?)");
   }
-  // Listing reads a snapshot without the lock, so it works beside a running `floe run`.
-  const bool writes = options.retry || !options.reload_table.empty();
-  if (options.retry && !options.reload_table.empty()) {
-    return Status::InvalidArgument("--retry and --reload-table are separate actions; give one");
+  const int actions =
+      (options.retry ? 1 : 0) + (!options.reload_table.empty() ? 1 : 0) + (!options.skip.empty() ? 1 : 0);
+  if (actions > 1)
+    return Status::InvalidArgument("--retry, --skip and --reload-table are separate actions; give one");
+  if (!options.reason.empty() && options.skip.empty()) {
+    return Status::InvalidArgument("--reason goes with --skip FILE");
   }
+  // Listing reads a snapshot without the lock, so it works beside a running `floe run`.
+  const bool writes = actions > 0;
   FLOE_ASSIGN_OR_RETURN(auto ledger, writes ? ingest::Ledger::Open(config.state_dir)
                                             : ingest::Ledger::OpenReadOnly(config.state_dir));
   if (!options.reload_table.empty()) {
@@ -243,11 +352,19 @@ Status ListOrRetry(const FilesOptions& options) {
     }
     return ReloadTable(*ledger, config, options.reload_table);
   }
+  if (!options.skip.empty()) {
+    if (state || !options.table.empty()) return Status::InvalidArgument("--skip takes no --state or --table");
+    return SkipNamed(*ledger, config, options.skip, options.reason);
+  }
   std::optional<std::string> table;
   if (!options.table.empty()) table = options.table;
   if (options.retry) {
     if (state)
       return Status::InvalidArgument("--retry takes no --state (it retries quarantined and skipped files)");
+    if (!options.retry_target.empty()) {
+      if (table) return Status::InvalidArgument("--retry FILE takes no --table (the file names its table)");
+      return RetryNamed(*ledger, config, options.retry_target);
+    }
     FLOE_ASSIGN_OR_RETURN(int64_t retried, ledger->Retry(table));
     std::cout << retried << (retried == 1 ? " file" : " files") << " back to discovered"
               << (table ? " in table " + *table : "") << "; the next `floe run` ingests them\n";
@@ -276,6 +393,9 @@ void RegisterRunCommands(CLI::App& app, ExitCode& exit_code) {
     cmd->add_flag("--once", options->once, "One run: discover, ingest everything pending, print the summary");
     cmd->add_option("--state-dir", options->state_dir, "Pipeline state directory (overrides [state] dir)");
     cmd->add_flag("--quiet", options->quiet, "No progress or per-batch lines; only the summary and errors");
+    cmd->add_flag("--verbose", options->verbose,
+                  "Timestamped log lines, idle polls and settling files every poll (continuous mode always "
+                  "timestamps)");
     cmd->callback([options, &exit_code] { exit_code.value = RunPipeline(*options); });
   }
   {
@@ -289,12 +409,20 @@ void RegisterRunCommands(CLI::App& app, ExitCode& exit_code) {
                     "quarantined, skipped");
     cmd->add_option("--format", options->format,
                     "text (aligned columns) or jsonl (one JSON object per file)");
-    cmd->add_flag("--retry", options->retry,
-                  "Put quarantined and skipped files (of --table) back to discovered");
+    auto* retry =
+        cmd->add_option("--retry", options->retry_target,
+                        "Put quarantined and skipped files back to discovered: all (of --table), or "
+                        "the file or glob given (a uri or path as listed, or relative to [source] uri)")
+            ->expected(0, 1);
+    cmd->add_option("--skip", options->skip,
+                    "Set one discovered or quarantined file aside on purpose (recorded with --reason); "
+                    "--retry FILE takes it again");
+    cmd->add_option("--reason", options->reason, "Why --skip sets the file aside (shown by `floe files`)");
     cmd->add_option("--reload-table", options->reload_table,
                     "Forget every record of this source table so the next run loads its whole current "
                     "export again (after a CDA reset, when [source] reload_on_reset is off)");
-    cmd->callback([options, &exit_code] {
+    cmd->callback([options, retry, &exit_code] {
+      options->retry = retry->count() > 0;
       Status status = ListOrRetry(*options);
       exit_code.value = status.ok() ? 0 : Fail(status);
     });

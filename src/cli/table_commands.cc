@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "iceberg/transaction/table.h"
 #include "iceberg/transaction/table_reading.h"
+#include "ingest/progress_reporter.h"
 #include "io/s3/file_io_factory.h"
 
 namespace floe::cli {
@@ -44,17 +45,6 @@ Result<iceberg::Table> LoadTable(const TableCommandOptions& options) {
   FLOE_ASSIGN_OR_RETURN(auto tables, Open(options));
   FLOE_ASSIGN_OR_RETURN(auto ops, tables->LoadTable(id));
   return iceberg::Table::Load(std::move(ops));
-}
-
-std::string FormatMillis(int64_t ms) {
-  std::time_t seconds = static_cast<std::time_t>(ms / 1000);
-  std::tm utc{};
-  if (gmtime_r(&seconds, &utc) == nullptr) return std::to_string(ms);
-  char text[40];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &utc);
-  char millis[8];
-  std::snprintf(millis, sizeof(millis), ".%03dZ", static_cast<int>(((ms % 1000) + 1000) % 1000));
-  return std::string(text) + millis;
 }
 
 void PrintFields(std::ostream& out, const std::vector<NestedField>& fields, int depth) {
@@ -97,7 +87,7 @@ Status RunDescribe(const TableCommandOptions& options) {
       << "table-uuid: " << m.table_uuid << "\n";
   if (const Snapshot* current = m.CurrentSnapshot()) {
     out << "current-snapshot: " << current->snapshot_id << " (sequence " << current->sequence_number << ", "
-        << FormatMillis(current->timestamp_ms) << ", " << current->operation() << ")\n";
+        << ingest::FormatUtcMillis(current->timestamp_ms) << ", " << current->operation() << ")\n";
   } else {
     out << "current-snapshot: none\n";
   }
@@ -159,8 +149,8 @@ Status RunHistory(const TableCommandOptions& options) {
     const bool current = m.current_snapshot_id == s.snapshot_id;
     std::cout << s.snapshot_id << (current ? "*" : "") << "\t"
               << (s.parent_snapshot_id ? std::to_string(*s.parent_snapshot_id) : "-") << "\t"
-              << s.sequence_number << "\t" << FormatMillis(s.timestamp_ms) << "\t" << s.operation() << "\t"
-              << highlights << "\n";
+              << s.sequence_number << "\t" << ingest::FormatUtcMillis(s.timestamp_ms) << "\t" << s.operation()
+              << "\t" << highlights << "\n";
   }
   return Status::OK();
 }

@@ -5,9 +5,61 @@
 #include <utility>
 
 #include "ingest/read_ahead.h"
+#include "ingest/schema/schema_vote.h"
 #include "ingest/table_ingestor_phases.h"
 
 namespace floe::ingest {
+
+namespace {
+
+// Units whose schemas a new table's types are voted from (issue 15 item 5):
+// enough to outvote a few odd files, few enough that the extra footer reads
+// of a first batch stay cheap.
+constexpr size_t kSchemaSampleUnits = 64;
+
+// A unit's bad rows as rows of <table>__bad_rows: file, row (0-based in the
+// unit), reason.
+RecordBatch BadRowsOf(const SourceUnit& unit, const std::vector<BadRow>& bad_rows) {
+  RecordBatch rows;
+  rows.schema = {MakeField("file", String(), false), MakeField("row", Int64(), false),
+                 MakeField("reason", String(), false)};
+  rows.columns = {MakeEmptyColumn(String()), MakeEmptyColumn(Int64()), MakeEmptyColumn(String())};
+  for (const BadRow& bad : bad_rows) {
+    rows.columns[0].AppendBytes(unit.uri);
+    rows.columns[1].AppendValue<int64_t>(bad.row);
+    rows.columns[2].AppendBytes(bad.reason);
+  }
+  rows.num_rows = static_cast<int64_t>(bad_rows.size());
+  return rows;
+}
+
+}  // namespace
+
+void TableIngestor::Impl::VoteNewTableSchemaInto(const std::vector<SourceUnit>& batch,
+                                                 const std::vector<size_t>& to_scan,
+                                                 const ReconcileOptions& reconcile, ScannedBatch& scanned) {
+  if (table || to_scan.size() < 2) return;
+  const size_t step = std::max<size_t>(1, (to_scan.size() + kSchemaSampleUnits - 1) / kSchemaSampleUnits);
+  std::vector<floe::Schema> samples;
+  for (size_t k = 0; k < to_scan.size(); k += step) {
+    auto reader = units->Open(batch[to_scan[k]]);
+    if (!reader.ok()) continue;  // the scan meets the same failure and quarantines the unit
+    auto bound = convention->Bind((*reader)->schema());
+    if (!bound.ok()) continue;
+    samples.push_back((*bound)->image_schema());
+  }
+  if (samples.size() < 2) return;
+  const floe::Schema voted = VoteNewTableSchema(samples, format_version());
+  auto mapping = Reconcile(scanned.working, voted, "the schema most files agree on", reconcile);
+  if (!mapping.ok() || mapping->evolution.empty()) return;
+  scanned.evolutions.push_back(mapping->evolution);
+  auto evolved = EvolveSchema(iceberg::Schema{}, 0, scanned.evolutions, format_version());
+  if (!evolved.ok()) {
+    scanned.evolutions.pop_back();
+    return;
+  }
+  scanned.working = std::move(evolved).value();
+}
 
 Result<ScannedBatch> TableIngestor::Impl::ScanAndMerge(const std::vector<SourceUnit>& batch,
                                                        const ProgressFn& progress,
@@ -15,6 +67,9 @@ Result<ScannedBatch> TableIngestor::Impl::ScanAndMerge(const std::vector<SourceU
                                                        std::set<size_t>* progress_reported) {
   ScannedBatch scanned;
   BatchResult& result = scanned.result;
+  // Schema notes ("column x: table type int is widened to long", a rescued
+  // column) once per batch with the units that caused them, in first-seen order.
+  std::vector<std::pair<std::string, std::vector<std::string>>> notes;
   const ReconcileOptions reconcile = MakeReconcileOptions();
   const iceberg::Schema base = table ? *table->metadata().CurrentSchema() : iceberg::Schema{};
   const int32_t base_last_id = table ? table->metadata().last_column_id : 0;
@@ -31,10 +86,11 @@ Result<ScannedBatch> TableIngestor::Impl::ScanAndMerge(const std::vector<SourceU
   for (size_t i = 0; i < batch.size(); ++i) {
     if (!skipped.count(i)) to_scan.push_back(i);
   }
+  VoteNewTableSchemaInto(batch, to_scan, reconcile, scanned);
   ReadAhead<ScannedSource> scans(
       Pool(), to_scan.size(), ReadAheadUnits(), ReadAheadBytes(),
       [&](size_t k) {
-        return ScanSource(*units, batch[to_scan[k]], to_scan[k], *convention, merge().order_kind);
+        return ScanSource(*units, batch[to_scan[k]], to_scan[k], *convention, MaxBadRowsPerUnit());
       },
       [&](size_t k) { return std::max<int64_t>(batch[to_scan[k]].size, 0); });
   while (!scans.done() && transient.ok()) {
@@ -75,7 +131,8 @@ Result<ScannedBatch> TableIngestor::Impl::ScanAndMerge(const std::vector<SourceU
     }
     if (merging() && !scanned.passed.empty() &&
         scanned.changes.MemoryBytesAfterMerging(*scan) > ChangeMapBudget()) {
-      // Over budget: nothing written yet; the caller re-plans (see BatchResult::budget_cut_at).
+      // Over budget: nothing written yet; the caller re-plans (see
+      // BatchResult::budget_cut_at), and the parts report their own notes.
       result.budget_cut_at = i;
       return scanned;
     }
@@ -84,13 +141,28 @@ Result<ScannedBatch> TableIngestor::Impl::ScanAndMerge(const std::vector<SourceU
     result.counts.rows_read += scan->rows;
     result.counts.ignored += scan->ignored;
     result.counts.stale += scan->superseded;
+    if (!scan->bad_rows.empty()) {
+      result.counts.bad_rows += static_cast<int64_t>(scan->bad_rows.size());
+      FLOE_RETURN_IF_ERROR(scanned.side.Add(kBadRowsSuffix, BadRowsOf(unit, scan->bad_rows)));
+    }
     if (merging()) result.counts.stale += scanned.changes.Merge(*scan);
-    for (const std::string& warning : mapping->warnings) result.warnings.push_back(warning);
+    for (const std::string& warning : mapping->warnings) {
+      auto it =
+          std::find_if(notes.begin(), notes.end(), [&](const auto& note) { return note.first == warning; });
+      if (it == notes.end()) it = notes.insert(notes.end(), {warning, {}});
+      it->second.push_back(unit.uri);
+    }
     PassedUnit passed{i, std::move(scan->chunk_rows), std::move(source.chunk_bytes), {}};
     scanned.passed.push_back(std::move(passed));
     if (progress && progress_reported->insert(i).second) progress(unit.uri, scan->rows, unit.size);
   }
   if (!transient.ok()) return transient;
+  for (const auto& [note, uris] : notes) {
+    result.warnings.push_back(note + (uris.size() == 1
+                                          ? " (in " + uris.front() + ")"
+                                          : " (in " + std::to_string(uris.size()) +
+                                                " files of the batch, the first " + uris.front() + ")"));
+  }
   return scanned;
 }
 

@@ -10,10 +10,6 @@ namespace floe::ingest {
 
 namespace {
 
-std::string RowText(int64_t row) {
-  return "row " + std::to_string(row);
-}
-
 // The chunk's scan columns; nothing is read when the convention needs none.
 Result<RecordBatch> ReadScanColumns(formats::ChunkedReader& reader, const BoundChanges& changes, int chunk) {
   if (!changes.scan_columns().empty()) return reader.ReadChunk(chunk, changes.scan_columns());
@@ -25,13 +21,26 @@ Result<RecordBatch> ReadScanColumns(formats::ChunkedReader& reader, const BoundC
 }  // namespace
 
 Result<FileScan> ScanUnitChanges(formats::ChunkedReader& reader, const BoundChanges& changes, bool merging,
-                                 OrderingKind order_kind, int32_t unit_index) {
+                                 int32_t unit_index, size_t max_bad_rows) {
   if (unit_index < 0 || unit_index >= kMaxChangeFiles) {
     return Status::InvalidArgument("unit number " + std::to_string(unit_index) +
                                    " of a batch is out of range");
   }
   FileScan scan;
+  // A bad row past the allowance makes the whole unit fail with the reason.
+  auto add_bad_row = [&](BadRow bad) -> Status {
+    if (scan.bad_rows.size() >= max_bad_rows) {
+      const std::string first = "row " + std::to_string(bad.row) + ": " + bad.reason;
+      if (max_bad_rows == 0) return Status::InvalidArgument(first);
+      return Status::InvalidArgument(
+          "more than " + std::to_string(max_bad_rows) + " bad rows; the first: row " +
+          std::to_string(scan.bad_rows.front().row) + ": " + scan.bad_rows.front().reason);
+    }
+    scan.bad_rows.push_back(std::move(bad));
+    return Status::OK();
+  };
   if (merging) {
+    FLOE_RETURN_IF_ERROR(CheckOrderingSpec(changes.ordering()));
     // Sized once for every row being a new key (no rehash cascade); the row
     // counts come from untrusted metadata, so the reservation is capped and
     // growth handles the rest.
@@ -48,6 +57,7 @@ Result<FileScan> ScanUnitChanges(formats::ChunkedReader& reader, const BoundChan
     FLOE_ASSIGN_OR_RETURN(RecordBatch batch, ReadScanColumns(reader, changes, chunk));
     const int64_t chunk_rows = batch.num_rows;
     FLOE_ASSIGN_OR_RETURN(ChunkChanges chunk_changes, changes.Extract(std::move(batch), scan.rows));
+    for (BadRow& bad : chunk_changes.bad_rows) FLOE_RETURN_IF_ERROR(add_bad_row(std::move(bad)));
     if (!merging) {
       scan.ignored +=
           std::count(chunk_changes.actions.begin(), chunk_changes.actions.end(), OperationAction::kIgnore);
@@ -59,17 +69,28 @@ Result<FileScan> ScanUnitChanges(formats::ChunkedReader& reader, const BoundChan
       }
       std::vector<const Column*> key_columns;
       for (const Column& key : chunk_changes.keys) key_columns.push_back(&key);
+      std::vector<const Column*> order_columns;
+      for (size_t i = 0; i < chunk_changes.orders.size(); ++i) {
+        order_columns.push_back(chunk_changes.order_present[i] ? &chunk_changes.orders[i] : nullptr);
+      }
       for (int64_t row = 0; row < chunk_rows; ++row) {
         const OperationAction action = chunk_changes.actions[static_cast<size_t>(row)];
         if (action == OperationAction::kIgnore) {
           ++scan.ignored;
           continue;
         }
+        if (action == OperationAction::kUnknown) continue;  // a bad row, listed above
         const int64_t unit_row = scan.rows + row;
         auto key = encoder->KeyAt(key_columns, row);
-        if (!key.ok()) return key.status().WithContext(RowText(unit_row));
-        auto order = OrderValueAt(chunk_changes.order, row, order_kind, chunk_changes.order_name);
-        if (!order.ok()) return order.status().WithContext(RowText(unit_row));
+        if (!key.ok()) {
+          FLOE_RETURN_IF_ERROR(add_bad_row({unit_row, key.status().message()}));
+          continue;
+        }
+        auto order = OrderingValueAt(changes.ordering(), order_columns, row);
+        if (!order.ok()) {
+          FLOE_RETURN_IF_ERROR(add_bad_row({unit_row, order.status().message()}));
+          continue;
+        }
         const bool is_delete = action == OperationAction::kDelete;
         if (scan.winners.Upsert(Change{*key, *order, unit_index, unit_row, is_delete})) ++scan.superseded;
       }
@@ -77,6 +98,9 @@ Result<FileScan> ScanUnitChanges(formats::ChunkedReader& reader, const BoundChan
     scan.chunk_rows.push_back(chunk_rows);
     scan.rows += chunk_rows;
   }
+  // Key and ordering problems were found after the operation ones of their chunk.
+  std::stable_sort(scan.bad_rows.begin(), scan.bad_rows.end(),
+                   [](const BadRow& a, const BadRow& b) { return a.row < b.row; });
   return scan;
 }
 

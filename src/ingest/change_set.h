@@ -7,11 +7,14 @@
 // chunk sizes). Within a unit and then across the units of a batch the
 // change with the greatest ordering value wins; on equal values the later
 // row (and the later unit, in batch order) wins. Ignored operations are
-// dropped and counted. A null key or ordering value, an unusable ordering
-// value or an operation error makes ScanUnitChanges fail with a one-line
-// reason naming the column and row; the caller quarantines the unit and its
-// changes never reach the batch (Merge is called only for units that
-// scanned cleanly). Not thread-safe.
+// dropped and counted. A row that cannot be a change (a null key or
+// ordering value, an unusable ordering value, an unknown or null operation
+// code) is a bad row: it is left out and listed in FileScan::bad_rows, up to
+// `max_bad_rows`; one more makes ScanUnitChanges fail with a one-line reason
+// naming the row and column ("row 7: column op: unknown operation code ...",
+// or "more than N bad rows; the first: ..."), and the caller quarantines the
+// unit: its changes never reach the batch (Merge is called only for units
+// that scanned cleanly). Not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +29,8 @@
 namespace floe::ingest {
 
 struct FileScan {
-  ChangeMap winners;  // merging: the newest change per key in this unit
+  ChangeMap winners;             // merging: the newest change per key in this unit
+  std::vector<BadRow> bad_rows;  // unit rows, ascending
   std::vector<int64_t> chunk_rows;
   int64_t rows = 0;
   int64_t ignored = 0;     // operation ignore values
@@ -34,11 +38,11 @@ struct FileScan {
 };
 
 // Scans every chunk of `reader` through `changes`. Merging conventions keep
-// the newest change per key, with ordering values of `order_kind`; append
+// the newest change per key, ordered by changes.ordering(); append
 // conventions only classify operations. `unit_index` must be below
 // kMaxChangeFiles (InvalidArgument otherwise).
 Result<FileScan> ScanUnitChanges(formats::ChunkedReader& reader, const BoundChanges& changes, bool merging,
-                                 OrderingKind order_kind, int32_t unit_index);
+                                 int32_t unit_index, size_t max_bad_rows);
 
 // The winning change per key over the units merged so far.
 class BatchChanges {

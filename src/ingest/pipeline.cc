@@ -36,6 +36,18 @@ int64_t SystemNowMs() {
       .count();
 }
 
+// "quarantined <uri>: <reason>", the one spelling of a quarantine line; a
+// reason that rose through the unit's reader and starts with its path does
+// not repeat it.
+std::string QuarantineLine(const QuarantinedFile& file) {
+  std::string_view reason = file.reason;
+  while (reason.size() > file.uri.size() + 2 && reason.starts_with(file.uri) &&
+         reason.substr(file.uri.size(), 2) == ": ") {
+    reason.remove_prefix(file.uri.size() + 2);
+  }
+  return "quarantined " + file.uri + ": " + std::string(reason);
+}
+
 std::string Lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text;
@@ -65,6 +77,13 @@ bool RunSummary::ok() const {
 void RunSummary::Add(const RunSummary& other) {
   for (const auto& [name, table] : other.tables) tables[name].Add(table);
   batches_committed += other.batches_committed;
+  // The latest poll's view of what is waiting.
+  settling_files = other.settling_files;
+  settling_first_ms = other.settling_first_ms;
+  settling_last_ms = other.settling_last_ms;
+  settle_ms = other.settle_ms;
+  earlier_quarantined = other.earlier_quarantined;
+  if (!other.config_path.empty()) config_path = other.config_path;
 }
 
 std::string RunSummary::Format() const {
@@ -126,6 +145,22 @@ std::string RunSummary::Format() const {
       line += left_aligned(i) ? cell + (i + 1 == columns ? "" : pad) : pad + cell;
     }
     out += line + "\n";
+  }
+  const std::string config = config_path.empty() ? "CONFIG" : config_path;
+  if (settling_files > 0) {
+    out += FormatThousands(settling_files) + (settling_files == 1 ? " file is" : " files are") +
+           " still settling (changed less than [source] settle = " +
+           FormatSeconds(static_cast<double>(settle_ms) / 1000.0) + " ago); the next run takes " +
+           (settling_files == 1 ? "it from " + FormatUtcMillis(settling_first_ms)
+                                : "them from " + FormatUtcMillis(settling_first_ms) + " (the last from " +
+                                      FormatUtcMillis(settling_last_ms) + ")") +
+           "\n";
+  }
+  if (earlier_quarantined > 0) {
+    out += FormatThousands(earlier_quarantined) + (earlier_quarantined == 1 ? " file" : " files") +
+           " quarantined by earlier runs " + (earlier_quarantined == 1 ? "stays" : "stay") +
+           " set aside (`floe files " + config + " --state quarantined` lists them; `floe files " + config +
+           " --retry FILE` takes one again after a fix)\n";
   }
   return out;
 }
@@ -304,8 +339,7 @@ Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::
       std::set<std::string> set_aside;
       for (const QuarantinedFile& file : result.quarantined) set_aside.insert(file.uri);
       table_summary.quarantined += static_cast<int64_t>(result.quarantined.size());
-      for (const QuarantinedFile& file : result.quarantined)
-        Log("quarantined " + file.uri + ": " + file.reason);
+      for (const QuarantinedFile& file : result.quarantined) Log(QuarantineLine(file));
       auto parts = SplitAtBudgetCut(batch, *result.budget_cut_at, set_aside);
       Log("table " + source_table + ": batch " + std::to_string(batch_id) +
           " outgrew [performance] memory_budget; released, applied again as " + std::to_string(parts.size()) +
@@ -319,12 +353,13 @@ Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::
     table_summary.counts.Add(result.counts);
     table_summary.quarantined += static_cast<int64_t>(result.quarantined.size());
     reporter->BatchDone(source_table, batch_id, result, static_cast<double>(MillisSince(started)) / 1000.0);
-    for (const QuarantinedFile& file : result.quarantined) {
-      // Reasons usually name the file already.
-      Log(file.reason.find(file.uri) != std::string::npos ? "quarantined: " + file.reason
-                                                          : "quarantined " + file.uri + ": " + file.reason);
-    }
+    for (const QuarantinedFile& file : result.quarantined) Log(QuarantineLine(file));
     for (const std::string& warning : result.warnings) Log("warning: " + source_table + ": " + warning);
+    if (result.counts.bad_rows > 0) {
+      Log(source_table + ": " + FormatThousands(result.counts.bad_rows) +
+          (result.counts.bad_rows == 1 ? " bad row" : " bad rows") + " of batch " + std::to_string(batch_id) +
+          " set aside in " + target + "__bad_rows (file, row, reason)");
+    }
     if (result.snapshot_id) MaybeMaintain(source_table, ingestor);
     // A large batch's buffers are free now, but malloc keeps up to its trim
     // threshold (256 MiB, common/malloc_tuning.h) for the next one: give
@@ -340,11 +375,24 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
   std::set<std::string> blocked;
   const double start_ms = PipelineTrace::NowMs();
   FLOE_RETURN_IF_ERROR(Recover(summary, blocked));
+  summary.config_path = config.config_path;
 
   const double discover_start_ms = PipelineTrace::NowMs();
   FLOE_ASSIGN_OR_RETURN(DiscoveryResult discovery, DiscoverWithWatermarks());
   const double discover_end_ms = PipelineTrace::NowMs();
   for (const std::string& warning : discovery.warnings) Log("warning: " + warning);
+  summary.settling_files = discovery.settling.files;
+  summary.settling_first_ms = discovery.settling.first_eligible_ms;
+  summary.settling_last_ms = discovery.settling.last_eligible_ms;
+  summary.settle_ms = config.source.settle_ms;
+  if (discovery.settling.files > 0 && (options.verbose || discovery.settling.files != last_settling_files)) {
+    Log(FormatThousands(discovery.settling.files) +
+        (discovery.settling.files == 1 ? " file is" : " files are") + " settling ([source] settle = " +
+        FormatSeconds(static_cast<double>(config.source.settle_ms) / 1000.0) + "): taken from " +
+        FormatUtcMillis(discovery.settling.first_eligible_ms) +
+        (discovery.settling.files == 1 ? "" : " to " + FormatUtcMillis(discovery.settling.last_eligible_ms)));
+  }
+  last_settling_files = discovery.settling.files;
   for (const auto& [name, message] : discovery.table_errors) {
     TableRunSummary& table_summary = summary.tables[name];
     if (auto id = TargetOf(name); id.ok()) table_summary.table = id->ToString();
@@ -369,6 +417,13 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
   }
   for (const std::string& uri : recorded.changed_after_ingest) {
     Log("warning: " + uri + " changed after it was ingested; the change is ignored");
+  }
+  for (const std::string& uri : recorded.changed_after_skip) {
+    Log("warning: " + uri + " changed after it was skipped (`floe files --skip`); it stays skipped until " +
+        "`floe files " + config.config_path + " --retry " + uri + "`");
+  }
+  for (const auto& [uri, reason] : recorded.requeued) {
+    Log(uri + " was quarantined (" + reason + ") and has changed since: it is taken again");
   }
   for (const TableWatermark& watermark : discovery.new_watermarks) {
     if (blocked.count(watermark.table) > 0) continue;
@@ -398,6 +453,15 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
     // (~32 B per key) would only add to the next table's peak memory.
     if (!continuous) ingestors.erase(name);
   }
+  // --once: what stays set aside from earlier runs (this run's quarantines
+  // are in the table rows). Continuous polls skip the query.
+  if (continuous) return summary;
+  LedgerFilter quarantined;
+  quarantined.state = FileState::kQuarantined;
+  FLOE_ASSIGN_OR_RETURN(std::vector<LedgerFile> set_aside, Ledgered(ledger->Files(quarantined)));
+  int64_t this_run = 0;
+  for (const auto& [name, table] : summary.tables) this_run += table.quarantined;
+  summary.earlier_quarantined = std::max<int64_t>(0, static_cast<int64_t>(set_aside.size()) - this_run);
   return summary;
 }
 
@@ -419,6 +483,7 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(PipelineConfig config, Pipeline
   if (!trace.ok()) return trace.status();
   impl->trace = std::move(*trace);
   impl->reporter->SetTrace(impl->trace.get());
+  impl->reporter->SetTimestamps(options.timestamps || options.verbose);
   impl->options = options;
   if (!impl->options.maintain) impl->options.maintain = ConfiguredMaintenance(config.maintenance);
 
@@ -449,6 +514,7 @@ Result<RunSummary> Pipeline::RunOnce() {
 Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
   Impl& impl = *impl_;
   impl.continuous = true;
+  impl.reporter->SetTimestamps(true);  // a long-running log needs its times
   if (impl.options.maintain && impl.config.maintenance.enabled) {
     // Its own catalog connection: catalogs are not thread-safe, and its
     // transactions must not interleave with the loop's.
@@ -465,7 +531,12 @@ Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
     auto run = impl.RunOnce(stop);
     bool committed = false;
     if (run.ok()) {
-      if (!run->tables.empty()) impl.Log(run->Format());
+      if (!run->tables.empty()) {
+        impl.Log(run->Format());
+      } else if (impl.options.verbose) {
+        impl.Log("idle: nothing to ingest from " + impl.config.source.uri + "; next poll in " +
+                 FormatSeconds(static_cast<double>(impl.config.trigger.interval_ms) / 1000.0));
+      }
       total.Add(*run);
       committed = run->batches_committed > 0;
     } else if (impl.state_failed) {

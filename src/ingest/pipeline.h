@@ -21,7 +21,11 @@
 //   is still closed in the ledger, with snapshot id 0 ("no snapshot"; Iceberg
 //   snapshot ids are never 0): its files are committed and never re-read;
 //   `floe files` shows such a snapshot as "-" (jsonl: null).
-// - Quarantined files are set aside in the ledger with the ingestor's reason.
+// - Quarantined files are set aside in the ledger with the ingestor's reason
+//   (logged once as "quarantined <uri>: <reason>"). A quarantined file that
+//   changes is taken again (it was never ingested). Bad rows ([schema]
+//   on_bad_row = "table") go to the side table <table>__bad_rows with
+//   their batch (side_tables.h) and are logged with their count.
 // - CDA resets (Discovery::table_errors) stop only their table. With
 //   source.reload_on_reset the table's ledger records are forgotten and its
 //   files re-ingested on top of the existing rows: correct for mode merge
@@ -87,8 +91,20 @@ struct RunSummary {
   // Keyed by source table name.
   std::map<std::string, TableRunSummary> tables;
   int64_t batches_committed = 0;  // batches closed in the ledger by this run (recovered ones excluded)
-  bool ok() const;                // no table error and nothing quarantined in this run
-  // The per-table summary table printed at the end of a run.
+  // Files the source left out because they may still be written to
+  // ([source] settle), and when the first and last of them are taken.
+  int64_t settling_files = 0;
+  int64_t settling_first_ms = 0;
+  int64_t settling_last_ms = 0;
+  int64_t settle_ms = 0;
+  // Files quarantined by earlier runs that are still set aside.
+  int64_t earlier_quarantined = 0;
+  std::string config_path;  // for the hints Format prints
+  // No table error and nothing quarantined in this run (files still
+  // quarantined from earlier runs do not count: Format says they are there).
+  bool ok() const;
+  // The per-table summary table printed at the end of a run, then a line
+  // each for settling files and files still quarantined from earlier runs.
   std::string Format() const;
   // Sums another run into this one (Run's total over its iterations).
   void Add(const RunSummary& other);
@@ -129,6 +145,10 @@ struct PipelineOptions {
   // JSON-lines trace of the loop's phases; empty: $FLOE_PIPELINE_TRACE, and
   // when that is unset or empty, no trace.
   std::string trace_path;
+  // Log lines start with the time (always in continuous mode).
+  bool timestamps = false;
+  // Also log what is normally quiet: idle polls, settling files every poll.
+  bool verbose = false;
 };
 
 class Pipeline {

@@ -60,6 +60,8 @@ struct Pipeline::Impl {
   TableLocks table_locks;
   // Set by Run: ingestors (and their key indexes) are kept between polls.
   bool continuous = false;
+  // Settling files the last poll saw (continuous mode logs a change).
+  int64_t last_settling_files = 0;
   // Run only, when maintenance is on; declared last so it is joined before
   // the trace and locks it uses go away.
   std::unique_ptr<MaintenanceWorker> worker;

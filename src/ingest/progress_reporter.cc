@@ -2,6 +2,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <ctime>
 
 namespace floe::ingest {
 
@@ -89,9 +90,10 @@ void ProgressReporter::BatchDone(const std::string& table, int64_t batch_id, con
       FormatThousands(c.updated) + " upd, " + FormatThousands(c.deleted) + " del, " +
       FormatThousands(c.stale) + " stale), " +
       FormatThousands(static_cast<int64_t>(result.quarantined.size())) + " quarantined, " +
+      (c.bad_rows > 0 ? FormatThousands(c.bad_rows) + (c.bad_rows == 1 ? " bad row, " : " bad rows, ") : "") +
       (result.snapshot_id ? "snapshot " + std::to_string(*result.snapshot_id) : "no snapshot") + ", " +
       FormatSeconds(seconds);
-  out_ << line << "\n";
+  out_ << Stamp() << line << "\n";
   out_.flush();
 }
 
@@ -120,12 +122,32 @@ void ProgressReporter::EndTable() {
 void ProgressReporter::Message(const std::string& line) {
   if (terminal_ && line_active_) {
     ClearLine();
-    out_ << line << "\n";
+    out_ << Stamp() << line << "\n";
     Draw(true);
     return;
   }
-  out_ << line << "\n";
+  out_ << Stamp() << line << "\n";
   out_.flush();
+}
+
+std::string ProgressReporter::Stamp() const {
+  if (!timestamps_) return "";
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  return FormatUtcMillis(now_ms) + " ";
+}
+
+std::string FormatUtcMillis(int64_t epoch_ms) {
+  const std::time_t seconds =
+      static_cast<std::time_t>(epoch_ms >= 0 ? epoch_ms / 1000 : (epoch_ms - 999) / 1000);
+  std::tm utc{};
+  if (gmtime_r(&seconds, &utc) == nullptr) return std::to_string(epoch_ms);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &utc);
+  char millis[8];
+  std::snprintf(millis, sizeof(millis), ".%03dZ", static_cast<int>(((epoch_ms % 1000) + 1000) % 1000));
+  return std::string(text) + millis;
 }
 
 void ProgressReporter::ClearLine() {

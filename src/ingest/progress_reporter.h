@@ -9,7 +9,9 @@
 // Message() prints a whole line in both modes without garbling an active
 // progress line. With a trace (SetTrace), each BatchDone also writes a
 // "batch" event: table, batch id, start (epoch ms), ms, files, rows,
-// snapshot (0: none). Not thread-safe.
+// snapshot (0: none). With SetTimestamps(true) every line printed (not the
+// redrawn progress line) starts with the time, "2026-12-01T12:00:05.250Z ".
+// Not thread-safe.
 #pragma once
 
 #include <chrono>
@@ -31,6 +33,8 @@ std::string FormatCompactCount(int64_t value);
 std::string FormatByteSize(int64_t bytes);
 // 0.8 -> "0.8 s", 75.0 -> "1 min 15 s".
 std::string FormatSeconds(double seconds);
+// Epoch milliseconds as "2026-12-01T12:00:05.250Z".
+std::string FormatUtcMillis(int64_t epoch_ms);
 
 class ProgressReporter {
  public:
@@ -44,11 +48,14 @@ class ProgressReporter {
   void Message(const std::string& line);
   // Where batch events go besides the person watching; nullptr: nowhere.
   void SetTrace(PipelineTrace* trace) { trace_ = trace; }
+  void SetTimestamps(bool on) { timestamps_ = on; }
 
  private:
   void TraceBatch(const std::string& table, int64_t batch_id, const BatchResult& result, double seconds);
   void Draw(bool force);
   void ClearLine();
+  // "" or the time prefix of a printed line.
+  std::string Stamp() const;
 
   std::ostream& out_;
   bool terminal_;
@@ -61,6 +68,7 @@ class ProgressReporter {
   std::chrono::steady_clock::time_point table_start_;
   std::optional<std::chrono::steady_clock::time_point> last_draw_;
   PipelineTrace* trace_ = nullptr;
+  bool timestamps_ = false;
 };
 
 }  // namespace floe::ingest

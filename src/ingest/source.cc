@@ -18,7 +18,8 @@ Result<Source> OpenSource(const SourceConfig& config, const s3::S3Options& s3) {
       MakeDiscovery(config, *io, [format](std::string_view path) { return format->IsDataFile(path); });
   if (!discovery.ok()) return discovery.status().WithContext("source " + config.uri);
   source.discovery = std::move(*discovery);
-  source.opener = std::make_shared<FileUnitOpener>(std::move(*io), std::move(format));
+  source.opener =
+      std::make_shared<FileUnitOpener>(std::move(*io), std::move(format), config.partition_column_types);
   return source;
 }
 

@@ -8,7 +8,7 @@
 namespace floe::ingest {
 
 ScannedSource ScanSource(UnitOpener& opener, const SourceUnit& unit, size_t index,
-                         const ChangeConvention& convention, OrderingKind order_kind) {
+                         const ChangeConvention& convention, size_t max_bad_rows) {
   ScannedSource scanned;
   scanned.index = index;
   auto reader = opener.Open(unit);
@@ -25,8 +25,8 @@ ScannedSource ScanSource(UnitOpener& opener, const SourceUnit& unit, size_t inde
   for (int chunk = 0; chunk < (*reader)->num_chunks(); ++chunk) {
     scanned.chunk_bytes.push_back(std::max<int64_t>((*reader)->chunk_bytes(chunk), 0));
   }
-  scanned.scan.emplace(ScanUnitChanges(**reader, *scanned.changes, convention.merges(), order_kind,
-                                       static_cast<int32_t>(index)));
+  scanned.scan.emplace(ScanUnitChanges(**reader, *scanned.changes, convention.merges(),
+                                       static_cast<int32_t>(index), max_bad_rows));
   return scanned;
 }
 
@@ -76,7 +76,8 @@ void SourceChunkReader::Open(const UnitToRead& unit, OpenUnit* open) {
 
 namespace {
 
-// Append conventions: the rows whose operation is not an ignore value.
+// Append conventions: the rows whose operation is neither an ignore value
+// nor unknown (a bad row, set aside in pass 1).
 Result<std::vector<int64_t>> RowsToAppend(const RecordBatch& chunk, const BoundChanges& changes,
                                           int64_t chunk_start) {
   std::vector<int64_t> take;
@@ -93,7 +94,8 @@ Result<std::vector<int64_t>> RowsToAppend(const RecordBatch& chunk, const BoundC
   }
   FLOE_ASSIGN_OR_RETURN(ChunkChanges extracted, changes.Extract(std::move(scanned), chunk_start));
   for (int64_t row = 0; row < chunk.num_rows; ++row) {
-    if (extracted.actions[static_cast<size_t>(row)] != OperationAction::kIgnore) take.push_back(row);
+    const OperationAction action = extracted.actions[static_cast<size_t>(row)];
+    if (action != OperationAction::kIgnore && action != OperationAction::kUnknown) take.push_back(row);
   }
   return take;
 }

@@ -50,8 +50,9 @@ struct ScannedSource {
   std::vector<int64_t> chunk_bytes;      // estimated decoded size of each chunk (>= 0)
 };
 
+// `max_bad_rows`: see ScanUnitChanges.
 ScannedSource ScanSource(UnitOpener& opener, const SourceUnit& unit, size_t index,
-                         const ChangeConvention& convention, OrderingKind order_kind);
+                         const ChangeConvention& convention, size_t max_bad_rows);
 
 // One chunk to read in pass 2.
 struct ChunkRead {
@@ -60,7 +61,7 @@ struct ChunkRead {
   int64_t rows = 0;         // rows pass 1 saw in this chunk (a different count is Corruption)
   int64_t chunk_start = 0;  // the unit row of its first row
   // Merging: the rows (within the chunk, ascending) to keep. Append (nullopt):
-  // every row whose operation is not an ignore value.
+  // every row whose operation is neither an ignore value nor a bad row.
   std::optional<std::vector<int64_t>> take;
   int64_t cost = 0;  // estimated bytes while decoded
 };

@@ -8,6 +8,7 @@
 #include "ingest/lineage_columns.h"
 #include "ingest/partition_spec_config.h"
 #include "ingest/table_ingestor_phases.h"
+#include "ingest/table_settings_check.h"
 
 namespace floe::ingest {
 
@@ -20,6 +21,7 @@ void BatchCounts::Add(const BatchCounts& other) {
   deleted += other.deleted;
   stale += other.stale;
   ignored += other.ignored;
+  bad_rows += other.bad_rows;
   data_files_written += other.data_files_written;
   delete_files_written += other.delete_files_written;
 }
@@ -59,6 +61,13 @@ int64_t TableIngestor::Impl::ReadAheadBytes() const {
 
 size_t TableIngestor::Impl::ChangeMapBudget() const {
   return static_cast<size_t>(std::max<int64_t>(options.settings.performance.memory_budget_bytes, 0) / 2);
+}
+
+size_t TableIngestor::Impl::MaxBadRowsPerUnit() const {
+  // A unit with more is more likely a wrong config (a wrong key, codes of
+  // another source) than a few bad rows; it is quarantined with the first.
+  constexpr size_t kMaxBadRowsPerUnit = 10'000;
+  return options.settings.schema.on_bad_row == BadRowPolicy::kTable ? kMaxBadRowsPerUnit : 0;
 }
 
 int64_t TableIngestor::Impl::NowMs() const {
@@ -103,6 +112,11 @@ Status TableIngestor::Impl::CreateTable(const iceberg::Schema& schema) {
   }
   catalog::TableCreation creation;
   creation.schema = schema;
+  if (merging()) {
+    // The merge key is recorded in the table, so a later change of [merge] keys is caught.
+    std::string skipped = RecordKeyInSchema(merge().keys, &creation.schema);
+    if (!skipped.empty()) creation_warnings.push_back(skipped);
+  }
   FLOE_ASSIGN_OR_RETURN(creation.spec, ParsePartitionSpec(target.partition_by, schema));
   creation.format_version = target.format_version;
   creation.properties["write.parquet.compression-codec"] = codec.iceberg_name;
@@ -135,7 +149,7 @@ Status TableIngestor::Impl::EnsureIndex(std::vector<std::string>* warnings) {
   if (!table) {
     index.emplace();
   } else {
-    KeyIndexSpec spec{merge().keys, merge().order_column, merge().order_kind};
+    KeyIndexSpec spec{merge().keys, OrderingSpec::Of(merge())};
     auto loaded =
         PrimaryKeyIndex::Load(*state_io, options.state_dir, table->metadata(), table->io(), spec, warnings);
     if (!loaded.ok()) return loaded.status().WithContext("key index of " + options.table.ToString());
@@ -151,7 +165,7 @@ ReconcileOptions TableIngestor::Impl::MakeReconcileOptions() const {
   reconcile.policy = options.settings.schema.on_incompatible;
   if (merging()) {
     reconcile.protected_columns = merge().keys;
-    reconcile.protected_columns.push_back(merge().order_column);
+    for (const OrderColumn& column : merge().order_by) reconcile.protected_columns.push_back(column.name);
   }
   if (!merge().operation_column.empty()) reconcile.protected_columns.push_back(merge().operation_column);
   reconcile.table_name = options.table.ToString();
@@ -247,10 +261,11 @@ Result<std::unique_ptr<TableIngestor>> TableIngestor::Open(catalog::Catalog& cat
     if (settings.merge.keys.empty()) {
       return Status::InvalidArgument(table_name + ": [merge] keys: merge mode needs at least one key column");
     }
-    if (settings.merge.order_column.empty()) {
-      return Status::InvalidArgument(table_name +
-                                     ": [merge] order_column: merge mode needs an ordering column");
+    if (settings.merge.order_by.empty()) {
+      return Status::InvalidArgument(table_name + ": [merge] order_by: merge mode needs an ordering column");
     }
+    Status ordering = CheckOrderingSpec(OrderingSpec::Of(settings.merge));
+    if (!ordering.ok()) return ordering.WithContext(table_name + ": [merge] order_by");
     if (options.state_dir.empty()) {
       return Status::InvalidArgument(table_name + ": merge mode needs a state directory for the key index");
     }
@@ -273,6 +288,23 @@ Result<std::unique_ptr<TableIngestor>> TableIngestor::Open(catalog::Catalog& cat
   return std::unique_ptr<TableIngestor>(new TableIngestor(std::move(impl)));
 }
 
+Status TableIngestor::Impl::CheckTableAgainstSettings(std::vector<std::string>* warnings) {
+  if (!table) return Status::OK();
+  const std::string name = options.table.ToString();
+  if (merging()) FLOE_RETURN_IF_ERROR(CheckRecordedKey(table->metadata(), merge().keys, name));
+  auto evolved = EvolvePartitionSpec(*table, options.settings.target.partition_by);
+  if (!evolved.ok()) return evolved.status().WithContext("table " + name + ": [target] partition_by");
+  if (!evolved->empty()) warnings->push_back(*evolved);
+  for (const std::string& other : OtherPipelines(table->metadata(), options.pipeline_name)) {
+    if (!other_pipelines_seen.insert(other).second) continue;
+    warnings->push_back(
+        "table " + name + " also receives commits from pipeline \"" + other +
+        "\" (floe.pipeline in its snapshots): each pipeline keeps its own ledger and key index, "
+        "so their changes of one key do not merge by order; give each pipeline its own table");
+  }
+  return Status::OK();
+}
+
 Result<BatchResult> TableIngestor::ApplyBatch(const std::vector<SourceUnit>& files, int64_t batch_id,
                                               const ProgressFn& progress) {
   Impl& impl = *impl_;
@@ -282,6 +314,8 @@ Result<BatchResult> TableIngestor::ApplyBatch(const std::vector<SourceUnit>& fil
   } else {
     FLOE_RETURN_IF_ERROR(impl.LoadTable());
   }
+  std::vector<std::string> notes;
+  FLOE_RETURN_IF_ERROR(impl.CheckTableAgainstSettings(&notes));
   // A unit that fails in pass 2 is quarantined and the batch redone without
   // it; each round removes one unit, so this ends.
   std::set<size_t> skipped;
@@ -292,6 +326,10 @@ Result<BatchResult> TableIngestor::ApplyBatch(const std::vector<SourceUnit>& fil
     auto result = impl.Attempt(files, batch_id, progress, skipped, &progress_reported, &failure);
     if (result.ok()) {
       for (QuarantinedFile& file : failed_late) result->quarantined.push_back(std::move(file));
+      result->warnings.insert(result->warnings.begin(), notes.begin(), notes.end());
+      notes = std::move(impl.creation_warnings);
+      impl.creation_warnings.clear();
+      result->warnings.insert(result->warnings.end(), notes.begin(), notes.end());
       return result;
     }
     if (!failure || skipped.count(failure->index)) {

@@ -6,18 +6,27 @@
 // the reads, write (pass 2), commit.
 //
 // Contract for ApplyBatch:
-// - Creates the table on first sight (namespace too) from the first readable
-//   unit's row-image schema (plus lineage columns), with the configured
-//   partition spec, format version and properties (no identifier fields:
-//   CDA key columns are optional in the source schema).
+// - Creates the table on first sight (namespace too) from the row-image
+//   schema most units of the first batch agree on (schema/schema_vote.h;
+//   plus lineage columns), with the configured partition spec, format
+//   version and properties; in merge mode the key columns are its
+//   identifier fields (required: rows with a null key are never written).
+// - Before each batch (table_settings_check.h): a merge key other than the
+//   table's identifier fields fails the batch; a partition spec other than
+//   [target] partition_by is evolved in a commit of its own (new data
+//   only); other pipelines' commits to the table are warned about once.
 // - Reads every unit through the source's UnitOpener (any discovery and
 //   format, one chunk at a time) and the table's change convention
 //   (changes/change_convention.h). A unit that cannot be read, whose
 //   convention cannot bind (a missing key/ordering/operation column), that
-//   has a null key or ordering value, an unknown operation code, or is
-//   incompatible under policy quarantine, is reported in `quarantined` with
-//   a reason naming the unit (and column) and contributes nothing; the rest
-//   of the batch goes on. Under policy fail an incompatible unit fails the
+//   is incompatible under policy quarantine, or that has a bad row (a null
+//   key or ordering value, an unknown operation code) under [schema]
+//   on_bad_row = "quarantine" (or more than 10,000 of them), is reported in
+//   `quarantined` with a reason naming the unit (and row and column) and
+//   contributes nothing; the rest of the batch goes on. With on_bad_row =
+//   "table" bad rows are left out and go to the side table
+//   <table>__bad_rows (file, row, reason) with the batch (side_tables.h),
+//   counted in counts.bad_rows. Under policy fail an incompatible unit fails the
 //   whole batch (nothing is committed). Pass 1 reads only the convention's
 //   change columns; a unit that fails later, when its selected rows are read
 //   in full, is quarantined too and the batch is redone without it (its
@@ -48,8 +57,8 @@
 // - On any error the index is reloaded on the next batch; files already
 //   written stay only when the commit outcome is unknown. The index is also
 //   reloaded when the table's current snapshot is not the one it reflects
-//   (another writer committed). The table's existing partition spec and
-//   format version win over the settings.
+//   (another writer committed). The table's existing format version wins
+//   over the settings.
 #pragma once
 
 #include <cstdint>
@@ -77,8 +86,9 @@ struct BatchCounts {
   int64_t inserted = 0;
   int64_t updated = 0;
   int64_t deleted = 0;
-  int64_t stale = 0;    // changes older than the row's current version
-  int64_t ignored = 0;  // operation ignore values (CDA 3) and deletes of absent keys
+  int64_t stale = 0;     // changes older than the row's current version
+  int64_t ignored = 0;   // operation ignore values (CDA 3) and deletes of absent keys
+  int64_t bad_rows = 0;  // rows set aside ([schema] on_bad_row = "table")
   int64_t data_files_written = 0;
   int64_t delete_files_written = 0;
   void Add(const BatchCounts& other);

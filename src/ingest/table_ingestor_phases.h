@@ -104,6 +104,9 @@ struct UnitFailure {
   std::string reason;
 };
 
+// The side table of rows that could not be changes: <table>__bad_rows.
+inline constexpr const char* kBadRowsSuffix = "bad_rows";
+
 // "b<batch id>-<uuid>": the name prefix of every file one try of a batch writes.
 std::string DataFilePrefix(int64_t batch_id);
 
@@ -136,6 +139,10 @@ struct TableIngestor::Impl {
   std::unique_ptr<ThreadPool> pool;
   // Keys the batch being applied adds to the index (for its Reserve).
   int64_t index_new_keys = 0;
+  // Other pipelines found writing to the table, warned about once.
+  std::set<std::string> other_pipelines_seen;
+  // Notes of the table's creation for the batch's warnings.
+  std::vector<std::string> creation_warnings;
 
   Impl(catalog::Catalog& c, std::shared_ptr<UnitOpener> u, std::shared_ptr<FileIO> state,
        TableIngestorOptions o, CodecChoice chosen, std::unique_ptr<ChangeConvention> changes)
@@ -156,10 +163,15 @@ struct TableIngestor::Impl {
   int64_t ReadAheadBytes() const;
   // The share of [performance] memory_budget a batch's change map may use.
   size_t ChangeMapBudget() const;
+  // Bad rows a unit may have before it is quarantined: none unless
+  // [schema] on_bad_row = "table".
+  size_t MaxBadRowsPerUnit() const;
   int64_t NowMs() const;
   int format_version() const;
 
   Status LoadTable();
+  // table_settings_check.h: the recorded key, the partition spec, other pipelines.
+  Status CheckTableAgainstSettings(std::vector<std::string>* warnings);
   Status CreateTable(const iceberg::Schema& schema);
   // `warnings` receives the index loader's notes (files ignored, rebuilds).
   Status EnsureIndex(std::vector<std::string>* warnings);
@@ -171,6 +183,10 @@ struct TableIngestor::Impl {
   Result<BatchResult> Attempt(const std::vector<SourceUnit>& batch, int64_t batch_id,
                               const ProgressFn& progress, const std::set<size_t>& skipped,
                               std::set<size_t>* progress_reported, std::optional<UnitFailure>* failure);
+  // Phase 1, for a table that does not exist yet: its schema voted from a
+  // sample of the batch's units (schema/schema_vote.h) as the first evolution.
+  void VoteNewTableSchemaInto(const std::vector<SourceUnit>& batch, const std::vector<size_t>& to_scan,
+                              const ReconcileOptions& reconcile, ScannedBatch& scanned);
   // Phase 1. Sets scanned.result.budget_cut_at (and returns) when the change
   // map would outgrow its budget.
   Result<ScannedBatch> ScanAndMerge(const std::vector<SourceUnit>& batch, const ProgressFn& progress,

@@ -8,6 +8,7 @@ Result<std::unique_ptr<ChangeConvention>> MakeChangeConvention(const TableSettin
   if (settings.merge.mode == WriteMode::kAppend || settings.changes == ChangeKind::kAppend) {
     return std::unique_ptr<ChangeConvention>(new AppendChanges(settings.merge));
   }
+  // "cda", "columns" and "dms" differ only in their [merge] defaults.
   return std::unique_ptr<ChangeConvention>(
       new ColumnsChanges(ChangeKindName(settings.changes), settings.merge));
 }

@@ -9,8 +9,11 @@
 // - A bound convention names the top-level unit columns pass 1 reads
 //   (scan_columns) and turns a chunk of exactly those columns, in that order,
 //   into ChunkChanges: per row an action, and for merging conventions the key
-//   columns and the ordering column. A null or unknown operation code is an
-//   error naming the column and the unit row.
+//   columns and the ordering columns (ordering(): which, and how they
+//   compare). A row that cannot be a change (a null or unknown operation
+//   code) gets action kUnknown and a BadRow naming the column and the unit
+//   row; the caller decides, by [schema] on_bad_row, whether that sets the
+//   unit aside or only the row.
 // - image_schema() is the schema of the rows the table receives; Image maps
 //   a chunk of every unit column (or the rows taken from one) to it, row for
 //   row. For conventions whose rows are the image (CDA, columns, append) both
@@ -28,28 +31,43 @@
 #include "columnar/column.h"
 #include "common/status.h"
 #include "ingest/config/config.h"
+#include "ingest/merge/order_value.h"
 
 namespace floe::ingest {
 
+// kUnknown: the row cannot be a change (see BadRow).
 enum class OperationAction : uint8_t { kInsert, kUpdate, kDelete, kIgnore, kUnknown };
+
+// A row of a unit that cannot be a change: its row in the unit (0-based)
+// and why ("column op: unknown operation code \"X\" (...)").
+struct BadRow {
+  int64_t row = 0;
+  std::string reason;
+};
 
 struct ChunkChanges {
   int64_t rows = 0;
   // One per row: kInsert or kUpdate (both an upsert to the merge, which
-  // decides from the key index), kDelete, or kIgnore (dropped and counted).
+  // decides from the key index), kDelete, kIgnore (dropped and counted) or
+  // kUnknown (a bad row, listed in bad_rows).
   std::vector<OperationAction> actions;
-  // Merging conventions: the key columns and the ordering column, `rows`
-  // long, with the names messages give them.
+  std::vector<BadRow> bad_rows;  // unit rows, ascending
+  // Merging conventions: the key columns and the ordering columns, `rows`
+  // long, with the names messages give them. An ordering column the unit
+  // lacks (allowed only when ordering().missing_is_oldest) is an empty
+  // Column with length 0.
   std::vector<Column> keys;
   std::vector<std::string> key_names;
-  Column order;
-  std::string order_name;
+  std::vector<Column> orders;
+  std::vector<bool> order_present;  // per ordering column: whether the unit has it
 };
 
 class BoundChanges {
  public:
   virtual ~BoundChanges() = default;
   virtual const std::vector<int>& scan_columns() const = 0;
+  // Merging conventions: how the ordering columns of ChunkChanges compare.
+  virtual const OrderingSpec& ordering() const = 0;
   // `scanned` holds scan_columns() in order; `first_row` is the unit row of its first row.
   virtual Result<ChunkChanges> Extract(RecordBatch scanned, int64_t first_row) const = 0;
   virtual const Schema& image_schema() const = 0;
@@ -59,7 +77,7 @@ class BoundChanges {
 class ChangeConvention {
  public:
   virtual ~ChangeConvention() = default;
-  // The [source] changes value ("cda", "columns", "append", ...).
+  // The [source] changes value ("cda", "columns", "append", "dms", ...).
   virtual const char* name() const = 0;
   // Whether changes merge by key (newest wins) or every row is appended.
   virtual bool merges() const = 0;

@@ -8,32 +8,50 @@ namespace floe::ingest {
 
 namespace {
 
-bool Contains(const std::vector<int64_t>& values, int64_t code) {
-  return std::find(values.begin(), values.end(), code) != values.end();
-}
-
-std::string JoinCodes(const std::vector<int64_t>& values) {
-  std::string out;
-  for (int64_t v : values) {
-    if (!out.empty()) out += ", ";
-    out += std::to_string(v);
-  }
-  return out.empty() ? "none" : out;
+// A code quoted for a message, cut short so a huge cell cannot flood a log.
+std::string QuotedCode(std::string_view code) {
+  constexpr size_t kMaxChars = 40;
+  if (code.size() <= kMaxChars) return "\"" + std::string(code) + "\"";
+  return "\"" + std::string(code.substr(0, kMaxChars)) + "...\"";
 }
 
 }  // namespace
 
+OperationMap::OperationMap(const MergeConfig& merge) {
+  const std::pair<const char*, const std::vector<OperationCode>*> lists[] = {
+      {"insert", &merge.insert_values},
+      {"update", &merge.update_values},
+      {"delete", &merge.delete_values},
+      {"ignore", &merge.ignore_values}};
+  const OperationAction actions[] = {OperationAction::kInsert, OperationAction::kUpdate,
+                                     OperationAction::kDelete, OperationAction::kIgnore};
+  for (size_t i = 0; i < 4; ++i) {
+    std::string codes;
+    for (const OperationCode& code : *lists[i].second) {
+      // The config parser refuses a code in two lists; the first list wins for configs built in code.
+      if (const auto* integer = std::get_if<int64_t>(&code)) {
+        integers_.emplace(*integer, actions[i]);
+      } else {
+        strings_.emplace(std::get<std::string>(code), actions[i]);
+      }
+      codes += (codes.empty() ? "" : ", ") + OperationCodeText(code);
+    }
+    description_ += std::string(i == 0 ? "" : "; ") + lists[i].first + " " + (codes.empty() ? "none" : codes);
+  }
+}
+
 OperationAction OperationMap::Classify(int64_t code) const {
-  if (Contains(merge_.insert_values, code)) return OperationAction::kInsert;
-  if (Contains(merge_.update_values, code)) return OperationAction::kUpdate;
-  if (Contains(merge_.delete_values, code)) return OperationAction::kDelete;
-  if (Contains(merge_.ignore_values, code)) return OperationAction::kIgnore;
-  return OperationAction::kUnknown;
+  auto it = integers_.find(code);
+  return it == integers_.end() ? OperationAction::kUnknown : it->second;
+}
+
+OperationAction OperationMap::Classify(std::string_view code) const {
+  auto it = strings_.find(std::string(code));
+  return it == strings_.end() ? OperationAction::kUnknown : it->second;
 }
 
 std::string OperationMap::Describe() const {
-  return "insert " + JoinCodes(merge_.insert_values) + "; update " + JoinCodes(merge_.update_values) +
-         "; delete " + JoinCodes(merge_.delete_values) + "; ignore " + JoinCodes(merge_.ignore_values);
+  return description_;
 }
 
 int FindColumn(const floe::Schema& schema, const std::string& name) {
@@ -73,29 +91,52 @@ int64_t IntegerAt(const Column& column, int64_t row) {
   }
 }
 
-Status CheckOperationColumn(const floe::Schema& schema, int index) {
+Status CheckOperationColumn(const floe::Schema& schema, int index, const OperationMap& operations) {
   const Field& operation = schema[static_cast<size_t>(index)];
-  if (!IsIntegerType(operation.type)) {
-    return Status::InvalidArgument("operation column " + operation.name + " has type " +
-                                   operation.type.ToString() + "; expected an integer type");
+  const std::string prefix = "operation column " + operation.name + " has type " + operation.type.ToString();
+  if (IsIntegerType(operation.type)) {
+    if (operations.has_integer_codes()) return Status::OK();
+    return Status::InvalidArgument(prefix +
+                                   "; [merge] insert_values, update_values, delete_values and "
+                                   "ignore_values hold no integer codes (" +
+                                   operations.Describe() + ")");
   }
-  return Status::OK();
+  if (operation.type.id == TypeId::kString) {
+    if (operations.has_string_codes()) return Status::OK();
+    return Status::InvalidArgument(prefix +
+                                   "; [merge] insert_values, update_values, delete_values and "
+                                   "ignore_values hold no string codes (" +
+                                   operations.Describe() +
+                                   "): give them as strings, like insert_values = [\"I\"]");
+  }
+  return Status::InvalidArgument(prefix + "; expected an integer or string type");
 }
 
-Result<std::vector<OperationAction>> ClassifyOperations(const Column& column, const std::string& name,
-                                                        int64_t first_row, const OperationMap& operations) {
+std::vector<OperationAction> ClassifyOperations(const Column& column, const std::string& name,
+                                                int64_t first_row, const OperationMap& operations,
+                                                std::vector<BadRow>* bad_rows) {
   std::vector<OperationAction> actions(static_cast<size_t>(column.length));
+  const bool strings = column.type.id == TypeId::kString;
   for (int64_t row = 0; row < column.length; ++row) {
     if (column.IsNull(row)) {
-      return Status::InvalidArgument("column " + name + ": row " + std::to_string(first_row + row) +
-                                     ": null operation code");
+      actions[static_cast<size_t>(row)] = OperationAction::kUnknown;
+      bad_rows->push_back({first_row + row, "column " + name + ": null operation code"});
+      continue;
     }
-    const int64_t code = IntegerAt(column, row);
-    const OperationAction action = operations.Classify(code);
+    OperationAction action = OperationAction::kUnknown;
+    std::string code_text;
+    if (strings) {
+      const std::string_view code = column.StringAt(row);
+      action = operations.Classify(code);
+      if (action == OperationAction::kUnknown) code_text = QuotedCode(code);
+    } else {
+      const int64_t code = IntegerAt(column, row);
+      action = operations.Classify(code);
+      if (action == OperationAction::kUnknown) code_text = std::to_string(code);
+    }
     if (action == OperationAction::kUnknown) {
-      return Status::InvalidArgument("column " + name + ": row " + std::to_string(first_row + row) +
-                                     ": unknown operation code " + std::to_string(code) + " (" +
-                                     operations.Describe() + ")");
+      bad_rows->push_back({first_row + row, "column " + name + ": unknown operation code " + code_text +
+                                                " (" + operations.Describe() + ")"});
     }
     actions[static_cast<size_t>(row)] = action;
   }

@@ -94,22 +94,117 @@ std::string ToLower(std::string text) {
 }
 
 const std::vector<std::string> kModeNames = {"merge", "append"};
-const std::vector<std::string> kOrderKindNames = {"hex", "number", "timestamp"};
+const std::vector<std::string> kOrderKindNames = {"hex", "number", "timestamp", "digits", "timestamp_text"};
 const std::vector<std::string> kPolicyNames = {"rescue", "quarantine", "fail"};
+const std::vector<std::string> kBadRowNames = {"quarantine", "table"};
+const std::vector<std::string> kMissingOperationNames = {"quarantine", "upsert"};
+// Ordering values are 16 bytes (ingest/merge/order_value.h): at most two
+// columns of 8 bytes each.
+constexpr size_t kMaxOrderColumns = 2;
 
-// The merge keys shared by [merge] and [tables.<name>].
-Status ReadMergeKeys(SectionReader& section, MergeConfig* merge, bool* any_given) {
+// A string or an array of strings (order_by, order_kind).
+Result<std::optional<std::vector<std::string>>> StringOrStrings(SectionReader& section,
+                                                                std::string_view key) {
+  const toml::node* node = section.Find(key);
+  if (!node) return std::optional<std::vector<std::string>>();
+  if (node->as_string()) {
+    FLOE_ASSIGN_OR_RETURN(auto one, section.String(key));
+    return std::optional<std::vector<std::string>>(std::vector<std::string>{*one});
+  }
+  if (!node->as_array()) {
+    return section.Error(key, "expected a string or an array of strings, got " + DescribeTomlValue(*node),
+                         node);
+  }
+  return section.StringArray(key);
+}
+
+// An array of operation codes: integers or strings.
+Result<std::optional<std::vector<OperationCode>>> OperationCodes(SectionReader& section,
+                                                                 std::string_view key) {
+  const toml::node* node = section.Find(key);
+  if (!node) return std::optional<std::vector<OperationCode>>();
+  const auto* array = node->as_array();
+  if (!array) {
+    return section.Error(key, "expected an array of integers or strings, got " + DescribeTomlValue(*node),
+                         node);
+  }
+  std::vector<OperationCode> codes;
+  for (const toml::node& element : *array) {
+    if (const auto* integer = element.as_integer()) {
+      codes.emplace_back(integer->get());
+    } else if (const auto* text = element.as_string()) {
+      if (text->get().empty()) return section.Error(key, "an operation code is an empty string", &element);
+      codes.emplace_back(text->get());
+    } else {
+      return section.Error(
+          key, "expected an array of integers or strings, found " + DescribeTomlValue(element), &element);
+    }
+  }
+  return std::optional<std::vector<OperationCode>>(std::move(codes));
+}
+
+// The merge keys shared by [merge] and [tables.<name>]. `default_kind` is
+// the order_kind of columns order_by names without one.
+Status ReadMergeKeys(SectionReader& section, MergeConfig* merge, OrderingKind default_kind, bool* any_given) {
   FLOE_ASSIGN_OR_RETURN(auto mode, section.Choice("mode", kModeNames));
   FLOE_ASSIGN_OR_RETURN(auto keys, section.StringArray("keys"));
-  FLOE_ASSIGN_OR_RETURN(auto order_by, section.String("order_by"));
-  FLOE_ASSIGN_OR_RETURN(auto order_kind, section.Choice("order_kind", kOrderKindNames));
+  FLOE_ASSIGN_OR_RETURN(auto order_by, StringOrStrings(section, "order_by"));
+  FLOE_ASSIGN_OR_RETURN(auto order_kind, StringOrStrings(section, "order_kind"));
   FLOE_ASSIGN_OR_RETURN(auto operation_column, section.String("operation_column"));
+  FLOE_ASSIGN_OR_RETURN(auto insert_values, OperationCodes(section, "insert_values"));
+  FLOE_ASSIGN_OR_RETURN(auto update_values, OperationCodes(section, "update_values"));
+  FLOE_ASSIGN_OR_RETURN(auto delete_values, OperationCodes(section, "delete_values"));
+  FLOE_ASSIGN_OR_RETURN(auto ignore_values, OperationCodes(section, "ignore_values"));
+  FLOE_ASSIGN_OR_RETURN(auto missing_operation, section.Choice("missing_operation", kMissingOperationNames));
   if (mode) merge->mode = static_cast<WriteMode>(*mode);
   if (keys) merge->keys = *keys;
-  if (order_by) merge->order_column = *order_by;
-  if (order_kind) merge->order_kind = static_cast<OrderingKind>(*order_kind);
+  std::vector<OrderingKind> kinds;
+  if (order_kind) {
+    for (const std::string& name : *order_kind) {
+      auto found = std::find(kOrderKindNames.begin(), kOrderKindNames.end(), name);
+      if (found == kOrderKindNames.end()) {
+        std::string expected;
+        for (size_t i = 0; i < kOrderKindNames.size(); ++i) {
+          expected += (i == 0                            ? ""
+                       : i + 1 == kOrderKindNames.size() ? " or "
+                                                         : ", ") +
+                      ("\"" + kOrderKindNames[i] + "\"");
+        }
+        return section.Error("order_kind", "expected " + expected + ", got \"" + name + "\"");
+      }
+      kinds.push_back(static_cast<OrderingKind>(found - kOrderKindNames.begin()));
+    }
+    if (kinds.empty()) return section.Error("order_kind", "must name at least one kind");
+  }
+  if (order_by) {
+    if (order_by->size() > kMaxOrderColumns) {
+      return section.Error(
+          "order_by", "orders by at most 2 columns (an ordering value is 16 bytes: two 8-byte halves), got " +
+                          std::to_string(order_by->size()));
+    }
+    merge->order_by.clear();
+    for (const std::string& name : *order_by) merge->order_by.push_back({name, default_kind});
+    if (order_by->empty()) merge->order_by.clear();
+  }
+  if (order_kind) {
+    if (merge->order_by.empty()) return section.Error("order_kind", "needs order_by");
+    if (kinds.size() != 1 && kinds.size() != merge->order_by.size()) {
+      return section.Error("order_kind", "names " + std::to_string(kinds.size()) + " kinds for " +
+                                             std::to_string(merge->order_by.size()) +
+                                             " order_by columns: give one kind, or one per column");
+    }
+    for (size_t i = 0; i < merge->order_by.size(); ++i) {
+      merge->order_by[i].kind = kinds.size() == 1 ? kinds[0] : kinds[i];
+    }
+  }
   if (operation_column) merge->operation_column = *operation_column;
-  *any_given = mode || keys || order_by || order_kind || operation_column;
+  if (insert_values) merge->insert_values = *insert_values;
+  if (update_values) merge->update_values = *update_values;
+  if (delete_values) merge->delete_values = *delete_values;
+  if (ignore_values) merge->ignore_values = *ignore_values;
+  if (missing_operation) merge->missing_operation = static_cast<MissingOperation>(*missing_operation);
+  *any_given = mode || keys || order_by || order_kind || operation_column || insert_values || update_values ||
+               delete_values || ignore_values || missing_operation;
   return Status::OK();
 }
 
@@ -123,24 +218,39 @@ Status ValidateMerge(const ParseContext& context, const std::string& where, cons
     if (key.empty()) return error("keys: a key column name is empty");
     if (!seen.insert(key).second) return error("keys: column \"" + key + "\" is listed twice");
   }
+  std::set<std::string> ordered;
+  for (const OrderColumn& column : merge.order_by) {
+    if (column.name.empty()) return error("order_by: a column name is empty");
+    if (!ordered.insert(column.name).second) {
+      return error("order_by: column \"" + column.name + "\" is listed twice");
+    }
+    // Each column of a composite gets 8 of the 16 bytes; hex and digit
+    // strings need all 16 (32 hex or 38 decimal digits).
+    if (merge.order_by.size() > 1 &&
+        (column.kind == OrderingKind::kPaddedHex || column.kind == OrderingKind::kDigits)) {
+      return error("order_by: column \"" + column.name + "\" of kind \"" + OrderingKindName(column.kind) +
+                   "\" needs all 16 bytes of an ordering value and cannot be combined with another column; "
+                   "combine number, timestamp or timestamp_text columns");
+    }
+  }
   if (merge.mode == WriteMode::kMerge) {
     if (merge.keys.empty()) return error("mode = \"merge\" needs keys (the primary key columns)");
-    if (merge.order_column.empty()) {
+    if (merge.order_by.empty()) {
       return error("mode = \"merge\" needs order_by (the column that orders changes of one key)");
     }
   }
-  std::map<int64_t, std::string> codes;
-  const std::pair<const char*, const std::vector<int64_t>*> lists[] = {
+  std::map<OperationCode, std::string> codes;
+  const std::pair<const char*, const std::vector<OperationCode>*> lists[] = {
       {"insert_values", &merge.insert_values},
       {"update_values", &merge.update_values},
       {"delete_values", &merge.delete_values},
       {"ignore_values", &merge.ignore_values}};
   for (const auto& [name, values] : lists) {
-    for (int64_t code : *values) {
+    for (const OperationCode& code : *values) {
       auto [it, inserted] = codes.emplace(code, name);
       if (!inserted) {
-        return error("operation code " + std::to_string(code) + " appears in both " + it->second + " and " +
-                     name);
+        return error("operation code " + OperationCodeText(code) + " appears in both " + it->second +
+                     " and " + name);
       }
     }
   }
@@ -172,7 +282,7 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
   SectionReader section(context, "[source]", table);
   FLOE_ASSIGN_OR_RETURN(auto format, section.Choice("format", {"cda", "parquet"}));
   FLOE_ASSIGN_OR_RETURN(auto discovery, section.Choice("discovery", {"cda", "prefix"}));
-  FLOE_ASSIGN_OR_RETURN(auto changes, section.Choice("changes", {"cda", "columns", "append"}));
+  FLOE_ASSIGN_OR_RETURN(auto changes, section.Choice("changes", {"cda", "columns", "append", "dms"}));
   FLOE_ASSIGN_OR_RETURN(auto uri, section.String("uri"));
   FLOE_ASSIGN_OR_RETURN(auto include, section.StringArray("include"));
   FLOE_ASSIGN_OR_RETURN(auto exclude, section.StringArray("exclude"));
@@ -180,10 +290,16 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
   FLOE_ASSIGN_OR_RETURN(auto source_table, section.String("table"));
   FLOE_ASSIGN_OR_RETURN(auto settle, section.Duration("settle"));
   FLOE_ASSIGN_OR_RETURN(auto hive_partitioning, section.Bool("hive_partitioning"));
+  FLOE_ASSIGN_OR_RETURN(auto partition_column_types, section.StringMap("partition_column_types"));
+  FLOE_ASSIGN_OR_RETURN(auto table_from_path, section.String("table_from_path"));
+  FLOE_ASSIGN_OR_RETURN(auto full_load_files, section.StringArray("full_load_files"));
+  FLOE_ASSIGN_OR_RETURN(auto allow_missing_uri, section.Bool("allow_missing_uri"));
   FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
 
-  // format = "cda" is the CDA preset; otherwise the axes are chosen one by one.
-  const bool cda_preset = !format || *format == 0;
+  // format = "cda" is the CDA preset; otherwise the axes are chosen one by
+  // one. changes = "dms" reads a DMS S3 target, never a CDA export.
+  const bool dms = changes && static_cast<ChangeKind>(*changes) == ChangeKind::kDms;
+  const bool cda_preset = (!format && !dms) || (format && *format == 0);
   if (discovery) {
     source->discovery = *discovery == 0 ? DiscoveryKind::kCda : DiscoveryKind::kPrefix;
     if (format && *format == 0 && source->discovery != DiscoveryKind::kCda) {
@@ -226,7 +342,41 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
     if (cda) return only_for("hive_partitioning", "parquet");
     source->hive_partitioning = *hive_partitioning;
   }
-  if (!cda && source->table.empty()) {
+  if (partition_column_types) {
+    if (cda) return only_for("partition_column_types", "parquet");
+    static const std::set<std::string> kPartitionTypes = {"string", "int",     "long",
+                                                          "date",   "boolean", "double"};
+    for (const auto& [column, type] : *partition_column_types) {
+      if (!kPartitionTypes.count(type)) {
+        return section.Error("partition_column_types." + column,
+                             "expected \"string\", \"int\", \"long\", \"date\", \"boolean\" or "
+                             "\"double\", got \"" +
+                                 type + "\"");
+      }
+    }
+    source->partition_column_types = *partition_column_types;
+  }
+  if (full_load_files) {
+    if (cda) return only_for("full_load_files", "parquet");
+    source->full_load_files = *full_load_files;
+  } else if (dms) {
+    source->full_load_files = {"LOAD*"};  // DMS names full-load files LOAD00000001.parquet, ...
+  }
+  if (allow_missing_uri) source->allow_missing_uri = *allow_missing_uri;
+  if (table_from_path) {
+    if (cda) return only_for("table_from_path", "parquet");
+    if (source_table) return section.Error("table_from_path", "names the tables itself; drop table");
+    if (table_from_path->find("{table}") == std::string::npos) {
+      return section.Error("table_from_path",
+                           "needs a {table} segment naming the source table, like \"{schema}/{table}/**\", "
+                           "got \"" +
+                               *table_from_path + "\"");
+    }
+    source->table_from_path = *table_from_path;
+  } else if (dms && !source_table) {
+    source->table_from_path = "{schema}/{table}/**";  // DMS writes <schema>/<table>/ under its bucket folder
+  }
+  if (!cda && source->table.empty() && source->table_from_path.empty()) {
     // The last path component of the uri names the table.
     std::string trimmed = source->uri;
     while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
@@ -485,58 +635,74 @@ Status ReadTarget(const ParseContext& context, const toml::table* table, TargetC
 }
 
 // [merge], with defaults from the change convention: "cda" (and "append" of a
-// CDA export) the CDA columns and codes; otherwise none. Settles
-// source->changes when [source] changes was not given: [merge] mode decides
-// (cda exports merge unless mode = "append"; prefixes append unless mode =
-// "merge"); when both are given they must agree.
+// CDA export) the CDA columns and codes; "dms" DMS's (Op I/U/D, full loads
+// without Op are upserts, ordering by AR_H_CHANGE_SEQ with full-load rows
+// oldest; no keys: DMS files do not say which columns are the primary key);
+// otherwise none. Settles source->changes when [source] changes was not
+// given: [merge] mode decides (cda exports merge unless mode = "append";
+// prefixes append unless mode = "merge"); when both are given they must agree.
 Status ReadMerge(const ParseContext& context, const toml::table* table, const ChangesChoice& choice,
                  SourceConfig* source, MergeConfig* merge) {
-  const bool cda_columns = source->discovery == DiscoveryKind::kCda ? choice.changes != ChangeKind::kColumns
-                                                                    : choice.changes == ChangeKind::kCda;
-  if (!cda_columns) {
+  const bool dms = choice.changes == ChangeKind::kDms;
+  const bool cda_columns =
+      !dms && (source->discovery == DiscoveryKind::kCda ? choice.changes != ChangeKind::kColumns
+                                                        : choice.changes == ChangeKind::kCda);
+  // The kind of an order_by column given without order_kind.
+  OrderingKind default_kind = OrderingKind::kPaddedHex;
+  if (dms) {
+    merge->keys.clear();
+    merge->order_by = {{"AR_H_CHANGE_SEQ", OrderingKind::kDigits}};
+    merge->unordered_rows_oldest = true;
+    merge->operation_column = "Op";
+    merge->insert_values = {std::string("I")};
+    merge->update_values = {std::string("U")};
+    merge->delete_values = {std::string("D")};
+    merge->ignore_values.clear();
+    merge->missing_operation = MissingOperation::kUpsert;
+    default_kind = OrderingKind::kTimestampText;  // DMS's TimestampColumnName column
+  } else if (!cda_columns) {
     // Plain files carry no CDA columns: append unless asked to merge.
     merge->mode = WriteMode::kAppend;
     merge->keys.clear();
-    merge->order_column.clear();
-    merge->order_kind = OrderingKind::kNumber;
+    merge->order_by.clear();
     merge->operation_column.clear();
+    default_kind = OrderingKind::kNumber;
   }
   if (choice.changes)
     merge->mode = *choice.changes == ChangeKind::kAppend ? WriteMode::kAppend : WriteMode::kMerge;
   SectionReader section(context, "[merge]", table);
   bool any_given = false;
   const WriteMode before = merge->mode;
-  FLOE_RETURN_IF_ERROR(ReadMergeKeys(section, merge, &any_given));
+  FLOE_RETURN_IF_ERROR(ReadMergeKeys(section, merge, default_kind, &any_given));
   if (choice.changes && merge->mode != before) {
     return section.Error(
         "mode", std::string("\"") + WriteModeName(merge->mode) + "\" contradicts [source] changes = \"" +
                     ChangeKindName(*choice.changes) +
-                    "\" (changes \"append\" appends; \"cda\" and \"columns\" merge): drop one");
+                    "\" (changes \"append\" appends; \"cda\", \"columns\" and \"dms\" merge): drop one");
   }
   if (!choice.changes) {
     source->changes = merge->mode == WriteMode::kAppend ? ChangeKind::kAppend
                       : cda_columns                     ? ChangeKind::kCda
                                                         : ChangeKind::kColumns;
   }
-  FLOE_ASSIGN_OR_RETURN(auto insert_values, section.IntegerArray("insert_values"));
-  FLOE_ASSIGN_OR_RETURN(auto update_values, section.IntegerArray("update_values"));
-  FLOE_ASSIGN_OR_RETURN(auto delete_values, section.IntegerArray("delete_values"));
-  FLOE_ASSIGN_OR_RETURN(auto ignore_values, section.IntegerArray("ignore_values"));
   FLOE_ASSIGN_OR_RETURN(auto retention, section.Duration("tombstone_retention"));
   FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
-  if (insert_values) merge->insert_values = *insert_values;
-  if (update_values) merge->update_values = *update_values;
-  if (delete_values) merge->delete_values = *delete_values;
-  if (ignore_values) merge->ignore_values = *ignore_values;
   if (retention) merge->tombstone_retention_ms = *retention;
+  if (dms && merge->keys.empty()) {
+    return section.Error("keys",
+                         "changes = \"dms\" needs keys (the source table's primary key columns: DMS files do "
+                         "not name them)");
+  }
   return ValidateMerge(context, "[merge]", *merge);
 }
 
 Status ReadSchemaPolicy(const ParseContext& context, const toml::table* table, SchemaPolicyConfig* schema) {
   SectionReader section(context, "[schema]", table);
   FLOE_ASSIGN_OR_RETURN(auto policy, section.Choice("on_incompatible", kPolicyNames));
+  FLOE_ASSIGN_OR_RETURN(auto bad_rows, section.Choice("on_bad_row", kBadRowNames));
   FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
   if (policy) schema->on_incompatible = static_cast<IncompatiblePolicy>(*policy);
+  if (bad_rows) schema->on_bad_row = static_cast<BadRowPolicy>(*bad_rows);
   return Status::OK();
 }
 
@@ -698,9 +864,14 @@ Status ReadTables(const ParseContext& context, const toml::table* tables, const 
     TableOverride out;
     MergeConfig merge = globals.merge;
     bool merge_given = false;
-    FLOE_RETURN_IF_ERROR(ReadMergeKeys(section, &merge, &merge_given));
+    const OrderingKind default_kind = globals.source.changes == ChangeKind::kDms
+                                          ? OrderingKind::kTimestampText
+                                      : merge.order_by.empty() ? OrderingKind::kNumber
+                                                               : merge.order_by.front().kind;
+    FLOE_RETURN_IF_ERROR(ReadMergeKeys(section, &merge, default_kind, &merge_given));
     FLOE_ASSIGN_OR_RETURN(auto partition_by, section.StringArray("partition_by"));
     FLOE_ASSIGN_OR_RETURN(auto policy, section.Choice("on_incompatible", kPolicyNames));
+    FLOE_ASSIGN_OR_RETURN(auto bad_rows, section.Choice("on_bad_row", kBadRowNames));
     FLOE_ASSIGN_OR_RETURN(auto target_table, section.String("target_table"));
     FLOE_ASSIGN_OR_RETURN(auto properties, section.StringMap("properties"));
     FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
@@ -713,6 +884,7 @@ Status ReadTables(const ParseContext& context, const toml::table* tables, const 
       out.partition_by = *partition_by;
     }
     if (policy) out.on_incompatible = static_cast<IncompatiblePolicy>(*policy);
+    if (bad_rows) out.on_bad_row = static_cast<BadRowPolicy>(*bad_rows);
     if (target_table) {
       if (target_table->empty() || target_table->find('.') != std::string::npos) {
         return section.Error("target_table",
@@ -819,6 +991,7 @@ TableSettings PipelineConfig::ForTable(const std::string& source_table) const {
   if (override_settings.merge) settings.merge = *override_settings.merge;
   if (override_settings.partition_by) settings.target.partition_by = *override_settings.partition_by;
   if (override_settings.on_incompatible) settings.schema.on_incompatible = *override_settings.on_incompatible;
+  if (override_settings.on_bad_row) settings.schema.on_bad_row = *override_settings.on_bad_row;
   if (override_settings.target_table) settings.target_table = *override_settings.target_table;
   for (const auto& [key, value] : override_settings.table_properties) {
     settings.target.table_properties[key] = value;
@@ -874,6 +1047,7 @@ const char* ChangeKindName(ChangeKind kind) {
     case ChangeKind::kCda: return "cda";
     case ChangeKind::kColumns: return "columns";
     case ChangeKind::kAppend: return "append";
+    case ChangeKind::kDms: return "dms";
   }
   return "unknown";
 }
@@ -892,9 +1066,20 @@ const char* OrderingKindName(OrderingKind kind) {
     case OrderingKind::kPaddedHex: return "hex";
     case OrderingKind::kNumber: return "number";
     case OrderingKind::kTimestamp: return "timestamp";
+    case OrderingKind::kDigits: return "digits";
+    case OrderingKind::kTimestampText: return "timestamp_text";
   }
   return "unknown";
 }
+const char* BadRowPolicyName(BadRowPolicy policy) {
+  return policy == BadRowPolicy::kTable ? "table" : "quarantine";
+}
+
+std::string OperationCodeText(const OperationCode& code) {
+  if (const auto* integer = std::get_if<int64_t>(&code)) return std::to_string(*integer);
+  return "\"" + std::get<std::string>(code) + "\"";
+}
+
 const char* IncompatiblePolicyName(IncompatiblePolicy policy) {
   switch (policy) {
     case IncompatiblePolicy::kRescue: return "rescue";

@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "catalog/open/open_catalog.h"
@@ -27,13 +28,39 @@ namespace floe::ingest {
 // rows ([source] format), how rows become changes ([source] changes).
 enum class DiscoveryKind { kCda, kPrefix };
 enum class SourceFormat { kParquet };
-enum class ChangeKind { kCda, kColumns, kAppend };
+// "dms" is the AWS DMS preset of "columns": Op I/U/D, full-load files
+// without Op are upserts, AR_H_CHANGE_SEQ orders (changes/dms_changes.h).
+enum class ChangeKind { kCda, kColumns, kAppend, kDms };
 enum class WriteMode { kMerge, kAppend };
 // How ordering values compare: "hex" left-pads hex strings to 32 digits
 // (CDA gwcbi___seqval_hex), "number" compares integers, "timestamp" compares
-// timestamps/dates (or integers holding epoch units).
-enum class OrderingKind { kPaddedHex, kNumber, kTimestamp };
+// timestamps/dates (or integers holding epoch units), "digits" compares
+// strings of up to 38 decimal digits as numbers (DMS AR_H_CHANGE_SEQ),
+// "timestamp_text" compares "yyyy-MM-dd HH:mm:ss[.fffffffff]" strings as
+// the instants they name (the DMS timestamp column).
+enum class OrderingKind { kPaddedHex, kNumber, kTimestamp, kDigits, kTimestampText };
 enum class IncompatiblePolicy { kRescue, kQuarantine, kFail };
+// What a file without the operation column holds: nothing floe may guess
+// (quarantine it), or upserts (a DMS full load).
+enum class MissingOperation { kQuarantine, kUpsert };
+// Where a row that cannot be a change goes (a null key or ordering value, an
+// unknown operation code): the whole file is quarantined, or the row goes to
+// the table <table>__bad_rows and the rest of the file lands.
+enum class BadRowPolicy { kQuarantineFile, kTable };
+
+// One column of [merge] order_by and how its values compare.
+struct OrderColumn {
+  std::string name;
+  OrderingKind kind = OrderingKind::kPaddedHex;
+  bool operator==(const OrderColumn&) const = default;
+};
+
+// An operation code as [merge] insert_values etc. give it: an integer (for
+// integer operation columns) or a string (for string ones, compared exactly,
+// case-sensitive).
+using OperationCode = std::variant<int64_t, std::string>;
+// 4 or "I" as a config file would spell it.
+std::string OperationCodeText(const OperationCode& code);
 
 struct SourceConfig {
   // format = "cda" (the default) is the CDA preset: discovery "cda", Parquet
@@ -53,20 +80,38 @@ struct SourceConfig {
   std::string table;
   // discovery prefix: a local file is eligible once unchanged for this long (object stores: at once).
   int64_t settle_ms = 10'000;
-  // discovery prefix: expose Hive-style key=value folders as string columns.
+  // discovery prefix: Hive-style key=value folders become columns of their files' rows.
   bool hive_partitioning = true;
+  // discovery prefix: the Iceberg type of a Hive partition column ("int",
+  // "long", "date", "string", ...); a column not listed is inferred per value
+  // (int, long, date, else string).
+  std::map<std::string, std::string> partition_column_types;
+  // discovery prefix: "{schema}/{table}/**"-style glob relative to uri whose
+  // {table} (and {schema}) segments name each file's source table; empty: one
+  // table (`table`).
+  std::string table_from_path;
+  // discovery prefix: file-name globs of full-load files (DMS "LOAD*"), taken
+  // before every other file of their table.
+  std::vector<std::string> full_load_files;
+  // A uri that does not exist (yet) is a warning every round instead of an error.
+  bool allow_missing_uri = false;
 };
 
 struct MergeConfig {
   WriteMode mode = WriteMode::kMerge;  // cda default; parquet sources default to append
   std::vector<std::string> keys = {"id"};
-  std::string order_column = "gwcbi___seqval_hex";
-  OrderingKind order_kind = OrderingKind::kPaddedHex;
+  // One column, or two whose values each fit 8 bytes (number, timestamp,
+  // timestamp_text): the first decides, the second breaks ties.
+  std::vector<OrderColumn> order_by = {{"gwcbi___seqval_hex", OrderingKind::kPaddedHex}};
+  // A row without an ordering value (the column missing from its file, or
+  // null) orders before every change instead of being bad: DMS full-load rows.
+  bool unordered_rows_oldest = false;
   std::string operation_column = "gwcbi___operation";  // empty: every row is an upsert
-  std::vector<int64_t> insert_values = {0, 2};
-  std::vector<int64_t> update_values = {4};
-  std::vector<int64_t> delete_values = {1};
-  std::vector<int64_t> ignore_values = {3};  // CDA "before" images
+  std::vector<OperationCode> insert_values = {int64_t{0}, int64_t{2}};
+  std::vector<OperationCode> update_values = {int64_t{4}};
+  std::vector<OperationCode> delete_values = {int64_t{1}};
+  std::vector<OperationCode> ignore_values = {int64_t{3}};  // CDA "before" images
+  MissingOperation missing_operation = MissingOperation::kQuarantine;
   int64_t tombstone_retention_ms = int64_t{30} * 24 * 3600 * 1000;
 };
 
@@ -90,6 +135,7 @@ struct TargetConfig {
 
 struct SchemaPolicyConfig {
   IncompatiblePolicy on_incompatible = IncompatiblePolicy::kRescue;
+  BadRowPolicy on_bad_row = BadRowPolicy::kQuarantineFile;
 };
 
 struct TriggerConfig {
@@ -145,6 +191,7 @@ struct TableOverride {
   std::optional<MergeConfig> merge;  // set when any merge key was given; unset keys keep the global value
   std::optional<std::vector<std::string>> partition_by;
   std::optional<IncompatiblePolicy> on_incompatible;
+  std::optional<BadRowPolicy> on_bad_row;
   std::optional<std::string> target_table;
   std::map<std::string, std::string> table_properties;
 };
@@ -185,9 +232,11 @@ Result<int64_t> ParseSizeBytes(const std::string& text);
 // Lower-case names as the config file spells them.
 const char* DiscoveryKindName(DiscoveryKind kind);  // "cda", "prefix"
 const char* SourceFormatName(SourceFormat format);  // "parquet"
-const char* ChangeKindName(ChangeKind kind);        // "cda", "columns", "append"
+const char* ChangeKindName(ChangeKind kind);        // "cda", "columns", "append", "dms"
 const char* WriteModeName(WriteMode mode);
-const char* OrderingKindName(OrderingKind kind);  // "hex", "number", "timestamp"
+// "hex", "number", "timestamp", "digits", "timestamp_text"
+const char* OrderingKindName(OrderingKind kind);
 const char* IncompatiblePolicyName(IncompatiblePolicy policy);
+const char* BadRowPolicyName(BadRowPolicy policy);  // "quarantine", "table"
 
 }  // namespace floe::ingest

@@ -16,15 +16,19 @@ Result<std::unique_ptr<Discovery>> MakeDiscovery(const SourceConfig& config, std
         return Status::InvalidArgument("[source] settle: must not be negative, got " +
                                        std::to_string(config.settle_ms) + " ms");
       }
+      std::optional<TablePathTemplate> table_path;
+      if (!config.table_from_path.empty()) {
+        FLOE_ASSIGN_OR_RETURN(table_path, TablePathTemplate::Parse(config.table_from_path));
+      }
       std::string table = config.table.empty() ? PrefixDiscovery::DefaultTableName(config.uri) : config.table;
-      if (table.empty()) {
+      if (table.empty() && !table_path) {
         return Status::InvalidArgument("[source] table: " + config.uri +
                                        " has no last folder name to use as the table name; set table");
       }
       if (!is_data_file)
         return Status::InvalidArgument("[source]: a prefix discovery needs the format's files");
-      return std::unique_ptr<Discovery>(
-          new PrefixDiscovery(config, std::move(table), std::move(io), std::move(is_data_file)));
+      return std::unique_ptr<Discovery>(new PrefixDiscovery(config, std::move(table), std::move(table_path),
+                                                            std::move(io), std::move(is_data_file)));
     }
   }
   return Status::InvalidArgument("[source] discovery: unknown discovery");

@@ -46,6 +46,15 @@ struct DiscoveryResult {
   // forgets their ledger state and target table, then loads `files` (which
   // hold the whole current export of those tables) from scratch.
   std::vector<std::string> reset_tables;
+  // Files left out because they may still be written to ([source] settle):
+  // how many, and when the first and the last of them become eligible.
+  struct Settling {
+    int64_t files = 0;
+    int64_t first_eligible_ms = 0;
+    int64_t last_eligible_ms = 0;
+  } settling;
+  // The source uri does not exist (allowed by [source] allow_missing_uri).
+  bool source_missing = false;
 };
 
 class Discovery {

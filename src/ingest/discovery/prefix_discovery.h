@@ -5,27 +5,38 @@
 // format (DataFilePredicate: "*.parquet" for Parquet) whose path relative to the uri passes [source]
 // include/exclude (GlobMode::kPath, so `**` crosses folders). Names and folders starting with
 // '_' or '.' are skipped (Spark's _SUCCESS and _temporary/, .crc checksums).
-// With hive_partitioning, every key=value folder between the uri and the
-// file becomes a partition value, URL-decoded (%XX; an invalid escape stays
-// as written), outermost first. A local file is returned only once
-// now_ms - mtime_ms >= settle_ms (a writer may still be appending to it);
+// The table is [source] table, else the last component of the uri; with
+// [source] table_from_path, the {table} the template captures from the
+// file's path (table_path.h), and files it does not match are left out. Two
+// schemas holding one table name is an error of that table (its files are
+// left out; nothing merges two source tables into one).
+// With hive_partitioning, every key=value folder between the uri (or the
+// table's folder) and the file becomes a partition value, URL-decoded (%XX;
+// an invalid escape stays as written), outermost first. A local file is
+// returned only once now_ms - mtime_ms >= settle_ms (a writer may still be
+// appending to it): the others are counted in DiscoveryResult::settling;
 // object-store files appear when complete, so they are returned at once.
-// The table is [source] table, else the last component of the uri.
-// order_key is the relative path. No watermarks: the ledger's per-file
-// records are the whole state of a prefix source.
+// order_key is the relative path; with [source] full_load_files, files whose
+// name matches one of those globs come first ("0/" + path, the others
+// "1/" + path). A local uri that does not exist is the returned error
+// (NotFound naming it), or with allow_missing_uri a warning; an object-store
+// prefix with no objects at all is a warning. No watermarks: the ledger's
+// per-file records are the whole state of a prefix source.
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "ingest/discovery/discovery.h"
+#include "ingest/discovery/table_path.h"
 
 namespace floe::ingest {
 
 class PrefixDiscovery : public Discovery {
  public:
-  // `table` is the source table name MakeSource resolved.
-  PrefixDiscovery(SourceConfig config, std::string table, std::shared_ptr<FileIO> io,
-                  DataFilePredicate is_data_file);
+  // `table` is the source table name MakeSource resolved (unused with a template).
+  PrefixDiscovery(SourceConfig config, std::string table, std::optional<TablePathTemplate> table_path,
+                  std::shared_ptr<FileIO> io, DataFilePredicate is_data_file);
 
   Result<DiscoveryResult> Discover(const std::map<std::string, TableWatermark>& watermarks,
                                    int64_t now_ms) override;
@@ -37,6 +48,7 @@ class PrefixDiscovery : public Discovery {
  private:
   SourceConfig config_;
   std::string table_;
+  std::optional<TablePathTemplate> table_path_;
   std::shared_ptr<FileIO> io_;
   DataFilePredicate is_data_file_;
 };

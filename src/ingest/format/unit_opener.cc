@@ -1,5 +1,7 @@
 #include "ingest/format/unit_opener.h"
 
+#include "ingest/format/partition_columns.h"
+
 namespace floe::ingest {
 
 Result<std::unique_ptr<formats::ChunkedReader>> FileUnitOpener::Open(const SourceUnit& unit) {
@@ -7,7 +9,10 @@ Result<std::unique_ptr<formats::ChunkedReader>> FileUnitOpener::Open(const Sourc
     return Status::InvalidArgument(unit.uri + ": not a file; a file source cannot open it");
   }
   FLOE_ASSIGN_OR_RETURN(std::unique_ptr<InputFile> input, io_->OpenRead(unit.uri));
-  return format_->Open(std::shared_ptr<InputFile>(std::move(input)));
+  FLOE_ASSIGN_OR_RETURN(std::unique_ptr<formats::ChunkedReader> reader,
+                        format_->Open(std::shared_ptr<InputFile>(std::move(input))));
+  if (unit.partition_values.empty()) return reader;
+  return WithPartitionColumns(std::move(reader), unit.uri, unit.partition_values, partition_types_);
 }
 
 }  // namespace floe::ingest

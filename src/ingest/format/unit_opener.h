@@ -11,7 +11,9 @@
 // ranges are fixed offsets).
 #pragma once
 
+#include <map>
 #include <memory>
+#include <string>
 
 #include "common/status.h"
 #include "formats/chunked_reader.h"
@@ -27,16 +29,20 @@ class UnitOpener {
   virtual Result<std::unique_ptr<formats::ChunkedReader>> Open(const SourceUnit& unit) = 0;
 };
 
-// File units: `unit.uri` through `io`, decoded by `format`.
+// File units: `unit.uri` through `io`, decoded by `format`, with the unit's
+// Hive partition values as columns (partition_columns.h; `partition_types`
+// is [source] partition_column_types).
 class FileUnitOpener final : public UnitOpener {
  public:
-  FileUnitOpener(std::shared_ptr<FileIO> io, std::shared_ptr<const FileFormat> format)
-      : io_(std::move(io)), format_(std::move(format)) {}
+  FileUnitOpener(std::shared_ptr<FileIO> io, std::shared_ptr<const FileFormat> format,
+                 std::map<std::string, std::string> partition_types = {})
+      : io_(std::move(io)), format_(std::move(format)), partition_types_(std::move(partition_types)) {}
   Result<std::unique_ptr<formats::ChunkedReader>> Open(const SourceUnit& unit) override;
 
  private:
   std::shared_ptr<FileIO> io_;
   std::shared_ptr<const FileFormat> format_;
+  const std::map<std::string, std::string> partition_types_;
 };
 
 }  // namespace floe::ingest

@@ -28,11 +28,10 @@
 //   (NotSupported); floe never writes them.
 // - File format (little-endian): "FLOEKIX1", uint32 version 1, int64 snapshot
 //   id, uint8 key mode (0 exact int64, 1 hashed 128-bit), uint32 length +
-//   spec text ("keys=a,b;order=c;kind=hex"), uint64 file count + (uint32
-//   length + path) each, uint64 entry count + entries (key 8 or 16 bytes,
-//   16-byte ordering value, uint32 file number or 0xFFFFFFFE for a tombstone,
-//   uint32 position or tombstone deletion second), uint64 overflow count +
-//   (KeyId hi, lo, int64 position) each, then the zlib CRC-32 of all of it.
+//   spec text ("keys=a,b;order=c;kind=hex", "...;order=ts,lsn;kind=timestamp,number"), uint64 file count +
+//   (uint32 length + path) each, uint64 entry count + entries (key 8 or 16 bytes, 16-byte ordering value,
+//   uint32 file number or 0xFFFFFFFE for a tombstone, uint32 position or tombstone deletion second), uint64
+//   overflow count + (KeyId hi, lo, int64 position) each, then the zlib CRC-32 of all of it.
 // - Memory (past 1024 keys, see key_index_table.h): integer keys take
 //   24-byte slots at a load factor within [0.81, 0.9], 26.7-29.6 bytes per
 //   key; hashed keys 28-byte slots within [0.875, 0.94], 29.8-32.0 bytes per
@@ -92,9 +91,14 @@ class KeyEncoder {
 };
 
 struct KeyIndexSpec {
+  KeyIndexSpec() = default;
+  KeyIndexSpec(std::vector<std::string> keys, OrderingSpec order)
+      : key_columns(std::move(keys)), ordering(std::move(order)) {}
+  // One ordering column.
+  KeyIndexSpec(std::vector<std::string> keys, std::string order_column, OrderingKind order_kind)
+      : key_columns(std::move(keys)), ordering{{{std::move(order_column), order_kind}}, false} {}
   std::vector<std::string> key_columns;
-  std::string order_column;
-  OrderingKind order_kind = OrderingKind::kPaddedHex;
+  OrderingSpec ordering;
 };
 
 class PrimaryKeyIndex {

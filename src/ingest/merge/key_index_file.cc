@@ -178,22 +178,16 @@ class IndexReader {
   uint32_t crc_ = static_cast<uint32_t>(crc32(0, nullptr, 0));
 };
 
-const char* KindText(OrderingKind kind) {
-  switch (kind) {
-    case OrderingKind::kPaddedHex: return "hex";
-    case OrderingKind::kNumber: return "number";
-    case OrderingKind::kTimestamp: return "timestamp";
-  }
-  return "?";
-}
-
+// "keys=a,b;order=c;kind=hex" (one ordering column: the text of index files
+// written before orderings could have two), "...;order=ts,lsn;kind=timestamp,number",
+// plus ";missing=oldest" for DMS-style orderings.
 std::string SpecText(const KeyIndexSpec& spec) {
   std::string text = "keys=";
   for (size_t i = 0; i < spec.key_columns.size(); ++i) {
     if (i > 0) text += ",";
     text += spec.key_columns[i];
   }
-  return text + ";order=" + spec.order_column + ";kind=" + KindText(spec.order_kind);
+  return text + ";order=" + spec.ordering.ColumnsText() + ";kind=" + spec.ordering.KindsText();
 }
 
 template <typename Table>

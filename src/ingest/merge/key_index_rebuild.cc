@@ -11,7 +11,7 @@
 namespace floe::ingest::key_index_internal {
 namespace {
 
-// The key columns then the ordering column, as fields of the table schema.
+// The key columns then the ordering columns, as fields of the table schema.
 struct ColumnsToRead {
   std::vector<iceberg::NestedField> fields;
   std::vector<std::string> key_names;
@@ -37,9 +37,11 @@ Result<ColumnsToRead> ResolveColumns(const iceberg::TableMetadata& table, const 
     key_types.push_back(type);
     fields.push_back(*field);
   }
-  FLOE_ASSIGN_OR_RETURN(const iceberg::NestedField* order,
-                        TopLevelField(*schema, spec.order_column, "ordering"));
-  fields.push_back(*order);
+  FLOE_RETURN_IF_ERROR(CheckOrderingSpec(spec.ordering));
+  for (const OrderColumn& column : spec.ordering.columns) {
+    FLOE_ASSIGN_OR_RETURN(const iceberg::NestedField* order, TopLevelField(*schema, column.name, "ordering"));
+    fields.push_back(*order);
+  }
   FLOE_ASSIGN_OR_RETURN(KeyEncoder encoder, KeyEncoder::Make(key_types, spec.key_columns));
   return ColumnsToRead{std::move(fields), spec.key_columns, std::move(encoder)};
 }
@@ -127,15 +129,20 @@ class Rebuilder {
       }
       std::vector<const Column*> keys;
       for (size_t k = 0; k < key_count; ++k) keys.push_back(&batch.columns[k]);
-      const Column& order_column = batch.columns[key_count];
-      FLOE_RETURN_IF_ERROR(CheckOrderColumn(order_column, spec_.order_kind, spec_.order_column));
+      std::vector<const Column*> orders;
+      for (size_t i = 0; i < spec_.ordering.columns.size(); ++i) {
+        const Column& order_column = batch.columns[key_count + i];
+        const OrderColumn& wanted = spec_.ordering.columns[i];
+        FLOE_RETURN_IF_ERROR(CheckOrderColumn(order_column, wanted.kind, wanted.name));
+        orders.push_back(&order_column);
+      }
       for (int64_t row = 0; row < batch.num_rows; ++row) {
         const int64_t position = row_offset + row;
         while (next_deleted < deleted.size() && deleted[next_deleted] < position) ++next_deleted;
         if (next_deleted < deleted.size() && deleted[next_deleted] == position) continue;
         auto key = columns_.encoder.KeyAt(keys, row);
         if (!key.ok()) return key.status().WithContext("row group " + std::to_string(group));
-        auto order = OrderValueAt(order_column, row, spec_.order_kind, spec_.order_column);
+        auto order = OrderingValueAt(spec_.ordering, orders, row);
         if (!order.ok()) return order.status().WithContext("row group " + std::to_string(group));
         if (auto existing = index_.Find(*key)) {
           ++duplicates_;

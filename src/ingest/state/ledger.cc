@@ -515,7 +515,12 @@ Result<Ledger::DiscoverResult> Ledger::RecordDiscovered(const std::vector<Source
   DiscoverResult result;
   Status status = impl_->Transaction([&]() -> Status {
     FLOE_ASSIGN_OR_RETURN(Statement lookup,
-                          impl_->Prepare("SELECT size, mtime_ms, state FROM files WHERE uri = ?1"));
+                          impl_->Prepare("SELECT size, mtime_ms, state, reason FROM files WHERE uri = ?1"));
+    FLOE_ASSIGN_OR_RETURN(
+        Statement requeue,
+        impl_->Prepare(
+            "UPDATE files SET state = 'discovered', reason = '', batch_id = NULL, batch_seq = NULL "
+            "WHERE uri = ?1 AND state = 'quarantined'"));
     FLOE_ASSIGN_OR_RETURN(
         Statement insert,
         impl_->Prepare(
@@ -566,8 +571,18 @@ Result<Ledger::DiscoverResult> Ledger::RecordDiscovered(const std::vector<Source
         write = &insert;
         ++result.new_files;
       } else if (lookup.Int(0) != file.size || lookup.Int(1) != file.mtime_ms) {
-        if (lookup.Text(2) == FileStateName(FileState::kDiscovered)) {
+        const std::string state = lookup.Text(2);
+        if (state == FileStateName(FileState::kDiscovered)) {
           write = &refresh;
+        } else if (state == FileStateName(FileState::kQuarantined)) {
+          // Never ingested: the new version is a new chance.
+          result.requeued.emplace_back(file.uri, lookup.Text(3));
+          requeue.Reset();
+          requeue.Bind(1, file.uri);
+          FLOE_RETURN_IF_ERROR(requeue.Run());
+          write = &refresh;
+        } else if (state == FileStateName(FileState::kSkipped)) {
+          result.changed_after_skip.push_back(file.uri);
         } else {
           result.changed_after_ingest.push_back(file.uri);
         }
@@ -793,6 +808,27 @@ Result<int64_t> Ledger::Retry(const std::optional<std::string>& table) {
   });
   if (!status.ok()) return status;
   return changed;
+}
+
+Status Ledger::RetryFiles(const std::vector<std::string>& uris) {
+  return impl_->Transaction([&]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(
+        Statement update,
+        impl_->Prepare(
+            "UPDATE files SET state = 'discovered', reason = '', updated_at_ms = ?2 WHERE uri = ?1"));
+    for (const std::string& uri : uris) {
+      FLOE_ASSIGN_OR_RETURN(auto table_and_state, impl_->TableAndState(uri));
+      const FileState state = table_and_state.second;
+      if (state != FileState::kQuarantined && state != FileState::kSkipped) {
+        return Status::InvalidArgument("ledger: file " + uri + " is " + FileStateName(state) +
+                                       "; only quarantined and skipped files can be retried");
+      }
+      update.Reset();
+      update.Bind(1, uri).Bind(2, NowMs());
+      FLOE_RETURN_IF_ERROR(update.Run());
+    }
+    return Status::OK();
+  });
 }
 
 Status Ledger::ResetTable(const std::string& table) {

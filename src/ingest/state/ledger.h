@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -68,12 +69,17 @@ class Ledger {
   // Records files not seen before as discovered (discovered_at_ms =
   // updated_at_ms = now_ms). A known file still `discovered` whose size or
   // mtime changed gets the new values and updated_at_ms = now_ms (it
-  // settles again); a known file in any other state that changed is
-  // reported in `changed_after_ingest` (on every call, until it is reset)
-  // and otherwise left alone.
+  // settles again). A quarantined file that changed was never ingested: it
+  // gets the new values and goes back to discovered (reported once in
+  // `requeued`, with its old reason). A skipped file that changed is
+  // reported in `changed_after_skip`, a committed or in_batch one in
+  // `changed_after_ingest` (on every call, until it is reset); both are
+  // otherwise left alone.
   struct DiscoverResult {
     int64_t new_files = 0;
     std::vector<std::string> changed_after_ingest;
+    std::vector<std::string> changed_after_skip;
+    std::vector<std::pair<std::string, std::string>> requeued;  // uri, why it was quarantined
   };
   Result<DiscoverResult> RecordDiscovered(const std::vector<SourceUnit>& files, int64_t now_ms);
 
@@ -106,6 +112,9 @@ class Ledger {
   Status Skip(const std::string& uri, const std::string& reason);
   // Quarantined/skipped files of `table` (or all) back to discovered, e.g. after a fix.
   Result<int64_t> Retry(const std::optional<std::string>& table);
+  // These files (quarantined or skipped) back to discovered, all or none:
+  // NotFound for an unknown uri, InvalidArgument for a file in another state.
+  Status RetryFiles(const std::vector<std::string>& uris);
   // Forgets every file, batch and watermark of `table` (a CDA reload after a
   // reset); batch ids keep increasing.
   Status ResetTable(const std::string& table);

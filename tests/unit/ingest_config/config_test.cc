@@ -13,6 +13,7 @@ namespace floe::ingest {
 namespace {
 
 using ::testing::HasSubstr;
+using Codes = std::vector<OperationCode>;
 
 constexpr const char* kMinimal = R"toml(
 name = "cda-main"
@@ -70,13 +71,13 @@ TEST_F(ConfigTest, MinimalCdaConfigGetsEveryDefault) {
   EXPECT_FALSE(config.target.codec_level.has_value());
   EXPECT_EQ(config.merge.mode, WriteMode::kMerge);
   EXPECT_EQ(config.merge.keys, std::vector<std::string>{"id"});
-  EXPECT_EQ(config.merge.order_column, "gwcbi___seqval_hex");
-  EXPECT_EQ(config.merge.order_kind, OrderingKind::kPaddedHex);
+  EXPECT_EQ(config.merge.order_by,
+            (std::vector<OrderColumn>{{"gwcbi___seqval_hex", OrderingKind::kPaddedHex}}));
   EXPECT_EQ(config.merge.operation_column, "gwcbi___operation");
-  EXPECT_EQ(config.merge.insert_values, (std::vector<int64_t>{0, 2}));
-  EXPECT_EQ(config.merge.update_values, std::vector<int64_t>{4});
-  EXPECT_EQ(config.merge.delete_values, std::vector<int64_t>{1});
-  EXPECT_EQ(config.merge.ignore_values, std::vector<int64_t>{3});
+  EXPECT_EQ(config.merge.insert_values, (Codes{0, 2}));
+  EXPECT_EQ(config.merge.update_values, (Codes{4}));
+  EXPECT_EQ(config.merge.delete_values, (Codes{1}));
+  EXPECT_EQ(config.merge.ignore_values, (Codes{3}));
   EXPECT_EQ(config.merge.tombstone_retention_ms, int64_t{30} * 86'400'000);
   EXPECT_EQ(config.schema.on_incompatible, IncompatiblePolicy::kRescue);
   EXPECT_FALSE(config.lineage.source_file || config.lineage.row_number || config.lineage.file_modified ||
@@ -183,12 +184,11 @@ properties = { owner = "policy-team" }
   EXPECT_EQ(config.target.table_properties.at("write.metadata.previous-versions-max"), "10");
   EXPECT_EQ(config.target.table_properties.at("owner"), "data");
   EXPECT_EQ(config.merge.keys, (std::vector<std::string>{"id", "branch"}));
-  EXPECT_EQ(config.merge.order_column, "seq");
-  EXPECT_EQ(config.merge.order_kind, OrderingKind::kNumber);
+  EXPECT_EQ(config.merge.order_by, (std::vector<OrderColumn>{{"seq", OrderingKind::kNumber}}));
   EXPECT_EQ(config.merge.operation_column, "op");
-  EXPECT_EQ(config.merge.insert_values, std::vector<int64_t>{10});
-  EXPECT_EQ(config.merge.update_values, (std::vector<int64_t>{11, 12}));
-  EXPECT_EQ(config.merge.delete_values, std::vector<int64_t>{13});
+  EXPECT_EQ(config.merge.insert_values, (Codes{10}));
+  EXPECT_EQ(config.merge.update_values, (Codes{11, 12}));
+  EXPECT_EQ(config.merge.delete_values, (Codes{13}));
   EXPECT_TRUE(config.merge.ignore_values.empty());
   EXPECT_EQ(config.merge.tombstone_retention_ms, 7 * 86'400'000);
   EXPECT_EQ(config.schema.on_incompatible, IncompatiblePolicy::kQuarantine);
@@ -221,10 +221,9 @@ properties = { owner = "policy-team" }
   ASSERT_TRUE(policy.merge.has_value());
   EXPECT_EQ(policy.merge->mode, WriteMode::kAppend);
   EXPECT_EQ(policy.merge->keys, std::vector<std::string>{"policyid"});
-  EXPECT_EQ(policy.merge->order_column, "updatetime");
-  EXPECT_EQ(policy.merge->order_kind, OrderingKind::kTimestamp);
+  EXPECT_EQ(policy.merge->order_by, (std::vector<OrderColumn>{{"updatetime", OrderingKind::kTimestamp}}));
   EXPECT_EQ(policy.merge->operation_column, "");
-  EXPECT_EQ(policy.merge->update_values, (std::vector<int64_t>{11, 12}));  // unset keys keep [merge]
+  EXPECT_EQ(policy.merge->update_values, (Codes{11, 12}));  // unset keys keep [merge]
   EXPECT_EQ(policy.partition_by, std::vector<std::string>{"month(createtime)"});
   EXPECT_EQ(policy.on_incompatible, IncompatiblePolicy::kFail);
   EXPECT_EQ(policy.target_table, "policies");
@@ -273,7 +272,7 @@ order_by = "updated_at"
   EXPECT_EQ(named.source.settle_ms, 10'000);
   EXPECT_TRUE(named.source.hive_partitioning);
   EXPECT_EQ(named.merge.mode, WriteMode::kMerge);
-  EXPECT_EQ(named.merge.order_kind, OrderingKind::kNumber);
+  EXPECT_EQ(named.merge.order_by, (std::vector<OrderColumn>{{"updated_at", OrderingKind::kNumber}}));
 }
 
 TEST_F(ConfigTest, RelativePathsResolveAgainstTheConfigDirectory) {
@@ -335,14 +334,13 @@ partition_by = []
 )toml"));
   TableSettings plain = config.ForTable("PC_Account");
   EXPECT_EQ(plain.target_table, "pc_account");
-  EXPECT_EQ(plain.merge.order_column, "gwcbi___seqval_hex");
+  EXPECT_EQ(plain.merge.order_by.at(0).name, "gwcbi___seqval_hex");
   EXPECT_EQ(plain.target.partition_by, std::vector<std::string>{"day(createtime)"});
   EXPECT_TRUE(plain.lineage.source_file);
 
   TableSettings policy = config.ForTable("pc_Policy");
   EXPECT_EQ(policy.target_table, "pc_policy");
-  EXPECT_EQ(policy.merge.order_column, "gwcbi___seqval");
-  EXPECT_EQ(policy.merge.order_kind, OrderingKind::kNumber);
+  EXPECT_EQ(policy.merge.order_by, (std::vector<OrderColumn>{{"gwcbi___seqval", OrderingKind::kNumber}}));
   EXPECT_EQ(policy.merge.keys, std::vector<std::string>{"id"});  // not overridden
   EXPECT_EQ(policy.merge.operation_column, "gwcbi___operation");
   EXPECT_EQ(policy.schema.on_incompatible, IncompatiblePolicy::kFail);
@@ -380,13 +378,14 @@ TEST_F(ConfigTest, WrongTypesNameTheKeyAndWhatWasExpected) {
               HasSubstr("[lineage] source_file: expected true or false, got 1"));
   EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[merge]\nkeys = \"id\"\n"),
               HasSubstr("[merge] keys: expected an array of strings, got \"id\""));
-  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[merge]\ndelete_values = [1, \"x\"]\n"),
-              HasSubstr("[merge] delete_values: expected an array of integers, found \"x\""));
+  // Operation codes are integers or strings (issue 15 item 1); nothing else.
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[merge]\ndelete_values = [1, true]\n"),
+              HasSubstr("[merge] delete_values: expected an array of integers or strings, found true"));
   EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[target]\nproperties = { a = 1 }\n"),
               HasSubstr("[target] properties.a: expected a string, got 1"));
-  EXPECT_THAT(
-      ErrorOf(std::string(kMinimal) + "[merge]\norder_kind = \"hexadecimal\"\n"),
-      HasSubstr("[merge] order_kind: expected \"hex\", \"number\" or \"timestamp\", got \"hexadecimal\""));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[merge]\norder_kind = \"hexadecimal\"\n"),
+              HasSubstr("[merge] order_kind: expected \"hex\", \"number\", \"timestamp\", \"digits\" or "
+                        "\"timestamp_text\", got \"hexadecimal\""));
   EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[target]\ntarget_file_size = \"big\"\n"),
               HasSubstr("[target] target_file_size: expected a size like \"128MiB\" or a number of bytes"));
   EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[trigger]\nmax_bytes_per_batch = -5\n"),
@@ -794,7 +793,8 @@ TEST_F(ConfigTest, SourceAxesDefaultFromTodaysKeysAndCanBeSetOneByOne) {
     EXPECT_EQ(config->source.format, SourceFormat::kParquet) << c.source;
     EXPECT_EQ(config->source.changes, c.changes) << c.source << " / " << c.merge;
     EXPECT_EQ(config->merge.mode, c.mode) << c.source << " / " << c.merge;
-    EXPECT_EQ(config->merge.order_column, c.order_column) << c.source << " / " << c.merge;
+    EXPECT_EQ(config->merge.order_by.empty() ? "" : config->merge.order_by[0].name, c.order_column)
+        << c.source << " / " << c.merge;
     EXPECT_EQ(config->ForTable("t").changes, c.changes);
   }
   EXPECT_STREQ(DiscoveryKindName(DiscoveryKind::kPrefix), "prefix");
@@ -819,6 +819,184 @@ TEST_F(ConfigTest, ImpossibleSourceAxisCombinationsAreRefused) {
   // Keys of one discovery under the other name the discovery.
   EXPECT_THAT(error("discovery = \"prefix\"\nreload_on_reset = true"),
               HasSubstr("reload_on_reset: applies only to format = \"cda\" (discovery \"cda\")"));
+}
+
+// Issue 15 item 1: operation codes are integers or strings, in [merge] and
+// per table, and a file without the operation column may hold upserts.
+TEST_F(ConfigTest, OperationCodesTakeStringsAndMissingOperationIsAPolicy) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, Parse(R"toml(
+name = "debezium-files"
+[source]
+format = "parquet"
+uri = "/landing/cdc"
+[catalog]
+uri = "sqlite:///c.db"
+warehouse = "/wh"
+[merge]
+mode = "merge"
+keys = ["id"]
+order_by = "ts"
+operation_column = "__op"
+insert_values = ["c", "r"]
+update_values = ["u"]
+delete_values = ["d", 2]
+ignore_values = []
+missing_operation = "upsert"
+[tables.orders]
+insert_values = ["INSERT"]
+missing_operation = "quarantine"
+)toml"));
+  EXPECT_EQ(config.merge.insert_values, (Codes{std::string("c"), std::string("r")}));
+  EXPECT_EQ(config.merge.delete_values, (Codes{std::string("d"), int64_t{2}}));
+  EXPECT_EQ(config.merge.missing_operation, MissingOperation::kUpsert);
+  const TableSettings orders = config.ForTable("orders");
+  EXPECT_EQ(orders.merge.insert_values, (Codes{std::string("INSERT")}));
+  EXPECT_EQ(orders.merge.update_values, (Codes{std::string("u")}));  // kept from [merge]
+  EXPECT_EQ(orders.merge.missing_operation, MissingOperation::kQuarantine);
+  EXPECT_EQ(config.ForTable("other").merge.missing_operation, MissingOperation::kUpsert);
+
+  const std::string head = std::string(kMinimal) + "[merge]\n";
+  EXPECT_THAT(ErrorOf(head + "insert_values = [\"I\"]\nupdate_values = [\"I\"]\n"),
+              HasSubstr("operation code \"I\" appears in both insert_values and update_values"));
+  EXPECT_THAT(ErrorOf(head + "insert_values = [\"\"]\n"), HasSubstr("an operation code is an empty string"));
+  EXPECT_THAT(ErrorOf(head + "missing_operation = \"insert\"\n"),
+              HasSubstr("[merge] missing_operation: expected \"quarantine\" or \"upsert\""));
+  // A string code and an integer code are different codes.
+  EXPECT_OK(Parse(head + "insert_values = [\"1\"]\ndelete_values = [1]\n").status());
+}
+
+// Issue 15 item 2: ordering by two columns, each with its kind; what an
+// ordering value cannot hold is refused.
+TEST_F(ConfigTest, OrderByTakesTwoColumnsThatFitTheOrderingValue) {
+  const std::string head =
+      "name = \"p\"\n[source]\nformat = \"parquet\"\nuri = \"/l\"\n[catalog]\nuri = "
+      "\"sqlite:///c.db\"\nwarehouse = \"/wh\"\n[merge]\nmode = \"merge\"\nkeys = [\"id\"]\n";
+  ASSERT_OK_AND_ASSIGN(
+      PipelineConfig two,
+      Parse(head + "order_by = [\"ts\", \"lsn\"]\norder_kind = [\"timestamp\", \"number\"]\n"));
+  EXPECT_EQ(two.merge.order_by,
+            (std::vector<OrderColumn>{{"ts", OrderingKind::kTimestamp}, {"lsn", OrderingKind::kNumber}}));
+  ASSERT_OK_AND_ASSIGN(PipelineConfig one_kind,
+                       Parse(head + "order_by = [\"a\", \"b\"]\norder_kind = \"number\"\n"));
+  EXPECT_EQ(one_kind.merge.order_by,
+            (std::vector<OrderColumn>{{"a", OrderingKind::kNumber}, {"b", OrderingKind::kNumber}}));
+  ASSERT_OK_AND_ASSIGN(PipelineConfig text, Parse(head + "order_by = \"seq\"\norder_kind = \"digits\"\n"));
+  EXPECT_EQ(text.merge.order_by, (std::vector<OrderColumn>{{"seq", OrderingKind::kDigits}}));
+
+  EXPECT_THAT(ErrorOf(head + "order_by = [\"a\", \"b\", \"c\"]\n"),
+              HasSubstr("[merge] order_by: orders by at most 2 columns"));
+  EXPECT_THAT(ErrorOf(head + "order_by = [\"a\", \"b\"]\norder_kind = [\"hex\", \"number\"]\n"),
+              HasSubstr("column \"a\" of kind \"hex\" needs all 16 bytes"));
+  EXPECT_THAT(ErrorOf(head + "order_by = [\"a\", \"b\"]\norder_kind = [\"number\", \"digits\"]\n"),
+              HasSubstr("column \"b\" of kind \"digits\" needs all 16 bytes"));
+  EXPECT_THAT(
+      ErrorOf(head + "order_by = [\"a\", \"b\"]\norder_kind = [\"number\", \"number\", \"number\"]\n"),
+      HasSubstr("names 3 kinds for 2 order_by columns"));
+  EXPECT_THAT(ErrorOf(head + "order_by = [\"a\", \"a\"]\n"), HasSubstr("column \"a\" is listed twice"));
+  EXPECT_THAT(ErrorOf(head + "order_by = 5\n"), HasSubstr("expected a string or an array of strings, got 5"));
+}
+
+// Issue 21 item 3: changes = "dms" is a preset of the DMS S3 target's
+// columns, codes, full-load rules and layout; only the keys are the user's.
+TEST_F(ConfigTest, DmsPresetFillsOperationCodesOrderingAndLayout) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, Parse(R"toml(
+name = "dms"
+[source]
+changes = "dms"
+uri = "s3://dms-target/bucket-folder"
+[catalog]
+uri = "sqlite:///c.db"
+warehouse = "/wh"
+[merge]
+keys = ["id"]
+)toml"));
+  EXPECT_EQ(config.source.discovery, DiscoveryKind::kPrefix);
+  EXPECT_EQ(config.source.changes, ChangeKind::kDms);
+  EXPECT_EQ(config.source.table_from_path, "{schema}/{table}/**");
+  EXPECT_EQ(config.source.full_load_files, std::vector<std::string>{"LOAD*"});
+  EXPECT_EQ(config.merge.mode, WriteMode::kMerge);
+  EXPECT_EQ(config.merge.operation_column, "Op");
+  EXPECT_EQ(config.merge.insert_values, (Codes{std::string("I")}));
+  EXPECT_EQ(config.merge.update_values, (Codes{std::string("U")}));
+  EXPECT_EQ(config.merge.delete_values, (Codes{std::string("D")}));
+  EXPECT_TRUE(config.merge.ignore_values.empty());
+  EXPECT_EQ(config.merge.missing_operation, MissingOperation::kUpsert);
+  EXPECT_EQ(config.merge.order_by, (std::vector<OrderColumn>{{"AR_H_CHANGE_SEQ", OrderingKind::kDigits}}));
+  EXPECT_TRUE(config.merge.unordered_rows_oldest);
+  EXPECT_STREQ(ChangeKindName(config.source.changes), "dms");
+
+  // Without AR_H_CHANGE_SEQ, the DMS timestamp column orders as text.
+  ASSERT_OK_AND_ASSIGN(PipelineConfig by_time, Parse(R"toml(
+name = "dms"
+[source]
+changes = "dms"
+uri = "/landing/dms/hr/employee"
+table = "employee"
+[catalog]
+uri = "sqlite:///c.db"
+warehouse = "/wh"
+[merge]
+keys = ["id"]
+order_by = "dms_timestamp"
+)toml"));
+  EXPECT_EQ(by_time.merge.order_by,
+            (std::vector<OrderColumn>{{"dms_timestamp", OrderingKind::kTimestampText}}));
+  EXPECT_TRUE(by_time.source.table_from_path.empty());  // one table named by [source] table
+  EXPECT_EQ(by_time.source.table, "employee");
+
+  EXPECT_THAT(ErrorOf("name = \"p\"\n[source]\nchanges = \"dms\"\nuri = \"/l\"\n[catalog]\nuri = "
+                      "\"sqlite:///c.db\"\nwarehouse = \"/wh\"\n"),
+              HasSubstr("[merge] keys: changes = \"dms\" needs keys"));
+  EXPECT_THAT(
+      ErrorOf("name = \"p\"\n[source]\nchanges = \"dms\"\nuri = \"/l\"\n[catalog]\nuri = "
+              "\"sqlite:///c.db\"\nwarehouse = \"/wh\"\n[merge]\nkeys = [\"id\"]\nmode = \"append\"\n"),
+      HasSubstr("contradicts [source] changes = \"dms\""));
+}
+
+// Issue 15 items 3, 4, 6, 7: many tables under one prefix, typed Hive
+// columns, bad rows to a table, a landing zone that may not exist yet.
+TEST_F(ConfigTest, PrefixSourceKeysForManyTablesHiveColumnsAndBadRows) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, Parse(R"toml(
+name = "zone"
+[source]
+format = "parquet"
+uri = "/landing/zone"
+table_from_path = "{schema}/{table}/**"
+partition_column_types = { year = "int", day = "date", region = "string" }
+full_load_files = ["LOAD*", "snapshot-*"]
+allow_missing_uri = true
+[catalog]
+uri = "sqlite:///c.db"
+warehouse = "/wh"
+[schema]
+on_bad_row = "table"
+[tables.orders]
+on_bad_row = "quarantine"
+)toml"));
+  EXPECT_EQ(config.source.table_from_path, "{schema}/{table}/**");
+  EXPECT_TRUE(config.source.table.empty());
+  EXPECT_EQ(config.source.partition_column_types.at("year"), "int");
+  EXPECT_EQ(config.source.partition_column_types.at("day"), "date");
+  EXPECT_EQ(config.source.full_load_files, (std::vector<std::string>{"LOAD*", "snapshot-*"}));
+  EXPECT_TRUE(config.source.allow_missing_uri);
+  EXPECT_EQ(config.schema.on_bad_row, BadRowPolicy::kTable);
+  EXPECT_EQ(config.ForTable("orders").schema.on_bad_row, BadRowPolicy::kQuarantineFile);
+  EXPECT_EQ(config.ForTable("items").schema.on_bad_row, BadRowPolicy::kTable);
+
+  const std::string head =
+      "name = \"p\"\n[catalog]\nuri = \"sqlite:///c.db\"\nwarehouse = \"/wh\"\n[source]\n";
+  EXPECT_THAT(ErrorOf(head + "format = \"parquet\"\nuri = \"/l\"\ntable_from_path = \"{schema}/**\"\n"),
+              HasSubstr("[source] table_from_path: needs a {table} segment"));
+  EXPECT_THAT(
+      ErrorOf(head + "format = \"parquet\"\nuri = \"/l\"\ntable_from_path = \"{table}/**\"\ntable = \"t\"\n"),
+      HasSubstr("names the tables itself; drop table"));
+  EXPECT_THAT(
+      ErrorOf(head + "format = \"parquet\"\nuri = \"/l\"\npartition_column_types = { year = \"integer\" }\n"),
+      HasSubstr("[source] partition_column_types.year: expected \"string\", \"int\""));
+  EXPECT_THAT(ErrorOf(head + "uri = \"/l\"\ntable_from_path = \"{table}/**\"\n"),
+              HasSubstr("table_from_path: applies only to format = \"parquet\""));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[schema]\non_bad_row = \"drop\"\n"),
+              HasSubstr("[schema] on_bad_row: expected \"quarantine\" or \"table\""));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <string>
 
+#include "ingest/discovery/table_path.h"
 #include "test_util.h"
 
 namespace floe::ingest {
@@ -141,11 +142,114 @@ TEST_F(PrefixSourceTest, TableNameFromConfigOrUri) {
   EXPECT_EQ(MakeDiscovery(config, MakeLocalFileIO(), IsParquet).status().kind(), ErrorKind::kInvalidArgument);
 }
 
-TEST_F(PrefixSourceTest, MissingRootListsNothing) {
+// Issue 15 item 7: a uri that does not exist was "ok" and idled forever.
+TEST_F(PrefixSourceTest, MissingRootIsAnErrorUnlessAllowed) {
   SourceConfig config;
   config.uri = (dir_.path() / "absent").string();
+  auto missing = Discover(config);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().kind(), ErrorKind::kNotFound);
+  EXPECT_NE(missing.status().message().find("source " + config.uri + " does not exist"), std::string::npos)
+      << missing.status().message();
+  EXPECT_NE(missing.status().message().find("allow_missing_uri"), std::string::npos);
+
+  config.allow_missing_uri = true;
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult allowed, Discover(config));
+  EXPECT_TRUE(allowed.files.empty());
+  EXPECT_TRUE(allowed.source_missing);
+  ASSERT_EQ(allowed.warnings.size(), 1u);
+  EXPECT_NE(allowed.warnings[0].find("does not exist (yet)"), std::string::npos);
+}
+
+// Issue 15 item 10: settling files are counted with the times they become eligible.
+TEST_F(PrefixSourceTest, SettlingFilesAreCountedWithTheirEligibleTimes) {
+  Write("a.parquet");
+  Write("b.parquet");
+  ASSERT_OK_AND_ASSIGN(FileInfo a, MakeLocalFileIO()->Stat((root() / "a.parquet").string()));
+  ASSERT_OK_AND_ASSIGN(FileInfo b, MakeLocalFileIO()->Stat((root() / "b.parquet").string()));
+  SourceConfig config;
+  config.settle_ms = 10'000;
+  const int64_t now = std::min(a.mtime_ms, b.mtime_ms) + 1;
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult early, Discover(config, now));
+  EXPECT_TRUE(early.files.empty());
+  EXPECT_EQ(early.settling.files, 2);
+  EXPECT_EQ(early.settling.first_eligible_ms, std::min(a.mtime_ms, b.mtime_ms) + 10'000);
+  EXPECT_EQ(early.settling.last_eligible_ms, std::max(a.mtime_ms, b.mtime_ms) + 10'000);
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult later, Discover(config, kLater));
+  EXPECT_EQ(later.settling.files, 0);
+}
+
+// Issue 15 item 3: many tables under one prefix, named by the path.
+TEST_F(PrefixSourceTest, TableFromPathNamesEachFilesTable) {
+  Write("hr/employee/LOAD00000001.parquet");
+  Write("hr/employee/2024/03/08/20240308-101500123.parquet");
+  Write("hr/employee/LOAD0000000A.parquet");
+  Write("hr/department/region=eu/LOAD00000001.parquet");
+  Write("sales/orders/date=2024-03-08/part-0.parquet");
+  Write("stray.parquet");            // no table folder: not matched
+  Write("hr/employee.parquet");      // {table} must be a folder
+  Write("hr/_tmp/x/LOAD1.parquet");  // hidden
+  SourceConfig config;
+  config.table_from_path = "{schema}/{table}/**";
+  config.full_load_files = {"LOAD*"};
   ASSERT_OK_AND_ASSIGN(DiscoveryResult discovery, Discover(config));
-  EXPECT_TRUE(discovery.files.empty());
+  EXPECT_EQ(discovery.tables, (std::vector<std::string>{"department", "employee", "orders"}));
+  std::vector<std::pair<std::string, std::string>> seen;
+  for (const SourceUnit& file : discovery.files) seen.emplace_back(file.table, file.order_key);
+  // Full-load files first within their table, then the others by path (a
+  // plain path order would put the dated CDC folder before LOAD files).
+  EXPECT_EQ(seen, (std::vector<std::pair<std::string, std::string>>{
+                      {"department", "0/hr/department/region=eu/LOAD00000001.parquet"},
+                      {"employee", "0/hr/employee/LOAD00000001.parquet"},
+                      {"employee", "0/hr/employee/LOAD0000000A.parquet"},
+                      {"employee", "1/hr/employee/2024/03/08/20240308-101500123.parquet"},
+                      {"orders", "1/sales/orders/date=2024-03-08/part-0.parquet"}}));
+  using Pairs = std::vector<std::pair<std::string, std::string>>;
+  // Hive folders count below the table's folder only.
+  EXPECT_EQ(discovery.files[0].partition_values, (Pairs{{"region", "eu"}}));
+  EXPECT_EQ(discovery.files[4].partition_values, (Pairs{{"date", "2024-03-08"}}));
+}
+
+TEST_F(PrefixSourceTest, OneTableNameUnderTwoSchemasIsThatTablesError) {
+  Write("hr/people/a.parquet");
+  Write("crm/people/b.parquet");
+  Write("crm/accounts/c.parquet");
+  SourceConfig config;
+  config.table_from_path = "{schema}/{table}/**";
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult discovery, Discover(config));
+  EXPECT_EQ(discovery.tables, std::vector<std::string>{"accounts"});
+  ASSERT_EQ(discovery.files.size(), 1u);
+  EXPECT_EQ(discovery.files[0].table, "accounts");
+  ASSERT_EQ(discovery.table_errors.count("people"), 1u);
+  EXPECT_NE(discovery.table_errors.at("people").find("lie under crm/ and hr/"), std::string::npos)
+      << discovery.table_errors.at("people");
+}
+
+TEST(TablePathTemplateTest, ParsesAndMatchesCaptures) {
+  ASSERT_OK_AND_ASSIGN(TablePathTemplate dms, TablePathTemplate::Parse("{schema}/{table}/**"));
+  auto match = dms.MatchPath("hr/employee/2024/03/08/x.parquet");
+  ASSERT_TRUE(match.has_value());
+  EXPECT_EQ(match->schema, "hr");
+  EXPECT_EQ(match->table, "employee");
+  EXPECT_EQ(match->table_folder_length, std::string("hr/employee").size());
+  EXPECT_FALSE(dms.MatchPath("hr/x.parquet").has_value());
+
+  ASSERT_OK_AND_ASSIGN(TablePathTemplate nested, TablePathTemplate::Parse("exports/*/{table}/*.parquet"));
+  auto connect = nested.MatchPath("exports/prod/orders/part-1.parquet");
+  ASSERT_TRUE(connect.has_value());
+  EXPECT_EQ(connect->table, "orders");
+  EXPECT_TRUE(connect->schema.empty());
+  EXPECT_FALSE(nested.MatchPath("exports/prod/orders/deeper/part-1.parquet").has_value());
+  EXPECT_FALSE(nested.MatchPath("other/prod/orders/part-1.parquet").has_value());
+
+  for (const char* bad :
+       {"{schema}/**", "**/{table}", "x{table}/**", "{table}/{table}/*", "a//{table}/*", ""}) {
+    auto parsed = TablePathTemplate::Parse(bad);
+    EXPECT_FALSE(parsed.ok()) << bad;
+    if (!parsed.ok()) {
+      EXPECT_NE(parsed.status().message().find("[source] table_from_path"), std::string::npos) << bad;
+    }
+  }
 }
 
 TEST(UrlDecodeTest, Escapes) {

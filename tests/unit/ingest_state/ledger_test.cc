@@ -255,10 +255,43 @@ TEST_F(LedgerTest, ChangedAfterIngestIsReportedAndLeftAlone) {
                                          File("/t/3", "t", "3", 100, 1000)},
                                         2));
   EXPECT_EQ(result.new_files, 0);
-  EXPECT_THAT(result.changed_after_ingest, ElementsAre("/t/1", "/t/2"));
+  // Issue 15 item 11: a quarantined file was never ingested, so its new
+  // version is taken again instead of being "changed after it was ingested".
+  EXPECT_THAT(result.changed_after_ingest, ElementsAre("/t/1"));
+  ASSERT_EQ(result.requeued.size(), 1u);
+  EXPECT_EQ(result.requeued[0], (std::pair<std::string, std::string>{"/t/2", "bad"}));
   LedgerFile committed = OnlyFile(*ledger, "/t/1");
   EXPECT_EQ(committed.file.size, 100);  // the ledger keeps what was ingested
   EXPECT_EQ(committed.state, FileState::kCommitted);
+  LedgerFile requeued = OnlyFile(*ledger, "/t/2");
+  EXPECT_EQ(requeued.state, FileState::kDiscovered);
+  EXPECT_EQ(requeued.file.mtime_ms, 1001);
+  EXPECT_EQ(requeued.reason, "");
+  // Reported once: the next listing of the same version is quiet.
+  ASSERT_OK_AND_ASSIGN(auto again, ledger->RecordDiscovered({File("/t/2", "t", "2", 100, 1001)}, 3));
+  EXPECT_TRUE(again.requeued.empty());
+  // A skipped file stays skipped (the operator set it aside on purpose).
+  ASSERT_OK(ledger->Skip("/t/3", "resent later"));
+  ASSERT_OK_AND_ASSIGN(auto skipped, ledger->RecordDiscovered({File("/t/3", "t", "3", 7, 5000)}, 4));
+  EXPECT_THAT(skipped.changed_after_skip, ElementsAre("/t/3"));
+  EXPECT_EQ(OnlyFile(*ledger, "/t/3").state, FileState::kSkipped);
+}
+
+// Issue 15 item 13: files put back one by one (floe files --retry FILE|GLOB).
+TEST_F(LedgerTest, RetryFilesTakesQuarantinedAndSkippedFilesAllOrNone) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+  ASSERT_OK(
+      ledger->RecordDiscovered({File("/t/1", "t", "1"), File("/t/2", "t", "2"), File("/t/3", "t", "3")}, 1));
+  ASSERT_OK(ledger->Quarantine("/t/1", "bad"));
+  ASSERT_OK(ledger->Skip("/t/2", "on purpose"));
+  Status mixed = ledger->RetryFiles({"/t/1", "/t/3"});
+  EXPECT_EQ(mixed.kind(), ErrorKind::kInvalidArgument);
+  EXPECT_EQ(OnlyFile(*ledger, "/t/1").state, FileState::kQuarantined);  // nothing changed
+  EXPECT_EQ(ledger->RetryFiles({"/t/9"}).kind(), ErrorKind::kNotFound);
+  ASSERT_OK(ledger->RetryFiles({"/t/1", "/t/2"}));
+  EXPECT_EQ(OnlyFile(*ledger, "/t/1").state, FileState::kDiscovered);
+  EXPECT_EQ(OnlyFile(*ledger, "/t/2").state, FileState::kDiscovered);
+  EXPECT_EQ(OnlyFile(*ledger, "/t/2").reason, "");
 }
 
 TEST_F(LedgerTest, ResetTableForgetsOneTable) {
