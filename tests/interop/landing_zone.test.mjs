@@ -253,7 +253,7 @@ ignore_values = []
 on_bad_row = "table"`);
     const run = runFloe(['run', config, '--once']);
     assert.equal(run.status, 0, run.stderr);
-    assert.match(run.stderr, /3 bad rows of batch \d+ written to default\.events__bad_rows/, run.stderr);
+    assert.match(run.stderr, /3 bad rows of batch \d+ set aside in default\.events__bad_rows/, run.stderr);
     const rows = scan(dir, 'default.events');
     assert.deepEqual([...rows.rows.keys()].sort(), ['1', '5', '6']);
     assert.equal(rows.rows.get('1').v, 'a2');
