@@ -8,6 +8,7 @@
 #include "iceberg/transaction/table.h"
 #include "ingest/batch_recovery.h"
 #include "ingest/schema/schema_reconcile.h"
+#include "ingest/side_tables.h"
 
 namespace floe::ingest {
 namespace {
@@ -38,7 +39,7 @@ floe::Schema WithoutFieldIds(floe::Schema schema) {
 }  // namespace
 
 catalog::TableIdentifier ChangesTableOf(const catalog::TableIdentifier& source) {
-  return catalog::TableIdentifier{source.ns, source.name + kChangesTableSuffix};
+  return SideTableId(source, kChangesSuffix);
 }
 
 std::optional<std::optional<int64_t>> RecordedSourceSnapshot(const iceberg::TableMetadata& feed) {

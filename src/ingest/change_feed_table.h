@@ -40,13 +40,14 @@
 
 namespace floe::ingest {
 
-inline constexpr const char* kChangesTableSuffix = "__changes";
+// The feed is a table beside its source, named like the side tables: <table>__changes.
+inline constexpr const char* kChangesSuffix = "changes";
 inline constexpr const char* kSummarySourceSnapshot = "floe.source-snapshot-id";
 inline constexpr const char* kSummarySourceSequence = "floe.source-sequence-number";
 // Table property of a feed table: the source snapshot its feed starts after ("" = the beginning).
 inline constexpr const char* kFeedStartProperty = "floe.changes.start-after-snapshot-id";
 
-// <namespace>.<table>__changes.
+// <namespace>.<table>__changes (SideTableId, side_tables.h).
 catalog::TableIdentifier ChangesTableOf(const catalog::TableIdentifier& source);
 
 struct ChangeFeedOptions {

@@ -124,7 +124,9 @@ Status TableIngestor::Impl::CreateTable(const iceberg::Schema& schema) {
   if (target.codec_level)
     creation.properties["write.parquet.compression-level"] = std::to_string(*target.codec_level);
   creation.properties["write.target-file-size-bytes"] = std::to_string(target.target_file_size_bytes);
-  // The change feed pairs updates by these keys (iceberg/scan/changelog_scan.h).
+  // The change feed pairs updates by key (iceberg/scan/changelog_scan.h): the
+  // identifier fields above, else this property, which also holds keys an
+  // identifier field cannot be (float, double).
   if (merging()) {
     std::string keys;
     for (const std::string& key : merge().keys) keys += (keys.empty() ? "" : ",") + key;

@@ -22,7 +22,7 @@ class ChangeFeedTest : public PipelineTest {
   std::vector<FeedRow> FeedRows(const std::string& table) {
     std::vector<FeedRow> rows;
     auto source = LoadTable(table);
-    auto feed = LoadTable(table + kChangesTableSuffix);
+    auto feed = LoadTable(table + "__changes");
     EXPECT_TRUE(feed.ok()) << feed.status().ToString();
     if (!feed.ok() || !source.ok()) return rows;
     std::map<int64_t, int64_t> sequence;
@@ -76,7 +76,7 @@ TEST_F(ChangeFeedTest, EveryCommitsChangesOnceInOrder) {
                                                         {3, "delete", 2, "two v2"}}));
 
   // The feed's snapshots name their source commit and batch; a repeated catch-up adds nothing.
-  ASSERT_OK_AND_ASSIGN(auto feed, LoadTable(std::string("cc_claim") + kChangesTableSuffix));
+  ASSERT_OK_AND_ASSIGN(auto feed, LoadTable("cc_claim__changes"));
   EXPECT_EQ(feed.metadata().snapshots.size(), 3u);
   for (const auto& s : feed.metadata().snapshots) {
     EXPECT_EQ(s.summary.count(kSummarySourceSnapshot), 1u);
@@ -97,7 +97,7 @@ TEST_F(ChangeFeedTest, AFeedLeftBehindCatchesUpFromTheHistory) {
     ASSERT_OK_AND_ASSIGN(auto pipeline, OpenPipeline());
     ASSERT_OK(pipeline->RunOnce().status());
   }
-  EXPECT_FALSE(LoadTable(std::string("cc_claim") + kChangesTableSuffix).ok());
+  EXPECT_FALSE(LoadTable("cc_claim__changes").ok());
   config_.target.change_feed = true;
   WriteManifest({{"cc_claim", 3000}});
   ASSERT_OK_AND_ASSIGN(auto pipeline, OpenPipeline());
@@ -137,7 +137,7 @@ TEST_F(ChangeFeedTest, NewSourceColumnsWidenTheFeed) {
   WriteManifest({{"cc_claim", 3000}});
   ASSERT_OK(pipeline->RunOnce().status());
   EXPECT_EQ(log_.str().find("behind"), std::string::npos) << log_.str();
-  ASSERT_OK_AND_ASSIGN(auto feed, LoadTable(std::string("cc_claim") + kChangesTableSuffix));
+  ASSERT_OK_AND_ASSIGN(auto feed, LoadTable("cc_claim__changes"));
   const iceberg::Schema& schema = *feed.metadata().CurrentSchema();
   ASSERT_NE(schema.FindFieldByName("extra"), nullptr);
   ASSERT_NE(schema.FindFieldByName("_change_type"), nullptr);
