@@ -15,6 +15,7 @@ int Main(int argc, char** argv) {
   RegisterAvroCommands(app, exit_code);
   RegisterTableCommands(app, exit_code);
   RegisterTableScanCommand(app, exit_code);
+  RegisterTableChangesCommand(app, exit_code);
   RegisterRunCommands(app, exit_code);
   RegisterDemoCommands(app, exit_code);
   RegisterMaintenanceCommands(app, exit_code);

@@ -14,10 +14,14 @@ struct ExitCode {
 
 void RegisterParquetCommands(CLI::App& app, ExitCode& exit_code);
 void RegisterAvroCommands(CLI::App& app, ExitCode& exit_code);
+// The shared "table" group: whichever registration runs first creates it.
+CLI::App* FindOrAddTableGroup(CLI::App& app);
 // `floe table list|describe|history|files`; finds or creates the shared "table" group.
 void RegisterTableCommands(CLI::App& app, ExitCode& exit_code);
 // `floe table scan`; finds or creates the shared "table" group.
 void RegisterTableScanCommand(CLI::App& app, ExitCode& exit_code);
+// `floe table changes` (the change feed between two snapshots).
+void RegisterTableChangesCommand(CLI::App& app, ExitCode& exit_code);
 // `floe run` and `floe files` (the ingestion pipeline and its ledger).
 void RegisterRunCommands(CLI::App& app, ExitCode& exit_code);
 // `floe demo [DIR]` and `floe demo generate DIR` (the demo CDA export).

@@ -270,19 +270,10 @@ Status RunMaintain(const MaintainArgs& args) {
   return first_error;
 }
 
-// The "table" group, shared with the other `floe table` commands: whichever registers first creates it.
-CLI::App* TableGroup(CLI::App& app) {
-  auto existing = app.get_subcommands([](const CLI::App* sub) { return sub->get_name() == "table"; });
-  if (!existing.empty()) return existing.front();
-  CLI::App* group = app.add_subcommand("table", "Read and maintain Iceberg tables");
-  group->require_subcommand(1);
-  return group;
-}
-
 }  // namespace
 
 void RegisterMaintenanceCommands(CLI::App& app, ExitCode& exit_code) {
-  CLI::App* table = TableGroup(app);
+  CLI::App* table = FindOrAddTableGroup(app);
   {
     auto args = std::make_shared<CompactArgs>();
     auto* cmd = table->add_subcommand(

@@ -203,19 +203,19 @@ void AddCatalogOptions(CLI::App* cmd, TableCommandOptions* options) {
                   "Catalog name inside a SQL catalog (default floe)");
 }
 
-// The "table" group is shared with other registrations (e.g. `table scan`), whichever runs first creates it.
-CLI::App* FindOrCreateTableGroup(CLI::App& app) {
-  auto existing = app.get_subcommands([](CLI::App* sub) { return sub->get_name() == "table"; });
+}  // namespace
+
+CLI::App* FindOrAddTableGroup(CLI::App& app) {
+  auto existing = app.get_subcommands([](const CLI::App* sub) { return sub->get_name() == "table"; });
   if (!existing.empty()) return existing.front();
-  CLI::App* group = app.add_subcommand("table", "Inspect and query Iceberg tables through a catalog");
+  CLI::App* group =
+      app.add_subcommand("table", "Read, inspect and maintain Iceberg tables through a catalog");
   group->require_subcommand(1);
   return group;
 }
 
-}  // namespace
-
 void RegisterTableCommands(CLI::App& app, ExitCode& exit_code) {
-  CLI::App* group = FindOrCreateTableGroup(app);
+  CLI::App* group = FindOrAddTableGroup(app);
   {
     auto options = std::make_shared<TableCommandOptions>();
     auto* cmd = group->add_subcommand("list", "List namespaces, and the tables of NAMESPACE when given");

@@ -2,10 +2,14 @@
 // rows for side tables written, the key index of the new snapshot saved, and
 // data files, delete files and any schema evolution committed in ONE
 // snapshot that carries the batch id (an empty append when the batch only
-// set rows aside), then the side tables' appends (side_tables.h).
+// set rows aside), then the side tables' appends (side_tables.h) and, with
+// [target] change_feed, the commit's changes (change_feed_table.h).
+#include <map>
+#include <optional>
 #include <utility>
 
 #include "ingest/batch_delete_writer.h"
+#include "ingest/change_feed_table.h"
 #include "ingest/table_ingestor_phases.h"
 
 namespace floe::ingest {
@@ -61,6 +65,13 @@ Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batc
   delete_options.file.parquet.pool = Pool();
   std::vector<std::string> deleted_data_files;
   for (const auto& [path, positions] : resolution.deletes) deleted_data_files.push_back(path);
+  // The change feed needs the commit's parent and what it deletes.
+  std::optional<iceberg::TableMetadata> parent;
+  std::map<std::string, std::vector<int64_t>> feed_deletes;
+  if (options.settings.target.change_feed) {
+    parent = table->metadata();
+    feed_deletes = resolution.deletes;
+  }
   auto delete_files =
       WriteBatchDeletes(table->io(), table->metadata(), std::move(resolution.deletes), delete_options);
   if (!delete_files.ok()) {
@@ -127,6 +138,12 @@ Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batc
     result.snapshot_id = committed->snapshot_id;
     result.counts.data_files_written = static_cast<int64_t>(data_files->size());
     result.counts.delete_files_written = static_cast<int64_t>(delete_files->added.size());
+    if (parent) {
+      JustCommitted just{&*parent, &schema.table_schema,
+                         iceberg::PendingCommit{committed->snapshot_id, committed->timestamp_ms, *data_files,
+                                                std::move(feed_deletes)}};
+      FeedChanges(&just, result);
+    }
     return std::move(result);
   };
 
@@ -142,6 +159,26 @@ Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batc
   iceberg::FastAppend marker = table->NewFastAppend();
   marker.AllowEmpty();
   return commit_snapshot(marker);
+}
+
+void TableIngestor::Impl::FeedChanges(const JustCommitted* just, BatchResult& result) {
+  if (!options.settings.target.change_feed || !table) return;
+  ChangeFeedOptions feed_options;
+  feed_options.writer.file.parquet.codec = codec.codec;
+  feed_options.writer.file.parquet.compression_level = options.settings.target.codec_level.value_or(0);
+  feed_options.writer.file.parquet.pool = Pool();
+  feed_options.writer.target_file_size = options.settings.target.target_file_size_bytes;
+  feed_options.table_properties["write.parquet.compression-codec"] = codec.iceberg_name;
+  ChangeFeedTable feed(catalog, options.table, feed_options);
+  const std::vector<std::string> keys = merging() ? merge().keys : std::vector<std::string>{};
+  auto caught = feed.CatchUp(table->metadata(), table->io(), keys, just);
+  if (!caught.ok()) {
+    // The data commit stands; the next batch's catch-up appends what is missing.
+    result.warnings.push_back("change feed " + feed.id().ToString() +
+                              " is behind: " + caught.status().ToString());
+    return;
+  }
+  for (std::string& warning : caught->warnings) result.warnings.push_back(std::move(warning));
 }
 
 }  // namespace floe::ingest

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <utility>
 
+#include "iceberg/scan/changelog_scan.h"
 #include "iceberg/spec/random_ids.h"
 #include "ingest/lineage_columns.h"
 #include "ingest/partition_spec_config.h"
@@ -123,6 +124,14 @@ Status TableIngestor::Impl::CreateTable(const iceberg::Schema& schema) {
   if (target.codec_level)
     creation.properties["write.parquet.compression-level"] = std::to_string(*target.codec_level);
   creation.properties["write.target-file-size-bytes"] = std::to_string(target.target_file_size_bytes);
+  // The change feed pairs updates by key (iceberg/scan/changelog_scan.h): the
+  // identifier fields above, else this property, which also holds keys an
+  // identifier field cannot be (float, double).
+  if (merging()) {
+    std::string keys;
+    for (const std::string& key : merge().keys) keys += (keys.empty() ? "" : ",") + key;
+    creation.properties[iceberg::kMergeKeysProperty] = keys;
+  }
   for (const auto& [key, value] : target.table_properties) creation.properties[key] = value;
   auto created = catalog.CreateTable(options.table, creation);
   if (!created.ok()) {

@@ -28,6 +28,7 @@
 #include "common/thread_pool.h"
 #include "iceberg/transaction/table.h"
 #include "ingest/batch_data_writer.h"
+#include "ingest/change_feed_table.h"
 #include "ingest/change_set.h"
 #include "ingest/changes/change_convention.h"
 #include "ingest/merge/key_index.h"
@@ -202,6 +203,10 @@ struct TableIngestor::Impl {
   Result<BatchResult> Commit(BatchResult result, int64_t batch_id, int64_t now_ms,
                              const SettledSchema& schema, BatchDataWriter& writer,
                              std::vector<StagedLive> lives, Resolution resolution, SideTables& side);
+  // [target] change_feed: appends the table's unrecorded commits to
+  // <table>__changes (`just`: the commit just made, when there is one);
+  // failures become warnings (the feed catches up at the next batch).
+  void FeedChanges(const JustCommitted* just, BatchResult& result);
 };
 
 }  // namespace floe::ingest

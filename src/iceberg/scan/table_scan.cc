@@ -1,6 +1,7 @@
 #include "iceberg/scan/table_scan.h"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 #include "formats/parquet/file_reader.h"
@@ -10,6 +11,7 @@
 #include "iceberg/scan/pruning.h"
 #include "iceberg/writer/column_rows.h"
 #include "iceberg/writer/delete_readers.h"
+#include "iceberg/writer/deletion_vector.h"
 #include "iceberg/writer/position_delete_writer.h"
 
 namespace floe::iceberg {
@@ -31,25 +33,13 @@ bool PathWithinBounds(const DataFile& deletes, const std::string& path) {
   return true;
 }
 
-// The partition type of `spec`, from the first schema that has its sources.
-Result<Type> PartitionTypeFor(const TableMetadata& metadata, const PartitionSpec& spec,
-                              const Schema& preferred) {
-  auto type = spec.PartitionType(preferred);
-  if (type.ok()) return type;
-  for (const Schema& schema : metadata.schemas) {
-    auto other = spec.PartitionType(schema);
-    if (other.ok()) return other;
-  }
-  return type.status();
-}
-
 class ParquetTaskReader : public TaskReader {
  public:
   ParquetTaskReader(std::unique_ptr<parquet::ParquetFileReader> reader, FileProjection projection,
                     size_t output_columns, floe::Schema output_schema, std::vector<int64_t> deleted_positions,
                     EqualityDeleteSets equality_deletes, std::vector<std::vector<size_t>> equality_columns,
                     std::vector<std::vector<Type>> equality_types, std::vector<BoundPredicate> filter,
-                    std::vector<size_t> filter_columns, std::string path)
+                    std::vector<size_t> filter_columns, bool with_row_positions, std::string path)
       : reader_(std::move(reader)),
         projection_(std::move(projection)),
         output_columns_(output_columns),
@@ -60,6 +50,7 @@ class ParquetTaskReader : public TaskReader {
         equality_types_(std::move(equality_types)),
         filter_(std::move(filter)),
         filter_columns_(std::move(filter_columns)),
+        with_row_positions_(with_row_positions),
         path_(std::move(path)) {}
 
   Result<std::optional<RecordBatch>> Next() override {
@@ -119,6 +110,16 @@ class ParquetTaskReader : public TaskReader {
       FLOE_ASSIGN_OR_RETURN(out, TakeBatchRows(batch, keep));
     }
     out.columns.resize(output_columns_);
+    if (with_row_positions_) {
+      Column positions(Int64());
+      positions.values.resize(keep.size() * sizeof(int64_t));
+      for (size_t i = 0; i < keep.size(); ++i) {
+        const int64_t position = first_position + keep[i];
+        std::memcpy(positions.values.data() + i * sizeof(int64_t), &position, sizeof position);
+      }
+      positions.length = static_cast<int64_t>(keep.size());
+      out.columns.push_back(std::move(positions));
+    }
     out.schema = output_schema_;
     return out;
   }
@@ -133,6 +134,7 @@ class ParquetTaskReader : public TaskReader {
   std::vector<std::vector<Type>> equality_types_;
   std::vector<BoundPredicate> filter_;
   std::vector<size_t> filter_columns_;
+  bool with_row_positions_;
   std::string path_;
   int next_group_ = 0;
   int64_t position_ = 0;
@@ -156,6 +158,35 @@ bool DeleteApplies(const ScanFile& deletes, const ScanFile& data) {
   }
 }
 
+Result<Type> PartitionTypeOfSpec(const TableMetadata& metadata, int32_t spec_id, const Schema& preferred) {
+  const PartitionSpec* spec = metadata.SpecById(spec_id);
+  if (spec == nullptr) {
+    return Status::Corruption("partition spec " + std::to_string(spec_id) + " is not in the table metadata");
+  }
+  auto type = spec->PartitionType(preferred);
+  if (type.ok()) return type;
+  for (const Schema& schema : metadata.schemas) {
+    auto other = spec->PartitionType(schema);
+    if (other.ok()) return other;
+  }
+  return type.status();
+}
+
+Result<std::vector<ManifestEntry>> ReadScanManifest(FileIO& io, const TableMetadata& metadata,
+                                                    const ManifestFile& manifest, const Schema& schema) {
+  auto partition_type = PartitionTypeOfSpec(metadata, manifest.partition_spec_id, schema);
+  if (!partition_type.ok()) return partition_type.status().WithContext(manifest.manifest_path);
+  FLOE_ASSIGN_OR_RETURN(std::vector<ManifestEntry> entries, ReadManifest(io, manifest, *partition_type));
+  for (ManifestEntry& entry : entries) {
+    // A delete file of an unpartitioned spec is global.
+    if (entry.data_file.content != DataFileContent::kData &&
+        !IsPartitionedSpec(metadata, entry.data_file.spec_id)) {
+      entry.data_file.partition.clear();
+    }
+  }
+  return entries;
+}
+
 Result<std::unique_ptr<TableScan>> TableScan::Make(TableMetadata metadata, std::shared_ptr<FileIO> io,
                                                    ScanOptions options) {
   std::unique_ptr<TableScan> scan(new TableScan());
@@ -175,8 +206,10 @@ Result<std::unique_ptr<TableScan>> TableScan::Make(TableMetadata metadata, std::
   } else if (const Snapshot* current = m.CurrentSnapshot()) {
     scan->snapshot_ = *current;
   }
+  if (options.read_schema) schema = &*options.read_schema;
   if (schema == nullptr) return Status::Corruption("table metadata has no current schema");
   scan->schema_ = *schema;
+  scan->with_row_positions_ = options.with_row_positions;
   scan->projected_.schema_id = schema->schema_id;
   if (!options.columns) {
     scan->projected_.fields = schema->fields;
@@ -192,6 +225,9 @@ Result<std::unique_ptr<TableScan>> TableScan::Make(TableMetadata metadata, std::
     }
   }
   FLOE_ASSIGN_OR_RETURN(scan->output_schema_, ToFloeSchema(scan->projected_));
+  if (scan->with_row_positions_) {
+    scan->output_schema_.push_back(MakeField(kRowPositionColumn, Int64(), false, kRowPositionFieldId));
+  }
   for (const Predicate& predicate : options.filter) {
     FLOE_ASSIGN_OR_RETURN(BoundPredicate bound, BindPredicate(predicate, *schema));
     bool top_level = false;
@@ -231,9 +267,8 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
         ProjectFilterToPartition(filter_, *spec, schema_);
     const bool data_manifest = manifest.content == ManifestContent::kData;
     if (data_manifest && !ManifestMayMatch(partition_filter, manifest)) continue;
-    auto partition_type = PartitionTypeFor(metadata_, *spec, schema_);
-    if (!partition_type.ok()) return partition_type.status().WithContext(manifest.manifest_path);
-    FLOE_ASSIGN_OR_RETURN(std::vector<ManifestEntry> entries, ReadManifest(*io_, manifest, *partition_type));
+    FLOE_ASSIGN_OR_RETURN(std::vector<ManifestEntry> entries,
+                          ReadScanManifest(*io_, metadata_, manifest, schema_));
     for (ManifestEntry& entry : entries) {
       if (entry.status == ManifestEntryStatus::kDeleted) continue;
       ScanFile file{std::move(entry.data_file), entry.sequence_number.value_or(0)};
@@ -242,8 +277,6 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
         if (!MetricsMayMatch(filter_, file.file)) continue;
         data_files.push_back(std::move(file));
       } else {
-        // A delete file of an unpartitioned spec is global.
-        if (!IsPartitionedSpec(metadata_, file.file.spec_id)) file.file.partition.clear();
         delete_files.push_back(std::move(file));
       }
     }
@@ -259,7 +292,7 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
   return tasks;
 }
 
-Result<std::unique_ptr<TaskReader>> TableScan::Open(const FileScanTask& task) {
+Result<std::unique_ptr<TaskReader>> TableScan::Open(const FileScanTask& task) const {
   const DataFile& data = task.data.file;
   if (data.file_format != "PARQUET" && data.file_format != "parquet") {
     return Status::NotSupported("data file " + data.file_path + " has format " + data.file_format +
@@ -335,7 +368,7 @@ Result<std::unique_ptr<TaskReader>> TableScan::Open(const FileScanTask& task) {
   return std::unique_ptr<TaskReader>(new ParquetTaskReader(
       std::move(*reader), std::move(*projection), projected_.fields.size(), output_schema_,
       std::move(deleted), std::move(equality_deletes), std::move(equality_columns), std::move(equality_types),
-      filter_, std::move(filter_columns), data.file_path));
+      filter_, std::move(filter_columns), with_row_positions_, data.file_path));
 }
 
 }  // namespace floe::iceberg

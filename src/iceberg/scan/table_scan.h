@@ -12,7 +12,10 @@
 // equality deletes when their sequence number is > the data file's and they
 // share spec and partition, or are unpartitioned (global). A TaskReader
 // returns the task's live rows one Parquet row group at a time, as batches
-// of ToFloeSchema(projected_schema()). Errors name the file they come from.
+// of ToFloeSchema(projected_schema()), plus a trailing `_pos` column (each
+// row's position in its data file, field id kRowPositionFieldId) when
+// ScanOptions::with_row_positions is set. Errors name the file they come
+// from.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +37,15 @@ struct ScanOptions {
   std::optional<int64_t> snapshot_id;               // nullopt: the current snapshot
   std::optional<std::vector<std::string>> columns;  // top-level names; nullopt: every column
   std::vector<Predicate> filter;                    // AND of these
+  // Read every file onto this schema instead of the snapshot's (e.g. the
+  // schema of a commit being prepared); field ids decide, as always.
+  std::optional<Schema> read_schema;
+  // Append `_pos` (long): the row's position in its data file.
+  bool with_row_positions = false;
 };
+
+// The name of the row-position column a scan appends.
+inline constexpr const char* kRowPositionColumn = "_pos";
 
 // A data or delete file with the data sequence number it carries.
 struct ScanFile {
@@ -49,6 +60,17 @@ struct FileScanTask {
 
 // Whether delete file `deletes` applies to data file `data` (rules above).
 bool DeleteApplies(const ScanFile& deletes, const ScanFile& data);
+
+// The partition struct type of spec `spec_id`, over `preferred` or, when a
+// source column is no longer there, the first schema of the table that has
+// them all. An unknown spec id is Corruption.
+Result<Type> PartitionTypeOfSpec(const TableMetadata& metadata, int32_t spec_id, const Schema& preferred);
+
+// The entries of one manifest, read and typed for `metadata`'s specs, with
+// delete files of unpartitioned specs marked global (partition cleared) as
+// DeleteApplies expects.
+Result<std::vector<ManifestEntry>> ReadScanManifest(FileIO& io, const TableMetadata& metadata,
+                                                    const ManifestFile& manifest, const Schema& schema);
 
 class TaskReader {
  public:
@@ -69,7 +91,8 @@ class TableScan {
   const floe::Schema& output_schema() const { return output_schema_; }
 
   Result<std::vector<FileScanTask>> PlanFiles();
-  Result<std::unique_ptr<TaskReader>> Open(const FileScanTask& task);
+  // Thread-safe: tasks of one scan may be opened and read on several threads.
+  Result<std::unique_ptr<TaskReader>> Open(const FileScanTask& task) const;
 
  private:
   TableScan() = default;
@@ -81,6 +104,7 @@ class TableScan {
   Schema projected_;
   floe::Schema output_schema_;
   std::vector<BoundPredicate> filter_;
+  bool with_row_positions_ = false;
 };
 
 }  // namespace floe::iceberg

@@ -583,8 +583,10 @@ Status ReadTarget(const ParseContext& context, const toml::table* table, TargetC
   FLOE_ASSIGN_OR_RETURN(auto codec_level, section.Integer("codec_level", -1000, 1000));
   FLOE_ASSIGN_OR_RETURN(auto partition_by, section.StringArray("partition_by"));
   FLOE_ASSIGN_OR_RETURN(auto properties, section.StringMap("properties"));
+  FLOE_ASSIGN_OR_RETURN(auto change_feed, section.Bool("change_feed"));
   FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
 
+  if (change_feed) target->change_feed = *change_feed;
   if (ns) {
     bool ok = !ns->empty() && ns->front() != '.' && ns->back() != '.' && ns->find("..") == std::string::npos;
     if (!ok)

@@ -131,6 +131,9 @@ struct TargetConfig {
   // Partition fields like "day(createtime)", "bucket(16, id)", "identity(region)".
   std::vector<std::string> partition_by;
   std::map<std::string, std::string> table_properties;
+  // Each commit's row changes also go to the append-only table
+  // <table>__changes (ingest/change_feed_table.h).
+  bool change_feed = false;
 };
 
 struct SchemaPolicyConfig {
