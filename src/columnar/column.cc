@@ -58,6 +58,28 @@ void Column::AppendListEnd() {
   MarkValid();
 }
 
+void Column::Truncate(int64_t new_length) {
+  if (new_length < 0 || new_length >= length) return;
+  if (!validity.empty()) {
+    for (int64_t i = new_length; i < length; ++i) null_count -= IsNull(i) ? 1 : 0;
+    validity.resize(static_cast<size_t>((new_length + 7) / 8));
+    if (new_length % 8 != 0) validity.back() &= static_cast<uint8_t>((1u << (new_length % 8)) - 1);
+  }
+  const int32_t width = type.fixed_width();
+  if (width > 0) values.resize(static_cast<size_t>(new_length) * static_cast<size_t>(width));
+  if (!offsets.empty()) {
+    offsets.resize(static_cast<size_t>(new_length) + 1);
+    if (type.is_binary_like()) data.resize(static_cast<size_t>(offsets.back()));
+    if (type.id == TypeId::kList || type.id == TypeId::kMap) {
+      for (Column& child : children) child.Truncate(offsets.back());
+    }
+  }
+  if (type.id == TypeId::kStruct) {
+    for (Column& child : children) child.Truncate(new_length);
+  }
+  length = new_length;
+}
+
 std::string Column::Validate() const {
   const std::string where = type.ToString();
   if (!validity.empty() && static_cast<int64_t>(validity.size()) < (length + 7) / 8) {

@@ -66,12 +66,17 @@ struct Column {
     std::memcpy(values.data() + values.size() - sizeof(T), &v, sizeof(T));
     MarkValid();
   }
-  void AppendBytes(std::string_view bytes);   // kString / kBinary
-  void AppendFixed(const uint8_t* bytes);     // fixed-width: copies fixed_width() bytes
+  void AppendBytes(std::string_view bytes);  // kString / kBinary
+  void AppendFixed(const uint8_t* bytes);    // fixed-width: copies fixed_width() bytes
   // kList/kMap: close the current slot after its children were appended.
   void AppendListEnd();
   // kStruct: mark a slot valid after its children were appended.
   void AppendStructSlot() { MarkValid(); }
+
+  // Drops the slots from `new_length` on (no-op when new_length >= length),
+  // children included, keeping the contract above: how a reader undoes a
+  // value it had partly appended before finding that it does not fit.
+  void Truncate(int64_t new_length);
 
   // Checks buffer sizes and offsets against the contract above, recursively.
   // Returns a message naming the first violation, or "" when consistent.

@@ -124,62 +124,6 @@ size_t Utf8SequenceLength(const unsigned char* s, size_t n) {
   return length;
 }
 
-void AppendJsonString(std::string_view text, std::string* out) {
-  out->push_back('"');
-  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-  const size_t n = text.size();
-  for (size_t i = 0; i < n;) {
-    // Runs of printable ASCII are copied in one append.
-    size_t run = i;
-    while (run < n && s[run] >= 0x20 && s[run] < 0x80 && s[run] != '"' && s[run] != '\\') ++run;
-    if (run > i) {
-      out->append(reinterpret_cast<const char*>(s + i), run - i);
-      i = run;
-      continue;
-    }
-    const unsigned char c = s[i];
-    switch (c) {
-      case '"':
-        out->append("\\\"");
-        ++i;
-        continue;
-      case '\\':
-        out->append("\\\\");
-        ++i;
-        continue;
-      case '\n':
-        out->append("\\n");
-        ++i;
-        continue;
-      case '\r':
-        out->append("\\r");
-        ++i;
-        continue;
-      case '\t':
-        out->append("\\t");
-        ++i;
-        continue;
-      default: break;
-    }
-    if (c < 0x20) {
-      out->append("\\u00");
-      out->push_back(kHex[c >> 4]);
-      out->push_back(kHex[c & 15]);
-      ++i;
-      continue;
-    }
-    const size_t length = Utf8SequenceLength(s + i, n - i);
-    if (length == 0) {
-      out->append("\\uFFFD");
-      ++i;
-    } else {
-      out->append(reinterpret_cast<const char*>(s + i), length);
-      i += length;
-    }
-  }
-  out->push_back('"');
-}
-
 void AppendHex(const uint8_t* bytes, size_t n, std::string* out) {
   for (size_t i = 0; i < n; ++i) {
     out->push_back(kHex[bytes[i] >> 4]);
@@ -281,6 +225,62 @@ float HalfToFloat(uint16_t h) {
   float f;
   std::memcpy(&f, &bits, 4);
   return f;
+}
+
+void AppendJsonString(std::string_view text, std::string* out) {
+  out->push_back('"');
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  for (size_t i = 0; i < n;) {
+    // Runs of printable ASCII are copied in one append.
+    size_t run = i;
+    while (run < n && s[run] >= 0x20 && s[run] < 0x80 && s[run] != '"' && s[run] != '\\') ++run;
+    if (run > i) {
+      out->append(reinterpret_cast<const char*>(s + i), run - i);
+      i = run;
+      continue;
+    }
+    const unsigned char c = s[i];
+    switch (c) {
+      case '"':
+        out->append("\\\"");
+        ++i;
+        continue;
+      case '\\':
+        out->append("\\\\");
+        ++i;
+        continue;
+      case '\n':
+        out->append("\\n");
+        ++i;
+        continue;
+      case '\r':
+        out->append("\\r");
+        ++i;
+        continue;
+      case '\t':
+        out->append("\\t");
+        ++i;
+        continue;
+      default: break;
+    }
+    if (c < 0x20) {
+      out->append("\\u00");
+      out->push_back(kHex[c >> 4]);
+      out->push_back(kHex[c & 15]);
+      ++i;
+      continue;
+    }
+    const size_t length = Utf8SequenceLength(s + i, n - i);
+    if (length == 0) {
+      out->append("\\uFFFD");
+      ++i;
+    } else {
+      out->append(reinterpret_cast<const char*>(s + i), length);
+      i += length;
+    }
+  }
+  out->push_back('"');
 }
 
 void AppendJsonValue(const Column& column, int64_t row, std::string* out) {

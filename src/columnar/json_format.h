@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "columnar/column.h"
 
@@ -33,6 +34,8 @@ void AppendCsvHeader(const Schema& schema, std::string* out);
 void AppendCsvRow(const RecordBatch& batch, int64_t row, std::string* out);
 
 // Building blocks, exposed for tests and other renderers.
+// A JSON string literal of `text` (quotes included), escaped as above.
+void AppendJsonString(std::string_view text, std::string* out);
 std::string FormatDate(int32_t days_since_epoch);
 std::string FormatTimestamp(int64_t value, TimeUnit unit, bool utc);
 std::string FormatTimeOfDay(int64_t value, TimeUnit unit);
