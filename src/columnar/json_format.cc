@@ -99,31 +99,6 @@ void AppendInteger(I value, std::string* out) {
   out->append(buf, result.ptr);
 }
 
-// Length of the valid UTF-8 sequence at s[0..n), or 0 when invalid.
-size_t Utf8SequenceLength(const unsigned char* s, size_t n) {
-  const unsigned char c = s[0];
-  size_t length;
-  uint32_t min;
-  if (c < 0x80) return 1;
-  if ((c & 0xE0) == 0xC0) {
-    length = 2, min = 0x80;
-  } else if ((c & 0xF0) == 0xE0) {
-    length = 3, min = 0x800;
-  } else if ((c & 0xF8) == 0xF0) {
-    length = 4, min = 0x10000;
-  } else {
-    return 0;
-  }
-  if (n < length) return 0;
-  uint32_t cp = c & (0x7F >> length);
-  for (size_t i = 1; i < length; ++i) {
-    if ((s[i] & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (s[i] & 0x3F);
-  }
-  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return length;
-}
-
 void AppendHex(const uint8_t* bytes, size_t n, std::string* out) {
   for (size_t i = 0; i < n; ++i) {
     out->push_back(kHex[bytes[i] >> 4]);
@@ -225,6 +200,30 @@ float HalfToFloat(uint16_t h) {
   float f;
   std::memcpy(&f, &bits, 4);
   return f;
+}
+
+size_t Utf8SequenceLength(const unsigned char* s, size_t n) {
+  const unsigned char c = s[0];
+  size_t length;
+  uint32_t min;
+  if (c < 0x80) return 1;
+  if ((c & 0xE0) == 0xC0) {
+    length = 2, min = 0x80;
+  } else if ((c & 0xF0) == 0xE0) {
+    length = 3, min = 0x800;
+  } else if ((c & 0xF8) == 0xF0) {
+    length = 4, min = 0x10000;
+  } else {
+    return 0;
+  }
+  if (n < length) return 0;
+  uint32_t cp = c & (0x7F >> length);
+  for (size_t i = 1; i < length; ++i) {
+    if ((s[i] & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (s[i] & 0x3F);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return length;
 }
 
 void AppendJsonString(std::string_view text, std::string* out) {

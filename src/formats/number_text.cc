@@ -1,6 +1,7 @@
 #include "formats/number_text.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -32,10 +33,17 @@ bool ParseNonFinite(std::string_view text, double* out) {
   return false;
 }
 
-constexpr __int128 Pow10(int n) {
-  __int128 v = 1;
-  for (int i = 0; i < n; ++i) v *= 10;
-  return v;
+constexpr std::array<__int128, kMaxDecimalPrecision + 1> MakePowersOf10() {
+  std::array<__int128, kMaxDecimalPrecision + 1> powers{};
+  powers[0] = 1;
+  for (size_t i = 1; i < powers.size(); ++i) powers[i] = powers[i - 1] * 10;
+  return powers;
+}
+constexpr std::array<__int128, kMaxDecimalPrecision + 1> kPowersOf10 = MakePowersOf10();
+
+// 10^n for 0 <= n <= 38.
+inline __int128 Pow10(int n) {
+  return kPowersOf10[static_cast<size_t>(n)];
 }
 
 // True when the digits of a literal are all zeros (so underflow to 0 is exact).

@@ -26,6 +26,15 @@ namespace floe::formats {
 
 inline constexpr std::string_view kRescuedDataColumn = "_rescued_data";
 
+inline bool IsRescuedDataField(const Field& field) {
+  return field.name == kRescuedDataColumn;
+}
+
+// What a reader does with a value that does not fit its column, or with a
+// broken record: put it in _rescued_data, or fail with a message naming the
+// unit, the line or record, and the field.
+enum class BadDataPolicy : uint8_t { kRescue, kFail };
+
 struct RescueLocation {
   std::string unit;                     // file path, or "topic/partition" for streams
   std::string unit_key = "_file_path";  // JSON key of the unit

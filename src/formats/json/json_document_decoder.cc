@@ -265,7 +265,9 @@ class JsonDocumentDecoder::Impl {
   bool known_has_rescued_ = false;
   bool projected_rescued_ = false;
 
-  std::vector<Column> columns_;  // one per known field (built or not)
+  std::vector<Column> columns_;     // one per known field (built or not)
+  int64_t reserve_rows_ = 0;        // the most rows a batch had
+  std::vector<size_t> data_bytes_;  // per column: the most string bytes a batch had
   Node root_;
   int64_t rows_ = 0;
   formats::RescuedDataBuilder rescued_;
@@ -280,9 +282,22 @@ class JsonDocumentDecoder::Impl {
 };
 
 Status JsonDocumentDecoder::Impl::Reset() {
+  // Batches of one decoder tend to be alike: Finish remembers what the last
+  // one used, reserved here so buffers are not grown (and copied) again.
   columns_.clear();
   columns_.reserve(known_fields_.size());
-  for (const Field& field : known_fields_) columns_.push_back(MakeEmptyColumn(field.type));
+  for (size_t k = 0; k < known_fields_.size(); ++k) {
+    Column column = MakeEmptyColumn(known_fields_[k].type);
+    if (reserve_rows_ > 0 && !column.type.is_nested()) {
+      const size_t rows = static_cast<size_t>(reserve_rows_);
+      column.values.reserve(rows * static_cast<size_t>(std::max(column.type.fixed_width(), 0)));
+      if (column.type.is_binary_like()) {
+        column.offsets.reserve(rows + 1);
+        if (k < data_bytes_.size()) column.data.reserve(data_bytes_[k] + data_bytes_[k] / 8);
+      }
+    }
+    columns_.push_back(std::move(column));
+  }
   root_ = Node();
   for (size_t k = 0; k < known_fields_.size(); ++k) {
     const Field& field = known_fields_[k];
@@ -452,6 +467,14 @@ Outcome JsonDocumentDecoder::Impl::DecodeValue(Node& node, od::value& value) {
   }
   // Numbers read from their literal, so nothing is rounded.
   if (type == od::json_type::number) {
+    if (id == TypeId::kInt64 || id == TypeId::kTimestamp) {
+      // The common case: simdjson parses and validates the integer.
+      int64_t v;
+      if (!value.get_int64().get(v)) {
+        column->AppendValue(v);
+        return Outcome::kOk;
+      }
+    }
     const std::string_view token = TrimJsonToken(value.raw_json_token());
     if (!IsJsonNumber(token)) return Outcome::kBroken;
     switch (id) {
@@ -926,6 +949,10 @@ Result<RecordBatch> JsonDocumentDecoder::Impl::Finish() {
   std::vector<Column> new_columns;
   FLOE_RETURN_IF_ERROR(BuildNewMembers(&root_, rows_, &path, &new_fields, &new_columns));
 
+  reserve_rows_ = std::max(reserve_rows_, rows_);
+  data_bytes_.resize(columns_.size());
+  for (size_t k = 0; k < columns_.size(); ++k)
+    data_bytes_[k] = std::max(data_bytes_[k], columns_[k].data.size());
   RecordBatch batch;
   batch.num_rows = rows_;
   const bool any_rescued = !rescued_.empty();

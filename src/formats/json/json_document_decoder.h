@@ -60,7 +60,7 @@
 
 namespace floe::json {
 
-enum class BadDataPolicy : uint8_t { kRescue, kFail };
+using formats::BadDataPolicy;
 
 struct JsonDecodeOptions {
   formats::TypeInferenceOptions inference;

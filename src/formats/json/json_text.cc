@@ -74,7 +74,10 @@ size_t JsonValueExtent(std::string_view text) {
     return text.size();
   }
   size_t i = 0;
-  while (i < text.size() && text[i] != ',' && text[i] != '}' && text[i] != ']' && !IsJsonSpace(text[i])) ++i;
+  while (i < text.size() && !IsJsonSpace(text[i]) && text[i] != ',' && text[i] != '}' && text[i] != ']' &&
+         text[i] != '{' && text[i] != '[' && text[i] != '"' && text[i] != ':') {
+    ++i;
+  }
   return i;
 }
 

@@ -16,7 +16,7 @@ bool IsJsonNumber(std::string_view text);
 
 // The length of the JSON value starting at text[0] (an object or array up to
 // its matching bracket, a string up to its closing quote, a scalar up to the
-// next delimiter), scanning no further than text.size(); the whole size
+// next whitespace or structural character), scanning no further than text.size(); the whole size
 // when it does not end. The value was validated by the caller.
 size_t JsonValueExtent(std::string_view text);
 
