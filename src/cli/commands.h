@@ -14,6 +14,8 @@ struct ExitCode {
 
 void RegisterParquetCommands(CLI::App& app, ExitCode& exit_code);
 void RegisterAvroCommands(CLI::App& app, ExitCode& exit_code);
+// `floe file schema|cat` (any landing-file format).
+void RegisterFileCommands(CLI::App& app, ExitCode& exit_code);
 // `floe table list|describe|history|files`; finds or creates the shared "table" group.
 void RegisterTableCommands(CLI::App& app, ExitCode& exit_code);
 // `floe table scan`; finds or creates the shared "table" group.

@@ -144,6 +144,12 @@ InferredType TextInference::Classify(std::string_view text) const {
       return t;
     }
     case NumberShape::kDecimal: {
+      // Fixed-point exports (money, rates) have few fraction digits; a long
+      // fraction is a printed floating-point value.
+      if (shape.scale > kMaxInferredDecimalScale ||
+          (shape.scale > 0 && shape.integer_digits + shape.scale > kMaxInferredDecimalDigits)) {
+        return Of(InferredType::kDouble);
+      }
       InferredType t = Of(InferredType::kDecimal);
       t.integer_digits = shape.integer_digits;
       t.scale = shape.scale;

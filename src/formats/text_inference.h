@@ -3,8 +3,11 @@
 //
 // Contract:
 // - A value's own type is the narrowest of: boolean ("true"/"false", any
-//   case), integer (fits int64), decimal (a plain literal within 38 digits),
-//   double (exponent notation, NaN/Infinity, or too many digits), date,
+//   case), integer (fits int64), decimal (a plain literal with at most 9
+//   fraction digits and 18 significant digits, as fixed-point exports of
+//   money and rates are written; an integer past int64 within 38 digits),
+//   double (exponent notation, NaN/Infinity, or a longer fraction: printed
+//   floating-point values), date,
 //   timestamp without zone, timestamp with zone, string. Integers with a
 //   redundant leading zero ("007") are strings: a number would lose the zeros.
 // - A column's type is the join of its values' types in a widening lattice
@@ -38,6 +41,10 @@
 #include "formats/temporal_text.h"
 
 namespace floe::formats {
+
+// The longest fixed-point literal inferred as a decimal (see the contract).
+inline constexpr int32_t kMaxInferredDecimalScale = 9;
+inline constexpr int32_t kMaxInferredDecimalDigits = 18;
 
 // The options both text formats share; names follow the user-facing keys.
 struct TypeInferenceOptions {

@@ -109,8 +109,8 @@ SniffedDialect SniffCsvDialect(std::string_view sample, bool complete, const Sni
   std::vector<char> quotes =
       hints.quote ? std::vector<char>{*hints.quote} : std::vector<char>{'"', '\'', '\0'};
   // Per delimiter: among the quote/escape choices that parse the sample
-  // nearly as consistently as the best (within 5% of the records: one broken
-  // quote must not turn quoting off), the one whose quote opened the most
+  // nearly as consistently as the best (within 5% of the records, or one
+  // record: one broken quote must not turn quoting off), the one whose quote opened the most
   // fields; ties go to the earlier, so '"' and doubling first.
   std::vector<Candidate> best_per_delimiter;
   for (char delimiter : delimiters) {
@@ -135,7 +135,9 @@ SniffedDialect SniffCsvDialect(std::string_view sample, bool complete, const Sni
     for (const Candidate& c : scored) top = std::max(top, c.ratio());
     const Candidate* chosen = nullptr;
     for (const Candidate& c : scored) {
-      if (c.ratio() < top - 0.05) continue;
+      // Within 5% of the records, or one record in a small sample.
+      const double slack = std::max(0.05, 1.0 / static_cast<double>(std::max<int64_t>(c.total, 1)));
+      if (c.ratio() < top - slack - 1e-9) continue;
       if (!chosen || c.quoted > chosen->quoted) chosen = &c;
     }
     if (chosen) best_per_delimiter.push_back(*chosen);

@@ -9,7 +9,7 @@
 //   sample's end is not counted) and is scored by its consistency: the
 //   share of records with the most common field count (bad records count
 //   against it). Per delimiter, among the quote/escape choices within 5% of
-//   the most consistent one, the one whose quote opened the most fields wins
+//   the records (or one record) of the most consistent one, the one whose quote opened the most fields wins
 //   (ties: the earlier in the order above); across delimiters the one with the most
 //   fields among those consistent on half of the records with more than one
 //   field, else the most consistent.

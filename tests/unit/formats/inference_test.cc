@@ -35,6 +35,8 @@ TEST(TextInferenceTest, EveryTypeIsInferred) {
   EXPECT_EQ(InferColumn(*inference, {"1", "-42", "9223372036854775807"}), "int64");
   EXPECT_EQ(InferColumn(*inference, {"1.5", "-12.25"}), "decimal(38,2)");
   EXPECT_EQ(InferColumn(*inference, {"1.5e3", "2"}), "float64");
+  EXPECT_EQ(InferColumn(*inference, {"2624.175218680833"}), "float64");  // a printed double, not fixed point
+  EXPECT_EQ(InferColumn(*inference, {"958639323.54", "0.000000001"}), "decimal(38,9)");
   EXPECT_EQ(InferColumn(*inference, {"2020-01-31", "1999-12-31"}), "date");
   EXPECT_EQ(InferColumn(*inference, {"2020-01-31 10:00:00", "2020-01-31T10:00:00.123456"}), "timestamp[us]");
   EXPECT_EQ(InferColumn(*inference, {"2020-01-31 10:00:00Z", "2020-01-31 10:00:00+05:30"}),
