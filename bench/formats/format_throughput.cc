@@ -45,7 +45,7 @@ Result<std::unique_ptr<formats::ChunkedReader>> OpenReader(const std::string& fo
       options.known = known;
       options.delimiter = ",";
       options.quote = "\"";
-      options.header = "true";
+      options.header = true;
     }
     FLOE_ASSIGN_OR_RETURN(auto reader, csv::CsvFileReader::Open(shared, std::move(options)));
     return std::unique_ptr<formats::ChunkedReader>(std::move(reader));

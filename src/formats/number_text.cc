@@ -91,8 +91,11 @@ bool ParseDecimalText(std::string_view text, DecimalText* out) {
     negative = text[i] == '-';
     ++i;
   }
+  // The first 18 significant digits accumulate in 64 bits (the common case:
+  // amounts and rates), the rest in 128.
+  uint64_t low = 0;
   __int128 unscaled = 0;
-  int significant = 0;  // digits accumulated into unscaled, leading zeros excluded
+  int significant = 0;  // digits accumulated, leading zeros excluded
   int fraction = 0;
   bool any_digit = false;
   bool seen_point = false;
@@ -103,7 +106,12 @@ bool ParseDecimalText(std::string_view text, DecimalText* out) {
       if (seen_point) ++fraction;
       if (significant == 0 && c == '0') continue;
       if (++significant > kMaxDecimalPrecision) return false;
-      unscaled = unscaled * 10 + (c - '0');
+      if (significant <= 18) {
+        low = low * 10 + static_cast<uint64_t>(c - '0');
+      } else {
+        if (significant == 19) unscaled = static_cast<__int128>(low);
+        unscaled = unscaled * 10 + (c - '0');
+      }
     } else if (c == '.' && !seen_point) {
       seen_point = true;
     } else {
@@ -111,6 +119,7 @@ bool ParseDecimalText(std::string_view text, DecimalText* out) {
     }
   }
   if (!any_digit) return false;
+  if (significant <= 18) unscaled = static_cast<__int128>(low);
   int64_t exponent = 0;
   if (i < text.size()) {
     if (text[i] != 'e' && text[i] != 'E') return false;

@@ -57,6 +57,13 @@ Result<std::unique_ptr<CsvFileReader>> CsvFileReader::Open(std::shared_ptr<Input
   if (hints.delimiter && hints.quote && *hints.quote != '\0' && *hints.quote == *hints.delimiter) {
     return Status::InvalidArgument("the quote and the delimiter must differ");
   }
+  if (hints.delimiter && hints.escape && *hints.escape != '\0' && *hints.escape == *hints.delimiter) {
+    return Status::InvalidArgument("the escape and the delimiter must differ");
+  }
+  for (const std::optional<char>& c : {hints.quote, hints.escape}) {
+    if (c && (*c == '\n' || *c == '\r'))
+      return Status::InvalidArgument("the quote and escape cannot be line breaks");
+  }
   reader->options_ = std::move(options);
   FLOE_ASSIGN_OR_RETURN(reader->inference_, formats::TextInference::Make(reader->options_.inference));
   FLOE_ASSIGN_OR_RETURN(reader->bytes_,

@@ -1,7 +1,10 @@
 #include "formats/csv/csv_records.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
+
+#include "formats/byte_search.h"
 
 namespace floe::csv {
 namespace {
@@ -20,16 +23,6 @@ size_t BreakLength(std::string_view text, size_t i) {
   if (text[i] == '\n') return 1;
   if (text[i] == '\r') return i + 1 < text.size() && text[i + 1] == '\n' ? 2 : 1;
   return 0;
-}
-
-using ByteTable = std::array<uint8_t, 256>;
-
-ByteTable Table(std::initializer_list<char> special) {
-  ByteTable table{};
-  for (char c : special) {
-    if (c != '\0') table[static_cast<unsigned char>(c)] = 1;
-  }
-  return table;
 }
 
 }  // namespace
@@ -54,7 +47,7 @@ void CsvRecordScanner::EndRecord(int64_t end) {
   } else {
     chunker_->RecordEnd(end, !record_empty_, line_);
   }
-  state_ = State::kFieldStart;
+  state_ = State::kOutside;
   record_start_ = end;
   record_empty_ = true;
   quote_open_ = -1;
@@ -64,78 +57,81 @@ void CsvRecordScanner::EndRecord(int64_t end) {
 void CsvRecordScanner::Scan(std::string_view block) {
   const char delimiter = dialect_.delimiter, quote = dialect_.quote, escape = dialect_.escape;
   const bool rfc = quote != '\0' && escape == quote;
-  // Bytes an unquoted field stops at.
-  const ByteTable unquoted_stops = Table({delimiter, '\n', '\r'});
-  for (size_t i = 0; i < block.size(); ++i) {
-    const char c = block[i];
+  // Outside quotes only line breaks and quotes matter (a quote opens a field
+  // only where one starts); inside, the quote, the escape and line breaks.
+  const char outside_quote = quote != '\0' ? quote : '\n';
+  const char inside_escape = !rfc && escape != '\0' ? escape : quote;
+  const size_t n = block.size();
+  size_t i = 0;
+  while (i < n) {
     const int64_t at = offset_ + static_cast<int64_t>(i);
     if (pending_cr_) {
       pending_cr_ = false;
-      const bool quoted = state_ == State::kQuoted || state_ == State::kQuotedEscape;
-      if (quoted) {
+      const char c = block[i];
+      if (state_ == State::kQuoted || state_ == State::kQuotedEscape) {
         if (c != '\n') {  // a lone '\r' inside quotes: a line break there
           ++line_;
           if (cut_ < 0) cut_ = at, cut_line_ = line_;
         }
       } else {
         ++line_;
-        EndRecord(c == '\n' ? at + 1 : at);
-        if (c == '\n') continue;
+        if (c == '\n') {
+          EndRecord(at + 1);
+          ++i;
+        } else {
+          EndRecord(at);
+        }
       }
+      continue;
     }
     switch (state_) {
-      case State::kFieldStart:
-        if (quote != '\0' && c == quote) {
-          state_ = State::kQuoted;
-          quote_open_ = at;
-          record_empty_ = false;
+      case State::kOutside: {
+        const size_t j = i + formats::FindAnyOf(block.substr(i), '\n', '\r', outside_quote, outside_quote);
+        if (j > i) record_empty_ = false;
+        if (j == n) {
+          i = n;
           break;
         }
-        if (c == delimiter) {
-          record_empty_ = false;
-          break;
-        }
+        const char c = block[j];
+        const int64_t hit = offset_ + static_cast<int64_t>(j);
         if (c == '\n') {
           ++line_;
-          EndRecord(at + 1);
-          break;
-        }
-        if (c == '\r') {
-          pending_cr_ = true;
-          break;
-        }
-        state_ = State::kUnquoted;
-        record_empty_ = false;
-        [[fallthrough]];
-      case State::kUnquoted: {
-        // Fast path: skip to the next delimiter or line break.
-        while (i + 1 < block.size() && !unquoted_stops[static_cast<unsigned char>(block[i + 1])]) ++i;
-        if (i + 1 >= block.size()) break;
-        const char next = block[++i];
-        const int64_t next_at = offset_ + static_cast<int64_t>(i);
-        if (next == delimiter) {
-          state_ = State::kFieldStart;
-        } else if (next == '\n') {
-          ++line_;
-          EndRecord(next_at + 1);
-        } else {
-          pending_cr_ = true;
-        }
-        break;
-      }
-      case State::kQuoted:
-        if (rfc ? c == quote : (c == quote)) {
-          state_ = rfc ? State::kQuoteInQuoted : State::kAfterClose;
-        } else if (!rfc && escape != '\0' && c == escape) {
-          state_ = State::kQuotedEscape;
-        } else if (c == '\n') {
-          ++line_;
-          if (cut_ < 0) cut_ = at + 1, cut_line_ = line_;
+          EndRecord(hit + 1);
         } else if (c == '\r') {
           pending_cr_ = true;
+        } else {
+          record_empty_ = false;
+          const char before = j > 0 ? block[j - 1] : prev_byte_;
+          if (hit == record_start_ || before == delimiter) {
+            state_ = State::kQuoted;
+            quote_open_ = hit;
+          }
         }
+        i = j + 1;
         break;
-      case State::kQuotedEscape:
+      }
+      case State::kQuoted: {
+        const size_t j = i + formats::FindAnyOf(block.substr(i), quote, inside_escape, '\n', '\r');
+        if (j == n) {
+          i = n;
+          break;
+        }
+        const char c = block[j];
+        if (c == quote) {
+          state_ = rfc ? State::kQuoteInQuoted : State::kOutside;
+        } else if (c == '\n') {
+          ++line_;
+          if (cut_ < 0) cut_ = offset_ + static_cast<int64_t>(j) + 1, cut_line_ = line_;
+        } else if (c == '\r') {
+          pending_cr_ = true;
+        } else {
+          state_ = State::kQuotedEscape;
+        }
+        i = j + 1;
+        break;
+      }
+      case State::kQuotedEscape: {
+        const char c = block[i];
         state_ = State::kQuoted;
         if (c == '\n') {
           ++line_;
@@ -143,31 +139,26 @@ void CsvRecordScanner::Scan(std::string_view block) {
         } else if (c == '\r') {
           pending_cr_ = true;
         }
+        ++i;
         break;
+      }
       case State::kQuoteInQuoted:
-        if (c == quote) {
+        if (block[i] == quote) {
           state_ = State::kQuoted;  // a doubled quote
-          break;
-        }
-        state_ = State::kAfterClose;
-        [[fallthrough]];
-      case State::kAfterClose:
-        if (c == delimiter) {
-          state_ = State::kFieldStart;
-        } else if (c == '\n') {
-          ++line_;
-          EndRecord(at + 1);
-        } else if (c == '\r') {
-          pending_cr_ = true;
+          ++i;
+        } else {
+          state_ = State::kOutside;  // the quote closed the field; look at this byte outside
         }
         break;
     }
   }
-  offset_ += static_cast<int64_t>(block.size());
+  if (n > 0) prev_byte_ = block[n - 1];
+  offset_ += static_cast<int64_t>(n);
 }
 
 int64_t CsvRecordScanner::Finish() {
   const bool quoted = state_ == State::kQuoted || state_ == State::kQuotedEscape;
+  if (state_ == State::kQuoteInQuoted) state_ = State::kOutside;
   if (pending_cr_) {
     pending_cr_ = false;
     ++line_;
@@ -198,13 +189,15 @@ int64_t CsvRecordScanner::Finish() {
 bool CsvTokenizer::Next(CsvRecord* record) {
   const char delimiter = dialect_.delimiter, quote = dialect_.quote, escape = dialect_.escape;
   const bool rfc = quote != '\0' && escape == quote;
+  const char inside_escape = !rfc && escape != '\0' ? escape : quote;
   const std::string_view data = data_;
+  const size_t n = data.size();
   // Skip empty lines.
-  while (pos_ < data.size() && (data[pos_] == '\n' || data[pos_] == '\r')) {
+  while (pos_ < n && (data[pos_] == '\n' || data[pos_] == '\r')) {
     pos_ += BreakLength(data, pos_);
     ++line_;
   }
-  if (pos_ >= data.size()) return false;
+  if (pos_ >= n) return false;
   record->fields.clear();
   record->quoted.clear();
   record->error.clear();
@@ -212,44 +205,45 @@ bool CsvTokenizer::Next(CsvRecord* record) {
   scratch_.clear();
   const size_t start = pos_;
   size_t i = pos_;
+  int64_t inner_lines = 0;  // line breaks inside quoted fields
   const char* base = data.data();
   while (true) {
     // One field starting at i.
-    if (quote != '\0' && i < data.size() && data[i] == quote) {
+    if (quote != '\0' && i < n && data[i] == quote) {
       const size_t open = i;
       size_t k = i + 1;
       bool escaped = false;
       bool closed = false;
-      while (k < data.size()) {
-        const char c = data[k];
-        if (c == quote) {
-          if (rfc && k + 1 < data.size() && data[k + 1] == quote) {
+      while (true) {
+        const size_t j =
+            k + formats::FindAnyOf(data.substr(std::min(k, n)), quote, inside_escape, quote, quote);
+        if (j >= n) break;
+        if (data[j] == quote) {
+          if (rfc && j + 1 < n && data[j + 1] == quote) {
             escaped = true;
-            k += 2;
+            k = j + 2;
             continue;
           }
           closed = true;
+          k = j;
           break;
         }
-        if (!rfc && escape != '\0' && c == escape) {
-          escaped = true;
-          k += 2;
-          continue;
-        }
-        ++k;
+        escaped = true;  // the escape character: the next byte is data
+        k = j + 2;
       }
       if (!closed) {
         // Unterminated: the record ends at the first line break after the quote.
-        size_t cut = open + 1;
-        while (cut < data.size() && data[cut] != '\n' && data[cut] != '\r') ++cut;
+        const size_t cut = open + 1 + formats::FindAnyOf(data.substr(open + 1), '\n', '\r', '\n', '\r');
         record->raw = data.substr(start, cut - start);
         record->error = "unterminated quote";
-        size_t next = cut < data.size() ? cut + BreakLength(data, cut) : cut;
+        const size_t next = cut < n ? cut + BreakLength(data, cut) : cut;
         line_ += CountLines(data.substr(start, next - start));
         pos_ = next;
         return true;
       }
       std::string_view content(base + open + 1, k - open - 1);
+      if (formats::FindAnyOf(content, '\n', '\r', '\n', '\r') < content.size())
+        inner_lines += CountLines(content);
       if (escaped) {
         std::string unescaped;
         unescaped.reserve(content.size());
@@ -267,19 +261,19 @@ bool CsvTokenizer::Next(CsvRecord* record) {
       record->fields.push_back(content);
       record->quoted.push_back(1);
       i = k + 1;
-      if (i < data.size() && data[i] != delimiter && data[i] != '\n' && data[i] != '\r') {
+      if (i < n && data[i] != delimiter && data[i] != '\n' && data[i] != '\r') {
         if (record->error.empty()) record->error = "unexpected text after a closing quote";
-        while (i < data.size() && data[i] != delimiter && data[i] != '\n' && data[i] != '\r') ++i;
+        i += formats::FindAnyOf(data.substr(i), delimiter, '\n', '\r', '\n');
       }
     } else {
-      const size_t field_start = i;
-      while (i < data.size() && data[i] != delimiter && data[i] != '\n' && data[i] != '\r') ++i;
-      record->fields.emplace_back(base + field_start, i - field_start);
+      const size_t end = i + formats::FindAnyOf(data.substr(i), delimiter, '\n', '\r', '\n');
+      record->fields.emplace_back(base + i, end - i);
       record->quoted.push_back(0);
+      i = end;
     }
-    if (i >= data.size()) {
+    if (i >= n) {
       record->raw = data.substr(start, i - start);
-      line_ += CountLines(record->raw);
+      line_ += inner_lines;
       pos_ = i;
       return true;
     }
@@ -289,9 +283,8 @@ bool CsvTokenizer::Next(CsvRecord* record) {
     }
     // A line break ends the record.
     record->raw = data.substr(start, i - start);
-    const size_t next = i + BreakLength(data, i);
-    line_ += CountLines(data.substr(start, next - start));
-    pos_ = next;
+    line_ += 1 + inner_lines;
+    pos_ = i + BreakLength(data, i);
     return true;
   }
 }

@@ -60,7 +60,10 @@ class CsvRecordScanner {
   int64_t header_end() const { return header_end_; }
 
  private:
-  enum class State : uint8_t { kFieldStart, kUnquoted, kQuoted, kQuotedEscape, kQuoteInQuoted, kAfterClose };
+  // kOutside: not inside quotes (a field's start is where a quote opens one:
+  // the record's first byte or a byte after the delimiter); kQuoteInQuoted:
+  // a quote seen inside quotes that is doubled or closes the field.
+  enum class State : uint8_t { kOutside, kQuoted, kQuotedEscape, kQuoteInQuoted };
   void EndRecord(int64_t end);
 
   CsvDialect dialect_;
@@ -70,8 +73,9 @@ class CsvRecordScanner {
   int64_t header_end_ = -1;
   int64_t offset_;  // unit offset of the next byte to scan
   int64_t line_;
-  State state_ = State::kFieldStart;
+  State state_ = State::kOutside;
   bool pending_cr_ = false;  // the last byte was a '\r' that may start "\r\n"
+  char prev_byte_ = '\n';    // the byte before the next block
   int64_t record_start_;
   bool record_empty_ = true;
   int64_t quote_open_ = -1;  // the open quote of the current record's quoted field

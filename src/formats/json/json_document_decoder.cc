@@ -7,10 +7,12 @@
 #include <limits>
 #include <utility>
 
+#include "formats/json/json_flat_object.h"
 #include "formats/json/json_shape.h"
 #include "formats/json/json_text.h"
 #include "formats/number_text.h"
 #include "formats/text_conversion.h"
+#include "formats/text_encoding.h"
 
 namespace floe::json {
 namespace {
@@ -203,6 +205,14 @@ class JsonDocumentDecoder::Impl {
       }
       known_fields_.push_back(field);
     }
+    for (const Field& field : known_fields_) {
+      // A name the flat scan can compare with raw bytes; others are found by lookup.
+      const bool plain = field.name.find_first_of("\"\\") == std::string::npos &&
+                         std::none_of(field.name.begin(), field.name.end(),
+                                      [](char c) { return static_cast<unsigned char>(c) < 0x20; }) &&
+                         formats::IsValidUtf8(field.name);
+      flat_keys_.push_back(plain ? field.name : std::string(1, '\0'));
+    }
     if (options_.columns) {
       for (const std::string& name : *options_.columns) {
         if (name == formats::kRescuedDataColumn) {
@@ -236,6 +246,12 @@ class JsonDocumentDecoder::Impl {
   Outcome DecodeMap(Node& node, od::value& value);
   Outcome DecodeAsText(Node& node, od::value& value, od::json_type type);
   Outcome AddNewMember(Node& node, std::string_view key, od::value& value, int64_t slot);
+  // The same for a value already validated, given where its JSON text starts.
+  Outcome AddNewMemberRaw(Node& node, std::string_view key, const char* start, int64_t slot);
+  // One scalar (from either path) into `node`.
+  Outcome AppendScalar(Node& node, JsonScalarKind kind, std::string_view text, const char* raw);
+  // The document in flat_ (a flat object, json_flat_object.h) as the next row.
+  Outcome DecodeFlat();
   Outcome Validate(od::value& value, int depth);
   // A value (starting at `start`, already validated) that does not fit `node`.
   Outcome Rescue(Node& node, const char* start, std::string_view reason);
@@ -258,9 +274,11 @@ class JsonDocumentDecoder::Impl {
   std::shared_ptr<const formats::TextInference> inference_;
   od::parser parser_;
   od::document document_;
-  std::string padded_;          // a document copied to padded memory
-  std::string stashed_buffer_;  // "[raw]" plus padding, for new-member values
-  std::string position_word_;   // "line", "record"
+  std::string padded_;                  // a document copied to padded memory
+  std::vector<JsonFlatMember> flat_;    // the members of a flat document
+  std::vector<std::string> flat_keys_;  // the known top-level names a flat scan may match unscanned
+  std::string stashed_buffer_;          // "[raw]" plus padding, for new-member values
+  std::string position_word_;           // "line", "record"
   std::vector<Field> known_fields_;
   bool known_has_rescued_ = false;
   bool projected_rescued_ = false;
@@ -408,75 +426,97 @@ Outcome JsonDocumentDecoder::Impl::DecodeAsText(Node& node, od::value& value, od
 Outcome JsonDocumentDecoder::Impl::DecodeValue(Node& node, od::value& value) {
   od::json_type type;
   if (value.type().get(type)) return Outcome::kBroken;
+  if (type == od::json_type::object || type == od::json_type::array) {
+    Column* column = node.column;
+    switch (node.type.id) {
+      case TypeId::kString: return DecodeAsText(node, value, type);
+      case TypeId::kStruct: {
+        if (type != od::json_type::object) return RescueValue(node, value, "expected an object");
+        od::object object;
+        if (value.get_object().get(object)) return Outcome::kBroken;
+        return DecodeObject(node, object, column->length, false);
+      }
+      case TypeId::kList:
+        if (type != od::json_type::array) return RescueValue(node, value, "expected an array");
+        return DecodeArray(node, value);
+      case TypeId::kMap:
+        if (type != od::json_type::object) return RescueValue(node, value, "expected an object");
+        return DecodeMap(node, value);
+      default:
+        return RescueValue(node, value,
+                           std::string(JsonTypeName(type)) + " does not fit " + node.type.ToString());
+    }
+  }
+  // A scalar: its text, then the conversion the flat path shares.
+  const char* raw = value.raw_json_token().data();
+  JsonScalarKind kind;
+  std::string_view text;
+  switch (type) {
+    case od::json_type::string:
+      if (value.get_string().get(text)) return Outcome::kBroken;
+      kind = JsonScalarKind::kString;
+      break;
+    case od::json_type::number:
+      text = TrimJsonToken(value.raw_json_token());
+      if (!IsJsonNumber(text)) return Outcome::kBroken;
+      kind = JsonScalarKind::kNumber;
+      break;
+    case od::json_type::boolean: {
+      bool v;
+      if (value.get_bool().get(v)) return Outcome::kBroken;
+      kind = v ? JsonScalarKind::kTrue : JsonScalarKind::kFalse;
+      text = v ? "true" : "false";
+      break;
+    }
+    case od::json_type::null: {
+      bool is_null = false;
+      if (value.is_null().get(is_null) || !is_null) return Outcome::kBroken;
+      kind = JsonScalarKind::kNull;
+      break;
+    }
+    default: return Outcome::kBroken;
+  }
+  return AppendScalar(node, kind, text, raw);
+}
+
+Outcome JsonDocumentDecoder::Impl::AppendScalar(Node& node, JsonScalarKind kind, std::string_view text,
+                                                const char* raw) {
   Column* column = node.column;
-  if (type == od::json_type::null) {
-    bool is_null = false;
-    if (value.is_null().get(is_null) || !is_null) return Outcome::kBroken;
+  if (kind == JsonScalarKind::kNull) {
     column->AppendNull();
     return Outcome::kOk;
   }
+  const bool boolean = kind == JsonScalarKind::kTrue || kind == JsonScalarKind::kFalse;
   const TypeId id = node.type.id;
   switch (id) {
-    case TypeId::kString: return DecodeAsText(node, value, type);
-    case TypeId::kStruct: {
-      if (type != od::json_type::object) return RescueValue(node, value, "expected an object");
-      od::object object;
-      if (value.get_object().get(object)) return Outcome::kBroken;
-      return DecodeObject(node, object, column->length, false);
-    }
-    case TypeId::kList:
-      if (type != od::json_type::array) return RescueValue(node, value, "expected an array");
-      return DecodeArray(node, value);
-    case TypeId::kMap:
-      if (type != od::json_type::object) return RescueValue(node, value, "expected an object");
-      return DecodeMap(node, value);
-    case TypeId::kBool: {
-      if (type != od::json_type::boolean) return RescueValue(node, value, "expected a boolean");
-      bool v;
-      if (value.get_bool().get(v)) return Outcome::kBroken;
-      column->AppendValue<uint8_t>(v ? 1 : 0);
+    case TypeId::kString: column->AppendBytes(text); return Outcome::kOk;
+    case TypeId::kStruct:
+    case TypeId::kMap: return Rescue(node, raw, "expected an object");
+    case TypeId::kList: return Rescue(node, raw, "expected an array");
+    case TypeId::kBool:
+      if (!boolean) return Rescue(node, raw, "expected a boolean");
+      column->AppendValue<uint8_t>(kind == JsonScalarKind::kTrue ? 1 : 0);
       return Outcome::kOk;
-    }
     case TypeId::kFloat64: {
-      if (type == od::json_type::number) {
-        double v;
-        if (value.get_double().get(v)) {
-          const std::string_view token = TrimJsonToken(value.raw_json_token());
-          if (!IsJsonNumber(token)) return Outcome::kBroken;
-          return Rescue(node, token.data(), "number out of the double range");
-        }
+      double v;
+      if (kind == JsonScalarKind::kNumber) {
+        if (!formats::ParseDoubleText(text, &v)) return Rescue(node, raw, "number out of the double range");
         column->AppendValue(v);
         return Outcome::kOk;
       }
-      if (type == od::json_type::string) {
-        // NaN and the infinities, which JSON numbers cannot write.
-        const char* start = value.raw_json_token().data();
-        std::string_view text;
-        if (value.get_string().get(text)) return Outcome::kBroken;
-        double v;
-        if ((text == "NaN" || text == "Infinity" || text == "-Infinity") &&
-            formats::ParseDoubleText(text, &v)) {
-          column->AppendValue(v);
-          return Outcome::kOk;
-        }
-        return Rescue(node, start, "expected a number");
+      // NaN and the infinities, which JSON numbers cannot write.
+      if (kind == JsonScalarKind::kString && (text == "NaN" || text == "Infinity" || text == "-Infinity") &&
+          formats::ParseDoubleText(text, &v)) {
+        column->AppendValue(v);
+        return Outcome::kOk;
       }
-      return RescueValue(node, value, "expected a number");
+      return Rescue(node, raw, "expected a number");
     }
     default: break;
   }
   // Numbers read from their literal, so nothing is rounded.
-  if (type == od::json_type::number) {
-    if (id == TypeId::kInt64 || id == TypeId::kTimestamp) {
-      // The common case: simdjson parses and validates the integer.
-      int64_t v;
-      if (!value.get_int64().get(v)) {
-        column->AppendValue(v);
-        return Outcome::kOk;
-      }
-    }
-    const std::string_view token = TrimJsonToken(value.raw_json_token());
-    if (!IsJsonNumber(token)) return Outcome::kBroken;
+  if (kind == JsonScalarKind::kNumber) {
+    const std::string_view token = text;
     switch (id) {
       case TypeId::kInt8:
       case TypeId::kInt16:
@@ -490,28 +530,25 @@ Outcome JsonDocumentDecoder::Impl::DecodeValue(Node& node, od::value& value) {
       case TypeId::kTime:
       case TypeId::kTimestamp: {
         // An integer, or a literal whose value is one (1.0, 1e3).
-        int64_t v;
+        int64_t v = 0;
         bool ok = formats::ParseInt64Text(token, &v);
-        if (!ok && id != TypeId::kUInt64) {
+        __int128 whole = v;
+        if (!ok) {
           formats::DecimalText parsed;
-          __int128 whole;
-          ok = formats::ParseDecimalText(token, &parsed) && formats::RescaleDecimal(parsed, 38, 0, &whole) &&
-               whole >= std::numeric_limits<int64_t>::min() && whole <= std::numeric_limits<int64_t>::max();
-          v = ok ? static_cast<int64_t>(whole) : 0;
+          ok = formats::ParseDecimalText(token, &parsed) && formats::RescaleDecimal(parsed, 38, 0, &whole);
         }
         if (id == TypeId::kUInt64) {
-          if (ok && v >= 0) {
-            column->AppendValue(static_cast<uint64_t>(v));
-            return Outcome::kOk;
+          if (!ok || whole < 0 || whole > static_cast<__int128>(std::numeric_limits<uint64_t>::max())) {
+            return Rescue(node, raw, "number does not fit uint64");
           }
-          uint64_t u;
-          if (!value.get_uint64().get(u)) {
-            column->AppendValue(u);
-            return Outcome::kOk;
-          }
-          return Rescue(node, token.data(), "number does not fit uint64");
+          column->AppendValue(static_cast<uint64_t>(whole));
+          return Outcome::kOk;
         }
-        if (!ok) return Rescue(node, token.data(), "number does not fit " + node.type.ToString());
+        if (!ok || whole < std::numeric_limits<int64_t>::min() ||
+            whole > std::numeric_limits<int64_t>::max()) {
+          return Rescue(node, raw, "number does not fit " + node.type.ToString());
+        }
+        v = static_cast<int64_t>(whole);
         auto in = [&](int64_t lo, int64_t hi) { return v >= lo && v <= hi; };
         switch (id) {
           case TypeId::kInt8:
@@ -554,12 +591,11 @@ Outcome JsonDocumentDecoder::Impl::DecodeValue(Node& node, od::value& value) {
           case TypeId::kTimestamp: column->AppendValue(v); return Outcome::kOk;
           default: break;
         }
-        return Rescue(node, token.data(), "number does not fit " + node.type.ToString());
+        return Rescue(node, raw, "number does not fit " + node.type.ToString());
       }
       case TypeId::kFloat32: {
         float v;
-        if (!formats::ParseFloatText(token, &v))
-          return Rescue(node, token.data(), "number does not fit float");
+        if (!formats::ParseFloatText(token, &v)) return Rescue(node, raw, "number does not fit float");
         column->AppendValue(v);
         return Outcome::kOk;
       }
@@ -568,29 +604,32 @@ Outcome JsonDocumentDecoder::Impl::DecodeValue(Node& node, od::value& value) {
         __int128 v;
         if (!formats::ParseDecimalText(token, &parsed) ||
             !formats::RescaleDecimal(parsed, node.type.precision, node.type.scale, &v)) {
-          return Rescue(node, token.data(), "number does not fit " + node.type.ToString());
+          return Rescue(node, raw, "number does not fit " + node.type.ToString());
         }
         column->AppendValue(v);
         return Outcome::kOk;
       }
-      default: return Rescue(node, token.data(), "a number does not fit " + node.type.ToString());
+      default: return Rescue(node, raw, "a number does not fit " + node.type.ToString());
     }
   }
-  if (type == od::json_type::string && node.converter) {
-    const char* start = value.raw_json_token().data();
-    std::string_view text;
-    if (value.get_string().get(text)) return Outcome::kBroken;
+  if (kind == JsonScalarKind::kString && node.converter) {
     if (node.converter->Append(text, column)) return Outcome::kOk;
-    return Rescue(node, start, "string does not fit " + node.type.ToString());
+    return Rescue(node, raw, "string does not fit " + node.type.ToString());
   }
-  return RescueValue(node, value, std::string(JsonTypeName(type)) + " does not fit " + node.type.ToString());
+  return Rescue(node, raw,
+                std::string(boolean ? "a boolean" : "a string") + " does not fit " + node.type.ToString());
 }
 
 Outcome JsonDocumentDecoder::Impl::AddNewMember(Node& node, std::string_view key, od::value& value,
                                                 int64_t slot) {
-  const std::string path = node.path.empty() ? std::string(key) : node.path + "." + std::string(key);
   const char* start = value.raw_json_token().data();
   if (Validate(value, 0) != Outcome::kOk) return Outcome::kBroken;
+  return AddNewMemberRaw(node, key, start, slot);
+}
+
+Outcome JsonDocumentDecoder::Impl::AddNewMemberRaw(Node& node, std::string_view key, const char* start,
+                                                   int64_t slot) {
+  const std::string path = node.path.empty() ? std::string(key) : node.path + "." + std::string(key);
   if (!InfersNewFields()) {
     if (!BuildsEverything()) return Outcome::kOk;  // nobody asked for _rescued_data
     if (list_depth_ > 0) return Outcome::kMismatch;
@@ -614,6 +653,35 @@ Outcome JsonDocumentDecoder::Impl::AddNewMember(Node& node, std::string_view key
     return Outcome::kOk;
   }
   member->values.push_back(NewMemberValue{slot, row_, position_, std::string(RawAt(start))});
+  return Outcome::kOk;
+}
+
+Outcome JsonDocumentDecoder::Impl::DecodeFlat() {
+  const uint64_t stamp = ++stamp_;
+  const size_t count = root_.children.size();
+  const int64_t slot = rows_;
+  for (const JsonFlatMember& m : flat_) {
+    const size_t index = m.key_index >= 0 ? static_cast<size_t>(m.key_index) : count;
+    if (index == count) {
+      const Outcome outcome = AddNewMemberRaw(root_, m.key, m.raw, slot);
+      if (outcome != Outcome::kOk) return outcome;
+      continue;
+    }
+    Node& member = root_.children[index];
+    if (root_.seen[index] == stamp) {
+      if (!member.column) continue;
+      if (options_.on_mismatch == BadDataPolicy::kFail) return Fail(member.path, "member repeated");
+      rescued_.AddJsonValue(row_, position_, member.path, RawAt(m.raw));
+      continue;
+    }
+    root_.seen[index] = stamp;
+    if (!member.column) continue;
+    const Outcome outcome = AppendScalar(member, m.kind, m.text, m.raw);
+    if (outcome != Outcome::kOk) return outcome;
+  }
+  for (size_t k = 0; k < count; ++k) {
+    if (root_.seen[k] != stamp && root_.children[k].column) root_.children[k].column->AppendNull();
+  }
   return Outcome::kOk;
 }
 
@@ -793,6 +861,19 @@ Status JsonDocumentDecoder::Impl::Add(std::string_view document, int64_t positio
     broken = "document of " + std::to_string(document.size()) + " bytes exceeds the limit of " +
              std::to_string(options_.max_document_bytes);
   } else {
+    if (options_.flat_fast_path && ScanFlatJsonObject(document, &flat_keys_, &flat_)) {
+      // The common shape, read without simdjson (same conversions, so the
+      // same rows as the general path).
+      doc_end_ = document.data() + document.size();
+      const Outcome outcome = DecodeFlat();
+      if (outcome == Outcome::kOk) {
+        ++rows_;
+        return Status::OK();
+      }
+      Rollback(rows_);
+      if (outcome == Outcome::kFail) return Status::OutOfRange(error_);
+      return Status::Internal("json decoder: a flat document failed to decode");
+    }
     const char* data = document.data();
     size_t capacity = document.size() + readable_after;
     if (readable_after < simdjson::SIMDJSON_PADDING) {
@@ -805,6 +886,7 @@ Status JsonDocumentDecoder::Impl::Add(std::string_view document, int64_t positio
     Outcome outcome = Outcome::kBroken;
     bool not_object = false;
     simdjson::error_code error = parser_.iterate(data, document.size(), capacity).get(document_);
+    const bool iterated = !error;  // document_ is only valid then
     od::object object;
     if (!error) {
       error = document_.get_object().get(object);
@@ -824,7 +906,7 @@ Status JsonDocumentDecoder::Impl::Add(std::string_view document, int64_t positio
     }
     if (outcome != Outcome::kOk) {
       const char* location = nullptr;
-      if (!not_object && document_.current_location().get(location) == simdjson::SUCCESS &&
+      if (iterated && !not_object && document_.current_location().get(location) == simdjson::SUCCESS &&
           location >= data && location <= doc_end_) {
         byte = static_cast<size_t>(location - data) + 1;
       }

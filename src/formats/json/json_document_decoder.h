@@ -75,6 +75,9 @@ struct JsonDecodeOptions {
   std::optional<std::vector<std::string>> columns;
   int max_depth = 64;
   int64_t max_document_bytes = int64_t{64} << 20;
+  // Flat documents (json_flat_object.h) skip simdjson; false sends every
+  // document through it (tests compare the two: the rows must be equal).
+  bool flat_fast_path = true;
 };
 
 // The number of bytes after a document that must be readable for the

@@ -68,7 +68,13 @@ Result<std::unique_ptr<JsonFileReader>> JsonFileReader::Open(std::shared_ptr<Inp
   int64_t sampled = 0;
   bool any_oversized = false;
   size_t next = 0;
-  for (; next < reader->chunks_.size(); ++next) {
+  // With the schema fixed (no inference) a partial sample decides nothing:
+  // _rescued_data is in the schema either way. Skip decoding it.
+  int64_t total_bytes = 0;
+  for (const formats::TextChunk& chunk : reader->chunks_) total_bytes += chunk.length;
+  const bool decode_sample =
+      sample_options.infer_new_fields || sample_bytes == 0 || sample_bytes >= total_bytes;
+  for (; decode_sample && next < reader->chunks_.size(); ++next) {
     if (sample_bytes > 0 && sampled >= sample_bytes) break;
     const formats::TextChunk& chunk = reader->chunks_[next];
     if (chunk.oversized) {

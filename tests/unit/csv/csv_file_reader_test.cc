@@ -207,3 +207,41 @@ TEST(CsvFileReaderTest, AnUnterminatedQuoteDoesNotSwallowTheFile) {
 
 }  // namespace
 }  // namespace floe::csv
+
+namespace floe::csv {
+namespace {
+
+// The record ends a scan reports, as "end:row" pairs.
+std::string ScanRecords(const std::vector<std::string_view>& blocks, bool header) {
+  formats::TextChunkLimits limits;
+  limits.chunk_rows = 1;
+  formats::TextChunker chunker(limits, 0, 1);
+  CsvRecordScanner scanner(CsvDialect{}, &chunker, 0, 1, header);
+  std::string all;
+  for (std::string_view block : blocks) all.append(block);
+  for (std::string_view block : blocks) scanner.Scan(block);
+  for (int64_t again = scanner.Finish(); again >= 0; again = scanner.Finish()) {
+    scanner.Scan(std::string_view(all).substr(static_cast<size_t>(again)));
+  }
+  std::string out;
+  for (const formats::TextChunk& chunk : chunker.Finish()) {
+    out += std::to_string(chunk.offset) + "+" + std::to_string(chunk.length) + "@" +
+           std::to_string(chunk.first_line) + " ";
+  }
+  return out;
+}
+
+TEST(CsvRecordScannerTest, BlockBoundariesDoNotMoveRecords) {
+  const std::string text = "h1,h2\r\nab,cd\n\"q,\"\"x\"\"\r\ny\",z\r\n,\n\r\nlast,\"open\nmore,1\n";
+  for (bool header : {false, true}) {
+    const std::string whole = ScanRecords({text}, header);
+    for (size_t split = 0; split <= text.size(); ++split) {
+      const std::string_view view(text);
+      EXPECT_EQ(ScanRecords({view.substr(0, split), view.substr(split)}, header), whole)
+          << "split at " << split;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace floe::csv

@@ -208,6 +208,12 @@ TEST(ColumnTruncateTest, UndoesPartlyAppendedNestedValues) {
   list.AppendNull();
   EXPECT_TRUE(list.IsNull(1));
   EXPECT_EQ(list.Validate(), "");
+  // A slot being built (children appended, the slot not closed) is undone too.
+  Column open = MakeEmptyColumn(Struct({MakeField("x", Int32())}));
+  open.children[0].AppendValue<int32_t>(7);
+  open.Truncate(0);
+  EXPECT_EQ(open.children[0].length, 0);
+  EXPECT_EQ(open.Validate(), "");
 }
 
 }  // namespace

@@ -17,14 +17,6 @@ JsonDecodeOptions Options(bool infer = true) {
   return options;
 }
 
-Result<RecordBatch> Decode(JsonDecodeOptions options, const std::vector<std::string>& docs) {
-  FLOE_ASSIGN_OR_RETURN(auto decoder, JsonDocumentDecoder::Make(std::move(options)));
-  for (size_t i = 0; i < docs.size(); ++i) {
-    FLOE_RETURN_IF_ERROR(decoder->Add(docs[i], static_cast<int64_t>(i + 1)));
-  }
-  return decoder->Finish();
-}
-
 std::string Rows(const RecordBatch& batch) {
   std::string out;
   for (int64_t r = 0; r < batch.num_rows; ++r) {
@@ -32,6 +24,26 @@ std::string Rows(const RecordBatch& batch) {
     out.push_back('\n');
   }
   return out;
+}
+
+Result<RecordBatch> DecodeOnce(JsonDecodeOptions options, const std::vector<std::string>& docs) {
+  FLOE_ASSIGN_OR_RETURN(auto decoder, JsonDocumentDecoder::Make(std::move(options)));
+  for (size_t i = 0; i < docs.size(); ++i) {
+    FLOE_RETURN_IF_ERROR(decoder->Add(docs[i], static_cast<int64_t>(i + 1)));
+  }
+  return decoder->Finish();
+}
+
+// Decodes with the flat fast path and again with simdjson alone: both must
+// give the same rows.
+Result<RecordBatch> Decode(JsonDecodeOptions options, const std::vector<std::string>& docs) {
+  JsonDecodeOptions general = options;
+  general.flat_fast_path = false;
+  FLOE_ASSIGN_OR_RETURN(RecordBatch fast, DecodeOnce(std::move(options), docs));
+  FLOE_ASSIGN_OR_RETURN(RecordBatch slow, DecodeOnce(std::move(general), docs));
+  EXPECT_EQ(SchemaToString(fast.schema), SchemaToString(slow.schema));
+  EXPECT_EQ(Rows(fast), Rows(slow));
+  return fast;
 }
 
 void ExpectValid(const RecordBatch& batch) {
@@ -242,6 +254,32 @@ TEST(JsonDocumentDecoderTest, PaddedInputIsReadInPlaceAndLimitsHold) {
   ASSERT_OK(decoder->Add(R"({"z": "again"})", 1));
   ASSERT_OK_AND_ASSIGN(batch, decoder->Finish());
   EXPECT_EQ(SchemaToString(batch.schema), "z: string\n");
+}
+
+}  // namespace
+}  // namespace floe::json
+
+namespace floe::json {
+namespace {
+
+// Fuzz findings, kept as tests (their inputs are seeds in tests/fuzz/seeds/json_reader).
+TEST(JsonDocumentDecoderRegressionTest, ABrokenDocumentUndoesAHalfBuiltStruct) {
+  JsonDecodeOptions options = Options();
+  options.known = {MakeField("c", Struct({MakeField("x", Int64()), MakeField("y", String())}))};
+  ASSERT_OK_AND_ASSIGN(RecordBatch batch,
+                       Decode(options, {R"({"c": {"x": 1, "y": "a"u}})", R"({"c": {"x": 2, "y": "b"}})"}));
+  ExpectValid(batch);
+  EXPECT_EQ(Rows(batch).substr(0, 10), "{\"c\":null,");
+  EXPECT_EQ(batch.columns[0].children[0].Value<int64_t>(1), 2);
+}
+
+TEST(JsonDocumentDecoderRegressionTest, InvalidUtf8IsBrokenWithoutAByteOffset) {
+  JsonDecodeOptions options = Options();
+  options.on_broken = BadDataPolicy::kFail;
+  ASSERT_OK_AND_ASSIGN(auto decoder, JsonDocumentDecoder::Make(options));
+  Status st = decoder->Add("{\"a\": \"\xff\"}", 3);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message().rfind("in.jsonl: line 3: ", 0), 0u) << st.message();
 }
 
 }  // namespace

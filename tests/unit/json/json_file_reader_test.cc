@@ -202,3 +202,41 @@ TEST(JsonFileReaderTest, OversizedRecordsAreNeverHeldWhole) {
 
 }  // namespace
 }  // namespace floe::json
+
+namespace floe::json {
+namespace {
+
+std::string ScanRecords(JsonLayout layout, const std::vector<std::string_view>& blocks) {
+  formats::TextChunkLimits limits;
+  limits.chunk_rows = 1;
+  formats::TextChunker chunker(limits, 0, 1);
+  JsonRecordScanner scanner(layout, &chunker, 0, "x");
+  for (std::string_view block : blocks) EXPECT_OK(scanner.Scan(block));
+  EXPECT_OK(scanner.Finish());
+  std::string out;
+  for (const formats::TextChunk& chunk : chunker.Finish()) {
+    out += std::to_string(chunk.offset) + "+" + std::to_string(chunk.length) + "@" +
+           std::to_string(chunk.first_line) + " ";
+  }
+  return out;
+}
+
+TEST(JsonRecordScannerTest, BlockBoundariesDoNotMoveRecords) {
+  const std::vector<std::pair<JsonLayout, std::string>> cases = {
+      {JsonLayout::kLines, "{\"a\": 1}\r\n\n  \n{\"b\": \"x\\\"}\"}\n{\"c\": 3}"},
+      {JsonLayout::kValues, "{\"a\":\n 1} 17 \"s\\\"t\" [1, [2]]\ntrue{\"x\":{}}"},
+      {JsonLayout::kArray, "[\n {\"a\": \"]\"},\n 5 , [1,2] ,\"x\"\n]\n"},
+  };
+  for (const auto& [layout, text] : cases) {
+    const std::string whole = ScanRecords(layout, {text});
+    EXPECT_NE(whole, "");
+    for (size_t split = 0; split <= text.size(); ++split) {
+      const std::string_view view(text);
+      EXPECT_EQ(ScanRecords(layout, {view.substr(0, split), view.substr(split)}), whole)
+          << "split at " << split;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace floe::json
