@@ -231,11 +231,12 @@ Status CsvFileReader::InferTypes() {
     converters_.push_back(std::move(*converter));
     schema_.push_back(MakeField(names_[c], types[c]));
   }
-  // Whether anything in the sample needs _rescued_data.
+  // Whether anything in the sample needs _rescued_data (when the sample is
+  // partial the column is in the schema anyway: no need to look).
   bool saw_rescue = false;
   const std::vector<bool> all(n, true);
   for (size_t index : sample) {
-    if (saw_rescue) break;
+    if (saw_rescue || !sampled_all) break;
     FLOE_RETURN_IF_ERROR(LoadChunk(chunks_[index]));
     std::vector<Column> columns;
     for (const Field& field : schema_) columns.push_back(MakeEmptyColumn(field.type));

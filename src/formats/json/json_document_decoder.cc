@@ -249,7 +249,10 @@ class JsonDocumentDecoder::Impl {
   // The same for a value already validated, given where its JSON text starts.
   Outcome AddNewMemberRaw(Node& node, std::string_view key, const char* start, int64_t slot);
   // One scalar (from either path) into `node`.
-  Outcome AppendScalar(Node& node, JsonScalarKind kind, std::string_view text, const char* raw);
+  // `integer`: the number's value when the caller already read it (a plain
+  // integer of at most 18 digits), else nullptr.
+  Outcome AppendScalar(Node& node, JsonScalarKind kind, std::string_view text, const char* raw,
+                       const int64_t* integer = nullptr);
   // The document in flat_ (a flat object, json_flat_object.h) as the next row.
   Outcome DecodeFlat();
   Outcome Validate(od::value& value, int depth);
@@ -480,7 +483,7 @@ Outcome JsonDocumentDecoder::Impl::DecodeValue(Node& node, od::value& value) {
 }
 
 Outcome JsonDocumentDecoder::Impl::AppendScalar(Node& node, JsonScalarKind kind, std::string_view text,
-                                                const char* raw) {
+                                                const char* raw, const int64_t* integer) {
   Column* column = node.column;
   if (kind == JsonScalarKind::kNull) {
     column->AppendNull();
@@ -531,7 +534,7 @@ Outcome JsonDocumentDecoder::Impl::AppendScalar(Node& node, JsonScalarKind kind,
       case TypeId::kTimestamp: {
         // An integer, or a literal whose value is one (1.0, 1e3).
         int64_t v = 0;
-        bool ok = formats::ParseInt64Text(token, &v);
+        bool ok = integer ? (v = *integer, true) : formats::ParseInt64Text(token, &v);
         __int128 whole = v;
         if (!ok) {
           formats::DecimalText parsed;
@@ -676,7 +679,8 @@ Outcome JsonDocumentDecoder::Impl::DecodeFlat() {
     }
     root_.seen[index] = stamp;
     if (!member.column) continue;
-    const Outcome outcome = AppendScalar(member, m.kind, m.text, m.raw);
+    const Outcome outcome =
+        AppendScalar(member, m.kind, m.text, m.raw, m.small_integer ? &m.integer : nullptr);
     if (outcome != Outcome::kOk) return outcome;
   }
   for (size_t k = 0; k < count; ++k) {

@@ -67,27 +67,40 @@ inline bool IsDigit(char c) {
 }
 
 // The end of the RFC 8259 number at text[i], or npos when the bytes there
-// are not one (the grammar of json_text.h's IsJsonNumber, in one pass).
-inline size_t ScanNumber(std::string_view text, size_t i) {
+// are not one (the grammar of json_text.h's IsJsonNumber, in one pass). A
+// plain integer of at most 18 digits is also read into *integer.
+inline size_t ScanNumber(std::string_view text, size_t i, bool* small_integer, int64_t* integer) {
   const size_t n = text.size();
-  if (i < n && text[i] == '-') ++i;
+  *small_integer = false;
+  const bool negative = i < n && text[i] == '-';
+  if (negative) ++i;
   if (i >= n) return std::string_view::npos;
+  const size_t digits_start = i;
+  uint64_t value = 0;
   if (text[i] == '0') {
     ++i;
   } else if (IsDigit(text[i])) {
-    while (i < n && IsDigit(text[i])) ++i;
+    while (i < n && IsDigit(text[i])) value = value * 10 + static_cast<uint64_t>(text[i++] - '0');
   } else {
     return std::string_view::npos;
   }
+  const size_t digits = i - digits_start;
+  bool plain = true;
   if (i < n && text[i] == '.') {
+    plain = false;
     if (++i >= n || !IsDigit(text[i])) return std::string_view::npos;
     while (i < n && IsDigit(text[i])) ++i;
   }
   if (i < n && (text[i] == 'e' || text[i] == 'E')) {
+    plain = false;
     ++i;
     if (i < n && (text[i] == '+' || text[i] == '-')) ++i;
     if (i >= n || !IsDigit(text[i])) return std::string_view::npos;
     while (i < n && IsDigit(text[i])) ++i;
+  }
+  if (plain && digits <= 18) {
+    *small_integer = true;
+    *integer = negative ? -static_cast<int64_t>(value) : static_cast<int64_t>(value);
   }
   return i;
 }
@@ -130,6 +143,8 @@ bool ScanFlatJsonObject(std::string_view document, const std::vector<std::string
     if (i >= n || document[i] != '"') return false;
     JsonFlatMember member;
     member.key_index = -1;
+    member.small_integer = false;
+    member.integer = 0;
     size_t key_end;
     if (next_key < known && BytesAre(document, i + 1, (*expected)[next_key]) &&
         i + 1 + (*expected)[next_key].size() < n && document[i + 1 + (*expected)[next_key].size()] == '"') {
@@ -163,7 +178,7 @@ bool ScanFlatJsonObject(std::string_view document, const std::vector<std::string
       member.text = document.substr(i + 1, end - i - 1);
       i = end + 1;
     } else if (c == '-' || IsDigit(c)) {
-      const size_t end = ScanNumber(document, i);
+      const size_t end = ScanNumber(document, i, &member.small_integer, &member.integer);
       if (end == std::string_view::npos) return false;
       member.kind = JsonScalarKind::kNumber;
       member.text = document.substr(i, end - i);

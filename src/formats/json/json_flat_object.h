@@ -30,6 +30,8 @@ struct JsonFlatMember {
   JsonScalarKind kind;
   std::string_view text;  // a string's content (no quotes), or the literal's text
   const char* raw;        // where the value's JSON text starts (a string's opening quote)
+  bool small_integer;     // a number without fraction or exponent, at most 18 digits:
+  int64_t integer;        // its value, read while scanning
 };
 
 // `expected` (optional) lists the keys documents usually have, in their
