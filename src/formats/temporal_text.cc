@@ -204,11 +204,17 @@ bool TimestampTextToUnit(const TimestampText& ts, TimeUnit unit, bool utc_column
   const int64_t per_second = kNanosPerSecond / divisor;
   const int64_t fraction = ts.nanos_of_day % kNanosPerSecond;
   if (fraction % divisor != 0) return false;
-  const __int128 seconds = static_cast<__int128>(ts.days) * kSecondsPerDay +
-                           ts.nanos_of_day / kNanosPerSecond - (ts.has_zone ? ts.offset_seconds : 0);
-  const __int128 value = seconds * per_second + fraction / divisor;
-  if (value > INT64_MAX || value < INT64_MIN) return false;
-  *out = static_cast<int64_t>(value);
+  // Overflow-checked 64-bit arithmetic (days come from 4-digit years in ISO
+  // text, but formats may carry any year).
+  int64_t seconds, value;
+  if (__builtin_mul_overflow(ts.days, kSecondsPerDay, &seconds) ||
+      __builtin_add_overflow(seconds, ts.nanos_of_day / kNanosPerSecond - (ts.has_zone ? ts.offset_seconds : 0),
+                             &seconds) ||
+      __builtin_mul_overflow(seconds, per_second, &value) ||
+      __builtin_add_overflow(value, fraction / divisor, &value)) {
+    return false;
+  }
+  *out = value;
   return true;
 }
 
