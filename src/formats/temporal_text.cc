@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "columnar/calendar.h"
 #include "formats/ascii_text.h"
 
 namespace floe::formats {
@@ -27,12 +28,7 @@ inline bool FixedDigits(const char* p, int n, int* out) {
 }
 
 bool IsLeap(int64_t year) {
-  return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-}
-
-int DaysInMonth(int64_t year, int month) {
-  static constexpr std::array<int, 12> kDays = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return month == 2 && IsLeap(year) ? 29 : kDays[static_cast<size_t>(month - 1)];
+  return DaysInMonth(year, 2) == 29;
 }
 
 bool ValidDate(int64_t year, int month, int day) {
@@ -150,15 +146,6 @@ bool VariableDigits(std::string_view text, size_t* i, int max_digits, int* out) 
 
 }  // namespace
 
-int64_t DaysFromCivil(int64_t year, int64_t month, int64_t day) {
-  year -= month <= 2;
-  const int64_t era = (year >= 0 ? year : year - 399) / 400;
-  const int64_t yoe = year - era * 400;
-  const int64_t doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
 bool ParseIsoDate(std::string_view text, int32_t* days) {
   int year, month, day;
   if (text.size() != 10 || text[4] != '-' || text[7] != '-' || !FixedDigits(text.data(), 4, &year) ||
@@ -208,8 +195,8 @@ bool TimestampTextToUnit(const TimestampText& ts, TimeUnit unit, bool utc_column
   // text, but formats may carry any year).
   int64_t seconds, value;
   if (__builtin_mul_overflow(ts.days, kSecondsPerDay, &seconds) ||
-      __builtin_add_overflow(seconds, ts.nanos_of_day / kNanosPerSecond - (ts.has_zone ? ts.offset_seconds : 0),
-                             &seconds) ||
+      __builtin_add_overflow(
+          seconds, ts.nanos_of_day / kNanosPerSecond - (ts.has_zone ? ts.offset_seconds : 0), &seconds) ||
       __builtin_mul_overflow(seconds, per_second, &value) ||
       __builtin_add_overflow(value, fraction / divisor, &value)) {
     return false;

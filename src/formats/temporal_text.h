@@ -29,9 +29,6 @@
 
 namespace floe::formats {
 
-// Days since 1970-01-01 of a proleptic Gregorian date (no range check).
-int64_t DaysFromCivil(int64_t year, int64_t month, int64_t day);
-
 struct TimestampText {
   int64_t days = 0;          // the local date, days since 1970-01-01
   int64_t nanos_of_day = 0;  // [0, 86400e9)

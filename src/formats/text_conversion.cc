@@ -1,8 +1,11 @@
 #include "formats/text_conversion.h"
 
-#include <array>
+#include <cstring>
 #include <limits>
+#include <utility>
 
+#include "columnar/uuid_text.h"
+#include "common/base64.h"
 #include "formats/ascii_text.h"
 
 namespace floe::formats {
@@ -34,62 +37,41 @@ bool AppendUInt64(std::string_view text, Column* column) {
   return true;
 }
 
-constexpr std::array<int8_t, 256> MakeBase64Table() {
-  std::array<int8_t, 256> table{};
-  for (auto& v : table) v = -1;
-  const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  for (int i = 0; i < 64; ++i) table[static_cast<unsigned char>(alphabet[i])] = static_cast<int8_t>(i);
-  return table;
-}
-constexpr std::array<int8_t, 256> kBase64 = MakeBase64Table();
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 }  // namespace
 
 bool DecodeBase64(std::string_view text, std::string* out) {
-  while (!text.empty() && text.back() == '=') text.remove_suffix(1);
-  if (text.size() % 4 == 1) return false;
-  out->clear();
-  out->reserve(text.size() / 4 * 3 + 2);
-  uint32_t accumulator = 0;
-  int bits = 0;
-  for (char c : text) {
-    const int8_t v = kBase64[static_cast<unsigned char>(c)];
-    if (v < 0) return false;
-    accumulator = (accumulator << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out->push_back(static_cast<char>((accumulator >> bits) & 0xFF));
-    }
+  // common/base64 is strict about padding; JSON writers also omit it, so the
+  // missing '=' are restored first (a length of 4n+1 is impossible either way).
+  std::string padded;
+  if (text.size() % 4 != 0) {
+    if (text.size() % 4 == 1) return false;
+    padded.assign(text);
+    padded.append(4 - text.size() % 4, '=');
+    text = padded;
   }
-  // Leftover bits must be zero (a canonical encoding).
-  return (accumulator & ((1u << bits) - 1)) == 0;
+  Result<std::string> bytes = Base64Decode(text);
+  if (!bytes.ok()) return false;
+  *out = std::move(*bytes);
+  return true;
 }
 
 bool ParseUuidText(std::string_view text, uint8_t out[16]) {
-  const bool dashed = text.size() == 36;
-  if (!dashed && text.size() != 32) return false;
-  if (dashed && (text[8] != '-' || text[13] != '-' || text[18] != '-' || text[23] != '-')) return false;
-  int n = 0;
-  for (size_t i = 0; i < text.size();) {
-    if (text[i] == '-' && dashed) {
-      ++i;
-      continue;
+  // columnar's ParseUuid reads the dashed form; 32 bare hex digits get the
+  // dashes inserted first.
+  std::string dashed;
+  if (text.size() == 32) {
+    dashed.reserve(36);
+    for (size_t i = 0; i < 32; ++i) {
+      if (i == 8 || i == 12 || i == 16 || i == 20) dashed.push_back('-');
+      if (text[i] == '-') return false;
+      dashed.push_back(text[i]);
     }
-    const int hi = HexValue(text[i]);
-    const int lo = i + 1 < text.size() ? HexValue(text[i + 1]) : -1;
-    if (hi < 0 || lo < 0 || n >= 16) return false;
-    out[n++] = static_cast<uint8_t>(hi << 4 | lo);
-    i += 2;
+    text = dashed;
   }
-  return n == 16;
+  Result<std::string> bytes = ParseUuid(text);
+  if (!bytes.ok()) return false;
+  std::memcpy(out, bytes->data(), 16);
+  return true;
 }
 
 Result<TextConverter> TextConverter::Make(const DataType& type, TextInference::Formats formats) {

@@ -1,6 +1,7 @@
 // Shared type inference, schema hints, text conversion and _rescued_data.
 #include <gtest/gtest.h>
 
+#include "columnar/calendar.h"
 #include "columnar/json_format.h"
 #include "formats/rescued_data.h"
 #include "formats/schema_hints.h"

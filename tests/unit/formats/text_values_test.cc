@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "columnar/calendar.h"
 #include "formats/number_text.h"
 #include "formats/temporal_text.h"
 
