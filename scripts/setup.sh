@@ -10,7 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libzstd-dev libsnappy-dev liblz4-dev libbrotli-dev zlib1g-dev
   libssl-dev libcurl4-openssl-dev libsqlite3-dev libpq-dev libroaring-dev libcpp-httplib-dev
-  nlohmann-json3-dev libfmt-dev libcli11-dev libtomlplusplus-dev libre2-dev libutf8proc-dev
+  nlohmann-json3-dev libfmt-dev libcli11-dev libtomlplusplus-dev libre2-dev libutf8proc-dev libsimdjson-dev libbz2-dev
   librdkafka-dev kafkacat
   postgresql python3
   time

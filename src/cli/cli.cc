@@ -13,6 +13,7 @@ int Main(int argc, char** argv) {
   ExitCode exit_code;
   RegisterParquetCommands(app, exit_code);
   RegisterAvroCommands(app, exit_code);
+  RegisterFileCommands(app, exit_code);
   RegisterTableCommands(app, exit_code);
   RegisterTableScanCommand(app, exit_code);
   RegisterTableChangesCommand(app, exit_code);

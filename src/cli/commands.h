@@ -16,6 +16,8 @@ void RegisterParquetCommands(CLI::App& app, ExitCode& exit_code);
 void RegisterAvroCommands(CLI::App& app, ExitCode& exit_code);
 // The shared "table" group: whichever registration runs first creates it.
 CLI::App* FindOrAddTableGroup(CLI::App& app);
+// `floe file schema|cat` (any landing-file format).
+void RegisterFileCommands(CLI::App& app, ExitCode& exit_code);
 // `floe table list|describe|history|files`; finds or creates the shared "table" group.
 void RegisterTableCommands(CLI::App& app, ExitCode& exit_code);
 // `floe table scan`; finds or creates the shared "table" group.

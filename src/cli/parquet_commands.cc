@@ -8,8 +8,10 @@
 
 #include "cli/commands.h"
 #include "cli/parquet_convert_command.h"
+#include "cli/rows_output.h"
 #include "columnar/json_format.h"
 #include "formats/parquet/file_reader.h"
+#include "formats/parquet/parquet_chunked_reader.h"
 #include "formats/parquet/reader/physical_conversion.h"
 #include "formats/parquet/reader/value_decoder.h"
 #include "io/file_io.h"
@@ -32,25 +34,12 @@ Result<std::unique_ptr<ParquetFileReader>> OpenParquet(const std::string& path) 
   return ParquetFileReader::Open(std::shared_ptr<InputFile>(std::move(*file)));
 }
 
-std::string FieldLine(const Field& field) {
-  std::string line = field.name + ": " + field.type.ToString() + (field.nullable ? "" : " not null");
-  if (field.field_id) line += " (field_id " + std::to_string(*field.field_id) + ")";
-  return line;
-}
-
-void PrintFields(const std::vector<Field>& fields, int indent, std::ostream& out) {
-  for (const auto& field : fields) {
-    out << std::string(static_cast<size_t>(indent), ' ') << FieldLine(field) << "\n";
-    if (field.type.is_nested()) PrintFields(field.type.children, indent + 2, out);
-  }
-}
-
 int RunSchema(const std::string& path) {
   auto reader = OpenParquet(path);
   if (!reader.ok()) return Fail(reader.status());
   std::ostringstream out;
   out << "floe schema:\n";
-  PrintFields((*reader)->schema(), 2, out);
+  PrintSchemaFields((*reader)->schema(), 2, out);
   out << "\nparquet schema:\n" << parquet::ParquetSchemaTreeToString((*reader)->metadata().schema);
   std::cout << out.str();
   return 0;
@@ -137,67 +126,22 @@ int RunMeta(const std::string& path) {
 
 struct CatOptions {
   std::string path;
-  std::string columns;
-  std::string format = "jsonl";
-  int64_t limit = -1;
+  RowsOutputOptions output;
 };
 
-Result<std::vector<int>> SelectColumns(const Schema& schema, const std::string& list) {
-  std::vector<int> selected;
-  if (list.empty()) return selected;
-  std::stringstream stream(list);
-  std::string name;
-  while (std::getline(stream, name, ',')) {
-    int index = -1;
-    for (size_t i = 0; i < schema.size(); ++i) {
-      if (schema[i].name == name) index = static_cast<int>(i);
-    }
-    if (index < 0) return Status::InvalidArgument("no column named '" + name + "'");
-    selected.push_back(index);
-  }
-  return selected;
-}
-
 int RunCat(const CatOptions& options) {
-  if (options.format != "jsonl" && options.format != "csv") {
-    return Fail(Status::InvalidArgument("unknown format '" + options.format + "' (expected jsonl or csv)"));
+  const std::string& format = options.output.format;
+  if (format != "jsonl" && format != "csv") {
+    return Fail(Status::InvalidArgument("unknown format '" + format + "' (expected jsonl or csv)"));
   }
-  auto reader = OpenParquet(options.path);
+  auto io = FileIOForUri(options.path);
+  if (!io.ok()) return Fail(io.status());
+  auto file = (*io)->OpenRead(options.path);
+  if (!file.ok()) return Fail(file.status());
+  auto reader = parquet::ParquetChunkedReader::Open(std::shared_ptr<InputFile>(std::move(*file)));
   if (!reader.ok()) return Fail(reader.status());
-  auto selected = SelectColumns((*reader)->schema(), options.columns);
-  if (!selected.ok()) return Fail(selected.status().WithContext(options.path));
-  const bool csv = options.format == "csv";
-  std::string out;
-  if (csv) {
-    Schema header;
-    if (selected->empty()) header = (*reader)->schema();
-    for (int i : *selected) header.push_back((*reader)->schema()[static_cast<size_t>(i)]);
-    AppendCsvHeader(header, &out);
-  }
-  int64_t remaining = options.limit;
-  for (int g = 0; g < (*reader)->num_row_groups() && remaining != 0; ++g) {
-    auto batch = (*reader)->ReadRowGroup(g, *selected);
-    if (!batch.ok()) {
-      std::cout << out;
-      std::cout.flush();
-      return Fail(batch.status());
-    }
-    for (int64_t row = 0; row < batch->num_rows && remaining != 0; ++row) {
-      if (csv) {
-        AppendCsvRow(*batch, row, &out);
-      } else {
-        AppendJsonRow(*batch, row, &out);
-        out.push_back('\n');
-      }
-      if (remaining > 0) --remaining;
-      if (out.size() > (1 << 20)) {
-        std::cout << out;
-        out.clear();
-      }
-    }
-  }
-  std::cout << out;
-  std::cout.flush();
+  Status st = PrintRows(**reader, options.output, std::cout);
+  if (!st.ok()) return Fail(st.kind() == ErrorKind::kInvalidArgument ? st.WithContext(options.path) : st);
   return 0;
 }
 
@@ -221,9 +165,9 @@ void AddCatCommand(CLI::App& parquet, ExitCode& exit_code) {
   auto* cmd = parquet.add_subcommand("cat", "Print a Parquet file's rows as JSON lines or CSV");
   auto options = std::make_shared<CatOptions>();
   cmd->add_option("file", options->path, "Parquet file")->required();
-  cmd->add_option("--columns", options->columns, "Comma-separated top-level columns (default: all)");
-  cmd->add_option("--format", options->format, "jsonl (default) or csv");
-  cmd->add_option("--limit", options->limit, "Print at most N rows");
+  cmd->add_option("--columns", options->output.columns, "Comma-separated top-level columns (default: all)");
+  cmd->add_option("--format", options->output.format, "jsonl (default) or csv");
+  cmd->add_option("--limit", options->output.limit, "Print at most N rows");
   cmd->callback([options, &exit_code] { exit_code.value = RunCat(*options); });
 }
 

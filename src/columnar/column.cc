@@ -15,15 +15,6 @@ Column MakeEmptyColumn(const DataType& type) {
   return c;
 }
 
-void Column::MarkValid() {
-  if (!validity.empty()) {
-    size_t byte = static_cast<size_t>(length >> 3);
-    if (byte >= validity.size()) validity.push_back(0);
-    validity[byte] |= static_cast<uint8_t>(1u << (length & 7));
-  }
-  ++length;
-}
-
 void Column::AppendNull() {
   if (validity.empty()) {
     // Materialise: every earlier slot was valid.
@@ -42,12 +33,6 @@ void Column::AppendNull() {
   ++length;
 }
 
-void Column::AppendBytes(std::string_view bytes) {
-  data.insert(data.end(), bytes.begin(), bytes.end());
-  offsets.push_back(static_cast<int64_t>(data.size()));
-  MarkValid();
-}
-
 void Column::AppendFixed(const uint8_t* bytes) {
   values.insert(values.end(), bytes, bytes + type.fixed_width());
   MarkValid();
@@ -56,6 +41,28 @@ void Column::AppendFixed(const uint8_t* bytes) {
 void Column::AppendListEnd() {
   offsets.push_back(children.empty() ? 0 : children[0].length);
   MarkValid();
+}
+
+void Column::Truncate(int64_t new_length) {
+  if (new_length < 0 || new_length > length) return;
+  if (!validity.empty()) {
+    for (int64_t i = new_length; i < length; ++i) null_count -= IsNull(i) ? 1 : 0;
+    validity.resize(static_cast<size_t>((new_length + 7) / 8));
+    if (new_length % 8 != 0) validity.back() &= static_cast<uint8_t>((1u << (new_length % 8)) - 1);
+  }
+  const int32_t width = type.fixed_width();
+  if (width > 0) values.resize(static_cast<size_t>(new_length) * static_cast<size_t>(width));
+  if (!offsets.empty()) {
+    offsets.resize(static_cast<size_t>(new_length) + 1);
+    if (type.is_binary_like()) data.resize(static_cast<size_t>(offsets.back()));
+    if (type.id == TypeId::kList || type.id == TypeId::kMap) {
+      for (Column& child : children) child.Truncate(offsets.back());
+    }
+  }
+  if (type.id == TypeId::kStruct) {
+    for (Column& child : children) child.Truncate(new_length);
+  }
+  length = new_length;
 }
 
 std::string Column::Validate() const {

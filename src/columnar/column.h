@@ -66,19 +66,39 @@ struct Column {
     std::memcpy(values.data() + values.size() - sizeof(T), &v, sizeof(T));
     MarkValid();
   }
-  void AppendBytes(std::string_view bytes);   // kString / kBinary
-  void AppendFixed(const uint8_t* bytes);     // fixed-width: copies fixed_width() bytes
+  void AppendBytes(std::string_view bytes) {  // kString / kBinary
+    // uint8_t iterators: one memmove, not a char-by-char conversion loop.
+    const auto* begin = reinterpret_cast<const uint8_t*>(bytes.data());
+    data.insert(data.end(), begin, begin + bytes.size());
+    offsets.push_back(static_cast<int64_t>(data.size()));
+    MarkValid();
+  }
+  void AppendFixed(const uint8_t* bytes);  // fixed-width: copies fixed_width() bytes
   // kList/kMap: close the current slot after its children were appended.
   void AppendListEnd();
   // kStruct: mark a slot valid after its children were appended.
   void AppendStructSlot() { MarkValid(); }
+
+  // Drops the slots from `new_length` on (no-op when new_length > length),
+  // and every child value past the slots kept, even with new_length ==
+  // length: how a reader undoes a value it had partly appended (children of
+  // a struct or list slot not yet closed) before finding it does not fit.
+  void Truncate(int64_t new_length);
 
   // Checks buffer sizes and offsets against the contract above, recursively.
   // Returns a message naming the first violation, or "" when consistent.
   std::string Validate() const;
 
  private:
-  void MarkValid();
+  // Inline: readers call it once per value appended.
+  void MarkValid() {
+    if (!validity.empty()) {
+      const size_t byte = static_cast<size_t>(length >> 3);
+      if (byte >= validity.size()) validity.push_back(0);
+      validity[byte] |= static_cast<uint8_t>(1u << (length & 7));
+    }
+    ++length;
+  }
 };
 
 struct RecordBatch {

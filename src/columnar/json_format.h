@@ -13,8 +13,10 @@
 // Years outside 0..9999 keep at least 4 digits with a leading '-' if negative.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "columnar/column.h"
 
@@ -33,6 +35,11 @@ void AppendCsvHeader(const Schema& schema, std::string* out);
 void AppendCsvRow(const RecordBatch& batch, int64_t row, std::string* out);
 
 // Building blocks, exposed for tests and other renderers.
+// The length of the well-formed UTF-8 sequence at s[0..n) (n > 0), or 0
+// when it is ill-formed (overlong, surrogate, past U+10FFFF, truncated).
+size_t Utf8SequenceLength(const unsigned char* s, size_t n);
+// A JSON string literal of `text` (quotes included), escaped as above.
+void AppendJsonString(std::string_view text, std::string* out);
 std::string FormatDate(int32_t days_since_epoch);
 std::string FormatTimestamp(int64_t value, TimeUnit unit, bool utc);
 std::string FormatTimeOfDay(int64_t value, TimeUnit unit);

@@ -51,12 +51,10 @@ std::string DataType::ToString() const {
     case TypeId::kFloat16: return "float16";
     case TypeId::kFloat32: return "float32";
     case TypeId::kFloat64: return "float64";
-    case TypeId::kDecimal:
-      return "decimal(" + std::to_string(precision) + "," + std::to_string(scale) + ")";
+    case TypeId::kDecimal: return "decimal(" + std::to_string(precision) + "," + std::to_string(scale) + ")";
     case TypeId::kDate: return "date";
     case TypeId::kTime: return std::string("time[") + UnitName(unit) + "]";
-    case TypeId::kTimestamp:
-      return std::string("timestamp[") + UnitName(unit) + (utc ? ", utc]" : "]");
+    case TypeId::kTimestamp: return std::string("timestamp[") + UnitName(unit) + (utc ? ", utc]" : "]");
     case TypeId::kString: return "string";
     case TypeId::kBinary: return "binary";
     case TypeId::kFixedBinary: return "fixed[" + std::to_string(byte_width) + "]";
@@ -104,25 +102,51 @@ static DataType Simple(TypeId id) {
   return t;
 }
 
-DataType Bool() { return Simple(TypeId::kBool); }
-DataType Int8() { return Simple(TypeId::kInt8); }
-DataType Int16() { return Simple(TypeId::kInt16); }
-DataType Int32() { return Simple(TypeId::kInt32); }
-DataType Int64() { return Simple(TypeId::kInt64); }
-DataType UInt8() { return Simple(TypeId::kUInt8); }
-DataType UInt16() { return Simple(TypeId::kUInt16); }
-DataType UInt32() { return Simple(TypeId::kUInt32); }
-DataType UInt64() { return Simple(TypeId::kUInt64); }
-DataType Float16() { return Simple(TypeId::kFloat16); }
-DataType Float32() { return Simple(TypeId::kFloat32); }
-DataType Float64() { return Simple(TypeId::kFloat64); }
+DataType Bool() {
+  return Simple(TypeId::kBool);
+}
+DataType Int8() {
+  return Simple(TypeId::kInt8);
+}
+DataType Int16() {
+  return Simple(TypeId::kInt16);
+}
+DataType Int32() {
+  return Simple(TypeId::kInt32);
+}
+DataType Int64() {
+  return Simple(TypeId::kInt64);
+}
+DataType UInt8() {
+  return Simple(TypeId::kUInt8);
+}
+DataType UInt16() {
+  return Simple(TypeId::kUInt16);
+}
+DataType UInt32() {
+  return Simple(TypeId::kUInt32);
+}
+DataType UInt64() {
+  return Simple(TypeId::kUInt64);
+}
+DataType Float16() {
+  return Simple(TypeId::kFloat16);
+}
+DataType Float32() {
+  return Simple(TypeId::kFloat32);
+}
+DataType Float64() {
+  return Simple(TypeId::kFloat64);
+}
 DataType Decimal(int32_t precision, int32_t scale) {
   DataType t = Simple(TypeId::kDecimal);
   t.precision = precision;
   t.scale = scale;
   return t;
 }
-DataType Date() { return Simple(TypeId::kDate); }
+DataType Date() {
+  return Simple(TypeId::kDate);
+}
 DataType Time(TimeUnit unit) {
   DataType t = Simple(TypeId::kTime);
   t.unit = unit;
@@ -134,14 +158,20 @@ DataType Timestamp(TimeUnit unit, bool utc) {
   t.utc = utc;
   return t;
 }
-DataType String() { return Simple(TypeId::kString); }
-DataType Binary() { return Simple(TypeId::kBinary); }
+DataType String() {
+  return Simple(TypeId::kString);
+}
+DataType Binary() {
+  return Simple(TypeId::kBinary);
+}
 DataType FixedBinary(int32_t width) {
   DataType t = Simple(TypeId::kFixedBinary);
   t.byte_width = width;
   return t;
 }
-DataType Uuid() { return Simple(TypeId::kUuid); }
+DataType Uuid() {
+  return Simple(TypeId::kUuid);
+}
 DataType Struct(std::vector<Field> members) {
   DataType t = Simple(TypeId::kStruct);
   t.children = std::move(members);

@@ -14,8 +14,8 @@
 namespace floe {
 
 enum class TypeId : uint8_t {
-  kBool,         // values: 1 byte per value, 0 or 1
-  kInt8,         // values: little-endian, sizeof(type) bytes per value
+  kBool,  // values: 1 byte per value, 0 or 1
+  kInt8,  // values: little-endian, sizeof(type) bytes per value
   kInt16,
   kInt32,
   kInt64,
@@ -23,7 +23,7 @@ enum class TypeId : uint8_t {
   kUInt16,
   kUInt32,
   kUInt64,
-  kFloat16,      // values: IEEE 754 binary16 bits, 2 bytes per value
+  kFloat16,  // values: IEEE 754 binary16 bits, 2 bytes per value
   kFloat32,
   kFloat64,
   kDecimal,      // values: 16-byte little-endian two's complement unscaled (__int128)
@@ -48,14 +48,20 @@ struct Field;
 
 struct DataType {
   TypeId id = TypeId::kInt32;
-  int32_t precision = 0;   // kDecimal
-  int32_t scale = 0;       // kDecimal
-  int32_t byte_width = 0;  // kFixedBinary
+  int32_t precision = 0;             // kDecimal
+  int32_t scale = 0;                 // kDecimal
+  int32_t byte_width = 0;            // kFixedBinary
   TimeUnit unit = TimeUnit::kMicro;  // kTime, kTimestamp
   bool utc = false;                  // kTimestamp: instant (true) or local (false)
   // Extra Parquet annotations that readers keep so writers can round-trip them.
-  enum class Annotation : uint8_t { kNone, kEnum, kJson, kBson, kInterval, kInt96 } annotation =
-      Annotation::kNone;
+  enum class Annotation : uint8_t {
+    kNone,
+    kEnum,
+    kJson,
+    kBson,
+    kInterval,
+    kInt96
+  } annotation = Annotation::kNone;
   std::vector<Field> children;  // kStruct: members; kList: element; kMap: key, value
 
   bool is_nested() const { return id == TypeId::kStruct || id == TypeId::kList || id == TypeId::kMap; }

@@ -14,19 +14,11 @@
 #include "formats/avro/encoder.h"
 #include "formats/avro/json_output.h"
 #include "formats/avro/resolution.h"
+#include "fuzz_checks.h"
 
 using namespace floe::avro;
 
 namespace {
-
-// Aborts (a finding) naming the property that failed.
-#define CHECK_PROPERTY(condition)                                                    \
-  do {                                                                               \
-    if (!(condition)) {                                                              \
-      std::fprintf(stderr, "property failed: %s (line %d)\n", #condition, __LINE__); \
-      std::abort();                                                                  \
-    }                                                                                \
-  } while (0)
 
 void FuzzSchema(std::string_view text) {
   auto schema = AvroSchema::Parse(text);

@@ -11,8 +11,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 3) return 0;
   static constexpr floe::Codec kCodecs[] = {
-      floe::Codec::kSnappy,  floe::Codec::kGzip,      floe::Codec::kBrotli,   floe::Codec::kZstd,
-      floe::Codec::kLz4Raw,  floe::Codec::kLz4Hadoop, floe::Codec::kLz4Frame, floe::Codec::kDeflateRaw,
+      floe::Codec::kSnappy, floe::Codec::kGzip,      floe::Codec::kBrotli,   floe::Codec::kZstd,
+      floe::Codec::kLz4Raw, floe::Codec::kLz4Hadoop, floe::Codec::kLz4Frame, floe::Codec::kDeflateRaw,
   };
   floe::Codec codec = kCodecs[data[0] % (sizeof(kCodecs) / sizeof(kCodecs[0]))];
   int64_t expected = (data[1] & 0x80) ? -1 : static_cast<int64_t>(((data[1] & 0x7f) << 8) | data[2]);

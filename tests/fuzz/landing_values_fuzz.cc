@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "formats/chunked_reader.h"
+#include "fuzz_checks.h"
 #include "ingest/changes/operation_codes.h"
 #include "ingest/discovery/table_path.h"
 #include "ingest/format/partition_columns.h"
@@ -24,14 +25,6 @@ using namespace floe;
 using namespace floe::ingest;
 
 namespace {
-
-#define CHECK_PROPERTY(condition)                                                    \
-  do {                                                                               \
-    if (!(condition)) {                                                              \
-      std::fprintf(stderr, "property failed: %s (line %d)\n", #condition, __LINE__); \
-      std::abort();                                                                  \
-    }                                                                                \
-  } while (0)
 
 std::vector<std::string> Fields(std::string_view text) {
   std::vector<std::string> fields;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "formats/avro/container_blocks.h"
 #include "formats/avro/decoder.h"
 
 namespace floe::avro {
@@ -31,42 +32,6 @@ class BufferInputFile : public InputFile {
   std::vector<uint8_t> bytes_;
   std::string name_;
 };
-
-struct ParsedHeader {
-  AvroMetadata metadata;
-  SyncMarker sync{};
-  size_t length = 0;
-};
-
-Result<ParsedHeader> ParseHeader(std::span<const uint8_t> bytes) {
-  ParsedHeader header;
-  if (bytes.size() < kContainerMagic.size() ||
-      !std::equal(kContainerMagic.begin(), kContainerMagic.end(), bytes.begin())) {
-    return Status::Corruption("not an Avro container file (bad magic)");
-  }
-  AvroDecoder decoder(bytes.subspan(kContainerMagic.size()));
-  while (true) {
-    FLOE_ASSIGN_OR_RETURN(int64_t count, decoder.ReadLong());
-    if (count == 0) break;
-    if (count < 0) {
-      if (count == INT64_MIN) return Status::Corruption("metadata: invalid block count");
-      count = -count;
-      FLOE_ASSIGN_OR_RETURN(int64_t byte_size, decoder.ReadLong());
-      if (byte_size < 0) return Status::Corruption("metadata: negative block size");
-    }
-    for (int64_t i = 0; i < count; ++i) {
-      FLOE_RETURN_IF_ERROR(decoder.ChargeItem());
-      std::string key;
-      std::vector<uint8_t> value;
-      FLOE_RETURN_IF_ERROR(decoder.ReadString(&key));
-      FLOE_RETURN_IF_ERROR(decoder.ReadBytes(&value));
-      header.metadata.emplace_back(std::move(key), std::string(value.begin(), value.end()));
-    }
-  }
-  FLOE_RETURN_IF_ERROR(decoder.ReadFixed(kSyncSize, header.sync.data()));
-  header.length = kContainerMagic.size() + decoder.position();
-  return header;
-}
 
 }  // namespace
 
@@ -104,19 +69,11 @@ std::optional<std::string> AvroContainerReader::Metadata(std::string_view key) c
 Status AvroContainerReader::ReadHeader() {
   name_ = file_->path();
   FLOE_ASSIGN_OR_RETURN(file_size_, file_->Size());
-  // The header's length is unknown until parsed: read a prefix, grow on failure.
-  int64_t want = std::min<int64_t>(file_size_, 64 << 10);
-  Result<ParsedHeader> header = Status::Corruption("empty file");
-  while (true) {
-    FLOE_ASSIGN_OR_RETURN(std::vector<uint8_t> prefix, file_->Read(0, want));
-    header = ParseHeader(prefix);
-    if (header.ok() || want >= file_size_ || want >= options_.max_header_bytes) break;
-    want = std::min({file_size_, want * 4, options_.max_header_bytes});
-  }
-  if (!header.ok()) return header.status().WithContext(name_ + ": header");
-  metadata_ = std::move(header->metadata);
-  sync_ = header->sync;
-  next_block_offset_ = static_cast<int64_t>(header->length);
+  FLOE_ASSIGN_OR_RETURN(AvroContainerHeader header,
+                        ReadAvroContainerHeader(*file_, file_size_, options_.max_header_bytes));
+  metadata_ = std::move(header.metadata);
+  sync_ = header.sync;
+  next_block_offset_ = header.length;
 
   auto schema_text = Metadata("avro.schema");
   if (!schema_text) return Error("header has no avro.schema");
@@ -142,39 +99,13 @@ Status AvroContainerReader::LoadBlock() {
     at_end_ = true;
     return Status::OK();
   }
-  const int64_t number = block_index_ + 1;
-  const std::string where =
-      "block " + std::to_string(number) + " at offset " + std::to_string(next_block_offset_);
-  const int64_t left = file_size_ - next_block_offset_;
-  FLOE_ASSIGN_OR_RETURN(std::vector<uint8_t> head,
-                        file_->Read(next_block_offset_, std::min<int64_t>(left, 20)));
-  AvroDecoder head_decoder(head);
-  auto count = head_decoder.ReadLong();
-  if (!count.ok()) return count.status().WithContext(name_ + ": " + where + ": record count");
-  auto size = head_decoder.ReadLong();
-  if (!size.ok()) return size.status().WithContext(name_ + ": " + where + ": byte size");
-  if (*count < 0) return Error(where + ": negative record count " + std::to_string(*count));
-  if (*size < 0) return Error(where + ": negative byte size " + std::to_string(*size));
-  const int64_t head_length = static_cast<int64_t>(head_decoder.position());
-  if (*size > options_.max_block_bytes) {
-    return Error(where + ": byte size " + std::to_string(*size) + " exceeds the limit of " +
-                 std::to_string(options_.max_block_bytes));
-  }
-  if (*size > left - head_length - static_cast<int64_t>(kSyncSize)) {
-    return Error(where + ": block of " + std::to_string(*size) +
-                 " bytes plus sync marker runs past the end of the file (" +
-                 std::to_string(left - head_length) + " bytes left)");
-  }
-  FLOE_ASSIGN_OR_RETURN(std::vector<uint8_t> body, file_->Read(next_block_offset_ + head_length,
-                                                               *size + static_cast<int64_t>(kSyncSize)));
-  if (!std::equal(sync_.begin(), sync_.end(), body.end() - kSyncSize))
-    return Error(where + ": sync marker mismatch");
-  Status st = DecompressBlock(codec_, std::span<const uint8_t>(body.data(), static_cast<size_t>(*size)),
-                              options_.max_block_bytes, &block_data_);
-  if (!st.ok()) return st.WithContext(name_ + ": " + where);
-  next_block_offset_ += head_length + *size + static_cast<int64_t>(kSyncSize);
-  block_index_ = number;
-  records_left_in_block_ = *count;
+  FLOE_ASSIGN_OR_RETURN(AvroBlockHead head, ReadAvroBlockHead(*file_, next_block_offset_, block_index_ + 1,
+                                                              file_size_, options_.max_block_bytes));
+  FLOE_RETURN_IF_ERROR(
+      ReadAvroBlockData(*file_, head, sync_, codec_, options_.max_block_bytes, &block_data_));
+  next_block_offset_ = head.end();
+  block_index_ = head.number;
+  records_left_in_block_ = head.records;
   decoder_ = std::make_unique<AvroDecoder>(block_data_);
   return Status::OK();
 }

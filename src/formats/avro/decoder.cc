@@ -52,30 +52,33 @@ Status AvroDecoder::ReadFixed(size_t size, uint8_t* out) {
   return Status::OK();
 }
 
-Status AvroDecoder::ReadBytes(std::vector<uint8_t>* out) {
+Result<std::string_view> AvroDecoder::ReadLengthPrefixed(const char* what) {
   const size_t start = pos_;
   FLOE_ASSIGN_OR_RETURN(int64_t length, ReadLong());
   if (length < 0) {
-    return Status::Corruption("at byte " + std::to_string(start) + ": negative length " +
+    return Status::Corruption("at byte " + std::to_string(start) + ": negative " + what + " " +
                               std::to_string(length));
   }
   if (static_cast<uint64_t>(length) > remaining()) return Truncated(static_cast<size_t>(length));
-  out->assign(data_.begin() + pos_, data_.begin() + pos_ + length);
-  pos_ += length;
+  std::string_view view(reinterpret_cast<const char*>(data_.data()) + pos_, static_cast<size_t>(length));
+  pos_ += static_cast<size_t>(length);
+  return view;
+}
+
+Status AvroDecoder::ReadBytes(std::vector<uint8_t>* out) {
+  FLOE_ASSIGN_OR_RETURN(std::string_view bytes, ReadLengthPrefixed("length"));
+  out->assign(bytes.begin(), bytes.end());
   return Status::OK();
 }
 
 Status AvroDecoder::ReadString(std::string* out) {
-  const size_t start = pos_;
-  FLOE_ASSIGN_OR_RETURN(int64_t length, ReadLong());
-  if (length < 0) {
-    return Status::Corruption("at byte " + std::to_string(start) + ": negative string length " +
-                              std::to_string(length));
-  }
-  if (static_cast<uint64_t>(length) > remaining()) return Truncated(static_cast<size_t>(length));
-  out->assign(reinterpret_cast<const char*>(data_.data()) + pos_, static_cast<size_t>(length));
-  pos_ += length;
+  FLOE_ASSIGN_OR_RETURN(std::string_view text, ReadLengthPrefixed("string length"));
+  out->assign(text);
   return Status::OK();
+}
+
+Result<std::string_view> AvroDecoder::ReadBytesView() {
+  return ReadLengthPrefixed("length");
 }
 
 Status AvroDecoder::ChargeItem() {

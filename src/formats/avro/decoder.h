@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -36,6 +37,8 @@ class AvroDecoder {
   // A long length followed by that many bytes.
   Status ReadBytes(std::vector<uint8_t>* out);
   Status ReadString(std::string* out);
+  // A long length and that many bytes, as a view into the data (no copy).
+  Result<std::string_view> ReadBytesView();
   Status ReadFixed(size_t size, uint8_t* out);
 
   // Charges one zero-or-more-byte item (array/map entry, record of a block)
@@ -48,6 +51,8 @@ class AvroDecoder {
  private:
   Status DecodeAt(const AvroNode& schema, AvroValue* out, int depth);
   Result<int64_t> ReadBlockCount();
+  // A long length and that many bytes; `what` names the length in errors.
+  Result<std::string_view> ReadLengthPrefixed(const char* what);
   Status Truncated(size_t wanted) const;
 
   std::span<const uint8_t> data_;

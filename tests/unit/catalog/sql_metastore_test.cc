@@ -23,8 +23,9 @@ class SqlCatalogTest : public ::testing::TestWithParam<std::string> {
     if (GetParam() == "postgresql") {
       const char* uri = std::getenv("FLOE_TEST_PG_URI");
       if (!uri || !*uri) {
-        GTEST_SKIP() << "skipped: FLOE_TEST_PG_URI is not set (scripts/test.sh starts a PostgreSQL server and "
-                        "sets it)";
+        GTEST_SKIP()
+            << "skipped: FLOE_TEST_PG_URI is not set (scripts/test.sh starts a PostgreSQL server and "
+               "sets it)";
       }
       uri_ = uri;
       // A fresh catalog name per test keeps tests independent on a shared server.
@@ -140,7 +141,8 @@ TEST(SqlConnectionTest, RejectsUnknownSchemesAndRedactsPasswords) {
   auto r = OpenSqlConnection("mysql://u:secret@h/db");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message().find("secret"), std::string::npos) << r.status().message();
-  EXPECT_EQ(RedactUri("postgresql://floe:hunter2@localhost:5432/cat"), "postgresql://floe:***@localhost:5432/cat");
+  EXPECT_EQ(RedactUri("postgresql://floe:hunter2@localhost:5432/cat"),
+            "postgresql://floe:***@localhost:5432/cat");
   auto pg = OpenSqlConnection("postgresql://floe:hunter2@127.0.0.1:1/cat?connect_timeout=2");
   ASSERT_FALSE(pg.ok());
   EXPECT_EQ(pg.status().message().find("hunter2"), std::string::npos) << pg.status().message();

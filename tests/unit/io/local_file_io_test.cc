@@ -1,7 +1,6 @@
-#include "io/file_io.h"
-
 #include <filesystem>
 
+#include "io/file_io.h"
 #include "test_util.h"
 
 namespace floe {

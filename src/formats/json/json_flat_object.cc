@@ -1,0 +1,214 @@
+#include "formats/json/json_flat_object.h"
+
+#include <cstring>
+
+#include "columnar/json_format.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace floe::json {
+namespace {
+
+inline bool IsSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+inline size_t SkipSpace(std::string_view text, size_t i) {
+  while (i < text.size() && IsSpace(text[i])) ++i;
+  return i;
+}
+
+// The first byte at or after `i` that is '"', '\\', a control character or
+// not ASCII; text.size() if none.
+inline size_t FindStringStop(std::string_view text, size_t i) {
+  const char* p = text.data();
+  const size_t n = text.size();
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+  for (; i + 16 <= n; i += 16) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    // Signed compare: bytes 0x80-0xFF are negative, so "< 0x20" also finds them.
+    const __m128i stops = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
+                                       _mm_cmplt_epi8(x, space));
+    const int mask = _mm_movemask_epi8(stops);
+    if (mask != 0) return i + static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+  }
+#endif
+  for (; i < n; ++i) {
+    const unsigned char c = static_cast<unsigned char>(p[i]);
+    if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) return i;
+  }
+  return n;
+}
+
+// A string starting after its opening quote at `i`: sets *end to the closing
+// quote. False for escapes, control characters, bad UTF-8 or no end.
+inline bool ScanString(std::string_view text, size_t i, size_t* end) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+  while (true) {
+    i = FindStringStop(text, i);
+    if (i >= text.size()) return false;
+    const unsigned char c = bytes[i];
+    if (c == '"') {
+      *end = i;
+      return true;
+    }
+    if (c < 0x80) return false;  // backslash or control character
+    const size_t length = Utf8SequenceLength(bytes + i, text.size() - i);
+    if (length == 0) return false;
+    i += length;
+  }
+}
+
+inline bool IsDigit(char c) {
+  return static_cast<unsigned char>(c - '0') < 10;
+}
+
+// The end of the RFC 8259 number at text[i], or npos when the bytes there
+// are not one (the grammar of json_text.h's IsJsonNumber, in one pass). A
+// plain integer of at most 18 digits is also read into *integer.
+inline size_t ScanNumber(std::string_view text, size_t i, bool* small_integer, int64_t* integer) {
+  const size_t n = text.size();
+  *small_integer = false;
+  const bool negative = i < n && text[i] == '-';
+  if (negative) ++i;
+  if (i >= n) return std::string_view::npos;
+  const size_t digits_start = i;
+  uint64_t value = 0;
+  if (text[i] == '0') {
+    ++i;
+  } else if (IsDigit(text[i])) {
+    while (i < n && IsDigit(text[i])) value = value * 10 + static_cast<uint64_t>(text[i++] - '0');
+  } else {
+    return std::string_view::npos;
+  }
+  const size_t digits = i - digits_start;
+  bool plain = true;
+  if (i < n && text[i] == '.') {
+    plain = false;
+    if (++i >= n || !IsDigit(text[i])) return std::string_view::npos;
+    while (i < n && IsDigit(text[i])) ++i;
+  }
+  if (i < n && (text[i] == 'e' || text[i] == 'E')) {
+    plain = false;
+    ++i;
+    if (i < n && (text[i] == '+' || text[i] == '-')) ++i;
+    if (i >= n || !IsDigit(text[i])) return std::string_view::npos;
+    while (i < n && IsDigit(text[i])) ++i;
+  }
+  if (plain && digits <= 18) {
+    *small_integer = true;
+    *integer = negative ? -static_cast<int64_t>(value) : static_cast<int64_t>(value);
+  }
+  return i;
+}
+
+// Whether text[i, i + word.size()) is `word` (a short literal or key),
+// compared eight bytes at a time without a call.
+inline bool BytesAre(std::string_view text, size_t i, std::string_view word) {
+  const size_t n = word.size();
+  if (text.size() - i < n) return false;
+  const char* a = text.data() + i;
+  const char* b = word.data();
+  size_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a + k, 8);
+    std::memcpy(&y, b + k, 8);
+    if (x != y) return false;
+  }
+  for (; k < n; ++k) {
+    if (a[k] != b[k]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool ScanFlatJsonObject(std::string_view document, const std::vector<std::string>* expected,
+                        std::vector<JsonFlatMember>* members) {
+  members->clear();
+  size_t i = SkipSpace(document, 0);
+  const size_t n = document.size();
+  if (i >= n || document[i] != '{') return false;
+  i = SkipSpace(document, i + 1);
+  if (i < n && document[i] == '}') {
+    return SkipSpace(document, i + 1) == n;
+  }
+  size_t next_key = 0;  // the expected key after the previous member's
+  const size_t known = expected ? expected->size() : 0;
+  while (true) {
+    if (i >= n || document[i] != '"') return false;
+    JsonFlatMember member;
+    member.key_index = -1;
+    member.small_integer = false;
+    member.integer = 0;
+    size_t key_end;
+    if (next_key < known && BytesAre(document, i + 1, (*expected)[next_key]) &&
+        i + 1 + (*expected)[next_key].size() < n && document[i + 1 + (*expected)[next_key].size()] == '"') {
+      key_end = i + 1 + (*expected)[next_key].size();
+      member.key_index = static_cast<int32_t>(next_key);
+    } else if (!ScanString(document, i + 1, &key_end)) {
+      return false;
+    }
+    member.key = document.substr(i + 1, key_end - i - 1);
+    if (member.key_index < 0) {
+      for (size_t k = 0; k < known; ++k) {
+        if ((*expected)[k] == member.key) {
+          member.key_index = static_cast<int32_t>(k);
+          break;
+        }
+      }
+    }
+    next_key = member.key_index >= 0 ? static_cast<size_t>(member.key_index) + 1 : known;
+    i = key_end + 1;
+    if (i < n && document[i] != ':') i = SkipSpace(document, i);
+    if (i >= n || document[i] != ':') return false;
+    ++i;
+    if (i < n && IsSpace(document[i])) i = SkipSpace(document, i);
+    if (i >= n) return false;
+    member.raw = document.data() + i;
+    const char c = document[i];
+    if (c == '"') {
+      size_t end;
+      if (!ScanString(document, i + 1, &end)) return false;
+      member.kind = JsonScalarKind::kString;
+      member.text = document.substr(i + 1, end - i - 1);
+      i = end + 1;
+    } else if (c == '-' || IsDigit(c)) {
+      const size_t end = ScanNumber(document, i, &member.small_integer, &member.integer);
+      if (end == std::string_view::npos) return false;
+      member.kind = JsonScalarKind::kNumber;
+      member.text = document.substr(i, end - i);
+      i = end;
+    } else if (c == 't' && BytesAre(document, i, "true")) {
+      member.kind = JsonScalarKind::kTrue;
+      member.text = document.substr(i, 4);
+      i += 4;
+    } else if (c == 'f' && BytesAre(document, i, "false")) {
+      member.kind = JsonScalarKind::kFalse;
+      member.text = document.substr(i, 5);
+      i += 5;
+    } else if (c == 'n' && BytesAre(document, i, "null")) {
+      member.kind = JsonScalarKind::kNull;
+      member.text = document.substr(i, 4);
+      i += 4;
+    } else {
+      return false;  // nested values and anything else go to simdjson
+    }
+    members->push_back(member);
+    if (i < n && IsSpace(document[i])) i = SkipSpace(document, i);
+    if (i >= n) return false;
+    if (document[i] == ',') {
+      ++i;
+      if (i < n && IsSpace(document[i])) i = SkipSpace(document, i);
+      continue;
+    }
+    if (document[i] != '}') return false;
+    return SkipSpace(document, i + 1) == n;
+  }
+}
+
+}  // namespace floe::json

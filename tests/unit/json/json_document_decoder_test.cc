@@ -1,0 +1,286 @@
+// JsonDocumentDecoder: inference, known types, rescue of values and broken
+// documents, projection.
+#include "formats/json/json_document_decoder.h"
+
+#include <gtest/gtest.h>
+
+#include "columnar/json_format.h"
+#include "test_util.h"
+
+namespace floe::json {
+namespace {
+
+JsonDecodeOptions Options(bool infer = true) {
+  JsonDecodeOptions options;
+  options.inference.infer_column_types = infer;
+  options.location.unit = "in.jsonl";
+  return options;
+}
+
+std::string Rows(const RecordBatch& batch) {
+  std::string out;
+  for (int64_t r = 0; r < batch.num_rows; ++r) {
+    AppendJsonRow(batch, r, &out);
+    out.push_back('\n');
+  }
+  return out;
+}
+
+Result<RecordBatch> DecodeOnce(JsonDecodeOptions options, const std::vector<std::string>& docs) {
+  FLOE_ASSIGN_OR_RETURN(auto decoder, JsonDocumentDecoder::Make(std::move(options)));
+  for (size_t i = 0; i < docs.size(); ++i) {
+    FLOE_RETURN_IF_ERROR(decoder->Add(docs[i], static_cast<int64_t>(i + 1)));
+  }
+  return decoder->Finish();
+}
+
+// Decodes with the flat fast path and again with simdjson alone: both must
+// give the same rows.
+Result<RecordBatch> Decode(JsonDecodeOptions options, const std::vector<std::string>& docs) {
+  JsonDecodeOptions general = options;
+  general.flat_fast_path = false;
+  FLOE_ASSIGN_OR_RETURN(RecordBatch fast, DecodeOnce(std::move(options), docs));
+  FLOE_ASSIGN_OR_RETURN(RecordBatch slow, DecodeOnce(std::move(general), docs));
+  EXPECT_EQ(SchemaToString(fast.schema), SchemaToString(slow.schema));
+  EXPECT_EQ(Rows(fast), Rows(slow));
+  return fast;
+}
+
+void ExpectValid(const RecordBatch& batch) {
+  ASSERT_EQ(batch.schema.size(), batch.columns.size());
+  for (const Column& c : batch.columns) {
+    EXPECT_EQ(c.length, batch.num_rows);
+    EXPECT_EQ(c.Validate(), "");
+  }
+}
+
+TEST(JsonDocumentDecoderTest, InfersEveryType) {
+  ASSERT_OK_AND_ASSIGN(
+      RecordBatch batch,
+      Decode(Options(),
+             {R"({"i": 1, "f": 1.5, "b": true, "s": "x", "d": "2020-01-02", "t": "2020-01-02 03:04:05.5",
+                            "tz": "2020-01-02T03:04:05Z", "big": 123456789012345678901234, "o": {"a": 1, "c": [1, 2]},
+                            "l": [1.5, 2], "mixed": 1, "n": null})",
+              R"({"i": -2, "f": 2, "b": false, "s": "y", "d": "2021-12-31", "t": "2021-12-31 23:59:59",
+                            "tz": "2021-12-31 23:59:59+01:00", "big": 1, "o": {"b": "z"}, "l": [], "mixed": "two"})"}));
+  ExpectValid(batch);
+  EXPECT_EQ(
+      SchemaToString(batch.schema),
+      "i: int64\nf: float64\nb: bool\ns: string\nd: date\nt: timestamp[us]\ntz: timestamp[us, utc]\n"
+      "big: decimal(38,0)\no: struct<a: int64, c: list<int64>, b: string>\nl: list<float64>\nmixed: string\n"
+      "n: string\n");
+  EXPECT_EQ(
+      Rows(batch),
+      R"({"i":1,"f":1.5,"b":true,"s":"x","d":"2020-01-02","t":"2020-01-02T03:04:05.500000","tz":"2020-01-02T03:04:05.000000Z","big":"123456789012345678901234","o":{"a":1,"c":[1,2],"b":null},"l":[1.5,2],"mixed":"1","n":null}
+{"i":-2,"f":2,"b":false,"s":"y","d":"2021-12-31","t":"2021-12-31T23:59:59.000000","tz":"2021-12-31T22:59:59.000000Z","big":"1","o":{"a":null,"c":null,"b":"z"},"l":[],"mixed":"two","n":null}
+)");
+}
+
+TEST(JsonDocumentDecoderTest, WithoutInferenceEveryFieldIsItsText) {
+  ASSERT_OK_AND_ASSIGN(
+      RecordBatch batch,
+      Decode(Options(false), {R"({"amount": 1.50, "ok": true, "o": {"a": [1, "x"]}, "s": "a\"b"})"}));
+  EXPECT_EQ(SchemaToString(batch.schema), "amount: string\nok: string\no: string\ns: string\n");
+  EXPECT_EQ(Rows(batch), R"({"amount":"1.50","ok":"true","o":"{\"a\": [1, \"x\"]}","s":"a\"b"})"
+                         "\n");
+}
+
+TEST(JsonDocumentDecoderTest, HintsOverrideInference) {
+  JsonDecodeOptions options = Options();
+  ASSERT_OK_AND_ASSIGN(options.schema_hints,
+                       formats::SchemaHints::Parse("amount DECIMAL(12,2), id STRING, o.a DOUBLE"));
+  ASSERT_OK_AND_ASSIGN(RecordBatch batch, Decode(options, {R"({"id": 7, "amount": 12.5, "o": {"a": 1}})",
+                                                           R"({"id": 8, "amount": 12.345, "o": {"a": 2}})"}));
+  ExpectValid(batch);
+  EXPECT_EQ(SchemaToString(batch.schema),
+            "id: string\namount: decimal(12,2)\no: struct<a: float64>\n_rescued_data: string\n");
+  EXPECT_EQ(Rows(batch),
+            R"({"id":"7","amount":"12.50","o":{"a":1},"_rescued_data":null}
+{"id":"8","amount":null,"o":{"a":2},"_rescued_data":"{\"amount\":12.345,\"_file_path\":\"in.jsonl\",\"_line\":2}"}
+)");
+}
+
+TEST(JsonDocumentDecoderTest, KnownTypesDecodeExactlyAndRescueWhatDoesNotFit) {
+  JsonDecodeOptions options = Options();
+  options.known = {MakeField("amount", Decimal(12, 2)),
+                   MakeField("n", Int32()),
+                   MakeField("bin", Binary()),
+                   MakeField("day", Date()),
+                   MakeField("at", Timestamp(TimeUnit::kMicro, true)),
+                   MakeField("x", Float64()),
+                   MakeField("addr", Struct({MakeField("zip", String())}))};
+  ASSERT_OK_AND_ASSIGN(
+      RecordBatch batch,
+      Decode(options,
+             {R"({"amount": 12.30, "n": 5, "bin": "aGk=", "day": "2020-01-02", "at": "2020-01-02T00:00:00Z",
+                          "x": "NaN", "addr": {"zip": "12345", "city": "Oslo"}})",
+              R"({"amount": "99.99", "n": 2147483648, "bin": 5, "day": 18263, "at": 1577923200000000,
+                          "x": 1e400, "addr": {"zip": 1}, "extra": [1]})",
+              R"({"amount": 0.125, "n": 1.0, "day": "2020-13-01"})"}));
+  ExpectValid(batch);
+  EXPECT_EQ(SchemaToString(batch.schema),
+            "amount: decimal(12,2)\nn: int32\nbin: binary\nday: date\nat: timestamp[us, utc]\nx: float64\n"
+            "addr: struct<zip: string, city: string>\nextra: list<int64>\n_rescued_data: string\n");
+  EXPECT_EQ(
+      Rows(batch),
+      R"({"amount":"12.30","n":5,"bin":"6869","day":"2020-01-02","at":"2020-01-02T00:00:00.000000Z","x":"NaN","addr":{"zip":"12345","city":"Oslo"},"extra":null,"_rescued_data":null}
+{"amount":"99.99","n":null,"bin":null,"day":"2020-01-02","at":"2020-01-02T00:00:00.000000Z","x":null,"addr":{"zip":"1","city":null},"extra":[1],"_rescued_data":"{\"n\":2147483648,\"bin\":5,\"x\":1e400,\"_file_path\":\"in.jsonl\",\"_line\":2}"}
+{"amount":null,"n":1,"bin":null,"day":null,"at":null,"x":null,"addr":null,"extra":null,"_rescued_data":"{\"amount\":0.125,\"day\":\"2020-13-01\",\"_file_path\":\"in.jsonl\",\"_line\":3}"}
+)");
+}
+
+TEST(JsonDocumentDecoderTest, AMismatchInsideAListRescuesTheWholeList) {
+  JsonDecodeOptions options = Options();
+  options.known = {MakeField("items", List(MakeField("element", Struct({MakeField("p", Int64())})))),
+                   MakeField("id", Int64())};
+  ASSERT_OK_AND_ASSIGN(RecordBatch batch,
+                       Decode(options, {R"({"items": [{"p": 1}, {"p": "x"}, {"p": 3}], "id": 1})",
+                                        R"({"items": [{"p": 4}], "id": 2})"}));
+  ExpectValid(batch);
+  EXPECT_EQ(
+      Rows(batch),
+      R"({"items":null,"id":1,"_rescued_data":"{\"items\":[{\"p\": 1}, {\"p\": \"x\"}, {\"p\": 3}],\"_file_path\":\"in.jsonl\",\"_line\":1}"}
+{"items":[{"p":4}],"id":2,"_rescued_data":null}
+)");
+}
+
+TEST(JsonDocumentDecoderTest, BrokenDocumentsAreRescuedWhole) {
+  JsonDecodeOptions options = Options();
+  options.known = {MakeField("a", Int64())};
+  ASSERT_OK_AND_ASSIGN(
+      RecordBatch batch,
+      Decode(options, {R"({"a": 1})", R"({"a": 2, "b": [1, 2})", R"([1, 2])", R"({"a": 3} x)", R"({"a": 01})",
+                       R"({"a": "\q"})", R"({"a": 4, "new": {"x": 1}})"}));
+  ExpectValid(batch);
+  ASSERT_EQ(batch.num_rows, 7);
+  EXPECT_EQ(SchemaToString(batch.schema), "a: int64\nnew: struct<x: int64>\n_rescued_data: string\n");
+  const Column& a = batch.columns[0];
+  const Column& rescued = batch.columns[2];
+  EXPECT_EQ(a.Value<int64_t>(0), 1);
+  for (int r = 1; r <= 5; ++r) {
+    EXPECT_TRUE(a.IsNull(r)) << r;
+    EXPECT_TRUE(batch.columns[1].IsNull(r)) << r;
+    ASSERT_TRUE(rescued.IsValid(r)) << r;
+    EXPECT_NE(rescued.StringAt(r).find("\"_raw\":"), std::string_view::npos) << rescued.StringAt(r);
+    EXPECT_NE(rescued.StringAt(r).find("\"_line\":" + std::to_string(r + 1)), std::string_view::npos);
+  }
+  EXPECT_NE(rescued.StringAt(2).find("expected a JSON object"), std::string_view::npos)
+      << rescued.StringAt(2);
+  EXPECT_EQ(a.Value<int64_t>(6), 4);
+  EXPECT_TRUE(rescued.IsNull(6));
+}
+
+TEST(JsonDocumentDecoderTest, FailPoliciesNameUnitLineAndField) {
+  JsonDecodeOptions options = Options();
+  options.on_broken = BadDataPolicy::kFail;
+  ASSERT_OK_AND_ASSIGN(auto decoder, JsonDocumentDecoder::Make(options));
+  ASSERT_OK(decoder->Add(R"({"a": 1})", 1));
+  Status broken = decoder->Add(R"({"a": 1,, })", 2);
+  ASSERT_FALSE(broken.ok());
+  EXPECT_EQ(broken.kind(), ErrorKind::kCorruption);
+  EXPECT_NE(broken.message().find("in.jsonl: line 2, byte"), std::string::npos) << broken.message();
+  ASSERT_OK_AND_ASSIGN(RecordBatch batch, decoder->Finish());
+  EXPECT_EQ(batch.num_rows, 1);
+
+  options = Options();
+  options.on_mismatch = BadDataPolicy::kFail;
+  options.known = {MakeField("amount", Decimal(5, 2))};
+  options.location.position_key = "_offset";
+  ASSERT_OK_AND_ASSIGN(decoder, JsonDocumentDecoder::Make(options));
+  Status mismatch = decoder->Add(R"({"amount": 1.234})", 42);
+  ASSERT_FALSE(mismatch.ok());
+  EXPECT_EQ(mismatch.message(), "in.jsonl: offset 42: field amount: number does not fit decimal(5,2)");
+}
+
+TEST(JsonDocumentDecoderTest, RepeatedMembersKeepTheFirstAndRescueTheRest) {
+  ASSERT_OK_AND_ASSIGN(RecordBatch batch, Decode(Options(), {R"({"a": 1, "a": 2, "b": 3, "b": 4})"}));
+  EXPECT_EQ(Rows(batch),
+            R"({"a":1,"b":3,"_rescued_data":"{\"a\":2,\"b\":4,\"_file_path\":\"in.jsonl\",\"_line\":1}"})"
+            "\n");
+}
+
+TEST(JsonDocumentDecoderTest, ProjectionBuildsOnlyTheSelectedColumns) {
+  JsonDecodeOptions options = Options();
+  options.known = {MakeField("a", Int64()), MakeField("b", String()), MakeField("c", Int64())};
+  options.columns = std::vector<std::string>{"c", "a"};
+  const std::vector<std::string> docs = {R"({"a": 1, "b": "x", "c": 3})", R"({"a": 2, "b": [1,], "c": 4})",
+                                         R"({"a": 5, "b": {"deep": "ok"}, "c": "no"})"};
+  ASSERT_OK_AND_ASSIGN(RecordBatch batch, Decode(options, docs));
+  ExpectValid(batch);
+  // The second document is broken whatever is selected; "no" does not fit c.
+  EXPECT_EQ(Rows(batch), "{\"c\":3,\"a\":1}\n{\"c\":null,\"a\":null}\n{\"c\":null,\"a\":5}\n");
+  options.columns = std::vector<std::string>{"_rescued_data"};
+  ASSERT_OK_AND_ASSIGN(batch, Decode(options, docs));
+  ASSERT_EQ(batch.num_rows, 3);
+  EXPECT_TRUE(batch.columns[0].IsNull(0));
+  EXPECT_NE(batch.columns[0].StringAt(1).find("_raw"), std::string_view::npos);
+  EXPECT_NE(batch.columns[0].StringAt(2).find("\"c\":\"no\""), std::string_view::npos);
+}
+
+TEST(JsonDocumentDecoderTest, NestedAsJsonAndMaps) {
+  JsonDecodeOptions options = Options();
+  options.nested_as_json = true;
+  options.known = {MakeField("m", Map(MakeField("key", Int32(), false), MakeField("value", Float64())))};
+  ASSERT_OK_AND_ASSIGN(RecordBatch batch,
+                       Decode(options, {R"({"m": {"1": 1.5, "2": 2}, "o": {"x": [1, {"y": 2}]}})",
+                                        R"({"m": {"x": 1}, "o": [true]})"}));
+  ExpectValid(batch);
+  EXPECT_EQ(SchemaToString(batch.schema), "m: map<int32, float64>\no: string\n_rescued_data: string\n");
+  EXPECT_EQ(
+      Rows(batch),
+      R"({"m":[{"key":1,"value":1.5},{"key":2,"value":2}],"o":"{\"x\": [1, {\"y\": 2}]}","_rescued_data":null}
+{"m":null,"o":"[true]","_rescued_data":"{\"m\":{\"x\": 1},\"_file_path\":\"in.jsonl\",\"_line\":2}"}
+)");
+}
+
+TEST(JsonDocumentDecoderTest, PaddedInputIsReadInPlaceAndLimitsHold) {
+  std::string buffer = R"({"a": 1}{"a": 2})";
+  buffer.append(JsonDocumentPadding(), ' ');
+  JsonDecodeOptions options = Options();
+  options.max_document_bytes = 16;
+  ASSERT_OK_AND_ASSIGN(auto decoder, JsonDocumentDecoder::Make(options));
+  ASSERT_OK(decoder->Add(std::string_view(buffer.data(), 8), 1, buffer.size() - 8));
+  ASSERT_OK(decoder->Add(std::string_view(buffer.data() + 8, 8), 2, buffer.size() - 16));
+  ASSERT_OK(decoder->Add(R"({"a": 3, "b": "this is too long"})", 3));
+  std::string deep(200, '[');
+  ASSERT_OK(decoder->Add("{\"d\":" + deep + "}", 4));
+  ASSERT_OK_AND_ASSIGN(RecordBatch batch, decoder->Finish());
+  ExpectValid(batch);
+  EXPECT_EQ(batch.num_rows, 4);
+  EXPECT_EQ(batch.columns[0].Value<int64_t>(1), 2);
+  EXPECT_TRUE(batch.columns[0].IsNull(2));
+  EXPECT_NE(batch.columns[1].StringAt(2).find("exceeds the limit"), std::string_view::npos);
+  // The decoder is reusable after Finish.
+  ASSERT_OK(decoder->Add(R"({"z": "again"})", 1));
+  ASSERT_OK_AND_ASSIGN(batch, decoder->Finish());
+  EXPECT_EQ(SchemaToString(batch.schema), "z: string\n");
+}
+
+}  // namespace
+}  // namespace floe::json
+
+namespace floe::json {
+namespace {
+
+// Fuzz findings, kept as tests (their inputs are seeds in tests/fuzz/seeds/json_reader).
+TEST(JsonDocumentDecoderRegressionTest, ABrokenDocumentUndoesAHalfBuiltStruct) {
+  JsonDecodeOptions options = Options();
+  options.known = {MakeField("c", Struct({MakeField("x", Int64()), MakeField("y", String())}))};
+  ASSERT_OK_AND_ASSIGN(RecordBatch batch,
+                       Decode(options, {R"({"c": {"x": 1, "y": "a"u}})", R"({"c": {"x": 2, "y": "b"}})"}));
+  ExpectValid(batch);
+  EXPECT_EQ(Rows(batch).substr(0, 10), "{\"c\":null,");
+  EXPECT_EQ(batch.columns[0].children[0].Value<int64_t>(1), 2);
+}
+
+TEST(JsonDocumentDecoderRegressionTest, InvalidUtf8IsBrokenWithoutAByteOffset) {
+  JsonDecodeOptions options = Options();
+  options.on_broken = BadDataPolicy::kFail;
+  ASSERT_OK_AND_ASSIGN(auto decoder, JsonDocumentDecoder::Make(options));
+  Status st = decoder->Add("{\"a\": \"\xff\"}", 3);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message().rfind("in.jsonl: line 3: ", 0), 0u) << st.message();
+}
+
+}  // namespace
+}  // namespace floe::json
