@@ -25,6 +25,7 @@
 
 #include "iceberg/manifest/manifest_io.h"
 #include "iceberg/scan/table_scan.h"
+#include "iceberg/spec/snapshot_ancestry.h"
 #include "iceberg/transaction/commit_retry.h"
 #include "iceberg/transaction/table_reading.h"
 #include "iceberg/writer/column_rows.h"
@@ -123,7 +124,7 @@ std::string PartitionText(const TableMetadata& metadata, const DataFile& f) {
 // Delete files added by snapshots after `planned_snapshot` that could apply to a rewritten file.
 Status CheckNoNewDeletes(FileIO& io, const TableMetadata& now, std::optional<int64_t> planned_snapshot,
                          const std::vector<ScanFile>& rewritten) {
-  for (const iceberg::Snapshot* s = now.CurrentSnapshot(); s != nullptr;) {
+  for (const iceberg::Snapshot* s : iceberg::CurrentAncestors(now)) {
     if (planned_snapshot && s->snapshot_id == *planned_snapshot) return Status::OK();
     FLOE_ASSIGN_OR_RETURN(auto manifests, iceberg::ReadManifestList(io, s->manifest_list));
     for (const auto& manifest : manifests) {
@@ -146,8 +147,6 @@ Status CheckNoNewDeletes(FileIO& io, const TableMetadata& now, std::optional<int
         }
       }
     }
-    if (!s->parent_snapshot_id) break;
-    s = now.SnapshotById(*s->parent_snapshot_id);
   }
   // The planned snapshot is no longer an ancestor: the table was rolled back or replaced.
   if (planned_snapshot) {

@@ -5,6 +5,7 @@
 
 #include "iceberg/manifest/manifest_io.h"
 #include "iceberg/spec/random_ids.h"
+#include "iceberg/spec/snapshot_ancestry.h"
 #include "iceberg/spec/table_metadata_builder.h"
 #include "iceberg/transaction/commit_retry.h"
 #include "iceberg/transaction/table.h"
@@ -201,7 +202,7 @@ Status SnapshotProducer::WriteAddedManifests(const TableMetadata& base, const Sc
 Status SnapshotProducer::ValidateConcurrentCommits(const TableMetadata& base) {
   if (must_stay_live_.empty() && no_new_deletes_for_.empty()) return Status::OK();
   // Snapshots committed since this action started: the current one back to (excluding) the start.
-  for (const Snapshot* s = base.CurrentSnapshot(); s != nullptr;) {
+  for (const Snapshot* s : CurrentAncestors(base)) {
     if (starting_snapshot_id_ && s->snapshot_id == *starting_snapshot_id_) break;
     FLOE_ASSIGN_OR_RETURN(auto manifests, ReadManifestList(table_.io(), s->manifest_list));
     for (const auto& manifest : manifests) {
@@ -224,8 +225,6 @@ Status SnapshotProducer::ValidateConcurrentCommits(const TableMetadata& base) {
         }
       }
     }
-    if (!s->parent_snapshot_id) break;
-    s = base.SnapshotById(*s->parent_snapshot_id);
   }
   return Status::OK();
 }
