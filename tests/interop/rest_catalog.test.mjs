@@ -12,7 +12,7 @@ import path from 'node:path';
 import { IcebergRestCatalog, IcebergError } from 'iceberg-js';
 
 const FLOE = process.env.FLOE_BIN;
-const TOKEN = 'interop-token';
+const TOKEN = 'interop-token-0123456789';
 
 // Starts `floe serve` on a free port; resolves once it prints its address.
 function startServer(dir) {

@@ -153,7 +153,7 @@ std::string RestCatalog::TablePath(const TableIdentifier& table) const {
 }
 
 Status RestCatalog::CreateNamespace(const Namespace& ns, const Properties& properties) {
-  if (ns.empty()) return Status::InvalidArgument("cannot create the empty namespace");
+  FLOE_RETURN_IF_ERROR(ValidateNamespace(ns));
   OrderedJson body = OrderedJson::object();
   body["namespace"] = ns;
   body["properties"] = properties;
@@ -283,6 +283,7 @@ Result<std::shared_ptr<iceberg::TableOperations>> RestCatalog::LoadTable(const T
 Result<std::shared_ptr<iceberg::TableOperations>> RestCatalog::CreateTable(const TableIdentifier& table,
                                                                            const TableCreation& creation) {
   const std::string operation = "creating table " + table.ToString();
+  FLOE_RETURN_IF_ERROR(ValidateTableIdentifier(table).WithContext(operation));
   OrderedJson body = OrderedJson::object();
   body["name"] = table.name;
   if (!creation.location.empty()) body["location"] = creation.location;
@@ -315,6 +316,7 @@ Status RestCatalog::DropTable(const TableIdentifier& table, bool purge) {
 }
 
 Status RestCatalog::RenameTable(const TableIdentifier& from, const TableIdentifier& to) {
+  FLOE_RETURN_IF_ERROR(ValidateTableIdentifier(to).WithContext("renaming table " + from.ToString()));
   OrderedJson body = OrderedJson::object();
   body["source"] = TableIdentifierToJson(from);
   body["destination"] = TableIdentifierToJson(to);
@@ -327,6 +329,7 @@ Status RestCatalog::RenameTable(const TableIdentifier& from, const TableIdentifi
 Result<std::shared_ptr<iceberg::TableOperations>> RestCatalog::RegisterTable(
     const TableIdentifier& table, const std::string& metadata_location) {
   const std::string operation = "registering table " + table.ToString();
+  FLOE_RETURN_IF_ERROR(ValidateTableIdentifier(table).WithContext(operation));
   OrderedJson body = OrderedJson::object();
   body["name"] = table.name;
   body["metadata-location"] = metadata_location;

@@ -45,23 +45,6 @@ std::string NamespaceToDecoded(const Namespace& ns) {
   return out;
 }
 
-Status ValidateName(std::string_view name, std::string_view what) {
-  const std::string label(what);
-  if (name.empty()) return Status::InvalidArgument(label + " must not be empty");
-  if (name.size() > 255) return Status::InvalidArgument(label + " is longer than 255 bytes");
-  if (name == "." || name == "..") return Status::InvalidArgument(label + " must not be '.' or '..'");
-  for (char ch : name) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c == 0x7f) {
-      return Status::InvalidArgument(label + " '" + PercentEncode(name) + "' contains a control character");
-    }
-    if (ch == '/' || ch == '\\') {
-      return Status::InvalidArgument(label + " '" + std::string(name) + "' contains a path separator");
-    }
-  }
-  return Status::OK();
-}
-
 Result<Namespace> NamespaceFromDecoded(std::string_view decoded) {
   Namespace ns;
   size_t start = 0;

@@ -33,16 +33,10 @@ Result<std::string> PercentDecode(std::string_view text);
 // "a%1Fb" for {"a", "b"}: the {namespace} path segment, already encoded.
 std::string NamespaceToPathSegment(const Namespace& ns);
 // Splits a decoded namespace (levels joined by 0x1F) into its levels; every
-// level must pass ValidateName.
+// level must pass catalog::ValidateName (metastore.h: the name rules).
 Result<Namespace> NamespaceFromDecoded(std::string_view decoded);
 // The levels joined by 0x1F (the `parent` query parameter, before encoding).
 std::string NamespaceToDecoded(const Namespace& ns);
-
-// A namespace level or table name as floe accepts it from the network: not
-// empty, at most 255 bytes, no '/', '\\', no control characters (0x00-0x1F,
-// 0x7F) and not "." or "..", so a name can never address another directory
-// when it becomes part of a table location. `what` names it in the error.
-Status ValidateName(std::string_view name, std::string_view what);
 
 // {"namespace": [...], "name": "t"}
 iceberg::OrderedJson TableIdentifierToJson(const TableIdentifier& id);
