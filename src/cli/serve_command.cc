@@ -46,7 +46,7 @@ Status RunServe(ServeOptions options) {
     return Status::InvalidArgument(
         "floe serve needs a SQL catalog (sqlite:///path/catalog.db or "
         "postgresql://...), got '" +
-        catalog::RedactUri(options.catalog_uri) + "'");
+        RedactUri(options.catalog_uri) + "'");
   }
   if (options.token.empty()) {
     if (const char* token = std::getenv("FLOE_SERVE_TOKEN"); token && *token) options.token = token;
@@ -104,8 +104,8 @@ Status RunServe(ServeOptions options) {
     const std::string shown_host =
         http_options.host.find(':') != std::string::npos ? "[" + http_options.host + "]" : http_options.host;
     std::cout << "listening on " << shown_host << ":" << *port << std::endl;
-    std::cerr << "floe serve: catalog " << catalog::RedactUri(options.catalog_uri) << ", warehouse "
-              << warehouse << (options.prefix.empty() ? "" : ", prefix " + options.prefix)
+    std::cerr << "floe serve: catalog " << RedactUri(options.catalog_uri) << ", warehouse " << warehouse
+              << (options.prefix.empty() ? "" : ", prefix " + options.prefix)
               << (service_options.token.empty() && service_options.client_id.empty()
                       ? ", no authentication"
                       : ", bearer token required")

@@ -25,7 +25,9 @@ Result<RestReply> Call(RestSession& session, RestRequest request, RequestKind ki
                        const std::string& operation) {
   auto reply = session.Send(request);
   if (!reply.ok()) return reply.status().WithContext(operation);
-  if (!IsSuccess(reply->status)) return ErrorFromResponse(reply->status, reply->body, kind, operation);
+  if (!IsSuccess(reply->status)) {
+    return ErrorFromResponse(reply->status, reply->body, kind, operation, session.secrets());
+  }
   return reply;
 }
 
@@ -200,7 +202,7 @@ Result<bool> RestCatalog::NamespaceExists(const Namespace& ns) {
   if (!reply.ok()) return reply.status().WithContext(operation);
   if (reply->status == 404) return false;
   if (!IsSuccess(reply->status))
-    return ErrorFromResponse(reply->status, reply->body, RequestKind::kRead, operation);
+    return ErrorFromResponse(reply->status, reply->body, RequestKind::kRead, operation, session_->secrets());
   return true;
 }
 
@@ -306,7 +308,7 @@ Result<bool> RestCatalog::TableExists(const TableIdentifier& table) {
   if (!reply.ok()) return reply.status().WithContext(operation);
   if (reply->status == 404) return false;
   if (!IsSuccess(reply->status))
-    return ErrorFromResponse(reply->status, reply->body, RequestKind::kRead, operation);
+    return ErrorFromResponse(reply->status, reply->body, RequestKind::kRead, operation, session_->secrets());
   return true;
 }
 
@@ -367,7 +369,8 @@ Result<LoadedTable> RestTableOperations::Commit(const std::vector<iceberg::Table
     return Status::CommitStateUnknown(operation + ": " + reply.status().message());
   }
   if (!IsSuccess(reply->status)) {
-    return ErrorFromResponse(reply->status, reply->body, RequestKind::kCommit, operation);
+    return ErrorFromResponse(reply->status, reply->body, RequestKind::kCommit, operation,
+                             session_->secrets());
   }
   auto loaded = LoadedTableFromJson(reply->body, operation);
   if (!loaded.ok()) {

@@ -1,5 +1,6 @@
 #include "catalog/rest/rest_protocol.h"
 
+#include "common/redaction.h"
 #include "io/http/url_encoding.h"
 
 namespace floe::catalog::rest {
@@ -102,7 +103,7 @@ OrderedJson ErrorJson(int code, std::string_view type, std::string_view message)
 }
 
 Status ErrorFromResponse(long http_status, std::string_view body, RequestKind kind,
-                         const std::string& operation) {
+                         const std::string& operation, const std::vector<std::string>& secrets) {
   // The server's own words, when it sent the spec's error body.
   std::string type;
   std::string message;
@@ -127,8 +128,8 @@ Status ErrorFromResponse(long http_status, std::string_view body, RequestKind ki
     if (message.empty() && type.empty()) message = Truncated(body);
   }
   std::string detail = "HTTP " + std::to_string(http_status);
-  if (!type.empty()) detail += " " + Truncated(type);
-  if (!message.empty()) detail += ": " + Truncated(message);
+  if (!type.empty()) detail += " " + RedactSecrets(Truncated(type), secrets);
+  if (!message.empty()) detail += ": " + RedactSecrets(Truncated(message), secrets);
   const std::string text = operation + ": " + detail;
 
   switch (http_status) {

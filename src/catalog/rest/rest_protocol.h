@@ -58,8 +58,11 @@ enum class RequestKind {
 // 400 InvalidArgument, 401/403 InvalidArgument saying authentication/
 // authorization failed, 404 NotFound, 406 NotSupported, 409 as RequestKind
 // says, 419 (token expired) IOError retryable, 500/502/503/504 on a commit
-// CommitStateUnknown, other 5xx IOError (503 retryable).
+// CommitStateUnknown, other 5xx IOError (503 retryable). The server's text
+// is cut at 2000 bytes and goes through RedactSecrets(`secrets`): a server
+// that echoes a token or client secret back does not get it into floe's
+// errors and logs.
 Status ErrorFromResponse(long http_status, std::string_view body, RequestKind kind,
-                         const std::string& operation);
+                         const std::string& operation, const std::vector<std::string>& secrets = {});
 
 }  // namespace floe::catalog::rest
