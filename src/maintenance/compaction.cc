@@ -9,7 +9,10 @@
 // leaves at most one file below the target. Delete files that applied only to
 // rewritten files are removed in the same commit (deletes with a
 // referenced_data_file, deletion vectors included, go with their data file
-// through RewriteFiles' dangling-delete rule).
+// through RewriteFiles' dangling-delete rule). In v3 tables the rewritten
+// rows keep their lineage: the new files carry each row's _row_id and
+// _last_updated_sequence_number (read, or inherited from the old file), and
+// the DELETED entries carry their first_row_id (ReadManifest inherits it).
 //
 // Concurrency: before committing, the table is refreshed and every delete
 // file added since planning that could apply to a rewritten file is a
@@ -176,9 +179,9 @@ class GroupRewriter {
     writer_options.file.spec_id = first.spec_id;
     FLOE_ASSIGN_OR_RETURN(writer_options.file.parquet.codec, ParquetCodecFromProperties(metadata_));
     writer_options.file.parquet.compression_level = IntProperty(metadata_, kCompressionLevelProperty, 0);
-    FLOE_ASSIGN_OR_RETURN(auto writer,
-                          iceberg::RollingDataFileWriter::Make(io_, metadata_.location, scan_.table_schema(),
-                                                               *spec, first.partition, writer_options));
+    FLOE_ASSIGN_OR_RETURN(
+        auto writer, iceberg::RollingDataFileWriter::Make(io_, metadata_.location, scan_.projected_schema(),
+                                                          *spec, first.partition, writer_options));
     Status status = WriteAll(*writer, files, rows_written);
     if (!status.ok()) {
       writer->Abort();
@@ -267,7 +270,11 @@ Result<CompactionReport> CompactTable(iceberg::Table& table, const CompactionOpt
 
   // The scan borrows the table's FileIO, which outlives this call.
   std::shared_ptr<FileIO> io(std::shared_ptr<FileIO>(), &table.io());
-  FLOE_ASSIGN_OR_RETURN(auto scan, iceberg::TableScan::Make(metadata, io));
+  // v3: every rewritten row keeps its _row_id and _last_updated_sequence_number (spec "Row Lineage"):
+  // the scan fills in what rows inherit, and the new files carry the values.
+  iceberg::ScanOptions scan_options;
+  scan_options.row_lineage = metadata.format_version >= 3;
+  FLOE_ASSIGN_OR_RETURN(auto scan, iceberg::TableScan::Make(metadata, io, scan_options));
   FLOE_ASSIGN_OR_RETURN(std::vector<FileScanTask> tasks, scan->PlanFiles());
   for (const std::string& column : options.sort_columns) {
     FLOE_RETURN_IF_ERROR(CheckSortColumn(scan->output_schema(), column));

@@ -12,6 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import avro from 'avsc';
+
+import { BigLong } from '../tools/avro_exact.mjs';
 import { snappyCompress, snappyUncompress } from 'hysnappy';
 import { decompress as zstdDecompress } from 'fzstd';
 
@@ -21,19 +23,6 @@ const SHARED = process.env.FLOE_SHARED_DIR ?? path.join(SOURCE, '..', 'shared');
 
 // --- avsc setup -------------------------------------------------------------
 
-// Reads and writes Avro longs as BigInt so values past 2^53 stay exact.
-const BigLong = avro.types.LongType.__with({
-  fromBuffer: (buf) => buf.readBigInt64LE(),
-  toBuffer: (n) => {
-    const buf = Buffer.alloc(8);
-    buf.writeBigInt64LE(BigInt(n));
-    return buf;
-  },
-  fromJSON: (v) => BigInt(v),
-  toJSON: (n) => Number(n),
-  isValid: (n) => typeof n === 'bigint',
-  compare: (a, b) => (a < b ? -1 : a > b ? 1 : 0),
-});
 
 // typeHook catches longs with attributes ({"type":"long","logicalType":...}), which skip the registry.
 const typeOf = (schema) => avro.Type.forSchema(schema, {

@@ -12,7 +12,10 @@
 // equality deletes when their sequence number is > the data file's and they
 // share spec and partition, or are unpartitioned (global). A TaskReader
 // returns the task's live rows one Parquet row group at a time, as batches
-// of ToFloeSchema(projected_schema()). Errors name the file they come from.
+// of ToFloeSchema(projected_schema()). With row_lineage the projection ends
+// with the two lineage columns, read from the file where present and
+// non-null, else inherited (the file's first_row_id + position, its data
+// sequence number). Errors name the file they come from.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +37,9 @@ struct ScanOptions {
   std::optional<int64_t> snapshot_id;               // nullopt: the current snapshot
   std::optional<std::vector<std::string>> columns;  // top-level names; nullopt: every column
   std::vector<Predicate> filter;                    // AND of these
+  // Append _row_id and _last_updated_sequence_number (row_lineage.h) to the
+  // projection, with inherited values filled in: what a rewrite must copy.
+  bool row_lineage = false;
 };
 
 // A data or delete file with the data sequence number it carries.
@@ -81,6 +87,7 @@ class TableScan {
   Schema projected_;
   floe::Schema output_schema_;
   std::vector<BoundPredicate> filter_;
+  bool row_lineage_ = false;
 };
 
 }  // namespace floe::iceberg

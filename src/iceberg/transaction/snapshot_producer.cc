@@ -28,7 +28,10 @@ struct FileCounts {
   int64_t equality_deletes = 0;
 
   void Add(const DataFile& f) {
-    files_size += f.file_size_in_bytes;
+    // As Java's ScanTaskUtil.contentSizeInBytes: a deletion vector counts its blob, not the whole
+    // Puffin file it shares with other vectors.
+    files_size +=
+        IsDeletionVector(f) && f.content_size_in_bytes ? *f.content_size_in_bytes : f.file_size_in_bytes;
     switch (f.content) {
       case DataFileContent::kData:
         ++data_files;
@@ -434,6 +437,9 @@ Result<LoadedTable> SnapshotProducer::CommitAttempt(const LoadedTable& loaded) {
   PutNonZero(s, summary::kDeletedRecords, removed.records);
   PutNonZero(s, summary::kRemovedFilesSize, removed.files_size);
   PutNonZero(s, summary::kRemovedDeleteFiles, removed.delete_files);
+  PutNonZero(s, summary::kRemovedPositionDeleteFiles, removed.position_delete_files);
+  PutNonZero(s, summary::kRemovedEqualityDeleteFiles, removed.equality_delete_files);
+  PutNonZero(s, summary::kRemovedDeletionVectors, removed.deletion_vectors);
   PutNonZero(s, summary::kRemovedPositionDeletes, removed.position_deletes);
   PutNonZero(s, summary::kRemovedEqualityDeletes, removed.equality_deletes);
   PutTotal(s, parent, summary::kTotalRecords, added.records, removed.records);
