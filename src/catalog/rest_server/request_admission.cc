@@ -56,13 +56,7 @@ bool SameDigest(const std::string& a, const std::string& b) {
 std::string RandomToken() {
   unsigned char bytes[32];
   if (RAND_bytes(bytes, sizeof(bytes)) != 1) return "";
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char b : bytes) {
-    out += kHex[b >> 4];
-    out += kHex[b & 15];
-  }
-  return out;
+  return aws::LowerHex(bytes);
 }
 
 bool IsPath(const std::string& target, const std::string& path) {

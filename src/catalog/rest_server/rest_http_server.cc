@@ -32,9 +32,12 @@ using Clock = std::chrono::steady_clock;
 constexpr size_t kReadChunk = size_t{64} << 10;
 // After refusing a request whose body was not read, the rest of it is read
 // and dropped for a moment, so closing does not reset the connection before
-// the client has read the answer; bounded in time and bytes.
+// the client has read the answer; bounded in time and bytes. Dropped bytes
+// cost no memory, so the byte bound is loose: a client on loopback can send
+// more than a MiB before it reads the answer, and closing then would reset
+// the connection and lose the answer it has not read yet.
 constexpr auto kDrainTime = std::chrono::milliseconds(2000);
-constexpr size_t kDrainBytes = size_t{1} << 20;
+constexpr size_t kDrainBytes = size_t{64} << 20;
 
 const char* ReasonPhrase(int status) {
   switch (status) {

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <numeric>
 
+#include "aws/digest.h"
 #include "catalog/rest/rest_protocol.h"
 
 namespace floe::catalog::rest::internal {
@@ -144,13 +145,8 @@ Page SelectPage(const std::vector<std::string>& keys, const PageRequest& request
   const size_t count = std::min(available, request.size);
   page.indexes.assign(first, first + static_cast<std::ptrdiff_t>(count));
   if (count < available) {
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string token;
-    for (unsigned char c : keys[page.indexes.back()]) {
-      token += kHex[c >> 4];
-      token += kHex[c & 15];
-    }
-    page.next_token = std::move(token);
+    const std::string& last = keys[page.indexes.back()];
+    page.next_token = aws::LowerHex({reinterpret_cast<const uint8_t*>(last.data()), last.size()});
   }
   return page;
 }

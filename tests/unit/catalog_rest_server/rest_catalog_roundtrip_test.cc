@@ -205,7 +205,7 @@ TEST_F(RestServerTest, BadRequestsGetSpecErrors) {
   create["location"] = warehouse_ + "/custom/t";
   // A staged create answers the metadata and creates nothing (the commit with assert-create does).
   create["stage-create"] = true;
-  const s3::HttpResponse staged = Raw("POST", "/v1/namespaces/db/tables", create.dump());
+  const http::HttpResponse staged = Raw("POST", "/v1/namespaces/db/tables", create.dump());
   EXPECT_EQ(staged.status, 200) << staged.body;
   EXPECT_FALSE(iceberg::Json::parse(staged.body).contains("metadata-location")) << staged.body;
   expect_error(Raw("GET", "/v1/namespaces/db/tables/t"), 404, "NoSuchTableException");
