@@ -1,17 +1,20 @@
 #include "aws/endpoint.h"
 
+#include "common/redaction.h"
+
 namespace floe::aws {
 
 Result<Endpoint> ParseEndpointUrl(const std::string& url, const std::string& what) {
   const size_t sep = url.find("://");
   const std::string scheme = sep == std::string::npos ? "" : url.substr(0, sep);
   if (scheme != "http" && scheme != "https") {
-    return Status::InvalidArgument(what + " '" + url + "' must start with http:// or https://");
+    return Status::InvalidArgument(what + " '" + RedactUri(url) + "' must start with http:// or https://");
   }
   std::string rest = url.substr(sep + 3);
   while (!rest.empty() && rest.back() == '/') rest.pop_back();
   if (rest.empty() || rest.find_first_of("/?#@ \t\r\n") != std::string::npos) {
-    return Status::InvalidArgument(what + " '" + url + "' must be scheme://host[:port] without a path");
+    return Status::InvalidArgument(what + " '" + RedactUri(url) +
+                                   "' must be scheme://host[:port] without a path");
   }
   Endpoint endpoint;
   endpoint.scheme = scheme;

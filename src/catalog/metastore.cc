@@ -13,6 +13,50 @@ std::string NamespaceToString(const Namespace& ns) {
   return out;
 }
 
+Status ValidateName(std::string_view name, std::string_view what) {
+  const std::string label(what);
+  if (name.empty()) return Status::InvalidArgument(label + " must not be empty");
+  if (name.size() > 255) return Status::InvalidArgument(label + " is longer than 255 bytes");
+  std::string shown;  // control characters escaped, so the message itself stays printable
+  bool control = false;
+  for (char ch : name) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7f) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      shown += "\\x";
+      shown += kHex[c >> 4];
+      shown += kHex[c & 15];
+      control = true;
+    } else {
+      shown += ch;
+    }
+  }
+  if (control) return Status::InvalidArgument(label + " '" + shown + "' contains a control character");
+  for (char ch : name) {
+    if (ch == '/' || ch == '\\') {
+      return Status::InvalidArgument(label + " '" + shown + "' contains a path separator");
+    }
+    if (ch == '.') {
+      return Status::InvalidArgument(label + " '" + shown +
+                                     "' contains '.', which separates namespace levels and table names");
+    }
+  }
+  return Status::OK();
+}
+
+Status ValidateNamespace(const Namespace& ns) {
+  if (ns.empty()) return Status::InvalidArgument("namespace must have at least one level");
+  for (const auto& level : ns) FLOE_RETURN_IF_ERROR(ValidateName(level, "namespace level"));
+  return Status::OK();
+}
+
+Status ValidateTableIdentifier(const TableIdentifier& id) {
+  if (id.ns.empty())
+    return Status::InvalidArgument("table identifier " + id.ToString() + " needs a namespace");
+  FLOE_RETURN_IF_ERROR(ValidateNamespace(id.ns));
+  return ValidateName(id.name, "table name");
+}
+
 std::string TableIdentifier::ToString() const {
   return ns.empty() ? name : NamespaceToString(ns) + "." + name;
 }

@@ -13,7 +13,9 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -39,6 +41,22 @@ Result<TableIdentifier> ParseTableIdentifier(const std::string& text);
 Result<Namespace> ParseNamespace(const std::string& text);
 std::string NamespaceToString(const Namespace& ns);
 
+// The name rules, the same for every catalog and on both sides of `floe
+// serve` (docs/catalogs.md): a namespace level or table name is 1-255 bytes
+// with no '.', '/', '\\' and no control character (0x00-0x1F, 0x7F). '.'
+// joins the levels of a namespace in the SQL catalog's namespace column and
+// in floe's "ns.table" identifiers, so a dot inside a name would alias
+// another namespace (["a.b"] and ["a", "b"]) or make a table unaddressable;
+// the separators and "." / ".." would let a name climb out of the warehouse
+// once it becomes a path segment. `what` names the name in the error
+// ("table name"). Names already in a catalog are read whatever they are;
+// these rules guard what is created, registered or renamed.
+Status ValidateName(std::string_view name, std::string_view what);
+// At least one level, each passing ValidateName.
+Status ValidateNamespace(const Namespace& ns);
+// A valid namespace and table name.
+Status ValidateTableIdentifier(const TableIdentifier& id);
+
 class Metastore {
  public:
   virtual ~Metastore() = default;
@@ -62,8 +80,22 @@ class Metastore {
   virtual Status RegisterTable(const TableIdentifier& table, const std::string& metadata_location) = 0;
   virtual Status SwapMetadataLocation(const TableIdentifier& table, const std::string& expected,
                                       const std::string& new_location) = 0;
+  // One table's part of CommitTables: its pointer moves from `expected` to
+  // `new_location`, or, when `expected` is empty, a new table is registered.
+  struct TableCommit {
+    TableIdentifier table;
+    std::optional<std::string> expected;
+    std::string new_location;
+  };
+  // All or nothing: every pointer moves (and every new table is registered)
+  // in one transaction, or nothing changes. CommitFailed names the first table
+  // whose pointer moved (or whose name was taken) meanwhile; CommitStateUnknown
+  // when the outcome cannot be known.
+  virtual Status CommitTables(const std::vector<TableCommit>& commits) = 0;
   // Removes the registration only; files are the caller's business.
   virtual Status DropTable(const TableIdentifier& table) = 0;
+  // DropTable, only while the table still points at `expected` (CommitFailed otherwise).
+  virtual Status DropTableAt(const TableIdentifier& table, const std::string& expected) = 0;
   virtual Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) = 0;
 };
 

@@ -3,15 +3,18 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "catalog/rest_server/rest_catalog_service.h"
 #include "catalog/rest_server/rest_http_server.h"
+#include "catalog/sql/sql_connection.h"
 #include "catalog/sql/sql_metastore.h"
 #include "cli/commands.h"
 #include "io/s3/file_io_factory.h"
@@ -28,7 +31,9 @@ struct ServeOptions {
   std::string token;
   std::string client_credentials;  // id:secret for /v1/oauth/tokens
   std::string prefix;
-  size_t max_body_bytes = size_t{16} << 20;
+  std::vector<std::string> allowed_hosts;
+  std::vector<std::string> cors_origins;
+  catalog::rest::RestHttpServerOptions http;
 };
 
 bool HasScheme(const std::string& location) {
@@ -41,7 +46,7 @@ Status RunServe(ServeOptions options) {
     return Status::InvalidArgument(
         "floe serve needs a SQL catalog (sqlite:///path/catalog.db or "
         "postgresql://...), got '" +
-        options.catalog_uri + "'");
+        RedactUri(options.catalog_uri) + "'");
   }
   if (options.token.empty()) {
     if (const char* token = std::getenv("FLOE_SERVE_TOKEN"); token && *token) options.token = token;
@@ -53,6 +58,8 @@ Status RunServe(ServeOptions options) {
   catalog::rest::RestServiceOptions service_options;
   service_options.prefix = options.prefix;
   service_options.token = options.token;
+  service_options.allowed_hosts = options.allowed_hosts;
+  service_options.cors_origins = options.cors_origins;
   if (!options.client_credentials.empty()) {
     const size_t colon = options.client_credentials.find(':');
     if (colon == std::string::npos || colon == 0 || colon + 1 == options.client_credentials.size()) {
@@ -61,10 +68,9 @@ Status RunServe(ServeOptions options) {
     service_options.client_id = options.client_credentials.substr(0, colon);
     service_options.client_secret = options.client_credentials.substr(colon + 1);
   }
-  catalog::rest::RestHttpServerOptions http_options;
+  catalog::rest::RestHttpServerOptions http_options = options.http;
   FLOE_RETURN_IF_ERROR(
       catalog::rest::ParseListenAddress(options.listen, &http_options.host, &http_options.port));
-  http_options.max_body_bytes = options.max_body_bytes;
 
   FLOE_ASSIGN_OR_RETURN(auto sql, catalog::SqlMetastore::Open(options.catalog_uri, options.catalog_name));
   FLOE_ASSIGN_OR_RETURN(std::shared_ptr<FileIO> io, FileIOForUri(warehouse));
@@ -98,7 +104,7 @@ Status RunServe(ServeOptions options) {
     const std::string shown_host =
         http_options.host.find(':') != std::string::npos ? "[" + http_options.host + "]" : http_options.host;
     std::cout << "listening on " << shown_host << ":" << *port << std::endl;
-    std::cerr << "floe serve: catalog " << options.catalog_uri << ", warehouse " << warehouse
+    std::cerr << "floe serve: catalog " << RedactUri(options.catalog_uri) << ", warehouse " << warehouse
               << (options.prefix.empty() ? "" : ", prefix " + options.prefix)
               << (service_options.token.empty() && service_options.client_id.empty()
                       ? ", no authentication"
@@ -125,12 +131,51 @@ void RegisterServeCommand(CLI::App& app, ExitCode& exit_code) {
   serve->add_option("--catalog-name", options->catalog_name, "catalog name inside the SQL database");
   serve->add_option("--listen", options->listen, "host:port to listen on (port 0: any free port)");
   serve->add_option("--token", options->token,
-                    "bearer token clients must send (or FLOE_SERVE_TOKEN); required beyond loopback");
-  serve->add_option("--client-credentials", options->client_credentials,
-                    "CLIENT_ID:SECRET accepted at /v1/oauth/tokens (OAuth2 client credentials)");
+                    "bearer token clients must send (or FLOE_SERVE_TOKEN), at least 16 characters; required "
+                    "beyond loopback");
+  serve->add_option(
+      "--client-credentials", options->client_credentials,
+      "CLIENT_ID:SECRET accepted at /v1/oauth/tokens (OAuth2 client credentials; secret at least "
+      "16 characters)");
   serve->add_option("--prefix", options->prefix, "path prefix clients must use (/v1/<prefix>/...)");
-  serve->add_option("--max-body-bytes", options->max_body_bytes,
-                    "largest request body accepted (413 beyond)");
+  serve->add_option("--allowed-host", options->allowed_hosts,
+                    "a host name clients may send in the Host header (repeatable); without it only loopback "
+                    "names are accepted when no token is required");
+  serve->add_option(
+      "--cors-origin", options->cors_origins,
+      "an origin (https://app.example.com) whose browser pages may call the catalog (repeatable); "
+      "without it requests carrying an Origin are refused");
+  serve
+      ->add_option("--max-body-bytes", options->http.max_body_bytes,
+                   "largest request body accepted, however it is framed (413 beyond)")
+      ->capture_default_str();
+  serve->add_option("--threads", options->http.threads, "worker threads running catalog requests")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  serve
+      ->add_option("--max-connections", options->http.max_connections,
+                   "open connections at most (503 beyond)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
+  serve
+      ->add_option("--max-connections-per-client", options->http.max_connections_per_client,
+                   "open connections from one remote address at most (503 beyond)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
+  auto seconds = [serve](const char* name, std::chrono::milliseconds* target, const char* what) {
+    serve
+        ->add_option_function<int>(
+            name, [target](int s) { *target = std::chrono::seconds(s); }, what)
+        ->default_str(std::to_string(target->count() / 1000))
+        ->check(CLI::Range(1, 3600));
+  };
+  seconds("--header-timeout", &options->http.header_timeout,
+          "seconds a request line and headers may take to arrive (408 beyond)");
+  seconds("--body-timeout", &options->http.body_timeout,
+          "seconds a request body may take to arrive (408 beyond)");
+  seconds("--idle-timeout", &options->http.idle_timeout,
+          "seconds a kept-alive connection may wait for a request");
+  seconds("--write-timeout", &options->http.write_timeout, "seconds a client may take to read an answer");
   serve->callback([options, &exit_code] {
     Status status = RunServe(*options);
     if (!status.ok()) {

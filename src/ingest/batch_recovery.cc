@@ -1,5 +1,7 @@
 #include "ingest/batch_recovery.h"
 
+#include "iceberg/spec/snapshot_ancestry.h"
+
 namespace floe::ingest {
 
 Result<std::optional<int64_t>> FindCommittedBatch(catalog::Catalog& catalog,
@@ -14,17 +16,13 @@ Result<std::optional<int64_t>> FindCommittedBatch(catalog::Catalog& catalog,
   if (!loaded.ok()) return loaded.status().WithContext("table " + table.ToString());
   const iceberg::TableMetadata& metadata = loaded->metadata;
   const std::string wanted_batch = std::to_string(batch_id);
-  const iceberg::Snapshot* snapshot = metadata.CurrentSnapshot();
-  // Bounded by the snapshot count, so a parent cycle in bad metadata cannot loop forever.
-  for (size_t steps = 0; snapshot != nullptr && steps <= metadata.snapshots.size(); ++steps) {
+  for (const iceberg::Snapshot* snapshot : iceberg::CurrentAncestors(metadata)) {
     auto pipeline_value = snapshot->summary.find(kSummaryPipeline);
     auto batch_value = snapshot->summary.find(kSummaryBatchId);
     if (pipeline_value != snapshot->summary.end() && pipeline_value->second == pipeline &&
         batch_value != snapshot->summary.end() && batch_value->second == wanted_batch) {
       return std::optional<int64_t>(snapshot->snapshot_id);
     }
-    if (!snapshot->parent_snapshot_id) break;
-    snapshot = metadata.SnapshotById(*snapshot->parent_snapshot_id);
   }
   return std::optional<int64_t>();
 }

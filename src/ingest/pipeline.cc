@@ -494,7 +494,7 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(PipelineConfig config, Pipeline
   if (!ledger.ok()) return ledger.status().WithContext("ledger " + config.state_dir);
   impl->ledger = std::move(*ledger);
 
-  auto source = OpenSource(config.source, config.s3);
+  auto source = OpenSource(config.source, config.s3, config.performance.memory_budget_bytes);
   if (!source.ok()) return source.status();
   impl->source = std::move(*source);
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "iceberg/spec/snapshot_ancestry.h"
 #include "ingest/batch_recovery.h"
 #include "ingest/pipeline_impl.h"
 
@@ -16,13 +17,10 @@ void Pipeline::Impl::LogWorkerMessages() {
 
 int64_t Pipeline::Impl::IngestCommitsInARow(const iceberg::TableMetadata& metadata) const {
   int64_t commits = 0;
-  const iceberg::Snapshot* snapshot = metadata.CurrentSnapshot();
-  for (size_t steps = 0; snapshot != nullptr && steps <= metadata.snapshots.size(); ++steps) {
+  for (const iceberg::Snapshot* snapshot : iceberg::CurrentAncestors(metadata)) {
     auto owner = snapshot->summary.find(kSummaryPipeline);
     if (owner == snapshot->summary.end() || owner->second != config.name) break;
     ++commits;
-    if (!snapshot->parent_snapshot_id) break;
-    snapshot = metadata.SnapshotById(*snapshot->parent_snapshot_id);
   }
   return commits;
 }

@@ -4,14 +4,15 @@
 
 namespace floe::ingest {
 
-Result<Source> OpenSource(const SourceConfig& config, const s3::S3Options& s3) {
+Result<Source> OpenSource(const SourceConfig& config, const s3::S3Options& s3, int64_t memory_budget_bytes) {
   if (config.discovery == DiscoveryKind::kCda && config.format != SourceFormat::kParquet) {
     return Status::InvalidArgument(std::string("[source] format: a CDA export holds Parquet files, not ") +
                                    SourceFormatName(config.format));
   }
   auto io = FileIOForUri(config.uri, s3);
   if (!io.ok()) return io.status().WithContext("source " + config.uri);
-  FLOE_ASSIGN_OR_RETURN(std::unique_ptr<FileFormat> owned_format, MakeFileFormat(config));
+  FLOE_ASSIGN_OR_RETURN(std::unique_ptr<FileFormat> owned_format,
+                        MakeFileFormat(config, memory_budget_bytes));
   std::shared_ptr<const FileFormat> format(std::move(owned_format));
   Source source;
   auto discovery =

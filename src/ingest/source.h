@@ -25,6 +25,8 @@ struct Source {
   std::shared_ptr<UnitOpener> opener;
 };
 
-Result<Source> OpenSource(const SourceConfig& config, const s3::S3Options& s3);
+// `memory_budget_bytes` is [performance] memory_budget (MakeFileFormat).
+Result<Source> OpenSource(const SourceConfig& config, const s3::S3Options& s3,
+                          int64_t memory_budget_bytes = PerformanceConfig{}.memory_budget_bytes);
 
 }  // namespace floe::ingest

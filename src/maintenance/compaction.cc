@@ -9,7 +9,10 @@
 // leaves at most one file below the target. Delete files that applied only to
 // rewritten files are removed in the same commit (deletes with a
 // referenced_data_file, deletion vectors included, go with their data file
-// through RewriteFiles' dangling-delete rule).
+// through RewriteFiles' dangling-delete rule). In v3 tables the rewritten
+// rows keep their lineage: the new files carry each row's _row_id and
+// _last_updated_sequence_number (read, or inherited from the old file), and
+// the DELETED entries carry their first_row_id (ReadManifest inherits it).
 //
 // Concurrency: before committing, the table is refreshed and every delete
 // file added since planning that could apply to a rewritten file is a
@@ -25,6 +28,7 @@
 
 #include "iceberg/manifest/manifest_io.h"
 #include "iceberg/scan/table_scan.h"
+#include "iceberg/spec/snapshot_ancestry.h"
 #include "iceberg/transaction/commit_retry.h"
 #include "iceberg/transaction/table_reading.h"
 #include "iceberg/writer/column_rows.h"
@@ -123,7 +127,7 @@ std::string PartitionText(const TableMetadata& metadata, const DataFile& f) {
 // Delete files added by snapshots after `planned_snapshot` that could apply to a rewritten file.
 Status CheckNoNewDeletes(FileIO& io, const TableMetadata& now, std::optional<int64_t> planned_snapshot,
                          const std::vector<ScanFile>& rewritten) {
-  for (const iceberg::Snapshot* s = now.CurrentSnapshot(); s != nullptr;) {
+  for (const iceberg::Snapshot* s : iceberg::CurrentAncestors(now)) {
     if (planned_snapshot && s->snapshot_id == *planned_snapshot) return Status::OK();
     FLOE_ASSIGN_OR_RETURN(auto manifests, iceberg::ReadManifestList(io, s->manifest_list));
     for (const auto& manifest : manifests) {
@@ -146,8 +150,6 @@ Status CheckNoNewDeletes(FileIO& io, const TableMetadata& now, std::optional<int
         }
       }
     }
-    if (!s->parent_snapshot_id) break;
-    s = now.SnapshotById(*s->parent_snapshot_id);
   }
   // The planned snapshot is no longer an ancestor: the table was rolled back or replaced.
   if (planned_snapshot) {
@@ -177,9 +179,9 @@ class GroupRewriter {
     writer_options.file.spec_id = first.spec_id;
     FLOE_ASSIGN_OR_RETURN(writer_options.file.parquet.codec, ParquetCodecFromProperties(metadata_));
     writer_options.file.parquet.compression_level = IntProperty(metadata_, kCompressionLevelProperty, 0);
-    FLOE_ASSIGN_OR_RETURN(auto writer,
-                          iceberg::RollingDataFileWriter::Make(io_, metadata_.location, scan_.table_schema(),
-                                                               *spec, first.partition, writer_options));
+    FLOE_ASSIGN_OR_RETURN(
+        auto writer, iceberg::RollingDataFileWriter::Make(io_, metadata_.location, scan_.projected_schema(),
+                                                          *spec, first.partition, writer_options));
     Status status = WriteAll(*writer, files, rows_written);
     if (!status.ok()) {
       writer->Abort();
@@ -268,7 +270,11 @@ Result<CompactionReport> CompactTable(iceberg::Table& table, const CompactionOpt
 
   // The scan borrows the table's FileIO, which outlives this call.
   std::shared_ptr<FileIO> io(std::shared_ptr<FileIO>(), &table.io());
-  FLOE_ASSIGN_OR_RETURN(auto scan, iceberg::TableScan::Make(metadata, io));
+  // v3: every rewritten row keeps its _row_id and _last_updated_sequence_number (spec "Row Lineage"):
+  // the scan fills in what rows inherit, and the new files carry the values.
+  iceberg::ScanOptions scan_options;
+  scan_options.row_lineage = metadata.format_version >= 3;
+  FLOE_ASSIGN_OR_RETURN(auto scan, iceberg::TableScan::Make(metadata, io, scan_options));
   FLOE_ASSIGN_OR_RETURN(std::vector<FileScanTask> tasks, scan->PlanFiles());
   for (const std::string& column : options.sort_columns) {
     FLOE_RETURN_IF_ERROR(CheckSortColumn(scan->output_schema(), column));

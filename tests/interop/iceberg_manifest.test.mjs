@@ -12,6 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import avro from 'avsc';
+
+import { BigLong } from '../tools/avro_exact.mjs';
 import { openDuckDB, sqlString } from '../tools/readers.mjs';
 
 const FLOE = process.env.FLOE_BIN;
@@ -19,19 +21,6 @@ const DRIVER = FLOE ? path.join(path.dirname(FLOE), 'tests', 'iceberg_writer_int
 const skip = !FLOE ? 'FLOE_BIN is not set'
   : !fs.existsSync(DRIVER) ? `the writer driver ${DRIVER} is not built` : false;
 
-// Longs as BigInt so snapshot ids past 2^53 compare exactly.
-const BigLong = avro.types.LongType.__with({
-  fromBuffer: (buf) => buf.readBigInt64LE(),
-  toBuffer: (n) => {
-    const buf = Buffer.alloc(8);
-    buf.writeBigInt64LE(BigInt(n));
-    return buf;
-  },
-  fromJSON: (v) => BigInt(v),
-  toJSON: (n) => Number(n),
-  isValid: (n) => typeof n === 'bigint',
-  compare: (a, b) => (a < b ? -1 : a > b ? 1 : 0),
-});
 const typeOf = (schema) => avro.Type.forSchema(schema, {
   registry: { long: BigLong },
   wrapUnions: true,

@@ -16,6 +16,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import avro from 'avsc';
+
+import { BigLong } from '../tools/avro_exact.mjs';
 import { DuckDBInstance } from '@duckdb/node-api';
 
 const SOURCE = process.env.FLOE_SOURCE_DIR ?? path.resolve(import.meta.dirname, '..', '..');
@@ -31,19 +33,6 @@ const EXPECTED_CURRENT_ROWS = {
   'athena/example': 2,
 };
 
-// Avro longs as BigInt so snapshot ids stay exact.
-const BigLong = avro.types.LongType.__with({
-  fromBuffer: (buf) => buf.readBigInt64LE(),
-  toBuffer: (n) => {
-    const buf = Buffer.alloc(8);
-    buf.writeBigInt64LE(BigInt(n));
-    return buf;
-  },
-  fromJSON: (v) => BigInt(v),
-  toJSON: (n) => Number(n),
-  isValid: (n) => typeof n === 'bigint',
-  compare: (a, b) => (a < b ? -1 : a > b ? 1 : 0),
-});
 const typeOf = (schema) => avro.Type.forSchema(schema, { registry: { long: BigLong }, wrapUnions: 'auto' });
 
 function readAvro(file) {

@@ -6,11 +6,11 @@
 //
 // Env: FLOE_BIN (required).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { startServe } from '../tools/floe_serve.mjs';
 import { openDuckDB } from '../tools/readers.mjs';
 import {
   FLOE,
@@ -35,37 +35,18 @@ before(async () => {
   if (FLOE) db = await openDuckDB();
 });
 after(() => {
-  server?.kill('SIGTERM');
+  server?.stop();
   db?.close();
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
-
-function startServer(dir) {
-  return new Promise((resolve, reject) => {
-    server = spawn(FLOE, ['serve', '--catalog', `sqlite://${path.join(dir, 'server.db')}`, '--warehouse',
-      path.join(dir, 'warehouse'), '--listen', '127.0.0.1:0', '--token', TOKEN], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let stderr = '';
-    server.stderr.on('data', (chunk) => { stderr += chunk; });
-    const timer = setTimeout(() => reject(new Error(`floe serve did not start: ${stderr}`)), 20000);
-    server.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = out.match(/listening on 127\.0\.0\.1:(\d+)/);
-      if (match) {
-        clearTimeout(timer);
-        resolve(Number(match[1]));
-      }
-    });
-    server.on('exit', () => reject(new Error(`floe serve exited early: ${stderr}`)));
-  });
-}
 
 test('pipeline into a REST catalog (floe serve) equals the oracle', async (t) => {
   if (!FLOE || !fs.existsSync(FLOE)) {
     t.skip('skipped: FLOE_BIN is not set or missing (build floe first)');
     return;
   }
-  const port = await startServer(work);
+  server = await startServe(work, ['--token', TOKEN]);
+  const { port } = server;
   const catalogUri = `rest+http://127.0.0.1:${port}`;
   const exportDir = path.join(work, 'export');
   runFloeOk(['demo', 'generate', exportDir, '--seed', '31', '--rows', '800', '--tables', '2']);

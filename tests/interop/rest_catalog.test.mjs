@@ -5,37 +5,16 @@
 // rest+http://...`) sees the same tables. The server stops cleanly on SIGTERM.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { IcebergRestCatalog, IcebergError } from 'iceberg-js';
 
-const FLOE = process.env.FLOE_BIN;
-const TOKEN = 'interop-token';
+import { startServe } from '../tools/floe_serve.mjs';
 
-// Starts `floe serve` on a free port; resolves once it prints its address.
-function startServer(dir) {
-  const child = spawn(FLOE, ['serve', '--catalog', `sqlite://${path.join(dir, 'catalog.db')}`, '--warehouse',
-    path.join(dir, 'wh'), '--listen', '127.0.0.1:0', '--token', TOKEN], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => { stderr += chunk; });
-  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  const port = new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`floe serve did not start: ${stderr}`)), 20000);
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = out.match(/listening on 127\.0\.0\.1:(\d+)/);
-      if (match) {
-        clearTimeout(timer);
-        resolve(Number(match[1]));
-      }
-    });
-    child.on('exit', () => reject(new Error(`floe serve exited early: ${stderr}`)));
-  });
-  return { child, port, exited, stderr: () => stderr };
-}
+const FLOE = process.env.FLOE_BIN;
+const TOKEN = 'interop-token-0123456789';
 
 async function expectStatus(promise, status, type) {
   await assert.rejects(promise, (err) => {
@@ -62,10 +41,9 @@ test('iceberg-js and floe agree through floe serve', async (t) => {
     return;
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'floe-rest-'));
-  const server = startServer(dir);
+  const server = await startServe(dir, ['--token', TOKEN]);
   try {
-    const port = await server.port;
-    const baseUrl = `http://127.0.0.1:${port}`;
+    const { baseUrl } = server;
     const catalog = new IcebergRestCatalog({ baseUrl, auth: { type: 'bearer', token: TOKEN } });
     const anonymous = new IcebergRestCatalog({ baseUrl });
     await expectStatus(anonymous.listNamespaces(), 401, 'NotAuthorizedException');
@@ -175,8 +153,7 @@ test('iceberg-js and floe agree through floe serve', async (t) => {
       { encoding: 'utf8', stdio: 'pipe', env: { ...process.env, FLOE_CATALOG_TOKEN: '' } }),
     (err) => /authentication failed/.test(String(err.stderr)));
   } finally {
-    server.child.kill('SIGTERM');
-    const { code, signal } = await server.exited;
+    const { code, signal } = await server.stop();
     fs.rmSync(dir, { recursive: true, force: true });
     assert.equal(signal, null, `floe serve died of ${signal}: ${server.stderr()}`);
     assert.equal(code, 0, `floe serve exited ${code}: ${server.stderr()}`);

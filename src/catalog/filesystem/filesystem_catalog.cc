@@ -130,7 +130,7 @@ class FilesystemCatalog final : public Catalog {
   }
 
   Status CreateNamespace(const Namespace& ns, const Properties& properties) override {
-    if (ns.empty()) return Status::InvalidArgument("namespace must not be empty");
+    FLOE_RETURN_IF_ERROR(ValidateNamespace(ns));
     if (!properties.empty()) {
       return Status::NotSupported("the filesystem catalog cannot store namespace properties");
     }
@@ -191,6 +191,8 @@ class FilesystemCatalog final : public Catalog {
 
   Result<std::shared_ptr<iceberg::TableOperations>> CreateTable(const TableIdentifier& table,
                                                                 const TableCreation& creation) override {
+    for (const auto& level : table.ns) FLOE_RETURN_IF_ERROR(ValidateName(level, "namespace level"));
+    FLOE_RETURN_IF_ERROR(ValidateName(table.name, "table name"));
     FLOE_ASSIGN_OR_RETURN(std::string ns_dir, NamespaceDir(table.ns));
     std::error_code ec;
     if (!table.ns.empty() && !fs::is_directory(ns_dir, ec)) {

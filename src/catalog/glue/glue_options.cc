@@ -1,5 +1,6 @@
 #include "catalog/glue/glue_options.h"
 
+#include "common/redaction.h"
 #include "io/http/url_encoding.h"
 
 namespace floe::catalog::glue {
@@ -8,7 +9,7 @@ namespace {
 Status SetOnce(const std::string& key, const std::string& value, std::string* target,
                const std::string& uri) {
   if (!target->empty() && *target != value) {
-    return Status::InvalidArgument("glue catalog uri '" + uri + "': " + key + " '" + value +
+    return Status::InvalidArgument("glue catalog uri '" + RedactUri(uri) + "': " + key + " '" + value +
                                    "' contradicts the configured '" + *target + "'");
   }
   *target = value;
@@ -23,7 +24,7 @@ bool IsGlueCatalogUri(const std::string& uri) {
 
 Status ParseGlueCatalogUri(const std::string& uri, GlueCatalogOptions* options) {
   if (!IsGlueCatalogUri(uri)) {
-    return Status::InvalidArgument("glue catalog uri '" + uri + "' must start with glue://");
+    return Status::InvalidArgument("glue catalog uri '" + RedactUri(uri) + "' must start with glue://");
   }
   std::string rest = uri.substr(7);
   std::string query;
@@ -47,18 +48,19 @@ Status ParseGlueCatalogUri(const std::string& uri, GlueCatalogOptions* options) 
     const size_t eq = pair.find('=');
     const std::string key = pair.substr(0, eq);
     auto value = http::PercentDecode(eq == std::string::npos ? "" : pair.substr(eq + 1));
-    if (!value.ok()) return value.status().WithContext("glue catalog uri '" + uri + "', " + key);
+    if (!value.ok()) return value.status().WithContext("glue catalog uri '" + RedactUri(uri) + "', " + key);
     if (key == "region") {
       FLOE_RETURN_IF_ERROR(SetOnce(key, *value, &options->region, uri));
     } else if (key == "endpoint") {
       FLOE_RETURN_IF_ERROR(SetOnce(key, *value, &options->endpoint, uri));
     } else if (key == "skip_archive") {
       if (*value != "true" && *value != "false") {
-        return Status::InvalidArgument("glue catalog uri '" + uri + "': skip_archive must be true or false");
+        return Status::InvalidArgument("glue catalog uri '" + RedactUri(uri) +
+                                       "': skip_archive must be true or false");
       }
       options->skip_archive = *value == "true";
     } else {
-      return Status::InvalidArgument("glue catalog uri '" + uri + "': unknown parameter '" + key +
+      return Status::InvalidArgument("glue catalog uri '" + RedactUri(uri) + "': unknown parameter '" + key +
                                      "' (region, endpoint, skip_archive)");
     }
   }

@@ -36,7 +36,7 @@ Result<std::unique_ptr<Catalog>> OpenFilesystem(const CatalogOptions& options) {
         "a filesystem catalog needs a root directory (file:///path or a warehouse)");
   }
   if (!options.uri.empty() && !options.warehouse.empty() && LocalPathOf(options.warehouse) != root) {
-    return Status::InvalidArgument("the filesystem catalog " + options.uri +
+    return Status::InvalidArgument("the filesystem catalog " + RedactUri(options.uri) +
                                    " is its own warehouse; got warehouse " + options.warehouse);
   }
   return OpenFilesystemCatalog(root);

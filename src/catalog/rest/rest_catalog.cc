@@ -25,7 +25,9 @@ Result<RestReply> Call(RestSession& session, RestRequest request, RequestKind ki
                        const std::string& operation) {
   auto reply = session.Send(request);
   if (!reply.ok()) return reply.status().WithContext(operation);
-  if (!IsSuccess(reply->status)) return ErrorFromResponse(reply->status, reply->body, kind, operation);
+  if (!IsSuccess(reply->status)) {
+    return ErrorFromResponse(reply->status, reply->body, kind, operation, session.secrets());
+  }
   return reply;
 }
 
@@ -153,7 +155,7 @@ std::string RestCatalog::TablePath(const TableIdentifier& table) const {
 }
 
 Status RestCatalog::CreateNamespace(const Namespace& ns, const Properties& properties) {
-  if (ns.empty()) return Status::InvalidArgument("cannot create the empty namespace");
+  FLOE_RETURN_IF_ERROR(ValidateNamespace(ns));
   OrderedJson body = OrderedJson::object();
   body["namespace"] = ns;
   body["properties"] = properties;
@@ -200,7 +202,7 @@ Result<bool> RestCatalog::NamespaceExists(const Namespace& ns) {
   if (!reply.ok()) return reply.status().WithContext(operation);
   if (reply->status == 404) return false;
   if (!IsSuccess(reply->status))
-    return ErrorFromResponse(reply->status, reply->body, RequestKind::kRead, operation);
+    return ErrorFromResponse(reply->status, reply->body, RequestKind::kRead, operation, session_->secrets());
   return true;
 }
 
@@ -283,6 +285,7 @@ Result<std::shared_ptr<iceberg::TableOperations>> RestCatalog::LoadTable(const T
 Result<std::shared_ptr<iceberg::TableOperations>> RestCatalog::CreateTable(const TableIdentifier& table,
                                                                            const TableCreation& creation) {
   const std::string operation = "creating table " + table.ToString();
+  FLOE_RETURN_IF_ERROR(ValidateTableIdentifier(table).WithContext(operation));
   OrderedJson body = OrderedJson::object();
   body["name"] = table.name;
   if (!creation.location.empty()) body["location"] = creation.location;
@@ -305,7 +308,7 @@ Result<bool> RestCatalog::TableExists(const TableIdentifier& table) {
   if (!reply.ok()) return reply.status().WithContext(operation);
   if (reply->status == 404) return false;
   if (!IsSuccess(reply->status))
-    return ErrorFromResponse(reply->status, reply->body, RequestKind::kRead, operation);
+    return ErrorFromResponse(reply->status, reply->body, RequestKind::kRead, operation, session_->secrets());
   return true;
 }
 
@@ -315,6 +318,7 @@ Status RestCatalog::DropTable(const TableIdentifier& table, bool purge) {
 }
 
 Status RestCatalog::RenameTable(const TableIdentifier& from, const TableIdentifier& to) {
+  FLOE_RETURN_IF_ERROR(ValidateTableIdentifier(to).WithContext("renaming table " + from.ToString()));
   OrderedJson body = OrderedJson::object();
   body["source"] = TableIdentifierToJson(from);
   body["destination"] = TableIdentifierToJson(to);
@@ -327,6 +331,7 @@ Status RestCatalog::RenameTable(const TableIdentifier& from, const TableIdentifi
 Result<std::shared_ptr<iceberg::TableOperations>> RestCatalog::RegisterTable(
     const TableIdentifier& table, const std::string& metadata_location) {
   const std::string operation = "registering table " + table.ToString();
+  FLOE_RETURN_IF_ERROR(ValidateTableIdentifier(table).WithContext(operation));
   OrderedJson body = OrderedJson::object();
   body["name"] = table.name;
   body["metadata-location"] = metadata_location;
@@ -364,7 +369,8 @@ Result<LoadedTable> RestTableOperations::Commit(const std::vector<iceberg::Table
     return Status::CommitStateUnknown(operation + ": " + reply.status().message());
   }
   if (!IsSuccess(reply->status)) {
-    return ErrorFromResponse(reply->status, reply->body, RequestKind::kCommit, operation);
+    return ErrorFromResponse(reply->status, reply->body, RequestKind::kCommit, operation,
+                             session_->secrets());
   }
   auto loaded = LoadedTableFromJson(reply->body, operation);
   if (!loaded.ok()) {

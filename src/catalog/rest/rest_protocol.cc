@@ -1,5 +1,6 @@
 #include "catalog/rest/rest_protocol.h"
 
+#include "common/redaction.h"
 #include "io/http/url_encoding.h"
 
 namespace floe::catalog::rest {
@@ -43,23 +44,6 @@ std::string NamespaceToDecoded(const Namespace& ns) {
     out += ns[i];
   }
   return out;
-}
-
-Status ValidateName(std::string_view name, std::string_view what) {
-  const std::string label(what);
-  if (name.empty()) return Status::InvalidArgument(label + " must not be empty");
-  if (name.size() > 255) return Status::InvalidArgument(label + " is longer than 255 bytes");
-  if (name == "." || name == "..") return Status::InvalidArgument(label + " must not be '.' or '..'");
-  for (char ch : name) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c == 0x7f) {
-      return Status::InvalidArgument(label + " '" + PercentEncode(name) + "' contains a control character");
-    }
-    if (ch == '/' || ch == '\\') {
-      return Status::InvalidArgument(label + " '" + std::string(name) + "' contains a path separator");
-    }
-  }
-  return Status::OK();
 }
 
 Result<Namespace> NamespaceFromDecoded(std::string_view decoded) {
@@ -119,7 +103,7 @@ OrderedJson ErrorJson(int code, std::string_view type, std::string_view message)
 }
 
 Status ErrorFromResponse(long http_status, std::string_view body, RequestKind kind,
-                         const std::string& operation) {
+                         const std::string& operation, const std::vector<std::string>& secrets) {
   // The server's own words, when it sent the spec's error body.
   std::string type;
   std::string message;
@@ -144,8 +128,8 @@ Status ErrorFromResponse(long http_status, std::string_view body, RequestKind ki
     if (message.empty() && type.empty()) message = Truncated(body);
   }
   std::string detail = "HTTP " + std::to_string(http_status);
-  if (!type.empty()) detail += " " + Truncated(type);
-  if (!message.empty()) detail += ": " + Truncated(message);
+  if (!type.empty()) detail += " " + RedactSecrets(Truncated(type), secrets);
+  if (!message.empty()) detail += ": " + RedactSecrets(Truncated(message), secrets);
   const std::string text = operation + ": " + detail;
 
   switch (http_status) {

@@ -33,16 +33,10 @@ Result<std::string> PercentDecode(std::string_view text);
 // "a%1Fb" for {"a", "b"}: the {namespace} path segment, already encoded.
 std::string NamespaceToPathSegment(const Namespace& ns);
 // Splits a decoded namespace (levels joined by 0x1F) into its levels; every
-// level must pass ValidateName.
+// level must pass catalog::ValidateName (metastore.h: the name rules).
 Result<Namespace> NamespaceFromDecoded(std::string_view decoded);
 // The levels joined by 0x1F (the `parent` query parameter, before encoding).
 std::string NamespaceToDecoded(const Namespace& ns);
-
-// A namespace level or table name as floe accepts it from the network: not
-// empty, at most 255 bytes, no '/', '\\', no control characters (0x00-0x1F,
-// 0x7F) and not "." or "..", so a name can never address another directory
-// when it becomes part of a table location. `what` names it in the error.
-Status ValidateName(std::string_view name, std::string_view what);
 
 // {"namespace": [...], "name": "t"}
 iceberg::OrderedJson TableIdentifierToJson(const TableIdentifier& id);
@@ -64,8 +58,11 @@ enum class RequestKind {
 // 400 InvalidArgument, 401/403 InvalidArgument saying authentication/
 // authorization failed, 404 NotFound, 406 NotSupported, 409 as RequestKind
 // says, 419 (token expired) IOError retryable, 500/502/503/504 on a commit
-// CommitStateUnknown, other 5xx IOError (503 retryable).
+// CommitStateUnknown, other 5xx IOError (503 retryable). The server's text
+// is cut at 2000 bytes and goes through RedactSecrets(`secrets`): a server
+// that echoes a token or client secret back does not get it into floe's
+// errors and logs.
 Status ErrorFromResponse(long http_status, std::string_view body, RequestKind kind,
-                         const std::string& operation);
+                         const std::string& operation, const std::vector<std::string>& secrets = {});
 
 }  // namespace floe::catalog::rest

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "catalog/rest/rest_protocol.h"
+#include "common/redaction.h"
 #include "iceberg/spec/json_util.h"
 
 namespace floe::catalog::rest {
@@ -54,7 +55,8 @@ Result<ParsedUri> ParseHttpUri(const std::string& uri) {
     parsed.scheme = "https";
     rest = 8;
   } else {
-    return Status::InvalidArgument("catalog uri '" + uri + "' must start with http:// or https://");
+    return Status::InvalidArgument("catalog uri '" + RedactUri(uri) +
+                                   "' must start with http:// or https://");
   }
   for (char c : uri) {
     if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f) {
@@ -63,12 +65,13 @@ Result<ParsedUri> ParseHttpUri(const std::string& uri) {
   }
   const size_t slash = uri.find('/', rest);
   parsed.authority = uri.substr(rest, slash == std::string::npos ? std::string::npos : slash - rest);
-  if (parsed.authority.empty()) return Status::InvalidArgument("catalog uri '" + uri + "' has no host");
+  if (parsed.authority.empty())
+    return Status::InvalidArgument("catalog uri '" + RedactUri(uri) + "' has no host");
   if (parsed.authority.find('@') != std::string::npos) {
     return Status::InvalidArgument("catalog uri must not contain user information; use token or credential");
   }
   if (uri.find_first_of("?#", rest) != std::string::npos) {
-    return Status::InvalidArgument("catalog uri '" + uri + "' must not have a query or fragment");
+    return Status::InvalidArgument("catalog uri '" + RedactUri(uri) + "' must not have a query or fragment");
   }
   if (slash != std::string::npos) parsed.path = uri.substr(slash);
   while (!parsed.path.empty() && parsed.path.back() == '/') parsed.path.pop_back();
@@ -88,7 +91,7 @@ Result<std::string> ParseRestCatalogUri(const std::string& uri) {
   std::string http = uri;
   if (uri.rfind("rest+", 0) == 0) http = uri.substr(5);
   if (http.rfind("http://", 0) != 0 && http.rfind("https://", 0) != 0) {
-    return Status::InvalidArgument("REST catalog uri '" + uri +
+    return Status::InvalidArgument("REST catalog uri '" + RedactUri(uri) +
                                    "' must be http(s)://host[:port][/path] or rest+http(s)://...");
   }
   FLOE_RETURN_IF_ERROR(ParseHttpUri(http).status());
@@ -106,7 +109,7 @@ std::string DescribeRestCatalogOptions(const RestCatalogOptions& options) {
                          : "bearer token";
   if (options.sigv4_enabled)
     auth += (auth == "none" ? "" : " + ") + std::string("sigv4 ") + options.signing_name;
-  return "rest catalog " + options.uri + " (warehouse '" + options.warehouse + "', prefix '" +
+  return "rest catalog " + RedactUri(options.uri) + " (warehouse '" + options.warehouse + "', prefix '" +
          options.prefix + "', auth: " + auth + ")";
 }
 
@@ -186,6 +189,21 @@ Status RestSession::SetBaseUri(const std::string& uri) {
   return Status::OK();
 }
 
+std::vector<std::string> RestSession::SecretsHeld() const {
+  std::vector<std::string> out = {options_.token, options_.credential, sigv4_credentials_.secret_access_key,
+                                  sigv4_credentials_.session_token, oauth_token_};
+  if (size_t colon = options_.credential.find(':'); colon != std::string::npos) {
+    out.push_back(options_.credential.substr(colon + 1));
+    out.push_back(PercentEncode(options_.credential.substr(colon + 1)));
+  }
+  return out;
+}
+
+std::vector<std::string> RestSession::secrets() {
+  std::lock_guard<std::mutex> lock(token_mutex_);
+  return SecretsHeld();
+}
+
 Result<std::string> RestSession::FetchToken() {
   const std::string endpoint =
       options_.oauth2_server_uri.empty() ? base_uri_ + "/v1/oauth/tokens" : options_.oauth2_server_uri;
@@ -209,7 +227,8 @@ Result<std::string> RestSession::FetchToken() {
   auto response = transport_.Execute(http);
   if (!response.ok()) return response.status().WithContext(operation);
   if (response->status < 200 || response->status >= 300) {
-    return ErrorFromResponse(response->status, response->body, RequestKind::kRead, operation);
+    // The caller (BearerToken) holds token_mutex_.
+    return ErrorFromResponse(response->status, response->body, RequestKind::kRead, operation, SecretsHeld());
   }
   auto parsed = iceberg::ParseJson(response->body);
   if (!parsed.ok() || !parsed->is_object()) {

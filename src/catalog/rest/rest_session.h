@@ -70,6 +70,9 @@ class RestSession {
   // Switches to another base URI (the server's config may override "uri").
   Status SetBaseUri(const std::string& uri);
   const std::string& base_uri() const { return base_uri_; }
+  // The token, credential, issued token and SigV4 keys in use: what must
+  // never appear in an error (ErrorFromResponse's `secrets`).
+  std::vector<std::string> secrets();
 
  private:
   RestSession(RestCatalogOptions options, int64_t connect_timeout_ms, int64_t request_timeout_ms)
@@ -78,7 +81,10 @@ class RestSession {
   Result<RestReply> SendOnce(const RestRequest& request, bool fresh_token);
   // The bearer token to send, fetching one when client credentials are configured.
   Result<std::optional<std::string>> BearerToken(bool force_refresh);
+  // Called with token_mutex_ held (BearerToken holds it).
   Result<std::string> FetchToken();
+  // secrets() for a caller holding token_mutex_.
+  std::vector<std::string> SecretsHeld() const;
 
   RestCatalogOptions options_;
   std::string base_uri_;   // without trailing '/'

@@ -1,80 +1,35 @@
+// RestCatalogService: creation, routing, configuration and the namespace
+// routes (request_admission.cc checks request heads, rest_catalog_service_tables.cc
+// serves tables).
 #include "catalog/rest_server/rest_catalog_service.h"
 
-#include <openssl/crypto.h>
-#include <openssl/rand.h>
+#include <algorithm>
+#include <charconv>
 
-#include <set>
-
+#include "aws/digest.h"
 #include "catalog/rest/rest_protocol.h"
 #include "catalog/rest_server/service_responses.h"
-#include "catalog/table/metastore_table_operations.h"
-#include "iceberg/manifest/manifest_io.h"
 #include "iceberg/spec/json_util.h"
-#include "iceberg/spec/table_metadata_builder.h"
 
 namespace floe::catalog::rest {
 
 using iceberg::Json;
-using iceberg::LoadedTable;
 using iceberg::OrderedJson;
 
 namespace {
 
 constexpr size_t kMaxPathSegments = 16;
-constexpr size_t kMaxIssuedTokens = 10000;
-
-// Query strings use form encoding: '+' is a space.
-Result<std::string> DecodeQueryPart(std::string text) {
-  for (char& c : text) {
-    if (c == '+') c = ' ';
-  }
-  return PercentDecode(text);
-}
-
-Status ValidateNamespace(const Namespace& ns) {
-  if (ns.empty()) return Status::InvalidArgument("namespace must have at least one level");
-  for (const auto& level : ns) FLOE_RETURN_IF_ERROR(ValidateName(level, "namespace level"));
-  return Status::OK();
-}
 
 OrderedJson NamespaceJson(const Namespace& ns) {
   return OrderedJson(ns);
 }
 
-std::string RandomToken() {
-  unsigned char bytes[32];
-  if (RAND_bytes(bytes, sizeof(bytes)) != 1) return "";
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char b : bytes) {
-    out += kHex[b >> 4];
-    out += kHex[b & 15];
-  }
-  return out;
+ServiceResponse NotImplemented(const std::string& what) {
+  return internal::ErrorResponse(501, "NotImplementedException", what + " is not supported by floe serve");
 }
 
-bool ConstantTimeEquals(const std::string& a, const std::string& b) {
-  return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
-}
-
-// Parses application/x-www-form-urlencoded text.
-Result<std::map<std::string, std::string>> ParseForm(const std::string& body) {
-  std::map<std::string, std::string> out;
-  size_t start = 0;
-  while (start <= body.size()) {
-    size_t end = body.find('&', start);
-    if (end == std::string::npos) end = body.size();
-    std::string pair = body.substr(start, end - start);
-    if (!pair.empty()) {
-      size_t eq = pair.find('=');
-      FLOE_ASSIGN_OR_RETURN(std::string key, DecodeQueryPart(pair.substr(0, eq)));
-      FLOE_ASSIGN_OR_RETURN(std::string value,
-                            DecodeQueryPart(eq == std::string::npos ? "" : pair.substr(eq + 1)));
-      out[key] = value;
-    }
-    start = end + 1;
-  }
-  return out;
+bool IsPrintableSecret(const std::string& secret) {
+  return std::all_of(secret.begin(), secret.end(), [](char c) { return c > 0x20 && c < 0x7f; });
 }
 
 }  // namespace
@@ -84,8 +39,17 @@ struct RestCatalogService::Route {
   std::map<std::string, std::string> query;
 };
 
-bool IsLoopbackHost(const std::string& host) {
-  return host == "localhost" || host == "::1" || host == "[::1]" || host.rfind("127.", 0) == 0;
+RestCatalogService::RestCatalogService(std::shared_ptr<Metastore> catalog, std::shared_ptr<FileIO> io,
+                                       std::string warehouse, RestServiceOptions options)
+    : catalog_(std::move(catalog)),
+      io_(std::move(io)),
+      warehouse_(std::move(warehouse)),
+      options_(std::move(options)) {
+  if (!options_.token.empty()) token_digest_ = aws::Sha256Hex(options_.token);
+  if (!options_.client_id.empty()) {
+    client_id_digest_ = aws::Sha256Hex(options_.client_id);
+    client_secret_digest_ = aws::Sha256Hex(options_.client_secret);
+  }
 }
 
 Result<std::unique_ptr<RestCatalogService>> RestCatalogService::Create(std::shared_ptr<Metastore> catalog,
@@ -95,81 +59,52 @@ Result<std::unique_ptr<RestCatalogService>> RestCatalogService::Create(std::shar
   if (!catalog || !io) return Status::InvalidArgument("the REST service needs a catalog and a FileIO");
   while (warehouse.size() > 1 && warehouse.back() == '/') warehouse.pop_back();
   if (warehouse.empty()) return Status::InvalidArgument("the REST service needs a warehouse location");
+  FLOE_RETURN_IF_ERROR(CheckUnder(warehouse, warehouse, true, "the warehouse"));
   if (!options.prefix.empty()) {
     FLOE_RETURN_IF_ERROR(ValidateName(options.prefix, "prefix"));
     if (options.prefix == "namespaces" || options.prefix == "tables" || options.prefix == "config" ||
-        options.prefix == "oauth") {
+        options.prefix == "oauth" || options.prefix == "transactions" || options.prefix == "views") {
       return Status::InvalidArgument("prefix '" + options.prefix + "' would clash with a route name");
     }
+  }
+  if (!options.token.empty() &&
+      (options.token.size() < kMinSecretLength || !IsPrintableSecret(options.token))) {
+    return Status::InvalidArgument("the bearer token must be at least " + std::to_string(kMinSecretLength) +
+                                   " printable characters without spaces (e.g. openssl rand -hex 32)");
   }
   if (options.client_id.empty() != options.client_secret.empty()) {
     return Status::InvalidArgument("client credentials need both an id and a secret");
   }
+  if (!options.client_secret.empty() && options.client_secret.size() < kMinSecretLength) {
+    return Status::InvalidArgument("the client secret must be at least " + std::to_string(kMinSecretLength) +
+                                   " characters");
+  }
   if (options.issued_token_lifetime_s <= 0) return Status::InvalidArgument("token lifetime must be positive");
+  for (const auto& origin : options.cors_origins) {
+    if (origin.rfind("http://", 0) != 0 && origin.rfind("https://", 0) != 0) {
+      return Status::InvalidArgument("CORS origin '" + origin + "' must be scheme://host[:port]");
+    }
+  }
   return std::unique_ptr<RestCatalogService>(
       new RestCatalogService(std::move(catalog), std::move(io), std::move(warehouse), std::move(options)));
 }
 
-bool RestCatalogService::Authorized(const ServiceRequest& request) {
-  if (!requires_auth()) return true;
-  auto it = request.headers.find("authorization");
-  if (it == request.headers.end() || it->second.rfind("Bearer ", 0) != 0) return false;
-  const std::string presented = it->second.substr(7);
-  if (!options_.token.empty() && ConstantTimeEquals(presented, options_.token)) return true;
-  std::lock_guard<std::mutex> lock(tokens_mutex_);
-  auto issued = issued_tokens_.find(presented);
-  if (issued == issued_tokens_.end()) return false;
-  if (std::chrono::steady_clock::now() >= issued->second) {
-    issued_tokens_.erase(issued);
-    return false;
-  }
-  return true;
-}
-
-ServiceResponse RestCatalogService::IssueToken(const ServiceRequest& request) {
-  auto oauth_error = [](int status, const char* error, const std::string& description) {
-    OrderedJson json = OrderedJson::object();
-    json["error"] = error;
-    json["error_description"] = description;
-    return internal::JsonResponse(status, json);
-  };
-  if (options_.client_id.empty()) {
-    return oauth_error(400, "unsupported_grant_type",
-                       "this server issues no tokens (start it with client credentials)");
-  }
-  auto form = ParseForm(request.body);
-  if (!form.ok()) return oauth_error(400, "invalid_request", form.status().message());
-  if ((*form)["grant_type"] != "client_credentials") {
-    return oauth_error(400, "unsupported_grant_type", "only grant_type=client_credentials is supported");
-  }
-  if (!ConstantTimeEquals((*form)["client_id"], options_.client_id) ||
-      !ConstantTimeEquals((*form)["client_secret"], options_.client_secret)) {
-    return oauth_error(401, "invalid_client", "unknown client id or wrong secret");
-  }
-  std::string token = RandomToken();
-  if (token.empty()) return internal::ErrorResponse(500, "InternalServerError", "no randomness for a token");
-  {
-    std::lock_guard<std::mutex> lock(tokens_mutex_);
-    const auto now = std::chrono::steady_clock::now();
-    for (auto it = issued_tokens_.begin(); it != issued_tokens_.end();) {
-      it = now >= it->second ? issued_tokens_.erase(it) : std::next(it);
-    }
-    if (issued_tokens_.size() >= kMaxIssuedTokens) {
-      return internal::ErrorResponse(503, "ServiceUnavailableException", "too many live tokens; retry later");
-    }
-    issued_tokens_[token] = now + std::chrono::seconds(options_.issued_token_lifetime_s);
-  }
-  OrderedJson json = OrderedJson::object();
-  json["access_token"] = token;
-  json["token_type"] = "bearer";
-  json["expires_in"] = options_.issued_token_lifetime_s;
-  json["issued_token_type"] = "urn:ietf:params:oauth:token-type:access_token";
-  return internal::JsonResponse(200, json);
-}
-
 ServiceResponse RestCatalogService::Handle(const ServiceRequest& request) {
+  if (std::optional<ServiceResponse> refused = Admit(request)) {
+    if (request.method == "HEAD") refused->body.clear();
+    return *refused;
+  }
+  return HandleAdmitted(request);
+}
+
+ServiceResponse RestCatalogService::HandleAdmitted(const ServiceRequest& request) {
   ServiceResponse response = Dispatch(request);
   if (request.method == "HEAD") response.body.clear();
+  // Admit let the request through, so an Origin it carries is allowed.
+  if (auto origin = request.headers.find("origin"); origin != request.headers.end()) {
+    response.headers.emplace_back("Access-Control-Allow-Origin", origin->second);
+    response.headers.emplace_back("Vary", "Origin");
+  }
   return response;
 }
 
@@ -178,7 +113,7 @@ ServiceResponse RestCatalogService::Dispatch(const ServiceRequest& request) {
   const std::string path = request.target.substr(0, question);
   Route route;
   if (question != std::string::npos) {
-    auto query = ParseForm(request.target.substr(question + 1));
+    auto query = internal::ParseForm(request.target.substr(question + 1));
     if (!query.ok()) return internal::BadRequest("query string: " + query.status().message());
     route.query = std::move(*query);
   }
@@ -199,19 +134,17 @@ ServiceResponse RestCatalogService::Dispatch(const ServiceRequest& request) {
     return internal::ErrorResponse(404, "NotFoundException", "unknown route " + path);
 
   const std::string& method = request.method;
+  auto not_allowed = [&](const char* allowed) {
+    ServiceResponse out =
+        internal::ErrorResponse(405, "MethodNotAllowedException", method + " is not allowed on " + path);
+    out.headers.emplace_back("Allow", allowed);
+    return out;
+  };
   if (segments.size() == 3 && segments[1] == "oauth" && segments[2] == "tokens") {
-    if (method != "POST")
-      return internal::ErrorResponse(405, "MethodNotAllowedException", "use POST for " + path);
-    return IssueToken(request);
-  }
-  if (!Authorized(request)) {
-    return internal::ErrorResponse(401, "NotAuthorizedException",
-                                   "a valid bearer token is required (Authorization: Bearer ...)");
+    return method == "POST" ? IssueToken(request) : not_allowed("POST");
   }
   if (segments.size() == 2 && segments[1] == "config") {
-    if (method != "GET")
-      return internal::ErrorResponse(405, "MethodNotAllowedException", "use GET for " + path);
-    return GetConfig();
+    return method == "GET" ? GetConfig() : not_allowed("GET");
   }
   size_t first = 1;
   if (!options_.prefix.empty()) {
@@ -225,49 +158,61 @@ ServiceResponse RestCatalogService::Dispatch(const ServiceRequest& request) {
   route.segments.assign(segments.begin() + static_cast<std::ptrdiff_t>(first), segments.end());
   const auto& s = route.segments;
   const bool head = method == "HEAD";
-  auto not_allowed = [&] {
-    return internal::ErrorResponse(405, "MethodNotAllowedException", method + " is not allowed on " + path);
-  };
 
   if (s.size() == 2 && s[0] == "tables" && s[1] == "rename") {
-    return method == "POST" ? RenameTable(request.body) : not_allowed();
+    return method == "POST" ? RenameTable(request.body) : not_allowed("POST");
   }
+  if (s.size() == 2 && s[0] == "transactions" && s[1] == "commit") {
+    return method == "POST" ? CommitTransaction(request.body) : not_allowed("POST");
+  }
+  if (!s.empty() && s[0] == "views") return NotImplemented("views");
   if (s.empty() || s[0] != "namespaces")
     return internal::ErrorResponse(404, "NotFoundException", "unknown route " + path);
   if (s.size() == 1) {
     if (method == "GET") return ListNamespaces(route);
     if (method == "POST") return CreateNamespace(request.body);
-    return not_allowed();
+    return not_allowed("GET, POST");
   }
   auto ns = NamespaceFromDecoded(s[1]);
   if (!ns.ok()) return internal::BadRequest(ns.status().message());
   if (s.size() == 2) {
     if (method == "GET" || head) return LoadNamespace(*ns, head);
     if (method == "DELETE") return DropNamespace(*ns);
-    return not_allowed();
+    return not_allowed("GET, HEAD, DELETE");
   }
+  if (s[2] == "views" || s[2] == "register-view") return NotImplemented("views");
+  if (s[2] == "functions") return NotImplemented("functions");
   if (s.size() == 3 && s[2] == "properties") {
-    return method == "POST" ? UpdateNamespaceProperties(*ns, request.body) : not_allowed();
+    return method == "POST" ? UpdateNamespaceProperties(*ns, request.body) : not_allowed("POST");
   }
   if (s.size() == 3 && s[2] == "register") {
-    return method == "POST" ? RegisterTable(*ns, request.body) : not_allowed();
+    return method == "POST" ? RegisterTable(*ns, request.body) : not_allowed("POST");
   }
   if (s.size() == 3 && s[2] == "tables") {
-    if (method == "GET") return ListTables(*ns);
+    if (method == "GET") return ListTables(*ns, route);
     if (method == "POST") return CreateTable(*ns, request.body);
-    return not_allowed();
+    return not_allowed("GET, POST");
   }
-  if (s.size() == 4 && s[2] == "tables") {
+  if (s.size() >= 4 && s[2] == "tables") {
     if (Status valid = ValidateName(s[3], "table name"); !valid.ok())
       return internal::BadRequest(valid.message());
     TableIdentifier id{*ns, s[3]};
-    if (method == "GET" || head) return LoadTable(id, head);
-    if (method == "POST") return CommitTable(id, request.body);
-    if (method == "DELETE") {
-      auto purge = route.query.find("purgeRequested");
-      return DropTable(id, purge != route.query.end() && purge->second == "true");
+    if (s.size() == 4) {
+      if (method == "GET" || head) return LoadTable(id, head);
+      if (method == "POST") return CommitTable(id, request.body);
+      if (method == "DELETE") {
+        auto purge = route.query.find("purgeRequested");
+        return DropTable(id, purge != route.query.end() && purge->second == "true");
+      }
+      return not_allowed("GET, HEAD, POST, DELETE");
     }
-    return not_allowed();
+    if (s.size() == 5 && s[4] == "unregister") {
+      return method == "POST" ? UnregisterTable(id) : not_allowed("POST");
+    }
+    if (s[4] == "plan" || s[4] == "tasks") return NotImplemented("server-side scan planning");
+    if (s.size() == 5 && s[4] == "credentials") return NotImplemented("vended credentials");
+    if (s.size() == 5 && s[4] == "sign") return NotImplemented("remote signing");
+    if (s.size() == 5 && s[4] == "metrics") return NotImplemented("metrics reports");
   }
   return internal::ErrorResponse(404, "NotFoundException", "unknown route " + path);
 }
@@ -284,7 +229,8 @@ ServiceResponse RestCatalogService::GetConfig() {
         "GET /namespaces/{namespace}/tables", "POST /namespaces/{namespace}/tables",
         "GET /namespaces/{namespace}/tables/{table}", "HEAD /namespaces/{namespace}/tables/{table}",
         "POST /namespaces/{namespace}/tables/{table}", "DELETE /namespaces/{namespace}/tables/{table}",
-        "POST /namespaces/{namespace}/register", "POST /tables/rename"}) {
+        "POST /namespaces/{namespace}/tables/{table}/unregister", "POST /namespaces/{namespace}/register",
+        "POST /tables/rename", "POST /transactions/commit"}) {
     std::string text = e;
     const size_t space = text.find(' ');
     endpoints.push_back(text.substr(0, space + 1) + p + text.substr(space + 1));
@@ -309,12 +255,18 @@ ServiceResponse RestCatalogService::ListNamespaces(const Route& route) {
                                      "namespace '" + NamespaceToString(parent) + "' does not exist");
     }
   }
+  auto page = internal::ParsePageRequest(route.query);
+  if (!page.ok()) return internal::BadRequest(page.status().message());
   auto children = catalog_->ListNamespaces(parent);
   if (!children.ok()) return internal::FromStatus(children.status(), "NoSuchNamespaceException");
+  std::vector<std::string> keys;
+  for (const auto& child : *children) keys.push_back(NamespaceToDecoded(child));
+  const internal::Page selected = internal::SelectPage(keys, *page);
   OrderedJson list = OrderedJson::array();
-  for (const auto& child : *children) list.push_back(NamespaceJson(child));
+  for (size_t i : selected.indexes) list.push_back(NamespaceJson((*children)[i]));
   OrderedJson json = OrderedJson::object();
   json["namespaces"] = std::move(list);
+  json["next-page-token"] = selected.next_token ? OrderedJson(*selected.next_token) : OrderedJson(nullptr);
   return internal::JsonResponse(200, json);
 }
 
@@ -410,6 +362,8 @@ ServiceResponse RestCatalogService::UpdateNamespaceProperties(const Namespace& n
   if (!current.ok()) return internal::FromStatus(current.status(), "NoSuchNamespaceException");
   OrderedJson removed = OrderedJson::array();
   OrderedJson missing = OrderedJson::array();
+  std::sort(removals.begin(), removals.end());
+  removals.erase(std::unique(removals.begin(), removals.end()), removals.end());
   for (const auto& key : removals) (current->count(key) ? removed : missing).push_back(key);
   if (Status status = catalog_->UpdateNamespaceProperties(ns, updates, removals); !status.ok()) {
     return internal::FromStatus(status, "NoSuchNamespaceException");
@@ -423,7 +377,9 @@ ServiceResponse RestCatalogService::UpdateNamespaceProperties(const Namespace& n
   return internal::JsonResponse(200, out);
 }
 
-ServiceResponse RestCatalogService::ListTables(const Namespace& ns) {
+ServiceResponse RestCatalogService::ListTables(const Namespace& ns, const Route& route) {
+  auto page = internal::ParsePageRequest(route.query);
+  if (!page.ok()) return internal::BadRequest(page.status().message());
   auto exists = catalog_->NamespaceExists(ns);
   if (!exists.ok()) return internal::FromStatus(exists.status(), "NoSuchNamespaceException");
   if (!*exists)
@@ -431,29 +387,52 @@ ServiceResponse RestCatalogService::ListTables(const Namespace& ns) {
                                    "namespace '" + NamespaceToString(ns) + "' does not exist");
   auto tables = catalog_->ListTables(ns);
   if (!tables.ok()) return internal::FromStatus(tables.status(), "NoSuchNamespaceException");
+  std::vector<std::string> keys;
+  for (const auto& id : *tables) keys.push_back(id.name);
+  const internal::Page selected = internal::SelectPage(keys, *page);
   OrderedJson list = OrderedJson::array();
-  for (const auto& id : *tables) list.push_back(TableIdentifierToJson(id));
+  for (size_t i : selected.indexes) list.push_back(TableIdentifierToJson((*tables)[i]));
   OrderedJson out = OrderedJson::object();
   out["identifiers"] = std::move(list);
+  out["next-page-token"] = selected.next_token ? OrderedJson(*selected.next_token) : OrderedJson(nullptr);
   return internal::JsonResponse(200, out);
 }
 
-bool RestCatalogService::UnderWarehouse(const std::string& location) const {
-  std::string root = warehouse_;
-  if (root != "/" && location != root && location.rfind(root + "/", 0) != 0) return false;
-  // No "." or ".." segment may lead back out.
-  size_t start = 0;
-  while (start <= location.size()) {
-    size_t end = location.find('/', start);
-    if (end == std::string::npos) end = location.size();
-    std::string_view segment = std::string_view(location).substr(start, end - start);
-    if (segment == "." || segment == "..") return false;
-    start = end + 1;
-  }
+Status RestCatalogService::CheckUnder(const std::string& location, const std::string& root, bool may_equal,
+                                      const std::string& what) {
   for (char c : location) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      return Status::InvalidArgument(what + " '" + location + "' contains a control character");
+    }
   }
-  return true;
+  // After the scheme ("s3://bucket"), every segment must be a plain name.
+  const size_t scheme = location.find("://");
+  size_t start = scheme == std::string::npos ? 0 : location.find('/', scheme + 3);
+  if (start == std::string::npos) start = location.size();
+  if (scheme == std::string::npos && location.rfind('/', 0) != 0) {
+    return Status::InvalidArgument(what + " '" + location + "' must be an absolute path or a URI");
+  }
+  const std::string_view path = std::string_view(location).substr(start);
+  size_t at = path.empty() ? 0 : 1;
+  while (at < path.size()) {
+    size_t end = path.find('/', at);
+    if (end == std::string_view::npos) end = path.size();
+    std::string_view segment = path.substr(at, end - at);
+    if (segment.empty() || segment == "." || segment == "..") {
+      return Status::InvalidArgument(what + " '" + location + "' has an empty, '.' or '..' path segment");
+    }
+    at = end + 1;
+  }
+  if (!path.empty() && path.back() == '/' && path.size() > 1) {
+    return Status::InvalidArgument(what + " '" + location + "' ends with '/'");
+  }
+  const bool equal = location == root;
+  const bool below = root == "/" ? location.size() > 1 && location[0] == '/'
+                                 : location.size() > root.size() + 1 && location.rfind(root + "/", 0) == 0;
+  if ((equal && !may_equal) || (!equal && !below)) {
+    return Status::InvalidArgument(what + " '" + location + "' is not under " + root);
+  }
+  return Status::OK();
 }
 
 }  // namespace floe::catalog::rest

@@ -1,14 +1,18 @@
-// RestCatalogService: the table routes (create, load, commit, drop, rename,
-// register) and purging a dropped table's files.
+// RestCatalogService: the table routes (create and staged create, load,
+// commit and multi-table transactions, drop, unregister, rename, register),
+// the checks of client-supplied paths, and purging a dropped table's files.
 #include <iostream>
 #include <set>
 
 #include "catalog/rest/rest_protocol.h"
 #include "catalog/rest_server/rest_catalog_service.h"
 #include "catalog/rest_server/service_responses.h"
+#include "catalog/table/catalog.h"
 #include "catalog/table/metastore_table_operations.h"
 #include "iceberg/manifest/manifest_io.h"
 #include "iceberg/spec/json_util.h"
+#include "iceberg/spec/random_ids.h"
+#include "iceberg/spec/table_metadata_builder.h"
 #include "iceberg/transaction/table_reading.h"
 #include "iceberg/transaction/table_update.h"
 
@@ -17,8 +21,11 @@ namespace floe::catalog::rest {
 using iceberg::Json;
 using iceberg::LoadedTable;
 using iceberg::OrderedJson;
+using iceberg::TableMetadata;
 
 namespace {
+
+constexpr size_t kMaxTableChanges = 100;
 
 ServiceResponse NoSuchTable(const TableIdentifier& id) {
   return internal::ErrorResponse(404, "NoSuchTableException", "table " + id.ToString() + " does not exist");
@@ -29,11 +36,97 @@ ServiceResponse NoSuchNamespace(const Namespace& ns) {
                                  "namespace '" + NamespaceToString(ns) + "' does not exist");
 }
 
-bool IsUnder(const std::string& path, const std::string& directory) {
-  return path.size() > directory.size() + 1 && path.rfind(directory + "/", 0) == 0;
+ServiceResponse CommitFailed(const std::string& message) {
+  return internal::ErrorResponse(409, "CommitFailedException", message);
+}
+
+// The metadata a staged or assert-create commit starts from: what the
+// updates do not set themselves (uuid, location, an unpartitioned spec and
+// the unsorted order when none is added, the format version asked for).
+TableMetadata EmptyTableMetadata(const std::string& default_location,
+                                 const std::vector<iceberg::TableUpdate>& updates) {
+  TableMetadata m;
+  m.format_version = 2;
+  bool adds_spec = false;
+  bool adds_order = false;
+  bool sets_location = false;
+  for (const auto& u : updates) {
+    if (const auto* up = std::get_if<iceberg::update::UpgradeFormatVersion>(&u)) {
+      // The builder upgrades from here to the version asked for (3 starts next-row-id).
+      m.format_version = std::max(1, std::min(2, up->format_version));
+    }
+    adds_spec = adds_spec || std::holds_alternative<iceberg::update::AddSpec>(u);
+    adds_order = adds_order || std::holds_alternative<iceberg::update::AddSortOrder>(u);
+    sets_location = sets_location || std::holds_alternative<iceberg::update::SetLocation>(u);
+  }
+  m.table_uuid = iceberg::NewUuidV4();
+  if (!sets_location) m.location = default_location;
+  if (!adds_spec) m.partition_specs.push_back(iceberg::PartitionSpec{});
+  if (!adds_order) m.sort_orders.push_back(iceberg::SortOrder::Unsorted());
+  m.last_updated_ms = iceberg::CurrentTimeMillis();
+  return m;
 }
 
 }  // namespace
+
+struct RestCatalogService::TableChange {
+  TableIdentifier id;
+  const Json* requirements = nullptr;  // array or null
+  const Json* updates = nullptr;       // array or null
+};
+
+struct RestCatalogService::PreparedCommit {
+  TableIdentifier id;
+  std::optional<std::string> base_location;  // nullopt: the commit creates the table
+  TableMetadata metadata;
+  std::string location;  // the new metadata file, written
+};
+
+Status RestCatalogService::CheckTableLocation(const std::string& location) const {
+  return CheckUnder(location, warehouse_, false, "table location");
+}
+
+Status RestCatalogService::CheckNewPaths(const TableMetadata* base, const TableMetadata& next) const {
+  if (base == nullptr || base->location != next.location)
+    FLOE_RETURN_IF_ERROR(CheckTableLocation(next.location));
+  std::set<int64_t> known;
+  if (base != nullptr) {
+    for (const auto& s : base->snapshots) known.insert(s.snapshot_id);
+  }
+  for (const auto& s : next.snapshots) {
+    if (known.count(s.snapshot_id)) continue;
+    const std::string what = "manifest list of snapshot " + std::to_string(s.snapshot_id);
+    if (!s.manifest_list.empty())
+      FLOE_RETURN_IF_ERROR(CheckUnder(s.manifest_list, next.location, false, what));
+    for (const auto& m : s.manifests) FLOE_RETURN_IF_ERROR(CheckUnder(m, next.location, false, what));
+  }
+  auto known_path = [&](const std::string& path) {
+    if (base == nullptr) return false;
+    for (const auto& f : base->statistics) {
+      if (f.statistics_path == path) return true;
+    }
+    for (const auto& f : base->partition_statistics) {
+      if (f.statistics_path == path) return true;
+    }
+    return false;
+  };
+  for (const auto& f : next.statistics) {
+    if (!known_path(f.statistics_path)) {
+      FLOE_RETURN_IF_ERROR(CheckUnder(f.statistics_path, next.location, false, "statistics file"));
+    }
+  }
+  for (const auto& f : next.partition_statistics) {
+    if (!known_path(f.statistics_path)) {
+      FLOE_RETURN_IF_ERROR(CheckUnder(f.statistics_path, next.location, false, "partition statistics file"));
+    }
+  }
+  if (base == nullptr) {
+    for (const auto& entry : next.metadata_log) {
+      FLOE_RETURN_IF_ERROR(CheckUnder(entry.metadata_file, next.location, false, "metadata-log entry"));
+    }
+  }
+  return Status::OK();
+}
 
 ServiceResponse RestCatalogService::CreateTable(const Namespace& ns, const std::string& body) {
   auto json = internal::ParseRequestBody(body);
@@ -45,20 +138,13 @@ ServiceResponse RestCatalogService::CreateTable(const Namespace& ns, const std::
   const TableIdentifier id{ns, *name};
   auto stage = iceberg::GetOptionalBool(*json, "stage-create");
   if (!stage.ok()) return internal::BadRequest(stage.status().message());
-  if (stage->value_or(false)) {
-    return internal::ErrorResponse(406, "UnsupportedOperationException",
-                                   "staged table creation is not supported by floe serve");
-  }
   TableCreation creation;
   auto location = iceberg::GetOptionalString(*json, "location");
   if (!location.ok()) return internal::BadRequest(location.status().message());
   if (location->has_value() && !(*location)->empty()) {
     std::string chosen = **location;
     while (chosen.size() > 1 && chosen.back() == '/') chosen.pop_back();
-    if (!UnderWarehouse(chosen)) {
-      return internal::BadRequest("location '" + chosen + "' is not under this catalog's warehouse '" +
-                                  warehouse_ + "'");
-    }
+    if (Status valid = CheckTableLocation(chosen); !valid.ok()) return internal::BadRequest(valid.message());
     creation.location = chosen;
   }
   const Json* schema = iceberg::FindMember(*json, "schema");
@@ -85,8 +171,8 @@ ServiceResponse RestCatalogService::CreateTable(const Namespace& ns, const std::
     creation.properties = std::move(*parsed);
   }
   if (auto it = creation.properties.find("format-version"); it != creation.properties.end()) {
-    if (it->second != "1" && it->second != "2" && it->second != "3") {
-      return internal::BadRequest("property format-version must be 1, 2 or 3, got '" + it->second + "'");
+    if (it->second != "2" && it->second != "3") {
+      return internal::BadRequest("property format-version must be 2 or 3, got '" + it->second + "'");
     }
     creation.format_version = it->second[0] - '0';
     creation.properties.erase(it);
@@ -98,8 +184,25 @@ ServiceResponse RestCatalogService::CreateTable(const Namespace& ns, const std::
     return internal::ErrorResponse(409, "AlreadyExistsException",
                                    "table " + id.ToString() + " already exists");
   }
+  if (stage->value_or(false)) {
+    // Nothing is written or registered: the client commits the table with assert-create.
+    const std::string table_location =
+        creation.location.empty() ? DefaultTableLocation(warehouse_, id) : creation.location;
+    if (Status valid = CheckTableLocation(table_location); !valid.ok())
+      return internal::BadRequest(valid.message());
+    auto metadata =
+        iceberg::NewTableMetadata(table_location, creation.schema, creation.spec, creation.sort_order,
+                                  creation.properties, creation.format_version);
+    if (!metadata.ok()) return internal::FromStatus(metadata.status(), "NoSuchNamespaceException");
+    return internal::LoadResultResponse(LoadedTable{std::move(*metadata), ""});
+  }
   auto ops = CreateMetastoreTable(catalog_, io_, warehouse_, id, creation);
-  if (!ops.ok()) return internal::FromStatus(ops.status(), "NoSuchNamespaceException");
+  if (!ops.ok()) {
+    if (ops.status().kind() == ErrorKind::kAlreadyExists) {
+      return internal::ErrorResponse(409, "AlreadyExistsException", ops.status().message());
+    }
+    return internal::FromStatus(ops.status(), "NoSuchNamespaceException");
+  }
   auto loaded = (*ops)->Load();
   if (!loaded.ok()) return internal::FromStatus(loaded.status(), "NoSuchTableException");
   return internal::LoadResultResponse(*loaded);
@@ -112,11 +215,113 @@ ServiceResponse RestCatalogService::LoadTable(const TableIdentifier& id, bool he
                ? NoSuchTable(id)
                : internal::FromStatus(location.status(), "NoSuchTableException");
   }
-  if (head) return {204, "", "application/json"};
+  if (head) return internal::NoContent();
   auto metadata = ReadTableMetadata(*io_, *location);
   // The catalog points at it, so an unreadable file is the server's problem, not the client's.
   if (!metadata.ok()) return internal::ErrorResponse(500, "InternalServerError", metadata.status().message());
   return internal::LoadResultResponse(LoadedTable{std::move(*metadata), *location});
+}
+
+Result<RestCatalogService::PreparedCommit> RestCatalogService::PrepareCommit(const TableChange& change,
+                                                                             ServiceResponse* error) {
+  const TableIdentifier& id = change.id;
+  auto fail = [&](ServiceResponse response) {
+    *error = std::move(response);
+    return Status::InvalidArgument(error->body);
+  };
+  std::vector<iceberg::TableRequirement> requirements;
+  bool create = false;
+  if (change.requirements != nullptr) {
+    for (const Json& item : *change.requirements) {
+      auto requirement = iceberg::TableRequirementFromJson(item);
+      if (!requirement.ok())
+        return fail(internal::BadRequest("requirements: " + requirement.status().message()));
+      create = create || std::holds_alternative<iceberg::requirement::AssertCreate>(*requirement);
+      requirements.push_back(std::move(*requirement));
+    }
+  }
+  std::optional<LoadedTable> base;
+  auto current = catalog_->LoadMetadataLocation(id);
+  if (current.ok()) {
+    auto metadata = ReadTableMetadata(*io_, *current);
+    if (!metadata.ok())
+      return fail(internal::ErrorResponse(500, "InternalServerError", metadata.status().message()));
+    base = LoadedTable{std::move(*metadata), *current};
+  } else if (current.status().kind() != ErrorKind::kNotFound) {
+    return fail(internal::FromStatus(current.status(), "NoSuchTableException"));
+  } else if (!create) {
+    return fail(NoSuchTable(id));
+  } else {
+    auto ns_exists = catalog_->NamespaceExists(id.ns);
+    if (!ns_exists.ok()) return fail(internal::FromStatus(ns_exists.status(), "NoSuchNamespaceException"));
+    if (!*ns_exists) return fail(NoSuchNamespace(id.ns));
+  }
+  if (Status held = iceberg::CheckRequirements(base ? &base->metadata : nullptr, requirements); !held.ok()) {
+    return fail(held.kind() == ErrorKind::kCommitFailed ? CommitFailed(id.ToString() + ": " + held.message())
+                                                        : internal::BadRequest(held.message()));
+  }
+  // Snapshots are read for the format version the table will have.
+  int format_version = base ? base->metadata.format_version : 2;
+  std::vector<iceberg::TableUpdate> updates;
+  for (int pass = 0; pass < 2; ++pass) {
+    updates.clear();
+    int upgraded = format_version;
+    if (change.updates != nullptr) {
+      for (const Json& item : *change.updates) {
+        auto update = iceberg::TableUpdateFromJson(item, format_version);
+        if (!update.ok()) return fail(internal::BadRequest("updates: " + update.status().message()));
+        if (const auto* up = std::get_if<iceberg::update::UpgradeFormatVersion>(&*update)) {
+          upgraded = std::max(upgraded, up->format_version);
+        }
+        updates.push_back(std::move(*update));
+      }
+    }
+    if (upgraded == format_version) break;
+    format_version = upgraded;
+  }
+  const TableMetadata start =
+      base ? base->metadata : EmptyTableMetadata(DefaultTableLocation(warehouse_, id), updates);
+  auto next = iceberg::ApplyUpdates(start, base ? base->metadata_location : "", updates);
+  if (!next.ok()) return fail(internal::FromStatus(next.status(), "NoSuchTableException"));
+  if (Status paths = CheckNewPaths(base ? &base->metadata : nullptr, *next); !paths.ok()) {
+    return fail(internal::BadRequest(id.ToString() + ": " + paths.message()));
+  }
+  PreparedCommit prepared{id, base ? std::optional<std::string>(base->metadata_location) : std::nullopt,
+                          std::move(*next), ""};
+  prepared.location = NewMetadataFileLocation(
+      prepared.metadata.location, base ? MetadataFileVersion(base->metadata_location).value_or(0) + 1 : 0);
+  if (Status written = WriteTableMetadata(*io_, prepared.location, prepared.metadata); !written.ok()) {
+    return fail(internal::FromStatus(written, "NoSuchTableException"));
+  }
+  return prepared;
+}
+
+ServiceResponse RestCatalogService::CommitPrepared(std::vector<PreparedCommit>& prepared, bool one_table) {
+  std::vector<Metastore::TableCommit> commits;
+  for (const auto& p : prepared) commits.push_back({p.id, p.base_location, p.location});
+  Status committed = catalog_->CommitTables(commits);
+  if (!committed.ok()) {
+    // Unknown outcome: the catalog may point at the new files, so they stay.
+    if (committed.kind() != ErrorKind::kCommitStateUnknown) {
+      for (const auto& p : prepared) (void)io_->Delete(p.location);
+    }
+    switch (committed.kind()) {
+      case ErrorKind::kCommitFailed: return CommitFailed(committed.message());
+      case ErrorKind::kNotFound:
+        return internal::ErrorResponse(404, "NoSuchNamespaceException", committed.message());
+      case ErrorKind::kInvalidArgument: return internal::BadRequest(committed.message());
+      // Anything else happened before or during the swap: the client must not assume either outcome.
+      default: return internal::ErrorResponse(500, "CommitStateUnknownException", committed.message());
+    }
+  }
+  if (!one_table) return internal::NoContent();
+  auto metadata = iceberg::TableMetadataToJsonValue(prepared[0].metadata);
+  if (!metadata.ok())
+    return internal::ErrorResponse(500, "CommitStateUnknownException", metadata.status().message());
+  OrderedJson out = OrderedJson::object();
+  out["metadata-location"] = prepared[0].location;
+  out["metadata"] = std::move(*metadata);
+  return internal::JsonResponse(200, out);
 }
 
 ServiceResponse RestCatalogService::CommitTable(const TableIdentifier& id, const std::string& body) {
@@ -131,69 +336,61 @@ ServiceResponse RestCatalogService::CommitTable(const TableIdentifier& id, const
                                   id.ToString());
     }
   }
-  auto requirements_json = iceberg::GetOptionalArray(*json, "requirements");
-  if (!requirements_json.ok()) return internal::BadRequest(requirements_json.status().message());
-  auto updates_json = iceberg::GetOptionalArray(*json, "updates");
-  if (!updates_json.ok()) return internal::BadRequest(updates_json.status().message());
+  auto requirements = iceberg::GetOptionalArray(*json, "requirements");
+  if (!requirements.ok()) return internal::BadRequest(requirements.status().message());
+  auto updates = iceberg::GetOptionalArray(*json, "updates");
+  if (!updates.ok()) return internal::BadRequest(updates.status().message());
+  ServiceResponse error;
+  auto prepared = PrepareCommit({id, *requirements, *updates}, &error);
+  if (!prepared.ok()) return error;
+  std::vector<PreparedCommit> all;
+  all.push_back(std::move(*prepared));
+  return CommitPrepared(all, true);
+}
 
-  MetastoreTableOperations ops(catalog_, io_, id);
-  auto current = ops.Load();
-  if (!current.ok()) {
-    return current.status().kind() == ErrorKind::kNotFound
-               ? NoSuchTable(id)
-               : internal::ErrorResponse(500, "InternalServerError", current.status().message());
+ServiceResponse RestCatalogService::CommitTransaction(const std::string& body) {
+  auto json = internal::ParseRequestBody(body);
+  if (!json.ok()) return internal::BadRequest(json.status().message());
+  auto changes = iceberg::GetOptionalArray(*json, "table-changes");
+  if (!changes.ok()) return internal::BadRequest(changes.status().message());
+  if (*changes == nullptr) return internal::BadRequest("field 'table-changes' is missing");
+  if ((*changes)->size() > kMaxTableChanges) {
+    return internal::BadRequest("a transaction may change at most " + std::to_string(kMaxTableChanges) +
+                                " tables");
   }
-  std::vector<iceberg::TableRequirement> requirements;
-  if (*requirements_json != nullptr) {
-    for (const Json& item : **requirements_json) {
-      auto requirement = iceberg::TableRequirementFromJson(item);
-      if (!requirement.ok()) return internal::BadRequest("requirements: " + requirement.status().message());
-      requirements.push_back(std::move(*requirement));
+  std::vector<TableChange> parsed;
+  std::set<TableIdentifier> seen;
+  for (const Json& change : **changes) {
+    if (!change.is_object()) return internal::BadRequest("table-changes: each change must be an object");
+    const Json* identifier = iceberg::FindMember(change, "identifier");
+    if (identifier == nullptr || identifier->is_null()) {
+      return internal::BadRequest("table-changes: each change needs an 'identifier'");
     }
-  }
-  // Snapshots are read for the format version the table will have.
-  int format_version = current->metadata.format_version;
-  std::vector<iceberg::TableUpdate> updates;
-  for (int pass = 0; pass < 2; ++pass) {
-    updates.clear();
-    int upgraded = format_version;
-    if (*updates_json != nullptr) {
-      for (const Json& item : **updates_json) {
-        auto update = iceberg::TableUpdateFromJson(item, format_version);
-        if (!update.ok()) return internal::BadRequest("updates: " + update.status().message());
-        if (const auto* up = std::get_if<iceberg::update::UpgradeFormatVersion>(&*update)) {
-          upgraded = std::max(upgraded, up->format_version);
-        }
-        if (const auto* set = std::get_if<iceberg::update::SetLocation>(&*update)) {
-          if (!UnderWarehouse(set->location)) {
-            return internal::BadRequest("set-location '" + set->location +
-                                        "' is not under this catalog's warehouse");
-          }
-        }
-        updates.push_back(std::move(*update));
-      }
+    auto id = TableIdentifierFromJson(*identifier);
+    if (!id.ok()) return internal::BadRequest("table-changes: " + id.status().message());
+    if (Status valid = ValidateTableIdentifier(*id); !valid.ok())
+      return internal::BadRequest(valid.message());
+    if (!seen.insert(*id).second) {
+      return internal::BadRequest("table-changes: table " + id->ToString() + " appears twice");
     }
-    if (upgraded == format_version) break;
-    format_version = upgraded;
+    auto requirements = iceberg::GetOptionalArray(change, "requirements");
+    if (!requirements.ok()) return internal::BadRequest(requirements.status().message());
+    auto updates = iceberg::GetOptionalArray(change, "updates");
+    if (!updates.ok()) return internal::BadRequest(updates.status().message());
+    parsed.push_back({std::move(*id), *requirements, *updates});
   }
-  auto committed = ops.Commit(requirements, updates);
-  if (!committed.ok()) {
-    const Status& status = committed.status();
-    if (status.kind() == ErrorKind::kNotFound) return NoSuchTable(id);
-    if (status.kind() == ErrorKind::kCommitFailed || status.kind() == ErrorKind::kInvalidArgument ||
-        status.kind() == ErrorKind::kCommitStateUnknown) {
-      return internal::FromStatus(status, "NoSuchTableException");
+  if (parsed.empty()) return internal::NoContent();
+  std::vector<PreparedCommit> prepared;
+  for (const auto& change : parsed) {
+    ServiceResponse error;
+    auto one = PrepareCommit(change, &error);
+    if (!one.ok()) {
+      for (const auto& p : prepared) (void)io_->Delete(p.location);
+      return error;
     }
-    // Anything else happened before or during the swap: the client must not assume either outcome.
-    return internal::ErrorResponse(500, "CommitStateUnknownException", status.message());
+    prepared.push_back(std::move(*one));
   }
-  auto metadata = iceberg::TableMetadataToJsonValue(committed->metadata);
-  if (!metadata.ok())
-    return internal::ErrorResponse(500, "CommitStateUnknownException", metadata.status().message());
-  OrderedJson out = OrderedJson::object();
-  out["metadata-location"] = committed->metadata_location;
-  out["metadata"] = std::move(*metadata);
-  return internal::JsonResponse(200, out);
+  return CommitPrepared(prepared, false);
 }
 
 ServiceResponse RestCatalogService::DropTable(const TableIdentifier& id, bool purge) {
@@ -212,7 +409,34 @@ ServiceResponse RestCatalogService::DropTable(const TableIdentifier& id, bool pu
                 << " but purging its files failed: " << purged.ToString() << "\n";
     }
   }
-  return {204, "", "application/json"};
+  return internal::NoContent();
+}
+
+ServiceResponse RestCatalogService::UnregisterTable(const TableIdentifier& id) {
+  // The answer must hold every commit before the unregistration: drop only the version that was read.
+  for (int attempt = 0;; ++attempt) {
+    auto location = catalog_->LoadMetadataLocation(id);
+    if (!location.ok()) {
+      return location.status().kind() == ErrorKind::kNotFound
+                 ? NoSuchTable(id)
+                 : internal::FromStatus(location.status(), "NoSuchTableException");
+    }
+    auto metadata = ReadTableMetadata(*io_, *location);
+    if (!metadata.ok())
+      return internal::ErrorResponse(500, "InternalServerError", metadata.status().message());
+    auto json = iceberg::TableMetadataToJsonValue(*metadata);
+    if (!json.ok()) return internal::ErrorResponse(500, "InternalServerError", json.status().message());
+    Status gone = catalog_->DropTableAt(id, *location);
+    if (gone.kind() == ErrorKind::kCommitFailed && attempt < 5) continue;
+    if (!gone.ok()) {
+      return gone.kind() == ErrorKind::kNotFound ? NoSuchTable(id)
+                                                 : internal::FromStatus(gone, "NoSuchTableException");
+    }
+    OrderedJson out = OrderedJson::object();
+    out["metadata-location"] = *location;
+    out["metadata"] = std::move(*json);
+    return internal::JsonResponse(200, out);
+  }
 }
 
 ServiceResponse RestCatalogService::RenameTable(const std::string& body) {
@@ -228,7 +452,7 @@ ServiceResponse RestCatalogService::RenameTable(const std::string& body) {
   auto destination = TableIdentifierFromJson(*destination_json);
   if (!destination.ok()) return internal::BadRequest("destination: " + destination.status().message());
   for (const TableIdentifier* id : {&*source, &*destination}) {
-    if (Status valid = internal::ValidateIdentifier(*id); !valid.ok())
+    if (Status valid = ValidateTableIdentifier(*id); !valid.ok())
       return internal::BadRequest(valid.message());
   }
   if (!catalog_->LoadMetadataLocation(*source).ok()) return NoSuchTable(*source);
@@ -242,7 +466,7 @@ ServiceResponse RestCatalogService::RenameTable(const std::string& body) {
   if (Status renamed = catalog_->RenameTable(*source, *destination); !renamed.ok()) {
     return internal::FromStatus(renamed, "NoSuchTableException");
   }
-  return {204, "", "application/json"};
+  return internal::NoContent();
 }
 
 ServiceResponse RestCatalogService::RegisterTable(const Namespace& ns, const std::string& body) {
@@ -256,9 +480,8 @@ ServiceResponse RestCatalogService::RegisterTable(const Namespace& ns, const std
   if (!metadata_location.ok()) return internal::BadRequest(metadata_location.status().message());
   auto overwrite = iceberg::GetOptionalBool(*json, "overwrite");
   if (!overwrite.ok()) return internal::BadRequest(overwrite.status().message());
-  if (!UnderWarehouse(*metadata_location)) {
-    return internal::BadRequest("metadata-location '" + *metadata_location +
-                                "' is not under this catalog's warehouse");
+  if (Status valid = CheckUnder(*metadata_location, warehouse_, false, "metadata-location"); !valid.ok()) {
+    return internal::BadRequest(valid.message());
   }
   const TableIdentifier id{ns, *name};
   auto exists = catalog_->NamespaceExists(ns);
@@ -266,6 +489,14 @@ ServiceResponse RestCatalogService::RegisterTable(const Namespace& ns, const std
   if (!*exists) return NoSuchNamespace(ns);
   auto metadata = ReadTableMetadata(*io_, *metadata_location);
   if (!metadata.ok()) return internal::BadRequest("cannot register: " + metadata.status().message());
+  // Everything the registered metadata references must lie in its own location, under the warehouse.
+  if (Status paths = CheckNewPaths(nullptr, *metadata); !paths.ok()) {
+    return internal::BadRequest("cannot register " + *metadata_location + ": " + paths.message());
+  }
+  if (Status own = CheckUnder(*metadata_location, metadata->location, false, "metadata-location");
+      !own.ok()) {
+    return internal::BadRequest("cannot register: " + own.message());
+  }
   auto current = catalog_->LoadMetadataLocation(id);
   Status registered;
   if (current.ok()) {
@@ -282,26 +513,27 @@ ServiceResponse RestCatalogService::RegisterTable(const Namespace& ns, const std
 }
 
 Status RestCatalogService::PurgeTableFiles(const std::string& metadata_location) {
-  FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadata metadata, ReadTableMetadata(*io_, metadata_location));
+  FLOE_ASSIGN_OR_RETURN(TableMetadata metadata, ReadTableMetadata(*io_, metadata_location));
   std::string root = metadata.location;
   while (root.size() > 1 && root.back() == '/') root.pop_back();
   // Never outside the table's own directory, and never the warehouse itself.
-  if (root == warehouse_ || !UnderWarehouse(root)) {
-    return Status::InvalidArgument("table location " + root +
-                                   " is not a directory of its own under the warehouse");
-  }
+  FLOE_RETURN_IF_ERROR(CheckTableLocation(root).WithContext("not purging " + metadata_location));
+  // Only plain paths below the table's location: a "../" in any path the metadata names is never followed.
+  auto deletable = [&](const std::string& path) { return CheckUnder(path, root, false, "file").ok(); };
   std::set<std::string> data_files, manifests, lists, metadata_files;
   Status first_error;
   for (const auto& snapshot : metadata.snapshots) {
     if (snapshot.manifest_list.empty()) continue;
     lists.insert(snapshot.manifest_list);
+    // A manifest list outside the table is not even read: what it names is not this table's.
+    if (!deletable(snapshot.manifest_list)) continue;
     auto manifest_files = iceberg::ReadManifestList(*io_, snapshot.manifest_list);
     if (!manifest_files.ok()) {
       if (first_error.ok()) first_error = manifest_files.status();
       continue;
     }
     for (const auto& manifest : *manifest_files) {
-      if (!manifests.insert(manifest.manifest_path).second) continue;
+      if (!manifests.insert(manifest.manifest_path).second || !deletable(manifest.manifest_path)) continue;
       auto partition_type = iceberg::PartitionTypeForSpec(metadata, manifest.partition_spec_id);
       if (!partition_type.ok()) {
         if (first_error.ok()) first_error = partition_type.status();
@@ -322,7 +554,7 @@ Status RestCatalogService::PurgeTableFiles(const std::string& metadata_location)
   // Referenced files first, the files that reference them last.
   for (const auto* group : {&data_files, &manifests, &lists, &metadata_files}) {
     for (const auto& path : *group) {
-      if (!IsUnder(path, root)) continue;
+      if (!deletable(path)) continue;
       Status deleted = io_->Delete(path);
       if (!deleted.ok() && deleted.kind() != ErrorKind::kNotFound && first_error.ok()) first_error = deleted;
     }

@@ -1,15 +1,32 @@
-// RestHttpServer: puts a RestCatalogService on a TCP socket (cpp-httplib).
+// RestHttpServer: puts a RestCatalogService on a TCP socket (HTTP/1.1).
 //
 // Contract: Bind refuses a non-loopback address unless the service requires
 // a bearer token (an open catalog must not be reachable from the network),
-// then binds (port 0 picks a free port) and returns the port. Serve blocks,
-// answering requests on a small thread pool, until Stop is called from any
-// thread (Stop is safe before Serve, and idempotent). Request bodies larger
-// than max_body_bytes are answered 413 without being read; every error
+// then binds (port 0 picks a free port) and returns the port. Serve blocks
+// until Stop is called from any thread (Stop is safe before Serve, and
+// idempotent).
+//
+// What a client can hold, and for how long: one thread reads every
+// connection without blocking and hands only complete requests to a pool
+// of `threads` workers, which run the catalog operation and hand the answer
+// back for writing; so a slow or stalled client holds a connection slot,
+// never a worker. A request head must arrive within `header_timeout` of
+// its first byte (or of the connection's start), its body within
+// `body_timeout` after the head, an answer must be taken within
+// `write_timeout`, and a kept-alive connection may idle `idle_timeout`
+// between requests; past a deadline the connection is closed (408 when a
+// request was under way). At most `max_connections` connections are open,
+// at most `max_connections_per_client` from one remote address; more are
+// answered 503 and closed. The head is admitted by the service
+// (RestCatalogService::Admit: Host, Origin, CORS preflight, bearer token)
+// before a body byte is read, so an unauthenticated or oversized request
+// costs its head only; a body is limited to `max_body_bytes` while it is
+// read, for Content-Length and chunked framing alike (413), and the bodies
+// being read at once to `max_buffered_body_bytes` (503 beyond). Every error
 // answer carries an IcebergErrorResponse body.
 #pragma once
 
-#include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -17,16 +34,20 @@
 #include "catalog/rest_server/rest_catalog_service.h"
 #include "common/status.h"
 
-namespace httplib {
-class Server;
-}
-
 namespace floe::catalog::rest {
 
 struct RestHttpServerOptions {
   std::string host = "127.0.0.1";
   int port = 8181;  // 0: any free port
   size_t max_body_bytes = size_t{16} << 20;
+  int threads = 8;
+  size_t max_connections = 256;
+  size_t max_connections_per_client = 32;
+  size_t max_buffered_body_bytes = size_t{64} << 20;
+  std::chrono::milliseconds header_timeout{10'000};
+  std::chrono::milliseconds body_timeout{60'000};
+  std::chrono::milliseconds idle_timeout{60'000};
+  std::chrono::milliseconds write_timeout{60'000};
 };
 
 class RestHttpServer {
@@ -41,13 +62,8 @@ class RestHttpServer {
   void Stop();
 
  private:
-  std::shared_ptr<RestCatalogService> service_;
-  RestHttpServerOptions options_;
-  std::unique_ptr<httplib::Server> server_;
-  bool bound_ = false;
-  // Stop may race with the start of Serve; these close that window.
-  std::atomic<bool> stop_requested_{false};
-  std::atomic<bool> serving_{false};
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 // Splits "host:port" ("[::1]:8181" for IPv6); the port must be 0-65535.

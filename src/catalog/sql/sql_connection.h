@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/redaction.h"  // RedactUri, for the URIs errors name
 #include "common/status.h"
 
 namespace floe::catalog {
@@ -44,8 +45,5 @@ class SqlConnection {
 // is NotFound instead of being created (reading commands never create one).
 Result<std::unique_ptr<SqlConnection>> OpenSqlConnection(const std::string& uri,
                                                          bool create_if_missing = true);
-
-// The URI with any password replaced by "***", for logs and errors.
-std::string RedactUri(const std::string& uri);
 
 }  // namespace floe::catalog

@@ -86,6 +86,7 @@ Status SqlMetastore::InTransaction(Fn&& body) {
 
 Status SqlMetastore::CreateNamespace(const Namespace& ns, const Properties& properties) {
   if (ns.empty()) return Status::InvalidArgument("cannot create the empty namespace");
+  FLOE_RETURN_IF_ERROR(ValidateNamespace(ns));
   FLOE_ASSIGN_OR_RETURN(bool exists, NamespaceExists(ns));
   if (exists) return Status::AlreadyExists("namespace " + NamespaceToString(ns) + " already exists");
   Properties rows = properties;
@@ -256,25 +257,76 @@ Result<std::string> SqlMetastore::LoadMetadataLocation(const TableIdentifier& ta
   return *r.rows[0][0];
 }
 
+Status SqlMetastore::InsertTableRow(const TableIdentifier& table, const std::string& metadata_location) {
+  std::string sql =
+      has_iceberg_type_
+          ? "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
+            "metadata_location, previous_metadata_location, iceberg_type) VALUES (?, ?, ?, ?, NULL, "
+            "'TABLE')"
+          : "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
+            "metadata_location, previous_metadata_location) VALUES (?, ?, ?, ?, NULL)";
+  auto r = conn_->Execute(sql, {name_, NamespaceToString(table.ns), table.name, metadata_location});
+  if (!r.ok() && (r.status().kind() == ErrorKind::kAlreadyExists ||
+                  r.status().message().find("UNIQUE") != std::string::npos)) {
+    return Status::AlreadyExists("table " + table.ToString() + " already exists");
+  }
+  return r.status();
+}
+
 Status SqlMetastore::RegisterTable(const TableIdentifier& table, const std::string& metadata_location) {
-  if (table.ns.empty()) return Status::InvalidArgument("table " + table.name + " needs a namespace");
+  FLOE_RETURN_IF_ERROR(ValidateTableIdentifier(table));
   FLOE_ASSIGN_OR_RETURN(bool ns_exists, NamespaceExists(table.ns));
   if (!ns_exists) return Status::NotFound("namespace " + NamespaceToString(table.ns) + " does not exist");
-  return InTransaction([&]() -> Status {
-    std::string sql =
-        has_iceberg_type_
-            ? "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
-              "metadata_location, previous_metadata_location, iceberg_type) VALUES (?, ?, ?, ?, NULL, "
-              "'TABLE')"
-            : "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
-              "metadata_location, previous_metadata_location) VALUES (?, ?, ?, ?, NULL)";
-    auto r = conn_->Execute(sql, {name_, NamespaceToString(table.ns), table.name, metadata_location});
-    if (!r.ok() && (r.status().kind() == ErrorKind::kAlreadyExists ||
-                    r.status().message().find("UNIQUE") != std::string::npos)) {
-      return Status::AlreadyExists("table " + table.ToString() + " already exists");
+  return InTransaction([&]() -> Status { return InsertTableRow(table, metadata_location); });
+}
+
+Status SqlMetastore::CommitTables(const std::vector<TableCommit>& commits) {
+  if (commits.empty()) return Status::OK();
+  std::set<TableIdentifier> seen;
+  for (const auto& c : commits) {
+    if (!seen.insert(c.table).second) {
+      return Status::InvalidArgument("table " + c.table.ToString() + " appears twice in one commit");
     }
-    return r.status();
+    if (!c.expected) {
+      FLOE_RETURN_IF_ERROR(ValidateTableIdentifier(c.table));
+      FLOE_ASSIGN_OR_RETURN(bool ns_exists, NamespaceExists(c.table.ns));
+      if (!ns_exists)
+        return Status::NotFound("namespace " + NamespaceToString(c.table.ns) + " does not exist");
+    }
+  }
+  std::string lost;  // the table whose pointer moved meanwhile
+  Status st = InTransaction([&]() -> Status {
+    for (const auto& c : commits) {
+      if (!c.expected) {
+        Status inserted = InsertTableRow(c.table, c.new_location);
+        if (inserted.kind() == ErrorKind::kAlreadyExists) {
+          lost = "table " + c.table.ToString() + " was created concurrently";
+          return Status::CommitFailed("");
+        }
+        FLOE_RETURN_IF_ERROR(inserted);
+        continue;
+      }
+      FLOE_ASSIGN_OR_RETURN(
+          SqlResult r, conn_->Execute("UPDATE iceberg_tables SET metadata_location = ?, "
+                                      "previous_metadata_location = ? WHERE catalog_name = ? AND "
+                                      "table_namespace = ? AND table_name = ? AND metadata_location = ?" +
+                                          TableFilter(),
+                                      {c.new_location, *c.expected, name_, NamespaceToString(c.table.ns),
+                                       c.table.name, *c.expected}));
+      if (r.rows_affected != 1) {
+        lost = "table " + c.table.ToString() + " was changed concurrently (expected metadata " + *c.expected +
+               ")";
+        return Status::CommitFailed("");
+      }
+    }
+    return Status::OK();
   });
+  if (st.kind() == ErrorKind::kCommitFailed) return Status::CommitFailed(lost + "; nothing was committed");
+  if (!st.ok() && st.message().find("connection lost") != std::string::npos) {
+    return Status::CommitStateUnknown("commit of " + std::to_string(commits.size()) +
+                                      " table(s): outcome unknown: " + st.message());
+  }
+  return st;
 }
 
 Status SqlMetastore::SwapMetadataLocation(const TableIdentifier& table, const std::string& expected,
@@ -320,7 +372,27 @@ Status SqlMetastore::DropTable(const TableIdentifier& table) {
   return Status::OK();
 }
 
+Status SqlMetastore::DropTableAt(const TableIdentifier& table, const std::string& expected) {
+  int64_t affected = 0;
+  FLOE_RETURN_IF_ERROR(InTransaction([&]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(SqlResult r,
+                          conn_->Execute("DELETE FROM iceberg_tables WHERE catalog_name = ? AND "
+                                         "table_namespace = ? AND table_name = ? AND "
+                                         "metadata_location = ?" +
+                                             TableFilter(),
+                                         {name_, NamespaceToString(table.ns), table.name, expected}));
+    affected = r.rows_affected;
+    return Status::OK();
+  }));
+  if (affected == 1) return Status::OK();
+  auto current = LoadMetadataLocation(table);
+  if (!current.ok()) return current.status();
+  return Status::CommitFailed("table " + table.ToString() + " was changed concurrently: expected metadata " +
+                              expected + ", found " + *current);
+}
+
 Status SqlMetastore::RenameTable(const TableIdentifier& from, const TableIdentifier& to) {
+  FLOE_RETURN_IF_ERROR(ValidateTableIdentifier(to));
   FLOE_ASSIGN_OR_RETURN(bool ns_exists, NamespaceExists(to.ns));
   if (!ns_exists) return Status::NotFound("namespace " + NamespaceToString(to.ns) + " does not exist");
   int64_t affected = 0;

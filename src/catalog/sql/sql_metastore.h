@@ -37,7 +37,9 @@ class SqlMetastore final : public Metastore {
   Status SwapMetadataLocation(const TableIdentifier& table, const std::string& expected,
                               const std::string& new_location) override;
   Status DropTable(const TableIdentifier& table) override;
+  Status DropTableAt(const TableIdentifier& table, const std::string& expected) override;
   Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) override;
+  Status CommitTables(const std::vector<TableCommit>& commits) override;
 
  private:
   SqlMetastore(std::unique_ptr<SqlConnection> conn, std::string name)
@@ -47,6 +49,8 @@ class SqlMetastore final : public Metastore {
   template <typename Fn>
   Status InTransaction(Fn&& body);
   std::string TableFilter() const;
+  // The INSERT of a new table row (with iceberg_type when the table has it).
+  Status InsertTableRow(const TableIdentifier& table, const std::string& metadata_location);
 
   std::mutex mu_;  // one statement at a time on the connection
   std::unique_ptr<SqlConnection> conn_;

@@ -84,7 +84,8 @@ Result<std::unique_ptr<SqlConnection>> OpenSqliteConnection(const std::string& u
   } else if (uri.rfind("sqlite://", 0) == 0) {
     path = uri.substr(9);
   } else {
-    return Status::InvalidArgument("not a SQLite URI: " + uri + " (expected sqlite:///path/catalog.db)");
+    return Status::InvalidArgument("not a SQLite URI: " + RedactUri(uri) +
+                                   " (expected sqlite:///path/catalog.db)");
   }
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX;
   if (path != ":memory:") {

@@ -73,6 +73,11 @@ Status ParquetFileReader::ReadFooter() {
     return Status::Corruption("footer length " + std::to_string(metadata_length) +
                               " is larger than the file (" + std::to_string(file_size_) + " bytes)");
   }
+  if (static_cast<int64_t>(metadata_length) > limits_.max_footer_bytes) {
+    return Status::OutOfRange("footer of " + std::to_string(metadata_length) +
+                              " bytes is larger than the limit of " +
+                              std::to_string(limits_.max_footer_bytes) + " bytes for one file's metadata");
+  }
   // The leading magic is checked now when the first read covered it, else on
   // the first ReadRowGroup: Open stays at two ranged reads at most.
   if (first_read == file_size_) {

@@ -313,6 +313,11 @@ Result<std::vector<ManifestEntry>> ReadManifest(FileIO& io, const ManifestFile& 
   auto reader = avro::AvroContainerReader::Open(std::move(file).value(), options);
   if (!reader.ok()) return reader.status().WithContext("manifest " + path);
   std::vector<ManifestEntry> entries;
+  // Row lineage (spec "First Row ID Inheritance"): a data file without a
+  // first_row_id gets the manifest's plus the record counts of the files
+  // before it that had none.
+  std::optional<int64_t> next_row_id =
+      manifest.content == ManifestContent::kData ? manifest.first_row_id : std::nullopt;
   AvroValue record;
   while (true) {
     auto more = (*reader)->Next(&record);
@@ -341,6 +346,14 @@ Result<std::vector<ManifestEntry>> ReadManifest(FileIO& io, const ManifestFile& 
     const bool inherits = entry.status == ManifestEntryStatus::kAdded || manifest.sequence_number == 0;
     if (!entry.sequence_number && inherits) entry.sequence_number = manifest.sequence_number;
     if (!entry.file_sequence_number && inherits) entry.file_sequence_number = manifest.sequence_number;
+    if (next_row_id && entry.data_file.content == DataFileContent::kData && !entry.data_file.first_row_id) {
+      if (entry.data_file.record_count < 0 ||
+          *next_row_id > std::numeric_limits<int64_t>::max() - entry.data_file.record_count) {
+        return Status::Corruption(where + ": first_row_id inheritance overflows");
+      }
+      entry.data_file.first_row_id = *next_row_id;
+      *next_row_id += entry.data_file.record_count;
+    }
     entries.push_back(std::move(entry));
   }
   return entries;

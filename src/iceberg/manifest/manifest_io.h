@@ -26,6 +26,7 @@
 namespace floe::iceberg {
 
 // Reads a manifest list.
+// A manifest list naming the same manifest twice is Corruption (its files would be read twice).
 Result<std::vector<ManifestFile>> ReadManifestList(FileIO& io, const std::string& path);
 
 // Reads every entry of a manifest. Entries with null snapshot id / sequence
@@ -33,7 +34,10 @@ Result<std::vector<ManifestFile>> ReadManifestList(FileIO& io, const std::string
 // file_sequence_number inherits like sequence_number). `partition_type` is the
 // spec's partition struct type (PartitionSpec::PartitionType of the table
 // schema) used to type the partition tuple; data_file.spec_id is set to
-// manifest.partition_spec_id.
+// manifest.partition_spec_id. In a data manifest with a first_row_id (v3), a
+// data file without one inherits it (the manifest's plus the record counts of
+// the earlier files that had none), so entries copied into a new manifest
+// (EXISTING, DELETED) carry it explicitly, as the spec requires.
 Result<std::vector<ManifestEntry>> ReadManifest(FileIO& io, const ManifestFile& manifest,
                                                 const Type& partition_type);
 

@@ -1,5 +1,6 @@
 // ReadManifestList / WriteManifestList (declared in manifest_io.h).
 #include <string>
+#include <unordered_set>
 
 #include "formats/avro/container_reader.h"
 #include "formats/avro/container_writer.h"
@@ -80,6 +81,8 @@ Result<std::vector<ManifestFile>> ReadManifestList(FileIO& io, const std::string
   auto reader = avro::AvroContainerReader::Open(std::move(file).value(), options);
   if (!reader.ok()) return reader.status().WithContext("manifest list " + path);
   std::vector<ManifestFile> manifests;
+  // A manifest named twice would make every reader see its files twice (duplicate rows).
+  std::unordered_set<std::string> seen;
   AvroValue record;
   while (true) {
     auto more = (*reader)->Next(&record);
@@ -89,6 +92,10 @@ Result<std::vector<ManifestFile>> ReadManifestList(FileIO& io, const std::string
     if (!manifest.ok()) {
       return manifest.status().WithContext("manifest list " + path + " entry " +
                                            std::to_string(manifests.size()));
+    }
+    if (!seen.insert(manifest->manifest_path).second) {
+      return Status::Corruption("manifest list " + path + " entry " + std::to_string(manifests.size()) +
+                                " names manifest " + manifest->manifest_path + " a second time");
     }
     manifests.push_back(std::move(manifest).value());
   }

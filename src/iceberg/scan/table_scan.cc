@@ -9,6 +9,7 @@
 #include "iceberg/scan/delete_loader.h"
 #include "iceberg/scan/projection.h"
 #include "iceberg/scan/pruning.h"
+#include "iceberg/spec/row_lineage.h"
 #include "iceberg/writer/column_rows.h"
 #include "iceberg/writer/delete_readers.h"
 #include "iceberg/writer/deletion_vector.h"
@@ -33,13 +34,51 @@ bool PathWithinBounds(const DataFile& deletes, const std::string& path) {
   return true;
 }
 
+// Where the lineage columns of a row-lineage scan are, and what a row inherits.
+struct LineageFill {
+  size_t row_id_column = 0;
+  size_t sequence_column = 0;
+  std::optional<int64_t> first_row_id;  // the data file's (null: rows have no inherited id)
+  int64_t data_sequence_number = 0;
+};
+
+// Replaces null lineage values by the inherited ones (spec "Row Lineage").
+void FillLineage(const LineageFill& fill, int64_t first_position, RecordBatch* batch) {
+  auto fill_column = [&](size_t index, auto inherited) {
+    const Column& read = batch->columns[index];
+    Column out(read.type);
+    for (int64_t row = 0; row < batch->num_rows; ++row) {
+      std::optional<int64_t> value;
+      if (read.IsValid(row)) {
+        value = read.Value<int64_t>(row);
+      } else {
+        value = inherited(first_position + row);
+      }
+      if (value) {
+        out.AppendValue<int64_t>(*value);
+      } else {
+        out.AppendNull();
+      }
+    }
+    out.length = batch->num_rows;
+    batch->columns[index] = std::move(out);
+  };
+  fill_column(fill.row_id_column, [&](int64_t position) -> std::optional<int64_t> {
+    if (!fill.first_row_id) return std::nullopt;
+    return *fill.first_row_id + position;
+  });
+  fill_column(fill.sequence_column,
+              [&](int64_t) -> std::optional<int64_t> { return fill.data_sequence_number; });
+}
+
 class ParquetTaskReader : public TaskReader {
  public:
   ParquetTaskReader(std::unique_ptr<parquet::ParquetFileReader> reader, FileProjection projection,
                     size_t output_columns, floe::Schema output_schema, std::vector<int64_t> deleted_positions,
                     EqualityDeleteSets equality_deletes, std::vector<std::vector<size_t>> equality_columns,
                     std::vector<std::vector<Type>> equality_types, std::vector<BoundPredicate> filter,
-                    std::vector<size_t> filter_columns, bool with_row_positions, std::string path)
+                    std::vector<size_t> filter_columns, bool with_row_positions, std::string path,
+                    std::optional<LineageFill> lineage)
       : reader_(std::move(reader)),
         projection_(std::move(projection)),
         output_columns_(output_columns),
@@ -51,7 +90,8 @@ class ParquetTaskReader : public TaskReader {
         filter_(std::move(filter)),
         filter_columns_(std::move(filter_columns)),
         with_row_positions_(with_row_positions),
-        path_(std::move(path)) {}
+        path_(std::move(path)),
+        lineage_(std::move(lineage)) {}
 
   Result<std::optional<RecordBatch>> Next() override {
     while (next_group_ < reader_->num_row_groups()) {
@@ -62,6 +102,7 @@ class ParquetTaskReader : public TaskReader {
       position_ += batch->num_rows;
       auto projected = projection_.Project(std::move(*batch));
       if (!projected.ok()) return projected.status().WithContext(path_);
+      if (lineage_) FillLineage(*lineage_, first_position, &*projected);
       FLOE_ASSIGN_OR_RETURN(RecordBatch live, SelectLive(std::move(*projected), first_position));
       if (live.num_rows > 0) return std::optional<RecordBatch>(std::move(live));
     }
@@ -136,6 +177,7 @@ class ParquetTaskReader : public TaskReader {
   std::vector<size_t> filter_columns_;
   bool with_row_positions_;
   std::string path_;
+  std::optional<LineageFill> lineage_;
   int next_group_ = 0;
   int64_t position_ = 0;
 };
@@ -224,6 +266,10 @@ Result<std::unique_ptr<TableScan>> TableScan::Make(TableMetadata metadata, std::
       scan->projected_.fields.push_back(*found);
     }
   }
+  if (options.row_lineage) {
+    for (NestedField& field : RowLineageFields()) scan->projected_.fields.push_back(std::move(field));
+  }
+  scan->row_lineage_ = options.row_lineage;
   FLOE_ASSIGN_OR_RETURN(scan->output_schema_, ToFloeSchema(scan->projected_));
   if (scan->with_row_positions_) {
     scan->output_schema_.push_back(MakeField(kRowPositionColumn, Int64(), false, kRowPositionFieldId));
@@ -365,10 +411,16 @@ Result<std::unique_ptr<TaskReader>> TableScan::Open(const FileScanTask& task) co
   }
   auto projection = FileProjection::Make(file_schema, read_fields);
   if (!projection.ok()) return projection.status().WithContext(data.file_path);
+  std::optional<LineageFill> lineage;
+  if (row_lineage_) {
+    // The lineage fields end the projection (Make appended them).
+    lineage = LineageFill{projected_.fields.size() - 2, projected_.fields.size() - 1, data.first_row_id,
+                          task.data.data_sequence_number};
+  }
   return std::unique_ptr<TaskReader>(new ParquetTaskReader(
       std::move(*reader), std::move(*projection), projected_.fields.size(), output_schema_,
       std::move(deleted), std::move(equality_deletes), std::move(equality_columns), std::move(equality_types),
-      filter_, std::move(filter_columns), with_row_positions_, data.file_path));
+      filter_, std::move(filter_columns), with_row_positions_, data.file_path, std::move(lineage)));
 }
 
 }  // namespace floe::iceberg

@@ -14,8 +14,10 @@
 // returns the task's live rows one Parquet row group at a time, as batches
 // of ToFloeSchema(projected_schema()), plus a trailing `_pos` column (each
 // row's position in its data file, field id kRowPositionFieldId) when
-// ScanOptions::with_row_positions is set. Errors name the file they come
-// from.
+// ScanOptions::with_row_positions is set. With row_lineage the projection
+// ends with the two lineage columns, read from the file where present and
+// non-null, else inherited (the file's first_row_id + position, its data
+// sequence number). Errors name the file they come from.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +44,9 @@ struct ScanOptions {
   std::optional<Schema> read_schema;
   // Append `_pos` (long): the row's position in its data file.
   bool with_row_positions = false;
+  // Append _row_id and _last_updated_sequence_number (row_lineage.h) to the
+  // projection, with inherited values filled in: what a rewrite must copy.
+  bool row_lineage = false;
 };
 
 // The name of the row-position column a scan appends.
@@ -105,6 +110,7 @@ class TableScan {
   floe::Schema output_schema_;
   std::vector<BoundPredicate> filter_;
   bool with_row_positions_ = false;
+  bool row_lineage_ = false;
 };
 
 }  // namespace floe::iceberg

@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "iceberg/spec/snapshot_ancestry.h"
+
 namespace floe::iceberg {
 
 const Schema* TableMetadata::SchemaById(int32_t schema_id) const {
@@ -94,6 +96,8 @@ Status TableMetadata::Validate() const {
                                 std::to_string(last_sequence_number));
     }
   }
+  // Another engine's metadata is untrusted: a parent cycle would make every history walk meaningless.
+  FLOE_RETURN_IF_ERROR(CheckSnapshotLineage(snapshots));
   if (current_snapshot_id && CurrentSnapshot() == nullptr) {
     return Status::Corruption("current-snapshot-id " + std::to_string(*current_snapshot_id) +
                               " is not in 'snapshots'");

@@ -103,7 +103,8 @@ struct TableMetadata {
 
   // Cross-references hold: current/default ids exist, the current snapshot
   // exists and matches refs.main, refs point at known snapshots, snapshots
-  // do not exceed last-sequence-number, schemas and specs are valid.
+  // do not exceed last-sequence-number, no snapshot's parent chain loops
+  // (snapshot_ancestry.h), schemas and specs are valid.
   Status Validate() const;
 
   bool operator==(const TableMetadata& other) const = default;

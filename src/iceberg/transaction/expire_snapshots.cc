@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "iceberg/manifest/manifest_io.h"
+#include "iceberg/spec/snapshot_ancestry.h"
 #include "iceberg/spec/table_metadata_builder.h"
 #include "iceberg/transaction/commit_retry.h"
 #include "iceberg/transaction/table.h"
@@ -49,13 +50,11 @@ Result<std::set<int64_t>> ExpireSnapshots::SelectExpired(const TableMetadata& ba
         retain_last_ ? *retain_last_ : ref.min_snapshots_to_keep.value_or(table_min_keep);
     // Ancestors are kept while within the count or younger than the cutoff.
     int64_t count = 0;
-    for (const Snapshot* s = base.SnapshotById(ref.snapshot_id); s != nullptr && count < 1'000'000'000;) {
+    for (const Snapshot* s : Ancestors(base, base.SnapshotById(ref.snapshot_id))) {
       const bool young = cutoff && s->timestamp_ms >= *cutoff;
       if (count >= min_keep && !young) break;
       retained.insert(s->snapshot_id);
       ++count;
-      if (!s->parent_snapshot_id) break;
-      s = base.SnapshotById(*s->parent_snapshot_id);
     }
   }
   std::set<int64_t> expired;

@@ -5,6 +5,7 @@
 
 #include "iceberg/manifest/manifest_io.h"
 #include "iceberg/spec/random_ids.h"
+#include "iceberg/spec/snapshot_ancestry.h"
 #include "iceberg/spec/table_metadata_builder.h"
 #include "iceberg/transaction/commit_retry.h"
 #include "iceberg/transaction/table.h"
@@ -27,7 +28,10 @@ struct FileCounts {
   int64_t equality_deletes = 0;
 
   void Add(const DataFile& f) {
-    files_size += f.file_size_in_bytes;
+    // As Java's ScanTaskUtil.contentSizeInBytes: a deletion vector counts its blob, not the whole
+    // Puffin file it shares with other vectors.
+    files_size +=
+        IsDeletionVector(f) && f.content_size_in_bytes ? *f.content_size_in_bytes : f.file_size_in_bytes;
     switch (f.content) {
       case DataFileContent::kData:
         ++data_files;
@@ -201,7 +205,7 @@ Status SnapshotProducer::WriteAddedManifests(const TableMetadata& base, const Sc
 Status SnapshotProducer::ValidateConcurrentCommits(const TableMetadata& base) {
   if (must_stay_live_.empty() && no_new_deletes_for_.empty()) return Status::OK();
   // Snapshots committed since this action started: the current one back to (excluding) the start.
-  for (const Snapshot* s = base.CurrentSnapshot(); s != nullptr;) {
+  for (const Snapshot* s : CurrentAncestors(base)) {
     if (starting_snapshot_id_ && s->snapshot_id == *starting_snapshot_id_) break;
     FLOE_ASSIGN_OR_RETURN(auto manifests, ReadManifestList(table_.io(), s->manifest_list));
     for (const auto& manifest : manifests) {
@@ -224,8 +228,6 @@ Status SnapshotProducer::ValidateConcurrentCommits(const TableMetadata& base) {
         }
       }
     }
-    if (!s->parent_snapshot_id) break;
-    s = base.SnapshotById(*s->parent_snapshot_id);
   }
   return Status::OK();
 }
@@ -435,6 +437,9 @@ Result<LoadedTable> SnapshotProducer::CommitAttempt(const LoadedTable& loaded) {
   PutNonZero(s, summary::kDeletedRecords, removed.records);
   PutNonZero(s, summary::kRemovedFilesSize, removed.files_size);
   PutNonZero(s, summary::kRemovedDeleteFiles, removed.delete_files);
+  PutNonZero(s, summary::kRemovedPositionDeleteFiles, removed.position_delete_files);
+  PutNonZero(s, summary::kRemovedEqualityDeleteFiles, removed.equality_delete_files);
+  PutNonZero(s, summary::kRemovedDeletionVectors, removed.deletion_vectors);
   PutNonZero(s, summary::kRemovedPositionDeletes, removed.position_deletes);
   PutNonZero(s, summary::kRemovedEqualityDeletes, removed.equality_deletes);
   PutTotal(s, parent, summary::kTotalRecords, added.records, removed.records);

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <thread>
 
+#include "common/redaction.h"
 #include "ingest/config/config_section.h"
 
 namespace floe::ingest {
@@ -520,8 +521,8 @@ Status ReadCatalog(const ParseContext& context, const toml::table* table, catalo
     }
     std::string http = uri->rfind("rest+", 0) == 0 ? uri->substr(5) : *uri;
     if (http.rfind("http://", 0) != 0 && http.rfind("https://", 0) != 0) {
-      return section.Error("uri",
-                           "expected http(s)://host[:port][/path] for type = \"rest\", got \"" + *uri + "\"");
+      return section.Error("uri", "expected http(s)://host[:port][/path] for type = \"rest\", got \"" +
+                                      RedactUri(*uri) + "\"");
     }
     catalog->uri = "rest+" + http;
     return Status::OK();
@@ -543,7 +544,8 @@ Status ReadCatalog(const ParseContext& context, const toml::table* table, catalo
       catalog->uri = "file://" + catalog->warehouse;
     } else {
       if (uri->rfind("file://", 0) != 0) {
-        return section.Error("uri", "type = \"filesystem\" takes a file:// uri, got \"" + *uri + "\"");
+        return section.Error("uri",
+                             "type = \"filesystem\" takes a file:// uri, got \"" + RedactUri(*uri) + "\"");
       }
       catalog->uri = ResolveLocation(context, *uri);
       if (catalog->uri != "file://" + catalog->warehouse) {
@@ -566,8 +568,8 @@ Status ReadCatalog(const ParseContext& context, const toml::table* table, catalo
   } else if (uri->rfind("file://", 0) == 0) {
     return section.Error("uri", "a file:// uri is a filesystem catalog: set type = \"filesystem\"");
   } else {
-    return section.Error(
-        "uri", "expected sqlite:///path/catalog.db or postgresql://user@host/db, got \"" + *uri + "\"");
+    return section.Error("uri", "expected sqlite:///path/catalog.db or postgresql://user@host/db, got \"" +
+                                    RedactUri(*uri) + "\"");
   }
   return Status::OK();
 }

@@ -1,6 +1,7 @@
 #include "ingest/discovery/cda_manifest.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -125,6 +126,20 @@ std::string NameProblem(std::string_view name) {
   return "";
 }
 
+// A timestamp after this machine's clock plus a day cannot have been written
+// yet: accepting it would poison the table's watermark (every later, real
+// value would look like the export going backwards).
+constexpr int64_t kMaxClockAheadMs = int64_t{24} * 3600 * 1000;
+
+std::string FutureProblem(int64_t ms) {
+  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  if (ms <= now + kMaxClockAheadMs) return "";
+  return std::to_string(ms) + " is more than a day ahead of this machine's clock (" + std::to_string(now) +
+         " ms since 1970)";
+}
+
 Status ParseTable(const std::string& name, const Json& body, const std::string& uri, CdaTableEntry& entry) {
   const std::string where = uri + ": table " + name + ": ";
   if (!body.is_object()) {
@@ -139,6 +154,9 @@ Status ParseTable(const std::string& name, const Json& body, const std::string& 
   if (!ToNonNegativeInteger(*it, entry.last_successful_write_ms)) {
     return Status::InvalidArgument(where + "lastSuccessfulWriteTimestamp: expected epoch milliseconds, got " +
                                    Shown(*it));
+  }
+  if (std::string future = FutureProblem(entry.last_successful_write_ms); !future.empty()) {
+    return Status::InvalidArgument(where + "lastSuccessfulWriteTimestamp: " + future);
   }
 
   it = body.find("totalProcessedRecordsCount");
@@ -172,6 +190,9 @@ Status ParseTable(const std::string& name, const Json& body, const std::string& 
     if (!ToNonNegativeInteger(start, version.start_ms)) {
       return Status::InvalidArgument(where + "schemaHistory: fingerprint " + fingerprint +
                                      ": expected epoch milliseconds, got " + Shown(start));
+    }
+    if (std::string future = FutureProblem(version.start_ms); !future.empty()) {
+      return Status::InvalidArgument(where + "schemaHistory: fingerprint " + fingerprint + ": " + future);
     }
     entry.schema_history.push_back(std::move(version));
   }

@@ -7,10 +7,11 @@
 // is InvalidArgument naming `uri`, the table and the member. Fingerprints
 // come back sorted by start time (ties by fingerprint text). Numbers are
 // non-negative integers (JSON integers, integral floats up to 2^53, or
-// strings of up to 18 digits). Table names and fingerprints become folder
-// names, so each must be 1-255 bytes without '/', '\\' or control
-// characters and not "." or "..". Input over 64 MiB or nested deeper than 16
-// levels is refused before it is parsed.
+// strings of up to 18 digits); a timestamp more than a day ahead of this
+// machine's clock is refused (it would poison the table's watermark). Table
+// names and fingerprints become folder names, so each must be 1-255 bytes
+// without '/', '\\' or control characters and not "." or "..". Input over 64
+// MiB or nested deeper than 16 levels is refused before it is parsed.
 #pragma once
 
 #include <cstdint>

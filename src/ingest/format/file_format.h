@@ -31,7 +31,8 @@ class FileFormat {
   virtual bool IsDataFile(std::string_view path) const = 0;
 };
 
-// The format [source] names.
-Result<std::unique_ptr<FileFormat>> MakeFileFormat(const SourceConfig& config);
+// The format [source] names; `memory_budget_bytes` ([performance]) bounds
+// what one unit's metadata may take.
+Result<std::unique_ptr<FileFormat>> MakeFileFormat(const SourceConfig& config, int64_t memory_budget_bytes);
 
 }  // namespace floe::ingest

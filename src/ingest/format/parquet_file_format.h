@@ -1,17 +1,27 @@
 // ParquetFileFormat: Parquet files (format "parquet", and the files of a CDA
 // export), read one row group per chunk (parquet/parquet_chunked_reader.h).
+// A footer whose parsed form could take more than half of the memory budget
+// (footers above memory_budget / 64, but at least 1 MiB) is refused before it
+// is read, and the file is quarantined: a hostile footer of 100k duplicated
+// row groups must not take the process past [performance] memory_budget.
 #pragma once
 
+#include "formats/parquet/reader/column_chunk_reader.h"
 #include "ingest/format/file_format.h"
 
 namespace floe::ingest {
 
 class ParquetFileFormat final : public FileFormat {
  public:
+  explicit ParquetFileFormat(int64_t memory_budget_bytes = PerformanceConfig{}.memory_budget_bytes);
   const char* name() const override { return "parquet"; }
   Result<std::unique_ptr<formats::ChunkedReader>> Open(std::shared_ptr<InputFile> file) const override;
   // Names ending in ".parquet".
   bool IsDataFile(std::string_view path) const override;
+  const parquet::ReaderLimits& limits() const { return limits_; }
+
+ private:
+  parquet::ReaderLimits limits_;
 };
 
 }  // namespace floe::ingest

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "iceberg/spec/snapshot_ancestry.h"
 #include "ingest/merge/key_index.h"
 #include "ingest/merge/key_index_rebuild.h"
 #include "ingest/merge/key_index_table.h"
@@ -468,10 +469,7 @@ Result<PrimaryKeyIndex> PrimaryKeyIndex::Load(FileIO& state_io, const std::strin
 
   // Snapshots from the current one back through its parents.
   std::vector<int64_t> lineage;
-  for (const iceberg::Snapshot* s = table.CurrentSnapshot(); s && lineage.size() <= table.snapshots.size();
-       s = s->parent_snapshot_id ? table.SnapshotById(*s->parent_snapshot_id) : nullptr) {
-    lineage.push_back(s->snapshot_id);
-  }
+  for (const iceberg::Snapshot* s : iceberg::CurrentAncestors(table)) lineage.push_back(s->snapshot_id);
 
   if (!lineage.empty() && files.count(lineage[0])) {
     PrimaryKeyIndex index;

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "common/base64.h"
+#include "common/redaction.h"
 
 namespace floe::schema_registry {
 
@@ -55,7 +56,8 @@ Result<std::unique_ptr<SchemaRegistryClient>> SchemaRegistryClient::Open(
     std::string url = Trimmed(options.url.substr(start, comma - start));
     if (!url.empty()) {
       if (!url.starts_with("http://") && !url.starts_with("https://")) {
-        return Status::InvalidArgument("schema_registry \"" + url + "\" is not an http:// or https:// URL");
+        return Status::InvalidArgument("schema_registry \"" + RedactUri(url) +
+                                       "\" is not an http:// or https:// URL");
       }
       urls.push_back(std::move(url));
     }

@@ -15,7 +15,7 @@ namespace {
 
 TEST_F(RestServerTest, BearerTokenIsRequired) {
   RestServiceOptions options;
-  options.token = "s3cret-token";
+  options.token = "s3cret-token-0123456789";
   StartServer(options);
   auto anonymous = Client();
   ASSERT_FALSE(anonymous.ok());
@@ -28,22 +28,23 @@ TEST_F(RestServerTest, BearerTokenIsRequired) {
   EXPECT_FALSE(Client(wrong).ok());
 
   RestCatalogOptions right = ClientOptions();
-  right.token = "s3cret-token";
+  right.token = "s3cret-token-0123456789";
   ASSERT_OK_AND_ASSIGN(auto client, Client(right));
   ASSERT_OK(client->CreateNamespace({"db"}, {}));
   EXPECT_EQ(Raw("GET", "/v1/namespaces").status, 401);
-  EXPECT_EQ(Raw("GET", "/v1/namespaces", "", {{"Authorization", "Bearer s3cret-token"}}).status, 200);
+  EXPECT_EQ(Raw("GET", "/v1/namespaces", "", {{"Authorization", "Bearer s3cret-token-0123456789"}}).status,
+            200);
 }
 
 TEST_F(RestServerTest, OAuth2ClientCredentials) {
   RestServiceOptions options;
   options.client_id = "ingest";
-  options.client_secret = "pa55";
+  options.client_secret = "pa55-long-enough-secret";
   options.issued_token_lifetime_s = 1;
   StartServer(options);
 
   RestCatalogOptions client_options = ClientOptions();
-  client_options.credential = "ingest:pa55";
+  client_options.credential = "ingest:pa55-long-enough-secret";
   client_options.scope = "PRINCIPAL_ROLE:ALL";
   ASSERT_OK_AND_ASSIGN(auto client, Client(client_options));
   ASSERT_OK(client->CreateNamespace({"db"}, {}));
@@ -61,10 +62,11 @@ TEST_F(RestServerTest, OAuth2ClientCredentials) {
 
   // Token endpoint by explicit URI, and the form the spec describes.
   RestCatalogOptions explicit_endpoint = ClientOptions();
-  explicit_endpoint.credential = "ingest:pa55";
+  explicit_endpoint.credential = "ingest:pa55-long-enough-secret";
   explicit_endpoint.oauth2_server_uri = BaseUri() + "/v1/oauth/tokens";
   EXPECT_OK(Client(explicit_endpoint).status());
-  auto token = Raw("POST", "/v1/oauth/tokens", "grant_type=password&client_id=ingest&client_secret=pa55",
+  auto token = Raw("POST", "/v1/oauth/tokens",
+                   "grant_type=password&client_id=ingest&client_secret=pa55-long-enough-secret",
                    {{"Content-Type", "application/x-www-form-urlencoded"}});
   EXPECT_EQ(token.status, 400);
   EXPECT_NE(token.body.find("unsupported_grant_type"), std::string::npos);

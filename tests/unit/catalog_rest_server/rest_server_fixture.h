@@ -62,6 +62,10 @@ class RestServerTest : public ::testing::Test {
     request.method = method;
     request.url = BaseUri() + target;
     request.headers = std::move(headers);
+    // Like every REST client; curl would label a body application/x-www-form-urlencoded.
+    bool typed = false;
+    for (const auto& [name, value] : request.headers) typed = typed || name == "Content-Type";
+    if (!body.empty() && !typed) request.headers.emplace_back("Content-Type", "application/json");
     request.body = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(body.data()), body.size());
     auto response = transport.Execute(request);
     EXPECT_TRUE(response.ok()) << response.status().ToString();

@@ -246,6 +246,11 @@ TEST_F(ManifestRoundTripTest, V3DeleteManifestWithDeletionVectorFieldsAndRowIds)
   DataFile data = MakeFile("s3://b/t/data/a.parquet", {}, 10);
   ASSERT_OK(data_writer->Add(data));
   ASSERT_OK_AND_ASSIGN(ManifestFile data_manifest, data_writer->Finish());
+  ASSERT_OK_AND_ASSIGN(
+      auto second_writer,
+      ManifestWriter::Open(*io_, dir_.File("b.avro"), schema_, PartitionSpec::Unpartitioned(), data_options));
+  ASSERT_OK(second_writer->Add(MakeFile("s3://b/t/data/b.parquet", {}, 10)));
+  ASSERT_OK_AND_ASSIGN(ManifestFile second_manifest, second_writer->Finish());
 
   ManifestListWriterOptions list_options;
   list_options.format_version = 3;
@@ -253,7 +258,7 @@ TEST_F(ManifestRoundTripTest, V3DeleteManifestWithDeletionVectorFieldsAndRowIds)
   list_options.sequence_number = 3;
   list_options.first_row_id = 100;
   ASSERT_OK(
-      WriteManifestList(*io_, dir_.File("l.avro"), {data_manifest, deletes, data_manifest}, list_options));
+      WriteManifestList(*io_, dir_.File("l.avro"), {data_manifest, deletes, second_manifest}, list_options));
   ASSERT_OK_AND_ASSIGN(std::vector<ManifestFile> listed, ReadManifestList(*io_, dir_.File("l.avro")));
   ASSERT_EQ(listed.size(), 3u);
   EXPECT_EQ(listed[0].first_row_id, 100);
@@ -336,6 +341,24 @@ TEST_F(ManifestRoundTripTest, RejectsBadEntriesAndCorruptFiles) {
   wrong_file.manifest_path = dir_.File("l.avro");
   EXPECT_FALSE(ReadManifest(*io_, wrong_file, partition_type).ok());
   EXPECT_EQ(ReadManifestList(*io_, dir_.File("missing.avro")).status().kind(), ErrorKind::kNotFound);
+}
+
+// A list naming one manifest twice would show its files twice (duplicate rows): refused, naming both.
+TEST_F(ManifestRoundTripTest, ManifestListNamingAManifestTwiceIsRefused) {
+  ASSERT_OK_AND_ASSIGN(
+      auto writer, ManifestWriter::Open(*io_, dir_.File("m.avro"), schema_, PartitionSpec::Unpartitioned(),
+                                        ManifestWriterOptions{}));
+  ASSERT_OK(writer->Add(MakeFile("s3://b/t/data/a.parquet", {}, 10)));
+  ASSERT_OK_AND_ASSIGN(ManifestFile manifest, writer->Finish());
+  std::vector<ManifestFile> listed(20000, manifest);
+  ASSERT_OK(WriteManifestList(*io_, dir_.File("dup.avro"), listed, {}));
+  auto read = ReadManifestList(*io_, dir_.File("dup.avro"));
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().kind(), ErrorKind::kCorruption);
+  EXPECT_NE(read.status().message().find("entry 1 names manifest " + dir_.File("m.avro") + " a second time"),
+            std::string::npos)
+      << read.status().message();
+  EXPECT_NE(read.status().message().find(dir_.File("dup.avro")), std::string::npos);
 }
 
 TEST(CompareLiteralsTest, OrdersLikeIceberg) {

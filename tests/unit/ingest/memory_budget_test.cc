@@ -5,12 +5,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "formats/parquet/thrift/parquet_types.h"
 #include "ingest/batch_planner.h"
 #include "ingest/pipeline.h"
 #include "pipeline_test_util.h"
@@ -134,6 +137,56 @@ TEST_F(MemoryBudgetTest, ProgressCountsReplannedFilesOnce) {
     highest = std::max<int64_t>(highest, std::stoll(text.substr(at + 6)));
   }
   EXPECT_EQ(highest, 16) << text;  // 16 good files; the corrupt one is quarantined, not read
+}
+
+// Rewrites the Parquet file at `path` with its first row group repeated `copies` times in the footer.
+void DuplicateRowGroups(const std::string& path, int copies) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  uint32_t length = 0;
+  std::memcpy(&length, bytes.data() + bytes.size() - 8, 4);
+  const size_t footer_start = bytes.size() - 8 - length;
+  parquet::FileMetaData meta;
+  ASSERT_TRUE(parquet::DeserializeFileMetaData({bytes.data() + footer_start, length}, &meta).ok());
+  const parquet::RowGroup first = meta.row_groups[0];
+  meta.row_groups.assign(static_cast<size_t>(copies), first);
+  meta.num_rows = first.num_rows * copies;
+  bytes.resize(footer_start);
+  std::vector<uint8_t> footer;
+  parquet::SerializeFileMetaData(meta, &footer);
+  bytes.insert(bytes.end(), footer.begin(), footer.end());
+  length = static_cast<uint32_t>(footer.size());
+  bytes.insert(bytes.end(), reinterpret_cast<uint8_t*>(&length), reinterpret_cast<uint8_t*>(&length) + 4);
+  for (char c : std::string("PAR1")) bytes.push_back(static_cast<uint8_t>(c));
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+// A footer of many duplicated row groups parses to ~20x its size: a file
+// whose footer could take more than half of memory_budget is quarantined,
+// saying so, before its footer is read; the other files land.
+TEST_F(MemoryBudgetTest, AFooterBeyondTheBudgetIsQuarantined) {
+  WriteExport();
+  const std::string hostile =
+      (std::filesystem::path(export_dir_) / "cc_claim" / "1" / "1000" / "part-1.parquet").string();
+  DuplicateRowGroups(hostile, 100000);  // a ~3 MB footer; 64 MiB budget: at most 1 MiB
+  std::ostringstream log;
+  PipelineOptions options;
+  options.log = &log;
+  ASSERT_OK_AND_ASSIGN(auto pipeline, Pipeline::Open(Config("footer", int64_t{64} << 20), options));
+  ASSERT_OK_AND_ASSIGN(RunSummary summary, pipeline->RunOnce());
+  EXPECT_EQ(summary.tables.at("cc_claim").quarantined, 2) << log.str();
+  ASSERT_OK_AND_ASSIGN(auto files, pipeline->ledger().Files({}));
+  bool seen = false;
+  for (const LedgerFile& file : files) {
+    if (file.file.uri != hostile) continue;
+    seen = true;
+    EXPECT_EQ(file.state, FileState::kQuarantined);
+    EXPECT_NE(file.reason.find("larger than the limit of 1048576 bytes"), std::string::npos) << file.reason;
+    EXPECT_NE(file.reason.find("memory_budget"), std::string::npos) << file.reason;
+  }
+  EXPECT_TRUE(seen);
+  EXPECT_GT(RowsOf(Config("footer", int64_t{64} << 20)).size(), 100u);
 }
 
 TEST(SplitAtBudgetCutTest, KeepsOrderDropsSetAsideAndEmptyParts) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 
 #include "test_util.h"
@@ -104,6 +105,31 @@ TEST(CdaManifestTest, RejectsBadNumbers) {
               std::string::npos)
         << value << ": " << status.message();
   }
+}
+
+// 2^63-1 (or any time not yet reached) would poison the watermark: every real value after it looks like a
+// reset.
+TEST(CdaManifestTest, RejectsTimestampsFromTheFuture) {
+  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  for (const std::string& value :
+       {std::string("9223372036854775807"), std::to_string(now + 2 * 86400000LL)}) {
+    Status status =
+        ParseError(R"({"t": {"schemaHistory": {}, "lastSuccessfulWriteTimestamp": )" + value + "}}");
+    EXPECT_NE(status.message().find("lastSuccessfulWriteTimestamp: " + value + " is more than a day ahead"),
+              std::string::npos)
+        << status.message();
+    status = ParseError(R"({"t": {"schemaHistory": {"f1": )" + value +
+                        R"(}, "lastSuccessfulWriteTimestamp": 5}})");
+    EXPECT_NE(status.message().find("schemaHistory: fingerprint f1: " + value), std::string::npos)
+        << status.message();
+  }
+  // An hour ahead (clock skew between the exporter and this machine) is fine.
+  EXPECT_TRUE(ParseCdaManifest(R"({"t": {"schemaHistory": {}, "lastSuccessfulWriteTimestamp": )" +
+                                   std::to_string(now + 3600000) + "}}",
+                               "m.json")
+                  .ok());
 }
 
 TEST(CdaManifestTest, RejectsNamesThatAreNotFolders) {

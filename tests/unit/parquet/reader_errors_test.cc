@@ -1,6 +1,7 @@
 // ParquetFileReader on small files built in memory: a good file reads back,
 // and broken ones fail with errors that name the file (and column).
 #include <gtest/gtest.h>
+#include <malloc.h>
 
 #include <cstring>
 
@@ -139,6 +140,49 @@ TEST(ParquetReaderErrorsTest, PageCrcIsVerified) {
   EXPECT_OK(reader->ReadRowGroup(0).status());
   ASSERT_OK_AND_ASSIGN(reader, OpenBytes(BuildTinyFile(good ^ 1).bytes));
   ExpectErrorNaming(reader->ReadRowGroup(0).status(), ErrorKind::kCorruption, "page CRC mismatch");
+}
+
+// The footer of the tiny file with its row group repeated `copies` times (all
+// pointing at the same column chunk, as a hostile file would).
+std::vector<uint8_t> DuplicatedRowGroups(int copies) {
+  TinyFile tiny = BuildTinyFile();
+  uint32_t length = 0;
+  std::memcpy(&length, tiny.bytes.data() + tiny.bytes.size() - 8, 4);
+  const size_t footer_start = tiny.bytes.size() - 8 - length;
+  FileMetaData meta;
+  EXPECT_TRUE(DeserializeFileMetaData({tiny.bytes.data() + footer_start, length}, &meta).ok());
+  const RowGroup one = meta.row_groups[0];
+  meta.row_groups.assign(static_cast<size_t>(copies), one);
+  meta.num_rows = 3 * copies;
+  std::vector<uint8_t> bytes(tiny.bytes.begin(),
+                             tiny.bytes.begin() + static_cast<std::ptrdiff_t>(footer_start));
+  std::vector<uint8_t> footer;
+  SerializeFileMetaData(meta, &footer);
+  bytes.insert(bytes.end(), footer.begin(), footer.end());
+  length = static_cast<uint32_t>(footer.size());
+  uint8_t le[4];
+  std::memcpy(le, &length, 4);
+  bytes.insert(bytes.end(), le, le + 4);
+  for (char c : std::string("PAR1")) bytes.push_back(static_cast<uint8_t>(c));
+  return bytes;
+}
+
+TEST(ParquetReaderErrorsTest, FooterLargerThanTheLimitIsRefusedBeforeItIsRead) {
+  std::vector<uint8_t> bytes = DuplicatedRowGroups(100000);
+  const int64_t footer_bytes = static_cast<int64_t>(bytes.size()) - 8 - 4 - 3 * 4;
+  ReaderLimits limits;
+  limits.max_footer_bytes = 1 << 20;
+  auto refused = ParquetFileReader::Open(std::make_shared<MemoryInputFile>(kPath, bytes), limits);
+  ExpectErrorNaming(refused.status(), ErrorKind::kOutOfRange, "larger than the limit of 1048576 bytes");
+  // Within the limit the file opens, and its parsed metadata stays within kFooterMemoryFactor of its size.
+  limits.max_footer_bytes = int64_t{64} << 20;
+  const size_t before = mallinfo2().uordblks;
+  auto opened = ParquetFileReader::Open(std::make_shared<MemoryInputFile>(kPath, bytes), limits);
+  ASSERT_OK(opened.status());
+  const size_t held = mallinfo2().uordblks - before - bytes.size();
+  EXPECT_EQ((*opened)->num_row_groups(), 100000);
+  EXPECT_LT(static_cast<int64_t>(held), kFooterMemoryFactor * footer_bytes)
+      << held << " bytes held for a footer of about " << footer_bytes;
 }
 
 }  // namespace

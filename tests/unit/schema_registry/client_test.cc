@@ -189,6 +189,15 @@ TEST(SchemaRegistryOptionsTest, UrlsAndCredentialsAreChecked) {
   auto bad = SchemaRegistryClient::Open(options);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message().find("no-colon"), std::string::npos);
+  // A URL that is refused is named without the password it carries.
+  options.basic_auth_user_info.reset();
+  options.url = "ftp://user:hunter2hunter2@registry:8081";
+  auto refused = SchemaRegistryClient::Open(options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message().find("hunter2hunter2"), std::string::npos)
+      << refused.status().message();
+  EXPECT_NE(refused.status().message().find("ftp://user:***@registry:8081"), std::string::npos)
+      << refused.status().message();
 }
 
 }  // namespace

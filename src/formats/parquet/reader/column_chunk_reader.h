@@ -33,7 +33,16 @@ namespace floe::parquet {
 struct ReaderLimits {
   int64_t max_values_per_chunk = int64_t{1} << 31;              // level entries in one column chunk
   int64_t max_page_size = std::numeric_limits<int32_t>::max();  // uncompressed bytes of one page
+  // Serialized footer (FileMetaData) bytes; a larger footer is refused before
+  // it is read. Parsed, a footer takes several times its size in memory
+  // (kFooterMemoryFactor), so callers with a memory budget derive this from it.
+  int64_t max_footer_bytes = int64_t{64} << 20;
 };
+
+// At most about how many bytes of memory one serialized footer byte takes
+// once parsed (measured: ~20 on footers of many small row groups, the worst
+// case: a 31-byte row group becomes ~600 bytes of structs).
+inline constexpr int64_t kFooterMemoryFactor = 32;
 
 // The content of one column chunk of a leaf.
 struct LeafData {
