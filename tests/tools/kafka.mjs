@@ -91,7 +91,11 @@ function run(args, input) {
     child.stdout.on('data', (chunk) => out.push(chunk));
     child.stderr.on('data', (chunk) => { err += chunk; });
     child.on('error', reject);
-    child.on('exit', (code) => {
+    // kcat may exit before it has read all its input (a broker error): the
+    // EPIPE that our write then gets is not the error; kcat's exit status and
+    // stderr, reported below, are.
+    child.stdin.on('error', () => {});
+    child.on('close', (code) => {
       if (code === 0) resolve(Buffer.concat(out));
       else reject(new Error(`kcat ${args.join(' ')} exited with ${code}: ${err}`));
     });
