@@ -13,6 +13,7 @@ packages=(
   nlohmann-json3-dev libfmt-dev libcli11-dev libtomlplusplus-dev libre2-dev libutf8proc-dev libsimdjson-dev libbz2-dev
   librdkafka-dev kafkacat
   postgresql python3
+  chromium
   time
 )
 missing=()
