@@ -1,7 +1,9 @@
 #include "ingest/changes/operation_codes.h"
 
 #include <algorithm>
+#include <optional>
 
+#include "columnar/integer_cells.h"
 #include "ingest/schema/name_match.h"
 
 namespace floe::ingest {
@@ -64,33 +66,6 @@ int FindColumn(const floe::Schema& schema, const std::string& name) {
   return -1;
 }
 
-bool IsIntegerType(const DataType& type) {
-  switch (type.id) {
-    case TypeId::kInt8:
-    case TypeId::kInt16:
-    case TypeId::kInt32:
-    case TypeId::kInt64:
-    case TypeId::kUInt8:
-    case TypeId::kUInt16:
-    case TypeId::kUInt32:
-    case TypeId::kUInt64: return true;
-    default: return false;
-  }
-}
-
-int64_t IntegerAt(const Column& column, int64_t row) {
-  switch (column.type.id) {
-    case TypeId::kInt8: return column.Value<int8_t>(row);
-    case TypeId::kInt16: return column.Value<int16_t>(row);
-    case TypeId::kInt32: return column.Value<int32_t>(row);
-    case TypeId::kUInt8: return column.Value<uint8_t>(row);
-    case TypeId::kUInt16: return column.Value<uint16_t>(row);
-    case TypeId::kUInt32: return column.Value<uint32_t>(row);
-    case TypeId::kUInt64: return static_cast<int64_t>(column.Value<uint64_t>(row));
-    default: return column.Value<int64_t>(row);
-  }
-}
-
 Status CheckOperationColumn(const floe::Schema& schema, int index, const OperationMap& operations) {
   const Field& operation = schema[static_cast<size_t>(index)];
   const std::string prefix = "operation column " + operation.name + " has type " + operation.type.ToString();
@@ -130,9 +105,12 @@ std::vector<OperationAction> ClassifyOperations(const Column& column, const std:
       action = operations.Classify(code);
       if (action == OperationAction::kUnknown) code_text = QuotedCode(code);
     } else {
-      const int64_t code = IntegerAt(column, row);
-      action = operations.Classify(code);
-      if (action == OperationAction::kUnknown) code_text = std::to_string(code);
+      // A uint64 code past int64's range (nullopt) matches no configured code.
+      const std::optional<int64_t> code = IntegerCell(column, row);
+      if (code) action = operations.Classify(*code);
+      if (action == OperationAction::kUnknown) {
+        code_text = code ? std::to_string(*code) : std::to_string(column.Value<uint64_t>(row));
+      }
     }
     if (action == OperationAction::kUnknown) {
       bad_rows->push_back({first_row + row, "column " + name + ": unknown operation code " + code_text +

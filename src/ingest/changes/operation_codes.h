@@ -45,9 +45,6 @@ class OperationMap {
 // The top-level index of column `name` in `schema` (exact match first, then
 // case-insensitive), or -1.
 int FindColumn(const floe::Schema& schema, const std::string& name);
-bool IsIntegerType(const DataType& type);
-// The integer at `row` of an integer column (IsIntegerType); the caller checks nulls.
-int64_t IntegerAt(const Column& column, int64_t row);
 
 // Checks that field `index` of `schema` can be an operation column classified by `operations`.
 Status CheckOperationColumn(const floe::Schema& schema, int index, const OperationMap& operations);

@@ -191,5 +191,31 @@ TEST(ColumnsChangesTest, MissingOrderingColumnsAndOrderingsAnIndexCannotHoldAreR
   EXPECT_THAT(too_wide.status().message(), HasSubstr("needs all 16 bytes"));
 }
 
+TEST(ColumnsChangesTest, AnUnsignedCodeBeyondInt64MatchesNoCode) {
+  // 2^64 - 1 is not -1: an unsigned code past int64's range is an unknown
+  // code, never one that wrapped around.
+  MergeConfig merge;
+  merge.keys = {"id"};
+  merge.order_by = {{"seq", OrderingKind::kNumber}};
+  merge.operation_column = "op";
+  merge.insert_values = {int64_t{0}};
+  merge.update_values = {int64_t{4}};
+  merge.delete_values = {int64_t{-1}};
+  merge.ignore_values = {};
+  ColumnsChanges convention("columns", merge);
+  const Schema schema = {MakeField("id", Int64()), MakeField("seq", Int64()), MakeField("op", UInt64())};
+  ASSERT_OK_AND_ASSIGN(auto bound, convention.Bind(schema));
+  Column op(UInt64());
+  op.AppendValue(uint64_t{0});
+  op.AppendValue(~uint64_t{0});
+  ASSERT_OK_AND_ASSIGN(ChunkChanges changes,
+                       bound->Extract(Scanned(schema, {Longs({1, 2}), Longs({1, 2}), op}, *bound), 0));
+  EXPECT_EQ(changes.actions,
+            (std::vector<OperationAction>{OperationAction::kInsert, OperationAction::kUnknown}));
+  ASSERT_EQ(changes.bad_rows.size(), 1u);
+  EXPECT_THAT(changes.bad_rows[0].reason,
+              HasSubstr("column op: unknown operation code 18446744073709551615"));
+}
+
 }  // namespace
 }  // namespace floe::ingest
