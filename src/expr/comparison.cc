@@ -100,11 +100,13 @@ void CompareInto(CompareOp op, const Vector& a, const Vector& b, int64_t n, uint
       return;
     default:  // string, binary
       if (op == CompareOp::kEq || op == CompareOp::kNe) {
-        // Equality needs no order: lengths first, then the bytes.
+        // Equality needs no order: string_view compares lengths first.
         const uint8_t want = op == CompareOp::kEq;
         for (int64_t r = 0; r < n; ++r) {
           const std::string_view p = x.StringAt(a.Index(r)), q = y.StringAt(b.Index(r));
-          out[r] = (p.size() == q.size() && std::memcmp(p.data(), q.data(), p.size()) == 0) == want;
+          // string_view's == and not memcmp: an empty column's buffer is null,
+          // and memcmp on a null pointer is undefined even for zero bytes.
+          out[r] = (p == q) == want;
         }
         return;
       }

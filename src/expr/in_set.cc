@@ -25,7 +25,7 @@ struct InSet {
   bool Contains(std::string_view key) const {
     if (keys.size() > kScanLimit) return keys.find(key) != keys.end();
     for (const std::string& k : few) {
-      if (k.size() == key.size() && std::memcmp(k.data(), key.data(), key.size()) == 0) return true;
+      if (k == key) return true;
     }
     return false;
   }

@@ -6,7 +6,9 @@
 # leak or sanitizer report fails the run (libFuzzer exits non-zero).
 # Long run (documented in docs/testing.md): run_fuzz.sh <binary> <name> 3600
 set -euo pipefail
-bin="$(realpath "$1")"; name="$2"; seconds="${3:-30}"
+bin="$(realpath "$1")"; seconds="${3:-30}"
+# Targets are <name>_fuzz; their seeds live under seeds/<name>.
+name="${2%_fuzz}"
 src="${FLOE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
 shared="${FLOE_SHARED_DIR:-$src/../shared}"
 work="$(mktemp -d)"
@@ -28,4 +30,8 @@ cd "$work"
 # -timeout is per input and catches hangs: 30 s, since a legal worst case of the
 # corpus (40,000 one-value pages in overflow_i16_page_cnt.parquet) took 16 s in
 # a sanitizer build on a loaded 2-core machine.
-"$bin" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=30 -print_final_stats=1 corpus 2>&1 | tail -20
+# A fixed seed by default, so the suite's short run explores the same inputs on
+# every machine and a failure reproduces; FLOE_FUZZ_SEED=0 picks a random one
+# (the long run in docs/testing.md).
+seed="${FLOE_FUZZ_SEED:-1}"
+"$bin" -seed="$seed" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=30 -print_final_stats=1 corpus 2>&1 | tail -60

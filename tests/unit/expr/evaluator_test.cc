@@ -143,6 +143,15 @@ TEST(EvaluatorTest, Strings) {
   EXPECT_EQ(Eval("regexp_matches(s, '^a', 'i')"), "false,false,null,true,false");
 }
 
+// Empty strings compare without touching their (null) buffers: the
+// sanitizer build caught memcmp(nullptr, nullptr, 0) on `'' = ''`.
+TEST(EvaluatorTest, EmptyStringsCompare) {
+  EXPECT_EQ(Eval("'' = ''"), "true,true,true,true,true");
+  EXPECT_EQ(Eval("'' <> ''"), "false,false,false,false,false");
+  EXPECT_EQ(Eval("'' IN ('', 'a')"), "true,true,true,true,true");
+  EXPECT_EQ(Eval("substr(s, 9) = ''"), "true,true,null,true,true");
+}
+
 TEST(EvaluatorTest, NullHandlingFunctions) {
   EXPECT_EQ(Eval("coalesce(n, id)"), "1,-2,30,2147483647,5");
   EXPECT_EQ(Eval("nullif(n, 1)"), "null,-2,null,2147483647,5");
