@@ -39,37 +39,6 @@ struct FileOptions {
   RowsOutputOptions output;
 };
 
-std::string Lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
-  return text;
-}
-
-// The extension after stripping a compression suffix: "x.csv.gz" -> "csv".
-std::string Extension(const std::string& path) {
-  std::string name = Lower(path.substr(path.find_last_of('/') + 1));
-  for (const char* suffix : {".gz", ".gzip", ".zst", ".zstd", ".lz4", ".bz2"}) {
-    const std::string s = suffix;
-    if (name.size() > s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0) {
-      name.resize(name.size() - s.size());
-      break;
-    }
-  }
-  const size_t dot = name.find_last_of('.');
-  return dot == std::string::npos ? "" : name.substr(dot + 1);
-}
-
-// The first non-space byte of the (decompressed) text, or 0.
-Result<char> FirstTextByte(std::shared_ptr<InputFile> file, const formats::CompressionChoice& compression) {
-  FLOE_ASSIGN_OR_RETURN(auto bytes, formats::UnitBytes::Open(std::move(file), compression));
-  FLOE_RETURN_IF_ERROR(bytes->Seek(bytes->data_start()));
-  std::string head(4096, '\0');
-  FLOE_ASSIGN_OR_RETURN(size_t got, bytes->Read(reinterpret_cast<uint8_t*>(head.data()), head.size()));
-  for (size_t i = 0; i < got; ++i) {
-    if (!std::isspace(static_cast<unsigned char>(head[i]))) return head[i];
-  }
-  return '\0';
-}
-
 Result<std::string> DetectFormat(const FileOptions& options, const std::shared_ptr<InputFile>& file,
                                  const formats::CompressionChoice& compression, char* first_byte) {
   *first_byte = '\0';
@@ -79,12 +48,12 @@ Result<std::string> DetectFormat(const FileOptions& options, const std::shared_p
   if (size >= 4) FLOE_RETURN_IF_ERROR(file->ReadAt(0, 4, magic));
   if (std::equal(magic, magic + 4, "PAR1")) return std::string("parquet");
   if (magic[0] == 'O' && magic[1] == 'b' && magic[2] == 'j' && magic[3] == 1) return std::string("avro");
-  const std::string ext = Extension(file->path());
+  const std::string ext = formats::DataExtension(file->path());
   if (ext == "parquet" || ext == "parq") return std::string("parquet");
   if (ext == "avro") return std::string("avro");
   if (ext == "csv" || ext == "tsv" || ext == "psv") return std::string("csv");
   if (ext == "jsonl" || ext == "ndjson") return std::string("jsonl");
-  FLOE_ASSIGN_OR_RETURN(*first_byte, FirstTextByte(file, compression));
+  FLOE_ASSIGN_OR_RETURN(*first_byte, formats::FirstTextByte(file, compression));
   if (ext == "json") return std::string("json");
   if (*first_byte == '{') return std::string("jsonl");
   if (*first_byte == '[') return std::string("json");
@@ -150,7 +119,7 @@ Result<OpenedFile> OpenAny(const FileOptions& options) {
     if (format == "json") {
       if (options.strip_outer_array == "auto") {
         if (first == '\0') {
-          FLOE_ASSIGN_OR_RETURN(first, FirstTextByte(file, compression));
+          FLOE_ASSIGN_OR_RETURN(first, formats::FirstTextByte(file, compression));
         }
         json.strip_outer_array = first == '[';
       } else {
@@ -170,7 +139,7 @@ Result<OpenedFile> OpenAny(const FileOptions& options) {
     csv::CsvReadOptions csv;
     if (options.delimiter_set) {
       csv.delimiter = options.delimiter;
-    } else if (Extension(options.path) == "tsv") {
+    } else if (formats::DataExtension(options.path) == "tsv") {
       csv.delimiter = "\t";
     }
     if (options.quote_set) csv.quote = options.quote;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "formats/ascii_text.h"
+
 namespace floe::formats {
 namespace {
 
@@ -22,6 +24,20 @@ std::optional<StreamCodec> CodecOfName(std::string_view name) {
 }
 
 }  // namespace
+
+std::string DataExtension(std::string_view path) {
+  const size_t slash = path.find_last_of('/');
+  std::string name(slash == std::string_view::npos ? path : path.substr(slash + 1));
+  for (char& c : name) c = LowerAscii(c);
+  for (std::string_view suffix : {".gz", ".gzip", ".zst", ".zstd", ".lz4", ".bz2"}) {
+    if (name.size() > suffix.size() && EndsWith(name, suffix)) {
+      name.resize(name.size() - suffix.size());
+      break;
+    }
+  }
+  const size_t dot = name.find_last_of('.');
+  return dot == std::string::npos ? "" : name.substr(dot + 1);
+}
 
 Result<CompressionChoice> ParseCompressionChoice(std::string_view text) {
   CompressionChoice choice;
@@ -173,6 +189,18 @@ Status UnitBytes::ReadRange(int64_t offset, int64_t n, uint8_t* out) {
     done += static_cast<int64_t>(got);
   }
   return Status::OK();
+}
+
+Result<char> FirstTextByte(std::shared_ptr<InputFile> file, const CompressionChoice& compression) {
+  FLOE_ASSIGN_OR_RETURN(auto bytes, UnitBytes::Open(std::move(file), compression));
+  FLOE_RETURN_IF_ERROR(bytes->Seek(bytes->data_start()));
+  std::string head(4096, '\0');
+  FLOE_ASSIGN_OR_RETURN(size_t got, bytes->Read(reinterpret_cast<uint8_t*>(head.data()), head.size()));
+  for (size_t i = 0; i < got; ++i) {
+    const char c = head[i];
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '\f' && c != '\v') return c;
+  }
+  return '\0';
 }
 
 }  // namespace floe::formats

@@ -41,6 +41,16 @@ struct CompressionChoice {
 // "auto", "none", "gzip", "zstd", "lz4" or "bzip2" (InvalidArgument otherwise).
 Result<CompressionChoice> ParseCompressionChoice(std::string_view text);
 
+// The lower-cased extension of a file name after one compression suffix
+// (.gz, .gzip, .zst, .zstd, .lz4, .bz2, any case): "x/Orders.CSV.gz" -> "csv";
+// "" when the name has none. What prefix discovery and `floe file` use to
+// tell a format's files from the others.
+std::string DataExtension(std::string_view path);
+
+// The first byte of the (decompressed) text after a BOM and white space, or
+// '\0' when the first 4 KiB hold none: '{' or '[' tells JSON's layouts apart.
+Result<char> FirstTextByte(std::shared_ptr<InputFile> file, const CompressionChoice& compression);
+
 class UnitBytes {
  public:
   static Result<std::unique_ptr<UnitBytes>> Open(std::shared_ptr<InputFile> file,

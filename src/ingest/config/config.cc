@@ -278,10 +278,98 @@ struct ChangesChoice {
   std::optional<ChangeKind> changes;  // [source] changes, when given
 };
 
+// The [source] keys of the text formats into `text`; a key of a format other
+// than `format` is an error naming the formats it applies to.
+Status ReadTextFormatKeys(SectionReader& section, SourceFormat format, TextFormatConfig* text) {
+  const bool is_json = format == SourceFormat::kJsonLines || format == SourceFormat::kJson;
+  const bool is_csv = format == SourceFormat::kCsv;
+  auto only = [&](std::string_view key, const char* formats) {
+    return section.Error(key, std::string("applies only to format = ") + formats + ", not \"" +
+                                  SourceFormatName(format) + "\"");
+  };
+  const char* kText = "\"jsonl\", \"json\" or \"csv\"";
+  FLOE_ASSIGN_OR_RETURN(auto infer, section.Bool("infer_column_types"));
+  FLOE_ASSIGN_OR_RETURN(auto hints, section.String("schema_hints"));
+  FLOE_ASSIGN_OR_RETURN(auto sample, section.Size("schema_sample_bytes"));
+  FLOE_ASSIGN_OR_RETURN(auto timestamp_format, section.String("timestamp_format"));
+  FLOE_ASSIGN_OR_RETURN(auto date_format, section.String("date_format"));
+  FLOE_ASSIGN_OR_RETURN(auto compression,
+                        section.Choice("compression", {"auto", "none", "gzip", "zstd", "lz4", "bzip2"}));
+  FLOE_ASSIGN_OR_RETURN(auto on_bad_record, section.Choice("on_bad_record", {"rescue", "quarantine"}));
+  FLOE_ASSIGN_OR_RETURN(auto strip_outer_array, section.Bool("strip_outer_array"));
+  FLOE_ASSIGN_OR_RETURN(auto nested_as_json, section.Bool("nested_as_json"));
+  FLOE_ASSIGN_OR_RETURN(auto delimiter, section.String("delimiter"));
+  FLOE_ASSIGN_OR_RETURN(auto quote, section.String("quote"));
+  FLOE_ASSIGN_OR_RETURN(auto escape, section.String("escape"));
+  FLOE_ASSIGN_OR_RETURN(auto header, section.Bool("header"));
+  FLOE_ASSIGN_OR_RETURN(auto null_string, section.String("null_string"));
+  FLOE_ASSIGN_OR_RETURN(auto skip_rows, section.Integer("skip_rows", 0, int64_t{1} << 40));
+  FLOE_ASSIGN_OR_RETURN(auto encoding, section.Choice("encoding", {"utf-8", "latin-1"}));
+  if (!is_json && !is_csv) {
+    const std::pair<const char*, bool> given[] = {
+        {"infer_column_types", infer.has_value()},   {"schema_hints", hints.has_value()},
+        {"schema_sample_bytes", sample.has_value()}, {"timestamp_format", timestamp_format.has_value()},
+        {"date_format", date_format.has_value()},    {"compression", compression.has_value()},
+        {"on_bad_record", on_bad_record.has_value()}};
+    for (const auto& [key, present] : given) {
+      if (present) return only(key, kText);
+    }
+  }
+  if (!is_json) {
+    if (strip_outer_array) return only("strip_outer_array", "\"json\"");
+    if (nested_as_json) return only("nested_as_json", "\"jsonl\" or \"json\"");
+  }
+  if (!is_csv) {
+    const std::pair<const char*, bool> given[] = {
+        {"delimiter", delimiter.has_value()},     {"quote", quote.has_value()},
+        {"escape", escape.has_value()},           {"header", header.has_value()},
+        {"null_string", null_string.has_value()}, {"skip_rows", skip_rows.has_value()},
+        {"encoding", encoding.has_value()}};
+    for (const auto& [key, present] : given) {
+      if (present) return only(key, "\"csv\"");
+    }
+  }
+  if (format == SourceFormat::kJsonLines && strip_outer_array) {
+    return only("strip_outer_array", "\"json\" (a file holding one top-level array)");
+  }
+  if (infer) text->infer_column_types = *infer;
+  if (hints) text->schema_hints = *hints;
+  if (sample) text->schema_sample_bytes = *sample;
+  if (timestamp_format) text->timestamp_format = *timestamp_format;
+  if (date_format) text->date_format = *date_format;
+  if (compression) {
+    static const char* kNames[] = {"auto", "none", "gzip", "zstd", "lz4", "bzip2"};
+    text->compression = kNames[*compression];
+  }
+  if (on_bad_record) text->quarantine_bad_records = *on_bad_record == 1;
+  if (strip_outer_array) text->strip_outer_array = *strip_outer_array;
+  if (nested_as_json) text->nested_as_json = *nested_as_json;
+  // One character each; "\t" in TOML is a tab. quote and escape may be "" (none).
+  const std::pair<const char*, std::optional<std::string>*> characters[] = {
+      {"delimiter", &delimiter}, {"quote", &quote}, {"escape", &escape}};
+  for (const auto& [key, value] : characters) {
+    if (!*value) continue;
+    const bool may_be_empty = std::string_view(key) != "delimiter";
+    if ((*value)->size() > 1 || (!may_be_empty && (*value)->empty())) {
+      return section.Error(key, std::string("must be one character") +
+                                    (may_be_empty ? " or \"\" (none)" : "") + ", got \"" + **value + "\"");
+    }
+  }
+  text->delimiter = delimiter;
+  text->quote = quote;
+  text->escape = escape;
+  text->header = header;
+  if (null_string) text->null_string = *null_string;
+  if (skip_rows) text->skip_rows = *skip_rows;
+  if (encoding) text->encoding = *encoding == 0 ? "utf-8" : "latin-1";
+  return Status::OK();
+}
+
 Status ReadSource(const ParseContext& context, const toml::table* table, SourceConfig* source,
                   ChangesChoice* choice) {
   SectionReader section(context, "[source]", table);
-  FLOE_ASSIGN_OR_RETURN(auto format, section.Choice("format", {"cda", "parquet"}));
+  FLOE_ASSIGN_OR_RETURN(auto format,
+                        section.Choice("format", {"cda", "parquet", "jsonl", "json", "csv", "avro"}));
   FLOE_ASSIGN_OR_RETURN(auto discovery, section.Choice("discovery", {"cda", "prefix"}));
   FLOE_ASSIGN_OR_RETURN(auto changes, section.Choice("changes", {"cda", "columns", "append", "dms"}));
   FLOE_ASSIGN_OR_RETURN(auto uri, section.String("uri"));
@@ -295,6 +383,11 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
   FLOE_ASSIGN_OR_RETURN(auto table_from_path, section.String("table_from_path"));
   FLOE_ASSIGN_OR_RETURN(auto full_load_files, section.StringArray("full_load_files"));
   FLOE_ASSIGN_OR_RETURN(auto allow_missing_uri, section.Bool("allow_missing_uri"));
+  static constexpr SourceFormat kFormats[] = {SourceFormat::kParquet,   SourceFormat::kParquet,
+                                              SourceFormat::kJsonLines, SourceFormat::kJson,
+                                              SourceFormat::kCsv,       SourceFormat::kAvro};
+  source->format = format ? kFormats[*format] : SourceFormat::kParquet;
+  FLOE_RETURN_IF_ERROR(ReadTextFormatKeys(section, source->format, &source->text));
   FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
 
   // format = "cda" is the CDA preset; otherwise the axes are chosen one by
@@ -308,10 +401,14 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
                            "format = \"cda\" reads a CDA export (discovery \"cda\"); for Parquet files "
                            "under a prefix set format = \"parquet\"");
     }
+    if (format && *format > 1 && source->discovery == DiscoveryKind::kCda) {
+      return section.Error("discovery",
+                           std::string("\"cda\" reads a CDA export, which holds Parquet files, not ") +
+                               SourceFormatName(source->format) + " files; use discovery = \"prefix\"");
+    }
   } else {
     source->discovery = cda_preset ? DiscoveryKind::kCda : DiscoveryKind::kPrefix;
   }
-  source->format = SourceFormat::kParquet;
   if (changes) {
     choice->changes = static_cast<ChangeKind>(*changes);
     source->changes = *choice->changes;
@@ -323,9 +420,15 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
   if (include) source->include = *include;
   if (exclude) source->exclude = *exclude;
   bool cda = source->discovery == DiscoveryKind::kCda;
+  // Keys of one discovery kind; a file format names the prefix discovery.
   auto only_for = [&](const char* key, const char* format_name) {
-    return section.Error(key, std::string("applies only to format = \"") + format_name + "\" (discovery \"" +
-                                  (cda ? "prefix" : "cda") + "\")");
+    const std::string formats =
+        std::string_view(format_name) == "cda"
+            ? "format = \"cda\""
+            : "file formats under a prefix (format = \"parquet\", \"jsonl\", \"json\", "
+              "\"csv\" or \"avro\")";
+    return section.Error(key,
+                         "applies only to " + formats + " (discovery \"" + (cda ? "prefix" : "cda") + "\")");
   };
   if (reload_on_reset) {
     if (!cda) return only_for("reload_on_reset", "cda");
@@ -1059,6 +1162,10 @@ const char* ChangeKindName(ChangeKind kind) {
 const char* SourceFormatName(SourceFormat format) {
   switch (format) {
     case SourceFormat::kParquet: return "parquet";
+    case SourceFormat::kJsonLines: return "jsonl";
+    case SourceFormat::kJson: return "json";
+    case SourceFormat::kCsv: return "csv";
+    case SourceFormat::kAvro: return "avro";
   }
   return "unknown";
 }

@@ -27,7 +27,9 @@ namespace floe::ingest {
 // and when each is complete ([source] discovery), how a unit's bytes become
 // rows ([source] format), how rows become changes ([source] changes).
 enum class DiscoveryKind { kCda, kPrefix };
-enum class SourceFormat { kParquet };
+// The file formats of [source] format (format = "cda" is Parquet with the CDA
+// presets).
+enum class SourceFormat { kParquet, kJsonLines, kJson, kCsv, kAvro };
 // "dms" is the AWS DMS preset of "columns": Op I/U/D, full-load files
 // without Op are upserts, AR_H_CHANGE_SEQ orders (changes/dms_changes.h).
 enum class ChangeKind { kCda, kColumns, kAppend, kDms };
@@ -62,6 +64,31 @@ using OperationCode = std::variant<int64_t, std::string>;
 // 4 or "I" as a config file would spell it.
 std::string OperationCodeText(const OperationCode& code);
 
+// [source] keys of the text formats (jsonl, json, csv); formats/ readers
+// define what each means (json/json_file_reader.h, csv/csv_file_reader.h,
+// text_inference.h, schema_hints.h). Unset optionals are sniffed or defaulted
+// by the reader.
+struct TextFormatConfig {
+  bool infer_column_types = false;                  // false: every field a string (Auto Loader's default)
+  std::string schema_hints;                         // "amount DECIMAL(12,2), created_at TIMESTAMP"
+  int64_t schema_sample_bytes = int64_t{16} << 20;  // 0: the whole file
+  std::string timestamp_format, date_format;        // strftime; empty: ISO 8601 and common orders
+  std::string compression = "auto";                 // auto (magic bytes) | none | gzip | zstd | lz4 | bzip2
+  // What a record that does not parse, or a value that does not fit its
+  // column, does: "rescue" (into _rescued_data with file and line) or
+  // "quarantine" (the whole file).
+  bool quarantine_bad_records = false;
+  // json
+  std::optional<bool> strip_outer_array;  // unset: when the file's first byte is '['
+  bool nested_as_json = false;            // nested objects and arrays as JSON text columns
+  // csv
+  std::optional<std::string> delimiter, quote, escape;
+  std::optional<bool> header;
+  std::string null_string;
+  int64_t skip_rows = 0;
+  std::string encoding = "utf-8";  // or "latin-1"
+};
+
 struct SourceConfig {
   // format = "cda" (the default) is the CDA preset: discovery "cda", Parquet
   // files, changes "cda". format = "parquet" defaults to discovery "prefix"
@@ -95,6 +122,8 @@ struct SourceConfig {
   std::vector<std::string> full_load_files;
   // A uri that does not exist (yet) is a warning every round instead of an error.
   bool allow_missing_uri = false;
+  // format jsonl, json, csv: how the text is read.
+  TextFormatConfig text;
 };
 
 struct MergeConfig {
@@ -234,7 +263,7 @@ Result<int64_t> ParseDurationMs(const std::string& text);
 Result<int64_t> ParseSizeBytes(const std::string& text);
 // Lower-case names as the config file spells them.
 const char* DiscoveryKindName(DiscoveryKind kind);  // "cda", "prefix"
-const char* SourceFormatName(SourceFormat format);  // "parquet"
+const char* SourceFormatName(SourceFormat format);  // "parquet", "jsonl", "json", "csv", "avro"
 const char* ChangeKindName(ChangeKind kind);        // "cda", "columns", "append", "dms"
 const char* WriteModeName(WriteMode mode);
 // "hex", "number", "timestamp", "digits", "timestamp_text"

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ingest/schema/name_match.h"
+#include "ingest/schema/type_compat.h"
 
 namespace floe::ingest::internal {
 
@@ -57,6 +58,56 @@ bool WidenInteger(const Column& source, Column* out) {
     }
   }
   return false;
+}
+
+// Integers and short decimals into double (MatchPrimitive's kCastUp rule):
+// false when `source` is neither; a long beyond 2^53 is OutOfRange naming it.
+Result<bool> NumberToDouble(const Column& source, const std::string& name, Column* out) {
+  switch (source.type.id) {
+    case TypeId::kInt8: Widen<int8_t, double>(source, out); return true;
+    case TypeId::kInt16: Widen<int16_t, double>(source, out); return true;
+    case TypeId::kInt32: Widen<int32_t, double>(source, out); return true;
+    case TypeId::kUInt8: Widen<uint8_t, double>(source, out); return true;
+    case TypeId::kUInt16: Widen<uint16_t, double>(source, out); return true;
+    case TypeId::kUInt32: Widen<uint32_t, double>(source, out); return true;
+    case TypeId::kInt64: {
+      constexpr int64_t kExact = int64_t{1} << 53;
+      for (int64_t i = 0; i < source.length; ++i) {
+        const int64_t v = source.Value<int64_t>(i);
+        if (!source.IsNull(i) && (v > kExact || v < -kExact)) {
+          return Status::OutOfRange("column " + name + ": value " + std::to_string(v) + " at row " +
+                                    std::to_string(i) + " (long) has no exact double in the table's column");
+        }
+      }
+      Widen<int64_t, double>(source, out);
+      return true;
+    }
+    case TypeId::kDecimal: {
+      if (source.type.scale < 0 || source.type.scale > 22) return false;
+      double scale = 1;  // exact: powers of ten up to 1e22 are doubles
+      for (int32_t k = 0; k < source.type.scale; ++k) scale *= 10;
+      __int128 limit = 1;
+      for (int32_t k = 0; k < internal::kMaxExactDecimalDigitsInDouble; ++k) limit *= 10;
+      out->values.resize(static_cast<size_t>(source.length) * sizeof(double));
+      for (int64_t i = 0; i < source.length; ++i) {
+        __int128 unscaled;
+        std::memcpy(&unscaled, source.values.data() + static_cast<size_t>(i) * 16, 16);
+        if (source.IsNull(i)) unscaled = 0;
+        if (unscaled >= limit || unscaled <= -limit) {
+          return Status::OutOfRange(
+              "column " + name + ": the value at row " + std::to_string(i) + " (" + source.type.ToString() +
+              ") has more than " + std::to_string(internal::kMaxExactDecimalDigitsInDouble) +
+              " significant digits, so the table's double column cannot hold it exactly");
+        }
+        // Both operands are exact doubles (|unscaled| < 1e15 < 2^53), so the
+        // quotient is the double nearest the decimal.
+        const double v = static_cast<double>(unscaled) / scale;
+        std::memcpy(out->values.data() + static_cast<size_t>(i) * sizeof(double), &v, sizeof(double));
+      }
+      return true;
+    }
+    default: return false;
+  }
 }
 
 float HalfBitsToFloat(uint16_t bits) {
@@ -163,6 +214,10 @@ Result<Column> CastPrimitive(const Column& source, const DataType& target, const
       if (from.id == TypeId::kFloat16) {
         WidenHalf<double>(source, &out);
         return out;
+      }
+      {
+        FLOE_ASSIGN_OR_RETURN(bool converted, NumberToDouble(source, name, &out));
+        if (converted) return out;
       }
       break;
     case TypeId::kDecimal:

@@ -24,14 +24,27 @@ std::string JsonKey(const std::string& name) {
 }
 
 // One string per row: {"<column>": <value>, ...} of the non-null rescued values, or null.
+// `own` (>= 0) is the file's own _rescued_data column (a text reader's, one
+// JSON object per row or null): its members come first in the same object.
 Column BuildRescuedColumn(const RecordBatch& source, const std::vector<size_t>& rescued_columns,
-                          const DataType& type) {
+                          const DataType& type, int own) {
   std::vector<std::string> keys;
   for (size_t c : rescued_columns) keys.push_back(JsonKey(source.schema[c].name));
   Column out(type);
   std::string row_text;
   for (int64_t row = 0; row < source.num_rows; ++row) {
     row_text.clear();
+    if (own >= 0 && !source.columns[static_cast<size_t>(own)].IsNull(row)) {
+      const std::string_view text = source.columns[static_cast<size_t>(own)].StringAt(row);
+      if (text.size() >= 2 && text.front() == '{' && text.back() == '}') {
+        row_text.assign(text.data(), text.size() - 1);  // without the closing brace
+        if (row_text == "{") row_text.clear();
+      } else {
+        // Not an object (written by another tool): kept whole under its own name.
+        row_text = "{" + JsonKey(std::string(kRescuedDataColumn)) + ":";
+        AppendJsonValue(source.columns[static_cast<size_t>(own)], row, &row_text);
+      }
+    }
     for (size_t k = 0; k < rescued_columns.size(); ++k) {
       const Column& column = source.columns[rescued_columns[k]];
       if (column.IsNull(row)) continue;
@@ -113,9 +126,11 @@ Result<RecordBatch> ConformBatch(const RecordBatch& source, const FileMapping& m
       return Status::InvalidArgument(uri + ": column " + source.schema[i].name +
                                      ": not in the table schema (evolve the schema first)");
     }
-    if (match.table_index == rescued_target && !rescued_columns.empty()) {
+    if (match.table_index == rescued_target && !rescued_columns.empty() &&
+        source.schema[i].type.id != TypeId::kString) {
       return Status::InvalidArgument(uri + ": column " + source.schema[i].name + ": the file's own " +
-                                     kRescuedDataColumn + " column cannot take rescued values as well");
+                                     kRescuedDataColumn + " column is not a string, so it cannot take " +
+                                     "rescued values as well");
     }
     source_of[static_cast<size_t>(match.table_index)] = static_cast<int>(i);
   }
@@ -133,7 +148,7 @@ Result<RecordBatch> ConformBatch(const RecordBatch& source, const FileMapping& m
   for (size_t t = 0; t < out.schema.size(); ++t) {
     const Field& field = out.schema[t];
     if (static_cast<int>(t) == rescued_target && !rescued_columns.empty()) {
-      out.columns.push_back(BuildRescuedColumn(source, rescued_columns, field.type));
+      out.columns.push_back(BuildRescuedColumn(source, rescued_columns, field.type, source_of[t]));
     } else if (source_of[t] < 0) {
       out.columns.push_back(internal::MakeNullColumn(field.type, source.num_rows));
     } else {

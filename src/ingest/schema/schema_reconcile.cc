@@ -242,9 +242,11 @@ Result<FileMapping> Reconcile(const iceberg::Schema& table_schema, const floe::S
 
   if (!mapping.rescued.empty()) {
     for (const Field& column : file_schema) {
-      if (column.name == kRescuedDataColumn) {
+      // A string one (a text reader's rescues) takes the rescued columns too.
+      if (column.name == kRescuedDataColumn && column.type.id != TypeId::kString) {
         return error(column.name, "the file has its own " + std::string(kRescuedDataColumn) +
-                                      " column, so other columns cannot be rescued into it");
+                                      " column of type " + column.type.ToString() +
+                                      ", so other columns cannot be rescued into it");
       }
     }
     const iceberg::NestedField* rescued_field = nullptr;

@@ -18,7 +18,9 @@
 // - Incompatible columns follow the policy: kRescue leaves the table column
 //   null for that file and writes {"<column>": <value as JSON>, ...} per row
 //   (only non-null offending values; null when none) into the string column
-//   `_rescued_data`, added to the table when first needed; kQuarantine and
+//   `_rescued_data`, added to the table when first needed (a file with its
+//   own string `_rescued_data`, a text reader's, gets both in one object per
+//   row: the reader's members first); kQuarantine and
 //   kFail make Reconcile return an error whose message names the file, the
 //   column, the table type and the file type
 //   ("s3://b/x/part-0.parquet: column amount: table type decimal(10,2), file type string").

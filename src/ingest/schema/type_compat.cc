@@ -75,6 +75,16 @@ PrimitiveMatch MatchPrimitive(const iceberg::Type& table, const iceberg::Type& i
   }
   if (IsWidening(table, incoming)) return PrimitiveMatch::kPromote;
   if (IsWidening(incoming, table)) return PrimitiveMatch::kCastUp;
+  // Numbers into a double column, when each value keeps its exact value:
+  // ints always; longs within 2^53 and decimals of at most 15 significant
+  // digits, both checked per value by the cast (their nearest double prints
+  // back as the same digits). Text formats infer per file, so a file whose
+  // prices are all "2" or "2.50" still fits the double column its siblings made.
+  if (table.kind == TypeKind::kDouble &&
+      (incoming.kind == TypeKind::kInt || incoming.kind == TypeKind::kLong ||
+       incoming.kind == TypeKind::kDecimal)) {
+    return PrimitiveMatch::kCastUp;
+  }
   return PrimitiveMatch::kIncompatible;
 }
 

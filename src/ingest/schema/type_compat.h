@@ -10,8 +10,11 @@
 // NotSupported. MatchPrimitive: widening the table (int->long,
 // float->double, decimal precision with the same scale) is kPromote; the
 // reverse is kCastUp; timestamps of the same zone kind fit each other in any
-// unit (kCastUp, converted by ConformBatch); date into timestamp is not a
-// cast; anything else is kIncompatible.
+// unit (kCastUp, converted by ConformBatch); int, long and decimal cast up
+// into double, and a value with no exact double (a long beyond 2^53, a
+// decimal of more than kMaxExactDecimalDigitsInDouble significant digits) is
+// an error naming the row, never rounded; date into timestamp is not a cast;
+// anything else is kIncompatible.
 #pragma once
 
 #include "columnar/types.h"
@@ -19,6 +22,10 @@
 #include "iceberg/spec/types.h"
 
 namespace floe::ingest::internal {
+
+// Decimal values of at most this many significant digits convert to a double
+// that prints back as the same digits.
+inline constexpr int32_t kMaxExactDecimalDigitsInDouble = 15;
 
 Result<iceberg::Type> IcebergTypeForSource(const DataType& type, int format_version);
 

@@ -442,7 +442,7 @@ TEST_F(ConfigTest, InvalidCombinationsAreExplained) {
               HasSubstr("[trigger] max_files_per_batch: must be between 1 and"));
   EXPECT_THAT(ErrorOf("name = \"p\"\n[source]\nuri = \"/x\"\ntable = \"t\"\n[catalog]\nuri = "
                       "\"sqlite:///c.db\"\nwarehouse = \"/w\"\n"),
-              HasSubstr("[source] table: applies only to format = \"parquet\""));
+              HasSubstr("[source] table: applies only to file formats under a prefix"));
   EXPECT_THAT(ErrorOf("name = \"p\"\n[source]\nuri = \"/x\"\n[catalog]\ntype = \"filesystem\"\nwarehouse = "
                       "\"s3://b/w\"\n"),
               HasSubstr("[catalog] warehouse: type = \"filesystem\" needs a local directory"));
@@ -994,9 +994,95 @@ on_bad_row = "quarantine"
       ErrorOf(head + "format = \"parquet\"\nuri = \"/l\"\npartition_column_types = { year = \"integer\" }\n"),
       HasSubstr("[source] partition_column_types.year: expected \"string\", \"int\""));
   EXPECT_THAT(ErrorOf(head + "uri = \"/l\"\ntable_from_path = \"{table}/**\"\n"),
-              HasSubstr("table_from_path: applies only to format = \"parquet\""));
+              HasSubstr("table_from_path: applies only to file formats under a prefix"));
   EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[schema]\non_bad_row = \"drop\"\n"),
               HasSubstr("[schema] on_bad_row: expected \"quarantine\" or \"table\""));
+}
+
+TEST_F(ConfigTest, TextFormatsTakeTheirKeysAndRefuseOtherFormatsKeys) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig csv, Parse(R"toml(
+name = "raw"
+[source]
+format = "csv"
+uri = "/landing/exports/orders"
+delimiter = ";"
+quote = ""
+header = false
+null_string = "NULL"
+skip_rows = 2
+encoding = "latin-1"
+infer_column_types = true
+schema_hints = "amount DECIMAL(12,2)"
+schema_sample_bytes = "1MiB"
+compression = "gzip"
+on_bad_record = "quarantine"
+[catalog]
+type = "filesystem"
+warehouse = "/data/wh"
+)toml"));
+  EXPECT_EQ(csv.source.discovery, DiscoveryKind::kPrefix);
+  EXPECT_EQ(csv.source.format, SourceFormat::kCsv);
+  EXPECT_EQ(csv.source.changes, ChangeKind::kAppend);
+  EXPECT_EQ(csv.source.table, "orders");
+  const TextFormatConfig& text = csv.source.text;
+  EXPECT_EQ(text.delimiter, std::optional<std::string>(";"));
+  EXPECT_EQ(text.quote, std::optional<std::string>(""));
+  EXPECT_EQ(text.escape, std::nullopt);
+  EXPECT_EQ(text.header, std::optional<bool>(false));
+  EXPECT_EQ(text.null_string, "NULL");
+  EXPECT_EQ(text.skip_rows, 2);
+  EXPECT_EQ(text.encoding, "latin-1");
+  EXPECT_TRUE(text.infer_column_types);
+  EXPECT_EQ(text.schema_hints, "amount DECIMAL(12,2)");
+  EXPECT_EQ(text.schema_sample_bytes, int64_t{1} << 20);
+  EXPECT_EQ(text.compression, "gzip");
+  EXPECT_TRUE(text.quarantine_bad_records);
+  EXPECT_STREQ(SourceFormatName(SourceFormat::kCsv), "csv");
+  EXPECT_STREQ(SourceFormatName(SourceFormat::kJsonLines), "jsonl");
+
+  ASSERT_OK_AND_ASSIGN(PipelineConfig json, Parse(R"toml(
+name = "raw"
+[source]
+format = "json"
+uri = "/landing/events"
+strip_outer_array = true
+nested_as_json = true
+[catalog]
+type = "filesystem"
+warehouse = "/data/wh"
+)toml"));
+  EXPECT_EQ(json.source.format, SourceFormat::kJson);
+  EXPECT_EQ(json.source.text.strip_outer_array, std::optional<bool>(true));
+  EXPECT_TRUE(json.source.text.nested_as_json);
+  EXPECT_FALSE(json.source.text.infer_column_types);  // Auto Loader's default: strings
+
+  struct Refused {
+    const char* source;
+    const char* message;
+  };
+  const Refused refused[] = {
+      {"format = \"parquet\"\ndelimiter = \",\"",
+       "[source] delimiter: applies only to format = \"csv\", not \"parquet\""},
+      {"format = \"jsonl\"\nheader = true",
+       "[source] header: applies only to format = \"csv\", not \"jsonl\""},
+      {"format = \"jsonl\"\nstrip_outer_array = true",
+       "strip_outer_array: applies only to format = \"json\""},
+      {"format = \"csv\"\nnested_as_json = true",
+       "nested_as_json: applies only to format = \"jsonl\" or \"json\""},
+      {"format = \"avro\"\ninfer_column_types = true",
+       "infer_column_types: applies only to format = \"jsonl\", \"json\" or \"csv\", not \"avro\""},
+      {"format = \"csv\"\ndelimiter = \"ab\"", "[source] delimiter: must be one character, got \"ab\""},
+      {"format = \"csv\"\nquote = \"''\"", "[source] quote: must be one character or \"\" (none)"},
+      {"format = \"csv\"\non_bad_record = \"drop\"", "[source] on_bad_record"},
+      {"format = \"jsonl\"\ndiscovery = \"cda\"",
+       "\"cda\" reads a CDA export, which holds Parquet files, not jsonl"},
+  };
+  for (const Refused& r : refused) {
+    auto parsed = Parse(std::string("name = \"raw\"\n[source]\nuri = \"/landing/x\"\n") + r.source +
+                        "\n[catalog]\ntype = \"filesystem\"\nwarehouse = \"/data/wh\"\n");
+    ASSERT_FALSE(parsed.ok()) << r.source;
+    EXPECT_THAT(parsed.status().message(), HasSubstr(r.message)) << r.source;
+  }
 }
 
 }  // namespace

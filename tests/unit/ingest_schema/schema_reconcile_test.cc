@@ -208,6 +208,63 @@ TEST(ReconcileTest, NarrowerFileTypesAreCastUp) {
   EXPECT_EQ(cols[7].Value<double>(1), -2.0);
 }
 
+// Text formats infer per file: a file whose prices are all "2" or "2.50"
+// must fit the double column its siblings made, value for value, and a value
+// with no exact double is an error naming the row (never rounded).
+TEST(ReconcileTest, NumbersCastIntoADoubleColumnWhenExact) {
+  auto table = TableSchema(
+      {Col(1, "i", TypeKind::kDouble), Col(2, "l", TypeKind::kDouble), Col(3, "dec", TypeKind::kDouble)});
+  auto source = Batch({MakeField("i", Int32()), MakeField("l", Int64()), MakeField("dec", Decimal(38, 2))},
+                      {Values<int32_t>(Int32(), {2, -7}), Values<int64_t>(Int64(), {int64_t{1} << 53, -3}),
+                       Values<__int128>(Decimal(38, 2), {250, -1})});
+  ASSERT_OK_AND_ASSIGN(Conformed c, ReconcileAndConform(table, source, Options(IncompatiblePolicy::kFail)));
+  EXPECT_TRUE(c.mapping.evolution.empty());
+  ExpectValid(c.batch);
+  EXPECT_EQ(c.batch.columns[0].Value<double>(0), 2.0);
+  EXPECT_EQ(c.batch.columns[0].Value<double>(1), -7.0);
+  EXPECT_EQ(c.batch.columns[1].Value<double>(0), 9007199254740992.0);
+  EXPECT_EQ(c.batch.columns[2].Value<double>(0), 2.5);
+  EXPECT_EQ(c.batch.columns[2].Value<double>(1), -0.01);
+
+  auto too_long = Batch({MakeField("l", Int64())}, {Values<int64_t>(Int64(), {1, (int64_t{1} << 53) + 1})});
+  auto refused = ReconcileAndConform(table, too_long, Options(IncompatiblePolicy::kFail));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("column l: value 9007199254740993 at row 1"), std::string::npos)
+      << refused.status().message();
+  __int128 sixteen_digits = 1;
+  for (int k = 0; k < 16; ++k) sixteen_digits *= 10;
+  auto too_precise =
+      Batch({MakeField("dec", Decimal(38, 2))}, {Values<__int128>(Decimal(38, 2), {sixteen_digits})});
+  refused = ReconcileAndConform(table, too_precise, Options(IncompatiblePolicy::kFail));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("column dec: the value at row 0"), std::string::npos)
+      << refused.status().message();
+}
+
+// A text reader's own _rescued_data (one JSON object per row) and the
+// columns reconciliation rescues share that column: one object per row.
+TEST(ReconcileTest, AFilesOwnRescuedDataTakesRescuedColumnsToo) {
+  auto table = TableSchema({Col(1, "id", TypeKind::kLong), Col(2, "amount", TypeKind::kDouble),
+                            Col(3, "_rescued_data", TypeKind::kString)});
+  Column rescued(String());
+  rescued.AppendBytes(R"({"v":"x","_file_path":"f.jsonl","_line":1})");
+  rescued.AppendNull();
+  rescued.AppendNull();
+  Column amount(String());
+  amount.AppendBytes("abc");
+  amount.AppendNull();
+  amount.AppendBytes("n/a");
+  auto source =
+      Batch({MakeField("id", Int64()), MakeField("amount", String()), MakeField("_rescued_data", String())},
+            {Values<int64_t>(Int64(), {1, 2, 3}), amount, rescued});
+  ASSERT_OK_AND_ASSIGN(Conformed c, ReconcileAndConform(table, source, Options(IncompatiblePolicy::kRescue)));
+  ExpectValid(c.batch);
+  const Column& out = c.batch.columns[2];
+  EXPECT_EQ(out.StringAt(0), R"({"v":"x","_file_path":"f.jsonl","_line":1,"amount":"abc"})");
+  EXPECT_TRUE(out.IsNull(1));
+  EXPECT_EQ(out.StringAt(2), R"({"amount":"n/a"})");
+}
+
 TEST(ReconcileTest, TimestampsConvertToTheTableUnit) {
   auto table = TableSchema({Col(1, "id", TypeKind::kLong), Col(2, "ms", TypeKind::kTimestamp),
                             Col(3, "ns", TypeKind::kTimestampTz), Col(4, "us", TypeKind::kTimestamp)});

@@ -1,0 +1,33 @@
+#include "ingest/format/csv_file_format.h"
+
+#include "formats/csv/csv_file_reader.h"
+
+namespace floe::ingest {
+
+CsvFileFormat::CsvFileFormat(const SourceConfig& config, TextFormatOptions options)
+    : text_(config.text), options_(std::move(options)) {}
+
+Result<std::unique_ptr<formats::ChunkedReader>> CsvFileFormat::Open(std::shared_ptr<InputFile> file) const {
+  csv::CsvReadOptions read;
+  read.delimiter = text_.delimiter;
+  if (!read.delimiter && formats::DataExtension(file->path()) == "tsv") read.delimiter = "\t";
+  read.quote = text_.quote;
+  read.escape = text_.escape;
+  read.header = text_.header;
+  read.null_string = text_.null_string;
+  read.skip_rows = text_.skip_rows;
+  read.encoding = text_.encoding;
+  read.inference = options_.inference;
+  read.schema_hints = options_.schema_hints;
+  read.on_bad_record = read.on_mismatch = options_.bad_records;
+  read.schema_sample_bytes = options_.schema_sample_bytes;
+  read.compression = options_.compression;
+  FLOE_ASSIGN_OR_RETURN(auto reader, csv::CsvFileReader::Open(std::move(file), std::move(read)));
+  return std::unique_ptr<formats::ChunkedReader>(std::move(reader));
+}
+
+bool CsvFileFormat::IsDataFile(std::string_view path) const {
+  return IsTextDataFile(options_, path, {"csv", "tsv", "psv", "txt"});
+}
+
+}  // namespace floe::ingest
