@@ -24,13 +24,14 @@ import {
   tableVersions,
 } from '../tools/change_feed_oracle.mjs';
 import {
-  FLOE,
   catalogArgs,
   exportTables,
+  FLOE,
   parseCsv,
   runFloe,
   runFloeOk,
   serveLocalFilesToFetch,
+  skipWithoutFloe,
   writePipelineConfig,
 } from '../tools/pipeline_oracle.mjs';
 
@@ -45,14 +46,6 @@ after(() => {
   db?.close();
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
-
-function skipWithoutFloe(t) {
-  if (!FLOE || !fs.existsSync(FLOE)) {
-    t.skip('skipped: FLOE_BIN is not set or missing (build floe first)');
-    return true;
-  }
-  return false;
-}
 
 // Ingests `rounds` rounds of a generated export, one `floe run --once` each.
 function ingestRounds(dir, seed, { rounds = 3, rows = 500, tables = 2, extra = '', target = '' } = {}) {

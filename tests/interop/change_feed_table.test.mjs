@@ -18,11 +18,12 @@ import { after, before, test } from 'node:test';
 import { openDuckDB, readWithParquetWasm, sqlString } from '../tools/readers.mjs';
 import { checkFeedAgainstSnapshots, icebirdRows, tableVersions } from '../tools/change_feed_oracle.mjs';
 import {
-  FLOE,
   currentMetadataLocation,
   exportTables,
+  FLOE,
   runFloeOk,
   serveLocalFilesToFetch,
+  skipWithoutFloe,
   writePipelineConfig,
 } from '../tools/pipeline_oracle.mjs';
 
@@ -37,14 +38,6 @@ after(() => {
   db?.close();
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
-
-function skipWithoutFloe(t) {
-  if (!FLOE || !fs.existsSync(FLOE)) {
-    t.skip('skipped: FLOE_BIN is not set or missing (build floe first)');
-    return true;
-  }
-  return false;
-}
 
 const MAINTENANCE = '[trigger]\nmax_files_per_batch = 4\n[maintenance]\ncompact_every = 3\nmin_input_files = 2\n' +
   'retain_last = 1000\nmax_snapshot_age = "3650d"\n';

@@ -29,7 +29,7 @@ import {
   writeWithArrowRs,
   writeWithDuckDB,
 } from '../tools/landing_zones.mjs';
-import { FLOE, ledgerFiles, runFloe, runFloeOk } from '../tools/pipeline_oracle.mjs';
+import { FLOE, ledgerFiles, runFloe, runFloeOk, skipWithoutFloe } from '../tools/pipeline_oracle.mjs';
 
 let db;
 let work;
@@ -41,14 +41,6 @@ after(() => {
   db?.close();
   if (work && !process.env.FLOE_KEEP_TEMP) fs.rmSync(work, { recursive: true, force: true });
 });
-
-function skipWithoutFloe(t) {
-  if (!FLOE || !fs.existsSync(FLOE)) {
-    t.skip('skipped: FLOE_BIN is not set or missing (build floe first)');
-    return true;
-  }
-  return false;
-}
 
 const catalogOf = (dir) => ['--catalog', `sqlite://${path.join(dir, 'catalog.db')}`];
 

@@ -13,15 +13,16 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { openDuckDB } from '../tools/readers.mjs';
 import {
-  FLOE,
   catalogArgs,
   checkAgainstOracle,
   committedFiles,
   exportTables,
+  FLOE,
   ledgerFiles,
   runFloe,
   runFloeOk,
   serveLocalFilesToFetch,
+  skipWithoutFloe,
   snapshotIds,
   writePipelineConfig,
 } from '../tools/pipeline_oracle.mjs';
@@ -37,14 +38,6 @@ after(() => {
   db?.close();
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
-
-function skipWithoutFloe(t) {
-  if (!FLOE || !fs.existsSync(FLOE)) {
-    t.skip('skipped: FLOE_BIN is not set or missing (build floe first)');
-    return true;
-  }
-  return false;
-}
 
 // Shapes: [label, demo generate flags, pipeline config additions].
 const SHAPES = [

@@ -22,7 +22,7 @@ import { after, before, test } from 'node:test';
 import { openDuckDB, sqlString } from '../tools/readers.mjs';
 import { compareByKey, rowsByKeyFromScanCsv } from '../tools/landing_zones.mjs';
 import { writeAvsc } from '../tools/avsc_files.mjs';
-import { FLOE, runFloe, runFloeOk } from '../tools/pipeline_oracle.mjs';
+import { FLOE, runFloe, runFloeOk, skipWithoutFloe } from '../tools/pipeline_oracle.mjs';
 
 let db;
 let work;
@@ -34,14 +34,6 @@ after(() => {
   db?.close();
   if (work && !process.env.FLOE_KEEP_TEMP) fs.rmSync(work, { recursive: true, force: true });
 });
-
-function skipWithoutFloe(t) {
-  if (!FLOE || !fs.existsSync(FLOE)) {
-    t.skip('skipped: FLOE_BIN is not set or missing (build floe first)');
-    return true;
-  }
-  return false;
-}
 
 const catalogOf = (dir) => ['--catalog', `sqlite://${path.join(dir, 'catalog.db')}`];
 

@@ -16,6 +16,15 @@ import { sqlString } from './readers.mjs';
 
 export const FLOE = process.env.FLOE_BIN;
 
+// Skips test `t` (saying why) when FLOE_BIN is unset or missing; true when skipped.
+export function skipWithoutFloe(t) {
+  if (!FLOE || !fs.existsSync(FLOE)) {
+    t.skip('skipped: FLOE_BIN is not set or missing (build floe first)');
+    return true;
+  }
+  return false;
+}
+
 // Runs floe synchronously; returns { status, stdout, stderr }.
 export function runFloe(args, { timeoutMs = 300_000, env = {} } = {}) {
   const result = spawnSync(FLOE, args, {
