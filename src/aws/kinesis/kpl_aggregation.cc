@@ -87,10 +87,18 @@ Result<std::vector<UserRecord>> Deaggregate(std::string_view data, std::string_v
       return Status::Corruption("KPL aggregate: field " + std::to_string(field.number) + " at offset " +
                                 std::to_string(at) + " is not length-delimited");
     }
-    if (field.number == 1) {
-      partition_keys.push_back(field.bytes);
-    } else if (field.number == 2) {
-      hash_keys.push_back(field.bytes);
+    if (field.number == 1 || field.number == 2) {
+      // Records share table entries by index, so an oversized entry would
+      // be copied once per record: refused at Kinesis's own limits.
+      const size_t limit = field.number == 1 ? kMaxKplPartitionKeyBytes : kMaxKplExplicitHashKeyBytes;
+      if (field.bytes.size() > limit) {
+        return Status::Corruption("KPL aggregate: " +
+                                  std::string(field.number == 1 ? "partition key" : "explicit hash key") +
+                                  " at offset " + std::to_string(at) + " has " +
+                                  std::to_string(field.bytes.size()) + " bytes, more than Kinesis allows (" +
+                                  std::to_string(limit) + ")");
+      }
+      (field.number == 1 ? partition_keys : hash_keys).push_back(field.bytes);
     } else if (field.number == 3) {
       const size_t body = reader.offset() - field.bytes.size();
       FLOE_ASSIGN_OR_RETURN(PendingRecord record, ParseRecord(field.bytes, body));

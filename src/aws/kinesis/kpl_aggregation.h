@@ -12,9 +12,13 @@
 // comes back whole as one user record. A record with magic and a matching
 // MD5 whose protobuf is malformed (a bad varint or length, a missing
 // required field, a table index out of range) is Corruption naming the
-// offset. User records keep the aggregate's order; their subsequence number
-// is their index. Unknown fields are skipped; tags are not returned. Output
-// is bounded by the input (every user record's bytes are copied from it).
+// offset, and so is a key-table entry longer than Kinesis allows (a
+// partition key of more than kMaxKplPartitionKeyBytes, an explicit hash key
+// of more than kMaxKplExplicitHashKeyBytes). User records keep the
+// aggregate's order; their subsequence number is their index. Unknown fields
+// are skipped; tags are not returned. Output is bounded: the records' data
+// is at most the input's size (each is copied from its own bytes), and the
+// keys, which records share by index, add at most the two limits per record.
 // Pure function: thread-safe.
 #pragma once
 
@@ -28,6 +32,10 @@
 namespace floe::aws::kinesis {
 
 inline constexpr unsigned char kKplMagic[4] = {0xF3, 0x89, 0x9A, 0xC2};
+// Kinesis's limits: 256 Unicode characters (up to 4 UTF-8 bytes each), and a
+// decimal 128-bit hash key.
+inline constexpr size_t kMaxKplPartitionKeyBytes = 1024;
+inline constexpr size_t kMaxKplExplicitHashKeyBytes = 39;
 
 struct UserRecord {
   std::string partition_key;

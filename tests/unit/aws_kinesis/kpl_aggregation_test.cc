@@ -100,6 +100,11 @@ TEST(KplAggregationTest, MalformedProtobufBehindAValidDigestIsCorruption) {
       {std::string("\x0b", 1), "unsupported wire type 3"},
       // field 1 as a varint
       {std::string("\x08\x01", 2), "not length-delimited"},
+      // a partition key past Kinesis's limit: records share it by index, so
+      // every record would copy it (the fuzzer's output-bound check found it)
+      {"\x0a\x81\x08" + std::string(1025, 'k') + std::string("\x1a\x04\x08\x00\x1a\x00", 6),
+       "partition key at offset 4 has 1025 bytes, more than Kinesis allows (1024)"},
+      {std::string("\x12\x28", 2) + std::string(40, '1'), "explicit hash key at offset 4 has 40 bytes"},
   };
   for (const Case& c : cases) {
     auto users = Deaggregate(Framed(c.message), "pk");
