@@ -158,7 +158,7 @@ Status TableIngestor::Impl::EnsureIndex(std::vector<std::string>* warnings) {
   if (!table) {
     index.emplace();
   } else {
-    KeyIndexSpec spec{merge().keys, OrderingSpec::Of(merge())};
+    KeyIndexSpec spec{merge().keys, convention->table_ordering()};
     auto loaded =
         PrimaryKeyIndex::Load(*state_io, options.state_dir, table->metadata(), table->io(), spec, warnings);
     if (!loaded.ok()) return loaded.status().WithContext("key index of " + options.table.ToString());
@@ -174,7 +174,9 @@ ReconcileOptions TableIngestor::Impl::MakeReconcileOptions() const {
   reconcile.policy = options.settings.schema.on_incompatible;
   if (merging()) {
     reconcile.protected_columns = merge().keys;
-    for (const OrderColumn& column : merge().order_by) reconcile.protected_columns.push_back(column.name);
+    for (const OrderColumn& column : convention->table_ordering().columns) {
+      reconcile.protected_columns.push_back(column.name);
+    }
   }
   if (!merge().operation_column.empty()) reconcile.protected_columns.push_back(merge().operation_column);
   reconcile.table_name = options.table.ToString();

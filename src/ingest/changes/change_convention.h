@@ -82,6 +82,10 @@ class ChangeConvention {
   // Whether changes merge by key (newest wins) or every row is appended.
   virtual bool merges() const = 0;
   virtual Result<std::unique_ptr<BoundChanges>> Bind(const Schema& unit_schema) const = 0;
+  // Merging conventions: the ordering as columns of the row image (so of
+  // the table), which the key index reads back when it rebuilds from the
+  // table; the bound ordering() names the same values in the unit.
+  virtual OrderingSpec table_ordering() const = 0;
 };
 
 // The convention of one target table: [source] changes with the table's

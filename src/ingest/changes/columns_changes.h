@@ -35,6 +35,7 @@ class ColumnsChanges final : public ChangeConvention {
   const char* name() const override { return name_.c_str(); }
   bool merges() const override { return true; }
   Result<std::unique_ptr<BoundChanges>> Bind(const Schema& unit_schema) const override;
+  OrderingSpec table_ordering() const override { return OrderingSpec::Of(merge_); }
 
  private:
   std::string name_;
@@ -47,6 +48,7 @@ class AppendChanges final : public ChangeConvention {
   const char* name() const override { return "append"; }
   bool merges() const override { return false; }
   Result<std::unique_ptr<BoundChanges>> Bind(const Schema& unit_schema) const override;
+  OrderingSpec table_ordering() const override { return OrderingSpec::Of(merge_); }
 
  private:
   MergeConfig merge_;

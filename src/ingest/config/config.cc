@@ -371,7 +371,8 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
   FLOE_ASSIGN_OR_RETURN(auto format,
                         section.Choice("format", {"cda", "parquet", "jsonl", "json", "csv", "avro"}));
   FLOE_ASSIGN_OR_RETURN(auto discovery, section.Choice("discovery", {"cda", "prefix"}));
-  FLOE_ASSIGN_OR_RETURN(auto changes, section.Choice("changes", {"cda", "columns", "append", "dms"}));
+  FLOE_ASSIGN_OR_RETURN(auto changes,
+                        section.Choice("changes", {"cda", "columns", "append", "dms", "debezium"}));
   FLOE_ASSIGN_OR_RETURN(auto uri, section.String("uri"));
   FLOE_ASSIGN_OR_RETURN(auto include, section.StringArray("include"));
   FLOE_ASSIGN_OR_RETURN(auto exclude, section.StringArray("exclude"));
@@ -393,7 +394,8 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
   // format = "cda" is the CDA preset; otherwise the axes are chosen one by
   // one. changes = "dms" reads a DMS S3 target, never a CDA export.
   const bool dms = changes && static_cast<ChangeKind>(*changes) == ChangeKind::kDms;
-  const bool cda_preset = (!format && !dms) || (format && *format == 0);
+  const bool debezium = changes && static_cast<ChangeKind>(*changes) == ChangeKind::kDebezium;
+  const bool cda_preset = (!format && !dms && !debezium) || (format && *format == 0);
   if (discovery) {
     source->discovery = *discovery == 0 ? DiscoveryKind::kCda : DiscoveryKind::kPrefix;
     if (format && *format == 0 && source->discovery != DiscoveryKind::kCda) {
@@ -405,6 +407,12 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
       return section.Error("discovery",
                            std::string("\"cda\" reads a CDA export, which holds Parquet files, not ") +
                                SourceFormatName(source->format) + " files; use discovery = \"prefix\"");
+    }
+    if ((dms || debezium) && source->discovery == DiscoveryKind::kCda) {
+      return section.Error("discovery", std::string("\"cda\" reads a CDA export, not ") +
+                                            (dms ? "AWS DMS files" : "Debezium change events") +
+                                            " (changes = \"" + (dms ? "dms" : "debezium") +
+                                            "\"); use discovery = \"prefix\"");
     }
   } else {
     source->discovery = cda_preset ? DiscoveryKind::kCda : DiscoveryKind::kPrefix;
@@ -751,9 +759,10 @@ Status ReadTarget(const ParseContext& context, const toml::table* table, TargetC
 Status ReadMerge(const ParseContext& context, const toml::table* table, const ChangesChoice& choice,
                  SourceConfig* source, MergeConfig* merge) {
   const bool dms = choice.changes == ChangeKind::kDms;
-  const bool cda_columns =
-      !dms && (source->discovery == DiscoveryKind::kCda ? choice.changes != ChangeKind::kColumns
-                                                        : choice.changes == ChangeKind::kCda);
+  const bool debezium = choice.changes == ChangeKind::kDebezium;
+  const bool cda_columns = !dms && !debezium &&
+                           (source->discovery == DiscoveryKind::kCda ? choice.changes != ChangeKind::kColumns
+                                                                     : choice.changes == ChangeKind::kCda);
   // The kind of an order_by column given without order_kind.
   OrderingKind default_kind = OrderingKind::kPaddedHex;
   if (dms) {
@@ -767,6 +776,19 @@ Status ReadMerge(const ParseContext& context, const toml::table* table, const Ch
     merge->ignore_values.clear();
     merge->missing_operation = MissingOperation::kUpsert;
     default_kind = OrderingKind::kTimestampText;  // DMS's TimestampColumnName column
+  } else if (debezium) {
+    // Debezium's codes; the commit time orders (set order_by to the log
+    // position where the connector has one: source.lsn for PostgreSQL).
+    merge->keys.clear();
+    merge->order_by = {{"source.ts_ms", OrderingKind::kNumber}};
+    merge->unordered_rows_oldest = false;
+    merge->operation_column = "op";
+    merge->insert_values = {std::string("c"), std::string("r")};
+    merge->update_values = {std::string("u")};
+    merge->delete_values = {std::string("d")};
+    merge->ignore_values = {std::string("t"), std::string("m")};
+    merge->missing_operation = MissingOperation::kQuarantine;
+    default_kind = OrderingKind::kNumber;
   } else if (!cda_columns) {
     // Plain files carry no CDA columns: append unless asked to merge.
     merge->mode = WriteMode::kAppend;
@@ -782,10 +804,11 @@ Status ReadMerge(const ParseContext& context, const toml::table* table, const Ch
   const WriteMode before = merge->mode;
   FLOE_RETURN_IF_ERROR(ReadMergeKeys(section, merge, default_kind, &any_given));
   if (choice.changes && merge->mode != before) {
-    return section.Error(
-        "mode", std::string("\"") + WriteModeName(merge->mode) + "\" contradicts [source] changes = \"" +
-                    ChangeKindName(*choice.changes) +
-                    "\" (changes \"append\" appends; \"cda\", \"columns\" and \"dms\" merge): drop one");
+    return section.Error("mode", std::string("\"") + WriteModeName(merge->mode) +
+                                     "\" contradicts [source] changes = \"" +
+                                     ChangeKindName(*choice.changes) +
+                                     "\" (changes \"append\" appends; \"cda\", \"columns\", \"dms\" and "
+                                     "\"debezium\" merge): drop one");
   }
   if (!choice.changes) {
     source->changes = merge->mode == WriteMode::kAppend ? ChangeKind::kAppend
@@ -795,6 +818,12 @@ Status ReadMerge(const ParseContext& context, const toml::table* table, const Ch
   FLOE_ASSIGN_OR_RETURN(auto retention, section.Duration("tombstone_retention"));
   FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
   if (retention) merge->tombstone_retention_ms = *retention;
+  if (debezium && merge->keys.empty()) {
+    return section.Error(
+        "keys",
+        "changes = \"debezium\" needs keys (the source table's primary key columns, read from "
+        "the after image, or before for a delete: change-event files do not carry the record key)");
+  }
   if (dms && merge->keys.empty()) {
     return section.Error("keys",
                          "changes = \"dms\" needs keys (the source table's primary key columns: DMS files do "
@@ -1155,6 +1184,7 @@ const char* ChangeKindName(ChangeKind kind) {
     case ChangeKind::kColumns: return "columns";
     case ChangeKind::kAppend: return "append";
     case ChangeKind::kDms: return "dms";
+    case ChangeKind::kDebezium: return "debezium";
   }
   return "unknown";
 }

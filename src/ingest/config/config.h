@@ -32,7 +32,9 @@ enum class DiscoveryKind { kCda, kPrefix };
 enum class SourceFormat { kParquet, kJsonLines, kJson, kCsv, kAvro };
 // "dms" is the AWS DMS preset of "columns": Op I/U/D, full-load files
 // without Op are upserts, AR_H_CHANGE_SEQ orders (changes/dms_changes.h).
-enum class ChangeKind { kCda, kColumns, kAppend, kDms };
+// "debezium": Debezium change events (before/after/source/op, optionally in
+// the JSON converter's schema/payload wrapper; changes/debezium_changes.h).
+enum class ChangeKind { kCda, kColumns, kAppend, kDms, kDebezium };
 enum class WriteMode { kMerge, kAppend };
 // How ordering values compare: "hex" left-pads hex strings to 32 digits
 // (CDA gwcbi___seqval_hex), "number" compares integers, "timestamp" compares
@@ -264,7 +266,7 @@ Result<int64_t> ParseSizeBytes(const std::string& text);
 // Lower-case names as the config file spells them.
 const char* DiscoveryKindName(DiscoveryKind kind);  // "cda", "prefix"
 const char* SourceFormatName(SourceFormat format);  // "parquet", "jsonl", "json", "csv", "avro"
-const char* ChangeKindName(ChangeKind kind);        // "cda", "columns", "append", "dms"
+const char* ChangeKindName(ChangeKind kind);        // "cda", "columns", "append", "dms", "debezium"
 const char* WriteModeName(WriteMode mode);
 // "hex", "number", "timestamp", "digits", "timestamp_text"
 const char* OrderingKindName(OrderingKind kind);

@@ -812,7 +812,9 @@ TEST_F(ConfigTest, ImpossibleSourceAxisCombinationsAreRefused) {
               HasSubstr("[merge] mode: \"merge\" contradicts [source] changes = \"append\""));
   EXPECT_THAT(error("format = \"parquet\"\nchanges = \"columns\"", "[merge]\nmode = \"append\""),
               HasSubstr("contradicts [source] changes = \"columns\""));
-  EXPECT_THAT(error("changes = \"debezium\""), HasSubstr("[source] changes"));
+  EXPECT_THAT(error("changes = \"debezium\""), HasSubstr("changes = \"debezium\" needs keys"));
+  EXPECT_THAT(error("discovery = \"cda\"\nchanges = \"debezium\"", "[merge]\nkeys = [\"id\"]"),
+              HasSubstr("a CDA export"));
   EXPECT_THAT(error("discovery = \"kafka\""), HasSubstr("[source] discovery"));
   // A merging convention without its columns.
   EXPECT_THAT(error("format = \"parquet\"\nchanges = \"columns\""), HasSubstr("needs keys"));
@@ -1083,6 +1085,44 @@ warehouse = "/data/wh"
     ASSERT_FALSE(parsed.ok()) << r.source;
     EXPECT_THAT(parsed.status().message(), HasSubstr(r.message)) << r.source;
   }
+}
+
+TEST_F(ConfigTest, DebeziumChangesHaveDebeziumDefaultsAndNeedKeys) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, Parse(R"toml(
+name = "cdc"
+[source]
+format = "jsonl"
+uri = "/landing/debezium/customers"
+changes = "debezium"
+[merge]
+keys = ["id"]
+[catalog]
+type = "filesystem"
+warehouse = "/data/wh"
+)toml"));
+  EXPECT_EQ(config.source.changes, ChangeKind::kDebezium);
+  EXPECT_EQ(config.merge.mode, WriteMode::kMerge);
+  EXPECT_EQ(config.merge.operation_column, "op");
+  ASSERT_EQ(config.merge.order_by.size(), 1u);
+  EXPECT_EQ(config.merge.order_by[0].name, "source.ts_ms");
+  EXPECT_EQ(config.merge.order_by[0].kind, OrderingKind::kNumber);
+  EXPECT_EQ(config.merge.insert_values, (std::vector<OperationCode>{std::string("c"), std::string("r")}));
+  EXPECT_EQ(config.merge.delete_values, (std::vector<OperationCode>{std::string("d")}));
+  EXPECT_EQ(config.merge.ignore_values, (std::vector<OperationCode>{std::string("t"), std::string("m")}));
+  EXPECT_STREQ(ChangeKindName(ChangeKind::kDebezium), "debezium");
+
+  auto keyless = Parse(R"toml(
+name = "cdc"
+[source]
+format = "jsonl"
+uri = "/landing/debezium/customers"
+changes = "debezium"
+[catalog]
+type = "filesystem"
+warehouse = "/data/wh"
+)toml");
+  ASSERT_FALSE(keyless.ok());
+  EXPECT_THAT(keyless.status().message(), HasSubstr("[merge] keys: changes = \"debezium\" needs keys"));
 }
 
 }  // namespace
