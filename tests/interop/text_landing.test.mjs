@@ -299,3 +299,56 @@ order_by = "source.lsn"`);
   // index reads back), not the rest of Debezium's envelope.
   assert.deepEqual(actual.columns, ['id', 'name', 'price', '__source_lsn']);
 });
+
+test('Debezium change events in Avro container files (written by avsc) merge like the JSON ones', async (t) => {
+  if (skipWithoutFloe(t)) return;
+  const dir = fs.mkdtempSync(path.join(work, 'debezium-avro-'));
+  const zone = path.join(dir, 'zone');
+  fs.mkdirSync(zone);
+  const value = {
+    type: 'record', name: 'Value', namespace: 'dbserver1.inventory.customers', fields: [
+      { name: 'id', type: 'int' }, { name: 'email', type: ['null', 'string'], default: null },
+    ],
+  };
+  const envelope = {
+    type: 'record', name: 'Envelope', namespace: 'dbserver1.inventory.customers', fields: [
+      { name: 'before', type: ['null', value], default: null },
+      { name: 'after', type: ['null', 'dbserver1.inventory.customers.Value'], default: null },
+      { name: 'source', type: { type: 'record', name: 'Source', namespace: 'io.debezium.connector.postgresql', fields: [
+        { name: 'ts_ms', type: 'long' }, { name: 'lsn', type: ['null', 'long'], default: null }] } },
+      { name: 'op', type: 'string' },
+      { name: 'ts_ms', type: ['null', 'long'], default: null },
+    ],
+  };
+  const V = 'dbserver1.inventory.customers.Value';
+  const row = (id, email) => ({ [V]: { id, email: email === null ? null : { string: email } } });
+  const event = (op, lsn, before, after) => ({
+    before, after, op, ts_ms: { long: BigInt(1700000000000 + lsn) },
+    source: { ts_ms: BigInt(1700000000000 + lsn), lsn: { long: BigInt(lsn) } },
+  });
+  await writeAvsc(path.join(zone, 'a.avro'), envelope, [
+    event('r', 1, null, row(1, 'a@x')), event('r', 2, null, row(2, 'b@x')), event('c', 3, null, row(3, null)),
+    event('u', 4, row(1, 'a@x'), row(1, 'a2@x')), event('d', 5, row(2, 'b@x'), null),
+  ], 'deflate');
+  await writeAvsc(path.join(zone, 'b.avro'), envelope, [
+    event('u', 2, row(1, 'a@x'), row(1, 'stale@x')),  // older than lsn 4: stale
+    event('c', 6, null, row(4, 'ü@x')), event('d', 7, row(3, null), null),
+  ], 'snappy');
+  const config = writeConfig(dir, `[source]
+format = "avro"
+uri = "${zone}"
+table = "customers"
+settle = "0s"
+changes = "debezium"
+[merge]
+keys = ["id"]
+order_by = "source.lsn"`);
+  const run = runFloe(['run', config, '--once']);
+  assert.equal(run.status, 0, run.stderr);
+  const actual = scan(dir, 'default.customers');
+  const want = new Map([
+    ['1', { id: '1', email: 'a2@x', __source_lsn: '4' }],
+    ['4', { id: '4', email: 'ü@x', __source_lsn: '6' }],
+  ]);
+  assert.deepEqual(compareByKey(want, actual.rows, { label: 'debezium avro' }), []);
+});
