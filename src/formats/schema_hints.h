@@ -40,6 +40,8 @@ class SchemaHints {
   static Result<SchemaHints> Parse(std::string_view text);
 
   bool empty() const { return hints_.empty(); }
+  // One more hint (the pipeline adds the table's column types after the user's).
+  void Add(SchemaHint hint) { hints_.push_back(std::move(hint)); }
   const std::vector<SchemaHint>& hints() const { return hints_; }
 
   // The hinted type of the column at `path` (top-level name first), or nullptr.

@@ -42,7 +42,7 @@ void TableIngestor::Impl::VoteNewTableSchemaInto(const std::vector<SourceUnit>& 
   const size_t step = std::max<size_t>(1, (to_scan.size() + kSchemaSampleUnits - 1) / kSchemaSampleUnits);
   std::vector<floe::Schema> samples;
   for (size_t k = 0; k < to_scan.size(); k += step) {
-    auto reader = units->Open(batch[to_scan[k]]);
+    auto reader = units->Open(batch[to_scan[k]], unit_table_columns);
     if (!reader.ok()) continue;  // the scan meets the same failure and quarantines the unit
     auto bound = convention->Bind((*reader)->schema());
     if (!bound.ok()) continue;
@@ -75,6 +75,7 @@ Result<ScannedBatch> TableIngestor::Impl::ScanAndMerge(const std::vector<SourceU
   const int32_t base_last_id = table ? table->metadata().last_column_id : 0;
   const int version = format_version();
   scanned.working = base;
+  unit_table_columns = UnitTableColumns(base);
   // A retryable failure (an object store that kept failing) is not the
   // unit's fault: the batch fails and is redone later instead of the unit
   // being quarantined.
@@ -90,7 +91,8 @@ Result<ScannedBatch> TableIngestor::Impl::ScanAndMerge(const std::vector<SourceU
   ReadAhead<ScannedSource> scans(
       Pool(), to_scan.size(), ReadAheadUnits(), ReadAheadBytes(),
       [&](size_t k) {
-        return ScanSource(*units, batch[to_scan[k]], to_scan[k], *convention, MaxBadRowsPerUnit());
+        return ScanSource(*units, batch[to_scan[k]], unit_table_columns, to_scan[k], *convention,
+                          MaxBadRowsPerUnit());
       },
       [&](size_t k) { return std::max<int64_t>(batch[to_scan[k]].size, 0); });
   while (!scans.done() && transient.ok()) {

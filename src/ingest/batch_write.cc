@@ -12,7 +12,8 @@ Result<std::vector<StagedLive>> TableIngestor::Impl::WriteRows(
     const std::vector<SourceUnit>& batch, ReadPlan& plan, const iceberg::Schema& table_schema, int64_t now_ms,
     BatchDataWriter& writer, BatchCounts& counts, SideTables& side, std::optional<UnitFailure>* failure) {
   (void)side;  // no pass-2 stage sets rows aside yet (expectations will, with the rows they quarantine)
-  SourceChunkReader reader(*units, table_schema, MakeReconcileOptions(), *convention, plan.units);
+  SourceChunkReader reader(*units, unit_table_columns, table_schema, MakeReconcileOptions(), *convention,
+                           plan.units);
   ReadAhead<DecodedChunk> reads(
       Pool(), plan.reads.size(), ReadAheadUnits(), ReadAheadBytes(),
       [&](size_t k) { return reader.Read(plan.reads[k]); }, [&](size_t k) { return plan.reads[k].cost; });

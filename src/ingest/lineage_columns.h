@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "columnar/column.h"
@@ -24,6 +25,12 @@ inline constexpr const char* kLineageSourceFile = "_floe_source_file";
 inline constexpr const char* kLineageSourceRow = "_floe_source_row";
 inline constexpr const char* kLineageSourceModified = "_floe_source_modified";
 inline constexpr const char* kLineageIngestedAt = "_floe_ingested_at";
+
+// Whether `name` is one of the lineage columns above (floe fills them, no unit does).
+inline bool IsLineageColumn(std::string_view name) {
+  return name == kLineageSourceFile || name == kLineageSourceRow || name == kLineageSourceModified ||
+         name == kLineageIngestedAt;
+}
 
 // The enabled lineage columns `schema` lacks, as columns to add.
 SchemaEvolution MissingLineageColumns(const LineageConfig& lineage, const iceberg::Schema& schema);

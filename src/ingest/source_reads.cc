@@ -7,11 +7,11 @@
 
 namespace floe::ingest {
 
-ScannedSource ScanSource(UnitOpener& opener, const SourceUnit& unit, size_t index,
-                         const ChangeConvention& convention, size_t max_bad_rows) {
+ScannedSource ScanSource(UnitOpener& opener, const SourceUnit& unit, const Schema& table_columns,
+                         size_t index, const ChangeConvention& convention, size_t max_bad_rows) {
   ScannedSource scanned;
   scanned.index = index;
-  auto reader = opener.Open(unit);
+  auto reader = opener.Open(unit, table_columns);
   if (!reader.ok()) {
     scanned.failure = reader.status();
     return scanned;
@@ -30,10 +30,11 @@ ScannedSource ScanSource(UnitOpener& opener, const SourceUnit& unit, size_t inde
   return scanned;
 }
 
-SourceChunkReader::SourceChunkReader(UnitOpener& opener, const iceberg::Schema& table_schema,
-                                     ReconcileOptions reconcile, const ChangeConvention& convention,
-                                     std::vector<UnitToRead> units)
+SourceChunkReader::SourceChunkReader(UnitOpener& opener, const Schema& table_columns,
+                                     const iceberg::Schema& table_schema, ReconcileOptions reconcile,
+                                     const ChangeConvention& convention, std::vector<UnitToRead> units)
     : opener_(opener),
+      table_columns_(table_columns),
       table_schema_(table_schema),
       reconcile_(std::move(reconcile)),
       convention_(convention),
@@ -44,7 +45,7 @@ SourceChunkReader::SourceChunkReader(UnitOpener& opener, const iceberg::Schema& 
 
 void SourceChunkReader::Open(const UnitToRead& unit, OpenUnit* open) {
   open->attempted = true;
-  auto reader = opener_.Open(unit.unit);
+  auto reader = opener_.Open(unit.unit, table_columns_);
   if (!reader.ok()) {
     open->status = reader.status();
     return;

@@ -51,8 +51,9 @@ struct ScannedSource {
 };
 
 // `max_bad_rows`: see ScanUnitChanges.
-ScannedSource ScanSource(UnitOpener& opener, const SourceUnit& unit, size_t index,
-                         const ChangeConvention& convention, size_t max_bad_rows);
+// `table_columns`: see UnitOpener::Open.
+ScannedSource ScanSource(UnitOpener& opener, const SourceUnit& unit, const Schema& table_columns,
+                         size_t index, const ChangeConvention& convention, size_t max_bad_rows);
 
 // One chunk to read in pass 2.
 struct ChunkRead {
@@ -81,8 +82,10 @@ struct UnitToRead {
 
 class SourceChunkReader {
  public:
-  SourceChunkReader(UnitOpener& opener, const iceberg::Schema& table_schema, ReconcileOptions reconcile,
-                    const ChangeConvention& convention, std::vector<UnitToRead> units);
+  // `table_columns` as pass 1 opened the units with (UnitOpener::Open).
+  SourceChunkReader(UnitOpener& opener, const Schema& table_columns, const iceberg::Schema& table_schema,
+                    ReconcileOptions reconcile, const ChangeConvention& convention,
+                    std::vector<UnitToRead> units);
 
   // Thread-safe; see the contract above.
   DecodedChunk Read(const ChunkRead& read);
@@ -102,6 +105,7 @@ class SourceChunkReader {
   void Open(const UnitToRead& unit, OpenUnit* open);
 
   UnitOpener& opener_;
+  const Schema& table_columns_;
   const iceberg::Schema& table_schema_;
   const ReconcileOptions reconcile_;
   const ChangeConvention& convention_;

@@ -169,6 +169,19 @@ Status TableIngestor::Impl::EnsureIndex(std::vector<std::string>* warnings) {
   return Status::OK();
 }
 
+floe::Schema TableIngestor::Impl::UnitTableColumns(const iceberg::Schema& schema) const {
+  floe::Schema columns;
+  if (!convention->rows_are_image()) return columns;
+  for (const iceberg::NestedField& field : schema.fields) {
+    if (!field.type.is_primitive() || field.name == kRescuedDataColumn || IsLineageColumn(field.name))
+      continue;
+    auto type = iceberg::ToFloeType(field.type);
+    if (!type.ok()) continue;
+    columns.push_back(MakeField(field.name, *type));
+  }
+  return columns;
+}
+
 ReconcileOptions TableIngestor::Impl::MakeReconcileOptions() const {
   ReconcileOptions reconcile;
   reconcile.policy = options.settings.schema.on_incompatible;

@@ -131,6 +131,10 @@ struct TableIngestor::Impl {
   CodecChoice codec;
   std::unique_ptr<ChangeConvention> convention;
   std::optional<iceberg::Table> table;
+  // The table's columns every unit of the current batch is opened with
+  // (UnitOpener::Open), set at the start of pass 1 so pass 2 reads the
+  // same rows even after the batch evolved the schema.
+  floe::Schema unit_table_columns;
   // Merging: the key index and the snapshot it reflects.
   std::optional<PrimaryKeyIndex> index;
   std::optional<int64_t> index_snapshot;
@@ -177,6 +181,10 @@ struct TableIngestor::Impl {
   // `warnings` receives the index loader's notes (files ignored, rebuilds).
   Status EnsureIndex(std::vector<std::string>* warnings);
   ReconcileOptions MakeReconcileOptions() const;
+  // The primitive top-level columns of `schema` a format may read with their
+  // types: none when the convention's rows are not the table's rows
+  // (Debezium's envelope), and never lineage columns or _rescued_data.
+  floe::Schema UnitTableColumns(const iceberg::Schema& schema) const;
   void Quarantine(const SourceUnit& unit, const std::string& reason, BatchResult& result);
 
   // One try at the batch; `skipped` units (failed in an earlier try's pass

@@ -352,3 +352,33 @@ order_by = "source.lsn"`);
   ]);
   assert.deepEqual(compareByKey(want, actual.rows, { label: 'debezium avro' }), []);
 });
+
+test('a later file reads its columns with the table types: one odd value is rescued alone, with file and line', async (t) => {
+  if (skipWithoutFloe(t)) return;
+  const dir = fs.mkdtempSync(path.join(work, 'table-types-'));
+  const zone = path.join(dir, 'zone');
+  fs.mkdirSync(zone);
+  fs.writeFileSync(path.join(zone, 'a.jsonl'), '{"id": 1, "seq": 1, "op": "I", "qty": 5, "label": "x"}\n');
+  const config = writeConfig(dir, `[source]\nformat = "jsonl"\nuri = "${zone}"\n${TEXT_SOURCE}\n${MERGE}`);
+  let run = runFloe(['run', config, '--once']);
+  assert.equal(run.status, 0, run.stderr);
+  // Alone, this file would infer qty as a string (and label as a long):
+  // read with the table's types, only the odd values are rescued.
+  fs.writeFileSync(path.join(zone, 'b.jsonl'), [
+    '{"id": 2, "seq": 2, "op": "I", "qty": 7, "label": 12}',
+    '{"id": 3, "seq": 3, "op": "I", "qty": "lots", "label": 13}',
+  ].join('\n') + '\n');
+  run = runFloe(['run', config, '--once']);
+  assert.equal(run.status, 0, run.stderr);
+  const rows = scan(dir, 'raw.orders');
+  assert.equal(rows.rows.get('2').qty, '7');
+  assert.equal(rows.rows.get('2')._rescued_data, null);
+  assert.equal(rows.rows.get('2').label, '12');  // a number read into the string column as its text
+  assert.equal(rows.rows.get('3').qty, null);
+  const rescued = JSON.parse(rows.rows.get('3')._rescued_data);
+  assert.equal(rescued.qty, 'lots');
+  assert.match(rescued._file_path, /b\.jsonl$/);
+  assert.equal(rescued._line, 2);
+  const schema = runFloeOk(['table', 'describe', 'raw.orders', ...catalogOf(dir)]).stdout;
+  assert.match(schema, /qty\s.*long/, schema);
+});

@@ -86,6 +86,9 @@ class ChangeConvention {
   // the table), which the key index reads back when it rebuilds from the
   // table; the bound ordering() names the same values in the unit.
   virtual OrderingSpec table_ordering() const = 0;
+  // Whether a unit's rows are the table's rows (so the table's column types
+  // apply to the unit's columns of those names): all but Debezium's envelope.
+  virtual bool rows_are_image() const { return true; }
 };
 
 // The convention of one target table: [source] changes with the table's

@@ -48,6 +48,7 @@ class DebeziumChanges final : public ChangeConvention {
   Result<std::unique_ptr<BoundChanges>> Bind(const Schema& unit_schema) const override;
   // [merge] order_by with each path renamed to its image column.
   OrderingSpec table_ordering() const override;
+  bool rows_are_image() const override { return false; }
 
  private:
   MergeConfig merge_;

@@ -5,7 +5,8 @@
 
 namespace floe::ingest {
 
-Result<std::unique_ptr<formats::ChunkedReader>> AvroFileFormat::Open(std::shared_ptr<InputFile> file) const {
+Result<std::unique_ptr<formats::ChunkedReader>> AvroFileFormat::Open(std::shared_ptr<InputFile> file,
+                                                                     const Schema& /*table_columns*/) const {
   FLOE_ASSIGN_OR_RETURN(auto reader, avro::AvroFileReader::Open(std::move(file), {}));
   return std::unique_ptr<formats::ChunkedReader>(std::move(reader));
 }

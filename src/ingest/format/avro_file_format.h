@@ -16,7 +16,8 @@ class AvroFileFormat final : public FileFormat {
  public:
   explicit AvroFileFormat(const SourceConfig& config) : any_name_(!config.include.empty()) {}
   const char* name() const override { return "avro"; }
-  Result<std::unique_ptr<formats::ChunkedReader>> Open(std::shared_ptr<InputFile> file) const override;
+  Result<std::unique_ptr<formats::ChunkedReader>> Open(std::shared_ptr<InputFile> file,
+                                                       const Schema& table_columns) const override;
   bool IsDataFile(std::string_view path) const override;
 
  private:

@@ -7,7 +7,8 @@ namespace floe::ingest {
 CsvFileFormat::CsvFileFormat(const SourceConfig& config, TextFormatOptions options)
     : text_(config.text), options_(std::move(options)) {}
 
-Result<std::unique_ptr<formats::ChunkedReader>> CsvFileFormat::Open(std::shared_ptr<InputFile> file) const {
+Result<std::unique_ptr<formats::ChunkedReader>> CsvFileFormat::Open(std::shared_ptr<InputFile> file,
+                                                                    const Schema& table_columns) const {
   csv::CsvReadOptions read;
   read.delimiter = text_.delimiter;
   if (!read.delimiter && formats::DataExtension(file->path()) == "tsv") read.delimiter = "\t";
@@ -18,7 +19,7 @@ Result<std::unique_ptr<formats::ChunkedReader>> CsvFileFormat::Open(std::shared_
   read.skip_rows = text_.skip_rows;
   read.encoding = text_.encoding;
   read.inference = options_.inference;
-  read.schema_hints = options_.schema_hints;
+  read.schema_hints = WithTableColumns(options_.schema_hints, table_columns);
   read.on_bad_record = read.on_mismatch = options_.bad_records;
   read.schema_sample_bytes = options_.schema_sample_bytes;
   read.compression = options_.compression;

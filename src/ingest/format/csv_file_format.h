@@ -18,7 +18,8 @@ class CsvFileFormat final : public FileFormat {
  public:
   CsvFileFormat(const SourceConfig& config, TextFormatOptions options);
   const char* name() const override { return "csv"; }
-  Result<std::unique_ptr<formats::ChunkedReader>> Open(std::shared_ptr<InputFile> file) const override;
+  Result<std::unique_ptr<formats::ChunkedReader>> Open(std::shared_ptr<InputFile> file,
+                                                       const Schema& table_columns) const override;
   bool IsDataFile(std::string_view path) const override;
 
  private:

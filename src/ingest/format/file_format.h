@@ -25,7 +25,14 @@ class FileFormat {
   virtual ~FileFormat() = default;
   // The [source] format value ("parquet", ...).
   virtual const char* name() const = 0;
-  virtual Result<std::unique_ptr<formats::ChunkedReader>> Open(std::shared_ptr<InputFile> file) const = 0;
+  // `table_columns`: the target table's primitive top-level columns when the
+  // unit's rows are the table's rows (see UnitOpener); a format that infers
+  // types (JSON, CSV) reads a column of one of these names with its type, so
+  // a value that does not fit is rescued alone, with its file and line,
+  // instead of the whole column drifting. [source] schema_hints win. Other
+  // formats ignore it.
+  virtual Result<std::unique_ptr<formats::ChunkedReader>> Open(std::shared_ptr<InputFile> file,
+                                                               const Schema& table_columns) const = 0;
   // Whether a listed file (its path or name) holds data of this format: what a
   // prefix discovery picks before include/exclude apply ("*.parquet").
   virtual bool IsDataFile(std::string_view path) const = 0;

@@ -10,7 +10,8 @@ JsonFileFormat::JsonFileFormat(const SourceConfig& config, TextFormatOptions opt
       nested_as_json_(config.text.nested_as_json),
       options_(std::move(options)) {}
 
-Result<std::unique_ptr<formats::ChunkedReader>> JsonFileFormat::Open(std::shared_ptr<InputFile> file) const {
+Result<std::unique_ptr<formats::ChunkedReader>> JsonFileFormat::Open(std::shared_ptr<InputFile> file,
+                                                                     const Schema& table_columns) const {
   json::JsonReadOptions read;
   read.format = lines_ ? "jsonl" : "json";
   if (!lines_) {
@@ -22,7 +23,7 @@ Result<std::unique_ptr<formats::ChunkedReader>> JsonFileFormat::Open(std::shared
     }
   }
   read.decode.inference = options_.inference;
-  read.decode.schema_hints = options_.schema_hints;
+  read.decode.schema_hints = WithTableColumns(options_.schema_hints, table_columns);
   read.decode.nested_as_json = nested_as_json_;
   read.decode.on_broken = read.decode.on_mismatch = options_.bad_records;
   read.schema_sample_bytes = options_.schema_sample_bytes;

@@ -24,6 +24,14 @@ Result<TextFormatOptions> MakeTextFormatOptions(const SourceConfig& config) {
   return options;
 }
 
+formats::SchemaHints WithTableColumns(const formats::SchemaHints& hints, const Schema& table_columns) {
+  formats::SchemaHints out = hints;
+  for (const Field& column : table_columns) {
+    if (hints.FindTopLevel(column.name) == nullptr) out.Add({{column.name}, column.type});
+  }
+  return out;
+}
+
 bool IsTextDataFile(const TextFormatOptions& options, std::string_view path,
                     std::initializer_list<std::string_view> extensions) {
   if (options.any_name) return true;

@@ -32,6 +32,10 @@ struct TextFormatOptions {
 
 Result<TextFormatOptions> MakeTextFormatOptions(const SourceConfig& config);
 
+// `hints` plus a hint for each of `table_columns` that `hints` does not name
+// (FileFormat::Open's table columns: the user's hints win).
+formats::SchemaHints WithTableColumns(const formats::SchemaHints& hints, const Schema& table_columns);
+
 // Whether `path` is a data file for `options` given the format's extensions
 // (lower case, without the dot; a compression suffix after them is allowed).
 bool IsTextDataFile(const TextFormatOptions& options, std::string_view path,

@@ -26,7 +26,10 @@ namespace floe::ingest {
 class UnitOpener {
  public:
   virtual ~UnitOpener() = default;
-  virtual Result<std::unique_ptr<formats::ChunkedReader>> Open(const SourceUnit& unit) = 0;
+  // `table_columns`: see FileFormat::Open; the same for every open of a unit
+  // in one batch (both passes must read the same rows).
+  virtual Result<std::unique_ptr<formats::ChunkedReader>> Open(const SourceUnit& unit,
+                                                               const Schema& table_columns) = 0;
 };
 
 // File units: `unit.uri` through `io`, decoded by `format`, with the unit's
@@ -37,7 +40,8 @@ class FileUnitOpener final : public UnitOpener {
   FileUnitOpener(std::shared_ptr<FileIO> io, std::shared_ptr<const FileFormat> format,
                  std::map<std::string, std::string> partition_types = {})
       : io_(std::move(io)), format_(std::move(format)), partition_types_(std::move(partition_types)) {}
-  Result<std::unique_ptr<formats::ChunkedReader>> Open(const SourceUnit& unit) override;
+  Result<std::unique_ptr<formats::ChunkedReader>> Open(const SourceUnit& unit,
+                                                       const Schema& table_columns) override;
 
  private:
   std::shared_ptr<FileIO> io_;
