@@ -226,6 +226,17 @@ test('Avro container files written by avsc land as avsc decodes them, and a new 
     ['4', { id: '4', seq: '6', op: 'I', price: '0.1', note: 'd', region: 'us' }],
   ]);
   assert.deepEqual(compareByKey(want, rows.rows, { label: 'avro' }), []);
+
+  // A later writer renames note to comment, with the old name as an alias:
+  // its values keep going to the note column.
+  const v3 = { ...v2, fields: v2.fields.map((f) => (f.name === 'note' ? { ...f, name: 'comment', aliases: ['note'] } : f)) };
+  const rec3 = (id, seq, comment) => ({ id, seq: BigInt(seq), op: 'U', price: null, comment: { string: comment }, region: null });
+  await writeAvsc(path.join(zone, 'c.avro'), v3, [rec3(2, 7, 'renamed')], 'null');
+  const again = runFloe(['run', config, '--once']);
+  assert.equal(again.status, 0, again.stderr);
+  const after = scan(dir, 'raw.orders');
+  assert.equal(after.rows.get('2').note, 'renamed');
+  assert.ok(!after.columns.includes('comment'), after.columns.join(','));
 });
 
 // Debezium change events as Debezium Server writes them to files: one JSON

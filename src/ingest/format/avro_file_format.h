@@ -4,6 +4,9 @@
 // later writer schema that adds fields evolves the table like Parquet.
 //
 // Contract: data files are *.avro, or every file [source] include matches.
+// A top-level field the table lacks whose writer-schema `aliases` name a
+// table column reads as that column (a renamed field keeps its column;
+// nested fields match by name only).
 // A block that does not decode fails the file (it is quarantined): Avro
 // has no record boundaries to resume at. Immutable; thread-safe.
 #pragma once
