@@ -319,12 +319,17 @@ Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::
     FLOE_ASSIGN_OR_RETURN(int64_t batch_id, Ledgered(ledger->OpenBatch(source_table, uris)));
 
     const auto started = std::chrono::steady_clock::now();
+    FLOE_ASSIGN_OR_RETURN(auto last, Ledgered(ledger->LastCommittedSnapshot(source_table)));
+    std::optional<TableIngestor::LastCommit> last_commit;
+    if (last) last_commit = TableIngestor::LastCommit{last->first, last->second};
     // Refresh -> commit with no maintenance commit of the table in between.
     std::unique_lock<std::mutex> table_lock = LockTable(target);
     auto applied = ingestor.ApplyBatch(
-        batch, batch_id, [this, &reported](const std::string& uri, int64_t rows, int64_t bytes) {
+        batch, batch_id,
+        [this, &reported](const std::string& uri, int64_t rows, int64_t bytes) {
           if (reported.insert(uri).second) reporter->FileRead(rows, bytes);
-        });
+        },
+        last_commit);
     table_lock.unlock();
     LogWorkerMessages();
     if (!applied.ok()) return FailBatch(source_table, batch_id, applied.status(), table_summary);

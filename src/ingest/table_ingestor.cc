@@ -6,6 +6,7 @@
 
 #include "iceberg/scan/changelog_scan.h"
 #include "iceberg/spec/random_ids.h"
+#include "iceberg/spec/snapshot_ancestry.h"
 #include "ingest/lineage_columns.h"
 #include "ingest/partition_spec_config.h"
 #include "ingest/table_ingestor_phases.h"
@@ -329,14 +330,44 @@ Status TableIngestor::Impl::CheckTableAgainstSettings(std::vector<std::string>* 
   return Status::OK();
 }
 
+namespace {
+
+// See TableIngestor::ApplyBatch: whether `table` (nullptr: it does not
+// exist) still holds the pipeline's last commit.
+Status CheckLastCommitKept(const iceberg::TableMetadata* table, const std::string& name,
+                           const TableIngestor::LastCommit& last) {
+  const std::string what = "table " + name + " no longer holds this pipeline's last batch (" +
+                           std::to_string(last.batch_id) + ", snapshot " + std::to_string(last.snapshot_id) +
+                           "): ";
+  const std::string remedy =
+      ". Merging onto it would leave a partial table, so its files wait: restore that snapshot, or reload "
+      "the table from every source file with `floe files CONFIG --reload-table <source table>`";
+  if (table == nullptr) return Status::InvalidArgument(what + "another writer dropped it" + remedy);
+  if (table->CurrentSnapshot() == nullptr) {
+    return Status::InvalidArgument(what + "another writer emptied it (it has no current snapshot)" + remedy);
+  }
+  if (table->SnapshotById(last.snapshot_id) != nullptr &&
+      !iceberg::IsAncestorOf(*table, table->CurrentSnapshot()->snapshot_id, last.snapshot_id)) {
+    return Status::InvalidArgument(what + "another writer rolled it back to snapshot " +
+                                   std::to_string(table->CurrentSnapshot()->snapshot_id) + remedy);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<BatchResult> TableIngestor::ApplyBatch(const std::vector<SourceUnit>& files, int64_t batch_id,
-                                              const ProgressFn& progress) {
+                                              const ProgressFn& progress, std::optional<LastCommit> last) {
   Impl& impl = *impl_;
   if (impl.table) {
     Status refreshed = impl.table->Refresh();
     if (!refreshed.ok()) return refreshed.WithContext("table " + impl.options.table.ToString());
   } else {
     FLOE_RETURN_IF_ERROR(impl.LoadTable());
+  }
+  if (last) {
+    FLOE_RETURN_IF_ERROR(CheckLastCommitKept(impl.table ? &impl.table->metadata() : nullptr,
+                                             impl.options.table.ToString(), *last));
   }
   std::vector<std::string> notes;
   FLOE_RETURN_IF_ERROR(impl.CheckTableAgainstSettings(&notes));

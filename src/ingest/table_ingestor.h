@@ -140,8 +140,22 @@ class TableIngestor {
   // Called after each unit is read (for progress): unit uri, rows, bytes.
   using ProgressFn = std::function<void(const std::string&, int64_t, int64_t)>;
 
+  // The pipeline's newest batch that changed this table: its batch id and snapshot.
+  struct LastCommit {
+    int64_t batch_id = 0;
+    int64_t snapshot_id = 0;
+  };
+
+  // `last` (from the ledger): the table must still hold it. A table another
+  // writer dropped, emptied (no current snapshot, as CREATE OR REPLACE
+  // leaves it) or rolled back past it (the snapshot is still listed but not
+  // an ancestor of the current one) fails the batch (InvalidArgument)
+  // naming what happened and how to reload, instead of merging onto a
+  // partial table. A snapshot no longer listed (expired) cannot be told from
+  // a replaced history and passes.
   Result<BatchResult> ApplyBatch(const std::vector<SourceUnit>& files, int64_t batch_id,
-                                 const ProgressFn& progress = nullptr);
+                                 const ProgressFn& progress = nullptr,
+                                 std::optional<LastCommit> last = std::nullopt);
 
   // The table as this ingestor last loaded or committed it; nullptr before
   // the table exists. Valid until the next ApplyBatch.

@@ -860,6 +860,23 @@ Result<std::vector<LedgerFile>> Ledger::Files(const LedgerFilter& filter) {
   return files;
 }
 
+Result<std::optional<std::pair<int64_t, int64_t>>> Ledger::LastCommittedSnapshot(const std::string& table) {
+  std::optional<std::pair<int64_t, int64_t>> last;
+  Status status = impl_->Transaction([&]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(
+        Statement query,
+        impl_->Prepare("SELECT batch_id, snapshot_id FROM batches WHERE tbl = ?1 AND committed = 1 "
+                       "AND snapshot_id IS NOT NULL AND snapshot_id != 0 "
+                       "ORDER BY batch_id DESC LIMIT 1"));
+    query.Bind(1, table);
+    FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
+    if (row) last = std::make_pair(query.Int(0), query.Int(1));
+    return Status::OK();
+  });
+  if (!status.ok()) return status;
+  return last;
+}
+
 Result<std::optional<TableWatermark>> Ledger::Watermark(const std::string& table) {
   std::optional<TableWatermark> watermark;
   Status status = impl_->Transaction([&]() -> Status {

@@ -92,6 +92,9 @@ class Ledger {
   // `table`, at least one, no repeats) into it; anything else is
   // InvalidArgument (NotFound for an unknown uri) and changes nothing.
   Result<int64_t> OpenBatch(const std::string& table, const std::vector<std::string>& uris);
+  // The batch id and snapshot of `table`'s newest committed batch that
+  // changed its target (snapshot id other than 0), or nullopt.
+  Result<std::optional<std::pair<int64_t, int64_t>>> LastCommittedSnapshot(const std::string& table);
   // Open batches, oldest first (after a crash: to resolve against the table).
   Result<std::vector<LedgerBatch>> OpenBatches();
   // Marks the batch and its in_batch files committed with `snapshot_id`.
