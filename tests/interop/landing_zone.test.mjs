@@ -21,13 +21,16 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { openDuckDB } from '../tools/readers.mjs';
 import {
+  catalogOf,
   compareByKey,
   debeziumZone,
   dmsZone,
   oracleLatest,
   rowsByKeyFromScanCsv,
+  scanZoneTable,
   writeWithArrowRs,
   writeWithDuckDB,
+  writeZoneConfig,
 } from '../tools/landing_zones.mjs';
 import { FLOE, ledgerFiles, runFloe, runFloeOk, skipWithoutFloe } from '../tools/pipeline_oracle.mjs';
 
@@ -42,27 +45,8 @@ after(() => {
   if (work && !process.env.FLOE_KEEP_TEMP) fs.rmSync(work, { recursive: true, force: true });
 });
 
-const catalogOf = (dir) => ['--catalog', `sqlite://${path.join(dir, 'catalog.db')}`];
-
-// A pipeline file for the zone at `uri`: catalog, warehouse and state under `dir`.
-function writeConfig(dir, body, { name = 'landing', file = 'pipeline.toml' } = {}) {
-  const config = path.join(dir, file);
-  fs.writeFileSync(config, `name = "${name}"
-${body}
-[catalog]
-type = "sql"
-uri = "sqlite://${path.join(dir, 'catalog.db')}"
-warehouse = "${path.join(dir, 'warehouse')}"
-[state]
-dir = "${path.join(dir, 'state', name)}"
-`);
-  return config;
-}
-
-function scan(dir, table, keyColumns = ['id']) {
-  const { stdout } = runFloeOk(['table', 'scan', table, ...catalogOf(dir), '--format', 'csv']);
-  return rowsByKeyFromScanCsv(stdout, keyColumns);
-}
+const writeConfig = writeZoneConfig;
+const scan = scanZoneTable;
 
 function filesUnder(root, predicate = () => true) {
   const out = [];

@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { openDuckDB, sqlString } from '../tools/readers.mjs';
-import { compareByKey, rowsByKeyFromScanCsv } from '../tools/landing_zones.mjs';
+import { catalogOf, compareByKey, scanZoneTable, writeZoneConfig } from '../tools/landing_zones.mjs';
 import { writeAvsc } from '../tools/avsc_files.mjs';
 import { FLOE, runFloe, runFloeOk, skipWithoutFloe } from '../tools/pipeline_oracle.mjs';
 
@@ -35,26 +35,8 @@ after(() => {
   if (work && !process.env.FLOE_KEEP_TEMP) fs.rmSync(work, { recursive: true, force: true });
 });
 
-const catalogOf = (dir) => ['--catalog', `sqlite://${path.join(dir, 'catalog.db')}`];
-
-function writeConfig(dir, body) {
-  const config = path.join(dir, 'pipeline.toml');
-  fs.writeFileSync(config, `name = "text"
-${body}
-[catalog]
-type = "sql"
-uri = "sqlite://${path.join(dir, 'catalog.db')}"
-warehouse = "${path.join(dir, 'warehouse')}"
-[state]
-dir = "${path.join(dir, 'state')}"
-`);
-  return config;
-}
-
-function scan(dir, table, keyColumns = ['id']) {
-  const { stdout } = runFloeOk(['table', 'scan', table, ...catalogOf(dir), '--format', 'csv']);
-  return rowsByKeyFromScanCsv(stdout, keyColumns);
-}
+const writeConfig = (dir, body) => writeZoneConfig(dir, body, { name: 'text' });
+const scan = scanZoneTable;
 
 const MERGE = `[merge]
 mode = "merge"

@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Float64, Int64, Table as ArrowTable, tableToIPC, Utf8, vectorFromArray } from 'apache-arrow';
 import { Table as WasmTable, writeParquet } from 'parquet-wasm';
-import { parseCsv } from './pipeline_oracle.mjs';
+import { parseCsv, runFloeOk } from './pipeline_oracle.mjs';
 import { makeRng } from './random_parquet.mjs';
 import { sqlString } from './readers.mjs';
 
@@ -292,4 +292,29 @@ export function compareByKey(expected, actual, { limit = 10, label = 'floe' } = 
   }
   for (const key of actual.keys()) if (!expected.has(key)) push(`${label}: key ${key} should not be in the table`);
   return problems;
+}
+
+// `floe table` arguments for the SQLite catalog of a test pipeline in `dir`.
+export const catalogOf = (dir) => ['--catalog', `sqlite://${path.join(dir, 'catalog.db')}`];
+
+// A pipeline file for a landing zone: `body` ([source] and what else the
+// test sets), then a SQLite catalog, warehouse and state under `dir`.
+export function writeZoneConfig(dir, body, { name = 'landing', file = 'pipeline.toml' } = {}) {
+  const config = path.join(dir, file);
+  fs.writeFileSync(config, `name = "${name}"
+${body}
+[catalog]
+type = "sql"
+uri = "sqlite://${path.join(dir, 'catalog.db')}"
+warehouse = "${path.join(dir, 'warehouse')}"
+[state]
+dir = "${path.join(dir, 'state', name)}"
+`);
+  return config;
+}
+
+// The rows of `table` in the catalog under `dir`, keyed (rowsByKeyFromScanCsv).
+export function scanZoneTable(dir, table, keyColumns = ['id']) {
+  const { stdout } = runFloeOk(['table', 'scan', table, ...catalogOf(dir), '--format', 'csv']);
+  return rowsByKeyFromScanCsv(stdout, keyColumns);
 }
