@@ -22,6 +22,10 @@ struct FileInfo {
   std::string path;
   int64_t size = 0;
   int64_t mtime_ms = 0;  // modification time, ms since epoch
+  // Local listings: a symbolic link's resolved target (size and mtime are
+  // the target's), and whether that target lies outside the listed prefix.
+  std::string link_target;
+  bool link_leaves_prefix = false;
 };
 
 class InputFile {
@@ -60,8 +64,7 @@ class FileIO {
  public:
   virtual ~FileIO() = default;
   virtual Result<std::unique_ptr<InputFile>> OpenRead(const std::string& path) = 0;
-  virtual Result<std::unique_ptr<OutputFile>> Create(const std::string& path,
-                                                     CreateOptions options = {}) = 0;
+  virtual Result<std::unique_ptr<OutputFile>> Create(const std::string& path, CreateOptions options = {}) = 0;
   virtual Result<FileInfo> Stat(const std::string& path) = 0;
   virtual Result<bool> Exists(const std::string& path) = 0;
   // Every file under `prefix` (a directory), recursively, sorted by path.

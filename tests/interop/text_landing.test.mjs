@@ -375,3 +375,29 @@ test('a later file reads its columns with the table types: one odd value is resc
   const schema = runFloeOk(['table', 'describe', 'raw.orders', ...catalogOf(dir)]).stdout;
   assert.match(schema, /qty\s.*long/, schema);
 });
+
+test('a symbolic link to a file outside the landing zone is left out with a message; links inside are taken', async (t) => {
+  if (skipWithoutFloe(t)) return;
+  const dir = fs.mkdtempSync(path.join(work, 'links-'));
+  const zone = path.join(dir, 'zone');
+  const outside = path.join(dir, 'elsewhere');
+  fs.mkdirSync(path.join(zone, '_store'), { recursive: true });
+  fs.mkdirSync(outside);
+  const line = (id) => `{"id": ${id}, "seq": ${id}, "op": "I"}\n`;
+  fs.writeFileSync(path.join(zone, 'a.jsonl'), line(1));
+  fs.writeFileSync(path.join(zone, '_store', 'b.jsonl'), line(2));  // hidden itself, reached by a link
+  fs.symlinkSync(path.join(zone, '_store', 'b.jsonl'), path.join(zone, 'b-link.jsonl'));
+  fs.writeFileSync(path.join(outside, 'secret.jsonl'), line(3));
+  fs.symlinkSync(path.join(outside, 'secret.jsonl'), path.join(zone, 'c-link.jsonl'));
+  const config = writeConfig(dir, `[source]\nformat = "jsonl"\nuri = "${zone}"\n${TEXT_SOURCE}\n${MERGE}`);
+  let run = runFloe(['run', config, '--once']);
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stderr, /c-link\.jsonl: a symbolic link to \S*secret\.jsonl, outside the source uri \S+; left out/,
+    run.stderr);
+  assert.deepEqual([...scan(dir, 'raw.orders').rows.keys()].sort(), ['1', '2']);
+  // Opting in takes it.
+  const opted = writeConfig(dir, `[source]\nformat = "jsonl"\nuri = "${zone}"\nfollow_links_outside_uri = true\n${TEXT_SOURCE}\n${MERGE}`);
+  run = runFloe(['run', opted, '--once']);
+  assert.equal(run.status, 0, run.stderr);
+  assert.deepEqual([...scan(dir, 'raw.orders').rows.keys()].sort(), ['1', '2', '3']);
+});

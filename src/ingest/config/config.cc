@@ -384,6 +384,7 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
   FLOE_ASSIGN_OR_RETURN(auto table_from_path, section.String("table_from_path"));
   FLOE_ASSIGN_OR_RETURN(auto full_load_files, section.StringArray("full_load_files"));
   FLOE_ASSIGN_OR_RETURN(auto allow_missing_uri, section.Bool("allow_missing_uri"));
+  FLOE_ASSIGN_OR_RETURN(auto follow_links_outside_uri, section.Bool("follow_links_outside_uri"));
   static constexpr SourceFormat kFormats[] = {SourceFormat::kParquet,   SourceFormat::kParquet,
                                               SourceFormat::kJsonLines, SourceFormat::kJson,
                                               SourceFormat::kCsv,       SourceFormat::kAvro};
@@ -475,6 +476,10 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
     source->full_load_files = {"LOAD*"};  // DMS names full-load files LOAD00000001.parquet, ...
   }
   if (allow_missing_uri) source->allow_missing_uri = *allow_missing_uri;
+  if (follow_links_outside_uri) {
+    if (cda) return only_for("follow_links_outside_uri", "parquet");
+    source->follow_links_outside_uri = *follow_links_outside_uri;
+  }
   if (table_from_path) {
     if (cda) return only_for("table_from_path", "parquet");
     if (source_table) return section.Error("table_from_path", "names the tables itself; drop table");

@@ -124,6 +124,10 @@ struct SourceConfig {
   std::vector<std::string> full_load_files;
   // A uri that does not exist (yet) is a warning every round instead of an error.
   bool allow_missing_uri = false;
+  // discovery prefix, local uri: a symbolic link to a file outside uri is
+  // left out with a warning every round unless this is true (links that
+  // stay inside uri are always followed).
+  bool follow_links_outside_uri = false;
   // format jsonl, json, csv: how the text is read.
   TextFormatConfig text;
 };

@@ -96,6 +96,12 @@ Result<DiscoveryResult> PrefixDiscovery::Discover(const std::map<std::string, Ta
       start = slash + 1;
     }
     if (hidden) continue;
+    if (info.link_leaves_prefix && !config_.follow_links_outside_uri) {
+      discovery.warnings.push_back(info.path + ": a symbolic link to " + info.link_target +
+                                   ", outside the source uri " + config_.uri +
+                                   "; left out (set [source] follow_links_outside_uri = true to take it)");
+      continue;
+    }
 
     std::string table = table_;
     size_t hive_from = 0;  // Hive folders count from here

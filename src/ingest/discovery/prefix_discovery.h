@@ -5,6 +5,9 @@
 // format (DataFilePredicate: "*.parquet" for Parquet) whose path relative to the uri passes [source]
 // include/exclude (GlobMode::kPath, so `**` crosses folders). Names and folders starting with
 // '_' or '.' are skipped (Spark's _SUCCESS and _temporary/, .crc checksums).
+// A symbolic link to a file outside the uri (local zones) is left out with a
+// warning unless [source] follow_links_outside_uri; links inside are taken,
+// and links to directories are not followed.
 // The table is [source] table, else the last component of the uri; with
 // [source] table_from_path, the {table} the template captures from the
 // file's path (table_path.h), and files it does not match are left out. Two

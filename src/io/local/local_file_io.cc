@@ -160,16 +160,18 @@ class LocalFileIO final : public FileIO {
     std::error_code ec;
     if (target.has_parent_path()) {
       fs::create_directories(target.parent_path(), ec);
-      if (ec) return Status::IOError("cannot create directory " + target.parent_path().string() + ": " + ec.message());
+      if (ec)
+        return Status::IOError("cannot create directory " + target.parent_path().string() + ": " +
+                               ec.message());
     }
     if (options.if_not_exists && fs::exists(target, ec)) {
       return Status::AlreadyExists(path + " already exists");
     }
     static std::atomic<uint64_t> counter{0};
-    std::string temp = (target.parent_path() / ("." + target.filename().string() + ".tmp-" +
-                                                 std::to_string(::getpid()) + "-" +
-                                                 std::to_string(counter.fetch_add(1))))
-                           .string();
+    std::string temp =
+        (target.parent_path() / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()) +
+                                 "-" + std::to_string(counter.fetch_add(1))))
+            .string();
     int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return Status::IOError(ErrnoMessage("cannot create", temp));
     return std::unique_ptr<OutputFile>(new LocalOutputFile(path, temp, fd, options.if_not_exists));
@@ -201,11 +203,24 @@ class LocalFileIO final : public FileIO {
     std::vector<FileInfo> out;
     std::error_code ec;
     if (!fs::exists(prefix, ec)) return out;
-    for (auto it = fs::recursive_directory_iterator(prefix, ec); !ec && it != fs::recursive_directory_iterator();
-         it.increment(ec)) {
+    // Symbolic links to files are listed with their resolved target, so a
+    // caller can refuse one that leaves the prefix (links to directories are
+    // not followed: the iterator's default).
+    std::error_code canonical_ec;
+    const std::string root = fs::weakly_canonical(prefix, canonical_ec).string();
+    for (auto it = fs::recursive_directory_iterator(prefix, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
       if (!it->is_regular_file(ec)) continue;
       FileInfo info;
       info.path = it->path().string();
+      std::error_code link_ec;
+      if (it->is_symlink(link_ec)) {
+        info.link_target = fs::weakly_canonical(it->path(), link_ec).string();
+        const bool inside = !canonical_ec && info.link_target.size() > root.size() &&
+                            info.link_target.compare(0, root.size(), root) == 0 &&
+                            (root.back() == '/' || info.link_target[root.size()] == '/');
+        info.link_leaves_prefix = !inside;
+      }
       info.size = static_cast<int64_t>(it->file_size(ec));
       auto ftime = it->last_write_time(ec);
       info.mtime_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -235,6 +250,8 @@ std::string LocalPathOf(const std::string& path_or_uri) {
   return path_or_uri;
 }
 
-std::shared_ptr<FileIO> MakeLocalFileIO() { return std::make_shared<LocalFileIO>(); }
+std::shared_ptr<FileIO> MakeLocalFileIO() {
+  return std::make_shared<LocalFileIO>();
+}
 
 }  // namespace floe

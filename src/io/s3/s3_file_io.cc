@@ -229,7 +229,11 @@ class S3OutputFile final : public OutputFile {
 };
 
 FileInfo ToFileInfo(const std::string& bucket, const S3ObjectInfo& object) {
-  return FileInfo{UriOf(bucket, object.key), object.size, object.mtime_ms};
+  FileInfo info;
+  info.path = UriOf(bucket, object.key);
+  info.size = object.size;
+  info.mtime_ms = object.mtime_ms;
+  return info;
 }
 
 }  // namespace
@@ -278,7 +282,11 @@ Result<std::unique_ptr<OutputFile>> S3FileIO::Create(const std::string& path, Cr
 Result<FileInfo> S3FileIO::Stat(const std::string& path) {
   FLOE_ASSIGN_OR_RETURN(S3Location location, ParseObjectUri(path));
   FLOE_ASSIGN_OR_RETURN(S3ObjectInfo info, client_->HeadObject(location.bucket, location.key));
-  return FileInfo{path, info.size, info.mtime_ms};
+  FileInfo file;
+  file.path = path;
+  file.size = info.size;
+  file.mtime_ms = info.mtime_ms;
+  return file;
 }
 
 Result<bool> S3FileIO::Exists(const std::string& path) {
