@@ -405,6 +405,33 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
     Log("table " + name + ": " + message);
     blocked.insert(name);
   }
+  // Source tables whose names differ only in case (CC_EXPOSURE, cc_exposure)
+  // or that [tables.*] target_table maps together would merge into one
+  // target: every one of them waits, with a message, instead.
+  {
+    std::set<std::string> sources(discovery.tables.begin(), discovery.tables.end());
+    for (const SourceUnit& file : discovery.files) sources.insert(file.table);
+    std::map<std::string, std::vector<std::string>> by_target;
+    for (const std::string& name : sources) {
+      if (auto id = TargetOf(name); id.ok()) by_target[id->ToString()].push_back(name);
+    }
+    for (const auto& [target, names] : by_target) {
+      if (names.size() < 2) continue;
+      std::string listed;
+      for (size_t i = 0; i < names.size(); ++i) {
+        listed += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+      }
+      const std::string message = "source tables " + listed + " would all write " + target +
+                                  " (target names are the source names lower-cased): their files wait. Give "
+                                  "each its own [tables.<source table>] target_table, or exclude one";
+      for (const std::string& name : names) {
+        TableRunSummary& table_summary = summary.tables[name];
+        table_summary.table = target;
+        table_summary.error = message;
+        if (blocked.insert(name).second) Log("table " + name + ": " + message);
+      }
+    }
+  }
   for (const std::string& name : discovery.reset_tables) {
     if (blocked.count(name) == 0) FLOE_RETURN_IF_ERROR(ResetTable(name));
   }

@@ -401,3 +401,26 @@ test('a symbolic link to a file outside the landing zone is left out with a mess
   assert.equal(run.status, 0, run.stderr);
   assert.deepEqual([...scan(dir, 'raw.orders').rows.keys()].sort(), ['1', '2', '3']);
 });
+
+test('source tables whose names differ only in case wait with a message instead of merging into one table', async (t) => {
+  if (skipWithoutFloe(t)) return;
+  const dir = fs.mkdtempSync(path.join(work, 'case-'));
+  const zone = path.join(dir, 'zone');
+  for (const [folder, id] of [['orders', 1], ['ORDERS', 2], ['items', 3]]) {
+    fs.mkdirSync(path.join(zone, folder), { recursive: true });
+    fs.writeFileSync(path.join(zone, folder, 'a.jsonl'), `{"id": ${id}, "seq": ${id}, "op": "I"}\n`);
+  }
+  const source = `[source]\nformat = "jsonl"\nuri = "${zone}"\ntable_from_path = "{table}/**"\nsettle = "0s"\n` +
+    `infer_column_types = true\n` +
+    `[target]\nnamespace = "raw"\n${MERGE}`;
+  let run = runFloe(['run', writeConfig(dir, source), '--once']);
+  assert.notEqual(run.status, 0, run.stderr);
+  assert.match(run.stderr, /table ORDERS: source tables ORDERS and orders would all write raw\.orders/, run.stderr);
+  assert.match(run.stderr, /target_table/);
+  assert.deepEqual([...scan(dir, 'raw.items').rows.keys()], ['3']);  // the other tables go on
+  // Given its own target, each lands.
+  run = runFloe(['run', writeConfig(dir, `${source}\n[tables.ORDERS]\ntarget_table = "orders_upper"`), '--once']);
+  assert.equal(run.status, 0, run.stderr);
+  assert.deepEqual([...scan(dir, 'raw.orders').rows.keys()], ['1']);
+  assert.deepEqual([...scan(dir, 'raw.orders_upper').rows.keys()], ['2']);
+});
