@@ -12,7 +12,7 @@ packages=(
   libssl-dev libcurl4-openssl-dev libsqlite3-dev libpq-dev libroaring-dev libcpp-httplib-dev
   nlohmann-json3-dev libfmt-dev libcli11-dev libtomlplusplus-dev libre2-dev libutf8proc-dev libsimdjson-dev libbz2-dev
   librdkafka-dev kafkacat
-  postgresql python3
+  postgresql python3 python3-jsonschema python3-yaml
   chromium
   time
 )

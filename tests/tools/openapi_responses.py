@@ -22,8 +22,12 @@ import urllib.parse
 
 import yaml
 from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
+
+try:
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+except ImportError:  # jsonschema before 4.18 (Debian 12 ships 4.10): RefResolver instead
+    Registry = None
 
 SPEC_URI = "urn:floe:openapi"
 
@@ -88,7 +92,18 @@ def main():
     with open(spec_path) as f:
         spec = string_keys(yaml.safe_load(f))
     nullable_to_null(spec)
-    registry = Registry().with_resource(SPEC_URI, Resource.from_contents(spec, default_specification=DRAFT202012))
+    if Registry is not None:
+        registry = Registry().with_resource(SPEC_URI, Resource.from_contents(spec, default_specification=DRAFT202012))
+
+        def make_validator(schema):
+            return Draft202012Validator(schema, registry=registry)
+    else:
+        from jsonschema import RefResolver
+
+        resolver = RefResolver(SPEC_URI, spec, store={SPEC_URI: spec})
+
+        def make_validator(schema):
+            return Draft202012Validator(schema, resolver=resolver)
     templates = [(t, template_regex(t), t.count("{")) for t in spec["paths"]]
     with open(responses_path) as f:
         records = json.load(f)
@@ -129,7 +144,7 @@ def main():
             failures.append(f"{label}: body is not JSON ({e}): {body[:200]}")
             continue
         schema = {"$ref": SPEC_URI + pointer(parts + ["content", "application/json", "schema"])}
-        validator = Draft202012Validator(schema, registry=registry)
+        validator = make_validator(schema)
         errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
         for e in errors[:5]:
             where = "/".join(str(p) for p in e.absolute_path) or "(root)"
