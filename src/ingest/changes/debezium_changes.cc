@@ -214,29 +214,22 @@ class BoundDebezium final : public BoundChanges {
  private:
   // The member at `path` of a chunk of every unit column, with its parents' nulls.
   Column InUnit(const RecordBatch& chunk, const MemberPath& path) const {
-    std::vector<const Column*> parents;
-    const Column* column =
-        &chunk.columns[layout_.wrapped ? static_cast<size_t>(layout_.payload) : path.steps[0]];
-    if (layout_.wrapped) {
-      parents.push_back(column);
-      column = &column->children[path.steps[0]];
-    }
-    for (size_t i = 1; i < path.steps.size(); ++i) {
-      parents.push_back(column);
-      column = &column->children[path.steps[i]];
-    }
-    return WithParentNulls(*column, parents);
+    return At(chunk, layout_.wrapped ? static_cast<size_t>(layout_.payload) : path.steps[0], path);
   }
 
   // The member at `path` of the scanned columns, with its parents' nulls.
   Column Member(const RecordBatch& scanned, const MemberPath& path) const {
+    return At(scanned, layout_.wrapped ? 0 : layout_.slot_of.at(path.steps[0]), path);
+  }
+
+  // The member at `path` when `batch.columns[top]` holds the payload
+  // (wrapped) or the path's first column (unwrapped).
+  Column At(const RecordBatch& batch, size_t top, const MemberPath& path) const {
     std::vector<const Column*> parents;
-    const Column* column;
+    const Column* column = &batch.columns[top];
     if (layout_.wrapped) {
-      parents.push_back(&scanned.columns[0]);
-      column = &scanned.columns[0].children[path.steps[0]];
-    } else {
-      column = &scanned.columns[layout_.slot_of.at(path.steps[0])];
+      parents.push_back(column);
+      column = &column->children[path.steps[0]];
     }
     for (size_t i = 1; i < path.steps.size(); ++i) {
       parents.push_back(column);
