@@ -110,6 +110,17 @@ Result<ScannedBatch> TableIngestor::Impl::ScanAndMerge(const std::vector<SourceU
       quarantine(source.failure);
       continue;
     }
+    if (source.dead_letters.rows && source.dead_letters.rows->num_rows > 0) {
+      result.counts.dead_letters += source.dead_letters.rows->num_rows;
+      FLOE_RETURN_IF_ERROR(scanned.side.Add(kDeadLetterSuffix, std::move(*source.dead_letters.rows)));
+    }
+    result.counts.dead_letters_skipped += source.dead_letters.skipped;
+    if (source.no_rows) {
+      result.counts.files += 1;
+      result.counts.bytes_read += std::max<int64_t>(unit.size, 0);
+      if (progress && progress_reported->insert(i).second) progress(unit.uri, 0, unit.size);
+      continue;
+    }
     auto mapping = Reconcile(scanned.working, source.changes->image_schema(), unit.uri, reconcile);
     if (!mapping.ok()) {
       if (reconcile.policy == IncompatiblePolicy::kFail) return mapping.status();

@@ -222,6 +222,13 @@ Result<DiscoveryResult> Pipeline::Impl::DiscoverWithWatermarks() {
     }
     all_watermarks_loaded = true;
   }
+  if (source.discovery->finds_streams()) {
+    if (!stream_ends_loaded) {
+      FLOE_ASSIGN_OR_RETURN(stream_ends, Ledgered(ledger->StreamEnds()));
+      stream_ends_loaded = true;
+    }
+    source.discovery->SetStreamEnds(stream_ends);
+  }
   FLOE_ASSIGN_OR_RETURN(DiscoveryResult discovery, source.discovery->Discover(watermarks, NowMs()));
   std::set<std::string> names(discovery.tables.begin(), discovery.tables.end());
   for (const auto& [name, message] : discovery.table_errors) names.insert(name);
@@ -365,6 +372,18 @@ Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::
           (result.counts.bad_rows == 1 ? " bad row" : " bad rows") + " of batch " + std::to_string(batch_id) +
           " set aside in " + target + "__bad_rows (file, row, reason)");
     }
+    if (result.counts.dead_letters > 0) {
+      Log(source_table + ": " + FormatThousands(result.counts.dead_letters) +
+          (result.counts.dead_letters == 1 ? " record" : " records") + " of batch " +
+          std::to_string(batch_id) + " could not be decoded; kept in " + target +
+          "__dead_letter (topic, partition, offset, key, value, error)");
+    }
+    if (result.counts.dead_letters_skipped > 0) {
+      Log(source_table + ": " + FormatThousands(result.counts.dead_letters_skipped) +
+          (result.counts.dead_letters_skipped == 1 ? " record" : " records") + " of batch " +
+          std::to_string(batch_id) +
+          " could not be decoded and were dropped ([source] on_bad_record = \"skip\")");
+    }
     if (result.snapshot_id) MaybeMaintain(source_table, ingestor);
     // A large batch's buffers are free now, but malloc keeps up to its trim
     // threshold (256 MiB, common/malloc_tuning.h) for the next one: give
@@ -447,6 +466,14 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
   if (!record.empty()) {
     FLOE_ASSIGN_OR_RETURN(recorded, Ledgered(ledger->RecordDiscovered(record, NowMs())));
   }
+  if (!record.empty() && stream_ends_loaded) {
+    // What the next poll continues after (the ledger now holds these ranges).
+    for (const SourceUnit& unit : record) {
+      if (unit.kind != UnitKind::kStreamRange) continue;
+      std::string& end = stream_ends[{unit.range.stream, unit.range.partition}];
+      if (end.empty() || ComparePositions(unit.range.last, end) > 0) end = unit.range.last;
+    }
+  }
   for (const std::string& uri : recorded.changed_after_ingest) {
     Log("warning: " + uri + " changed after it was ingested; the change is ignored");
   }
@@ -526,7 +553,8 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(PipelineConfig config, Pipeline
   if (!ledger.ok()) return ledger.status().WithContext("ledger " + config.state_dir);
   impl->ledger = std::move(*ledger);
 
-  auto source = OpenSource(config.source, config.s3, config.performance.memory_budget_bytes);
+  auto source = OpenSource(config.source, config.s3, config.performance.memory_budget_bytes,
+                           config.trigger.max_records_per_batch);
   if (!source.ok()) return source.status();
   impl->source = std::move(*source);
 

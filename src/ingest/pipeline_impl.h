@@ -49,6 +49,10 @@ struct Pipeline::Impl {
   std::map<std::string, TableWatermark> watermarks;
   bool all_watermarks_loaded = false;
   std::set<std::string> watermark_checked;
+  // Streams: per (stream, partition) the last position the ledger holds,
+  // loaded once (Ledger::StreamEnds) and advanced as ranges are recorded.
+  std::map<std::pair<std::string, std::string>, std::string> stream_ends;
+  bool stream_ends_loaded = false;
   // Set when a ledger call failed: Run stops instead of retrying.
   bool state_failed = false;
   // Run (continuous mode): maintenance waits for a poll that finds nothing to

@@ -1,10 +1,23 @@
 #include "ingest/source.h"
 
+#include "ingest/stream/kafka_discovery.h"
+#include "ingest/stream/kafka_unit_opener.h"
 #include "io/s3/file_io_factory.h"
 
 namespace floe::ingest {
 
-Result<Source> OpenSource(const SourceConfig& config, const s3::S3Options& s3, int64_t memory_budget_bytes) {
+Result<Source> OpenSource(const SourceConfig& config, const s3::S3Options& s3, int64_t memory_budget_bytes,
+                          int64_t max_records_per_unit) {
+  if (config.discovery == DiscoveryKind::kKafka) {
+    Source source;
+    auto discovery = KafkaDiscovery::Open(config, max_records_per_unit, "floe-discovery");
+    if (!discovery.ok()) return discovery.status().WithContext("source " + config.uri);
+    source.discovery = std::move(*discovery);
+    auto opener = KafkaUnitOpener::Open(config, "floe", memory_budget_bytes);
+    if (!opener.ok()) return opener.status().WithContext("source " + config.uri);
+    source.opener = std::move(*opener);
+    return source;
+  }
   if (config.discovery == DiscoveryKind::kCda && config.format != SourceFormat::kParquet) {
     return Status::InvalidArgument(std::string("[source] format: a CDA export holds Parquet files, not ") +
                                    SourceFormatName(config.format));

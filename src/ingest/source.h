@@ -8,7 +8,9 @@
 // Contract: OpenSource checks that the axes [source] names fit together
 // (the config parser already refused impossible combinations; this is the
 // second line for configs built in code) and builds them with the FileIO
-// of the source uri ([s3] settings for s3:// uris).
+// of the source uri ([s3] settings for s3:// uris); a Kafka source
+// (discovery "kafka") gets a KafkaDiscovery and a KafkaUnitOpener, each with
+// its own client.
 #pragma once
 
 #include <memory>
@@ -26,7 +28,9 @@ struct Source {
 };
 
 // `memory_budget_bytes` is [performance] memory_budget (MakeFileFormat).
+// `max_records_per_unit` is [trigger] max_records_per_batch (streams).
 Result<Source> OpenSource(const SourceConfig& config, const s3::S3Options& s3,
-                          int64_t memory_budget_bytes = PerformanceConfig{}.memory_budget_bytes);
+                          int64_t memory_budget_bytes = PerformanceConfig{}.memory_budget_bytes,
+                          int64_t max_records_per_unit = TriggerConfig{}.max_records_per_batch);
 
 }  // namespace floe::ingest

@@ -16,6 +16,16 @@ ScannedSource ScanSource(UnitOpener& opener, const SourceUnit& unit, const Schem
     scanned.failure = reader.status();
     return scanned;
   }
+  auto dead = opener.DeadLettersOf(unit, table_columns);
+  if (!dead.ok()) {
+    scanned.failure = dead.status();
+    return scanned;
+  }
+  scanned.dead_letters = std::move(dead).value();
+  if ((*reader)->schema().empty() && (*reader)->num_chunks() == 0) {
+    scanned.no_rows = true;
+    return scanned;
+  }
   auto changes = convention.Bind((*reader)->schema());
   if (!changes.ok()) {
     scanned.failure = changes.status();

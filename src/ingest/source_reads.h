@@ -48,6 +48,10 @@ struct ScannedSource {
   std::unique_ptr<BoundChanges> changes;
   std::optional<Result<FileScan>> scan;  // set when `failure` is OK
   std::vector<int64_t> chunk_bytes;      // estimated decoded size of each chunk (>= 0)
+  // A stream range whose records made no row (tombstones, dead letters):
+  // nothing to bind or scan; `failure` is OK and `scan` unset.
+  bool no_rows = false;
+  UnitOpener::DeadLetters dead_letters;  // stream units: what did not become rows
 };
 
 // `max_bad_rows`: see ScanUnitChanges.

@@ -24,6 +24,8 @@ void BatchCounts::Add(const BatchCounts& other) {
   stale += other.stale;
   ignored += other.ignored;
   bad_rows += other.bad_rows;
+  dead_letters += other.dead_letters;
+  dead_letters_skipped += other.dead_letters_skipped;
   data_files_written += other.data_files_written;
   delete_files_written += other.delete_files_written;
 }

@@ -89,6 +89,9 @@ struct BatchCounts {
   int64_t stale = 0;     // changes older than the row's current version
   int64_t ignored = 0;   // operation ignore values (CDA 3) and deletes of absent keys
   int64_t bad_rows = 0;  // rows set aside ([schema] on_bad_row = "table")
+  // Stream records that did not become rows: kept in <table>__dead_letter, or dropped ("skip").
+  int64_t dead_letters = 0;
+  int64_t dead_letters_skipped = 0;
   int64_t data_files_written = 0;
   int64_t delete_files_written = 0;
   void Add(const BatchCounts& other);

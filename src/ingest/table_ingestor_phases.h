@@ -107,6 +107,7 @@ struct UnitFailure {
 
 // The side table of rows that could not be changes: <table>__bad_rows.
 inline constexpr const char* kBadRowsSuffix = "bad_rows";
+inline constexpr const char* kDeadLetterSuffix = "dead_letter";
 
 // "b<batch id>-<uuid>": the name prefix of every file one try of a batch writes.
 std::string DataFilePrefix(int64_t batch_id);

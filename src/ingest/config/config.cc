@@ -280,7 +280,10 @@ struct ChangesChoice {
 
 // The [source] keys of the text formats into `text`; a key of a format other
 // than `format` is an error naming the formats it applies to.
-Status ReadTextFormatKeys(SectionReader& section, SourceFormat format, TextFormatConfig* text) {
+// `stream_policy`: a stream source's [source] on_bad_record (dead_letter |
+// skip | fail) goes there; nullptr for files (rescue | quarantine).
+Status ReadTextFormatKeys(SectionReader& section, SourceFormat format, TextFormatConfig* text,
+                          StreamBadRecordPolicy* stream_policy) {
   const bool is_json = format == SourceFormat::kJsonLines || format == SourceFormat::kJson;
   const bool is_csv = format == SourceFormat::kCsv;
   auto only = [&](std::string_view key, const char* formats) {
@@ -295,7 +298,15 @@ Status ReadTextFormatKeys(SectionReader& section, SourceFormat format, TextForma
   FLOE_ASSIGN_OR_RETURN(auto date_format, section.String("date_format"));
   FLOE_ASSIGN_OR_RETURN(auto compression,
                         section.Choice("compression", {"auto", "none", "gzip", "zstd", "lz4", "bzip2"}));
-  FLOE_ASSIGN_OR_RETURN(auto on_bad_record, section.Choice("on_bad_record", {"rescue", "quarantine"}));
+  std::optional<size_t> on_bad_record;
+  if (stream_policy != nullptr) {
+    FLOE_ASSIGN_OR_RETURN(auto policy, section.Choice("on_bad_record", {"dead_letter", "skip", "fail"}));
+    static constexpr StreamBadRecordPolicy kPolicies[] = {
+        StreamBadRecordPolicy::kDeadLetter, StreamBadRecordPolicy::kSkip, StreamBadRecordPolicy::kFail};
+    if (policy) *stream_policy = kPolicies[*policy];
+  } else {
+    FLOE_ASSIGN_OR_RETURN(on_bad_record, section.Choice("on_bad_record", {"rescue", "quarantine"}));
+  }
   FLOE_ASSIGN_OR_RETURN(auto strip_outer_array, section.Bool("strip_outer_array"));
   FLOE_ASSIGN_OR_RETURN(auto nested_as_json, section.Bool("nested_as_json"));
   FLOE_ASSIGN_OR_RETURN(auto delimiter, section.String("delimiter"));
@@ -365,12 +376,67 @@ Status ReadTextFormatKeys(SectionReader& section, SourceFormat format, TextForma
   return Status::OK();
 }
 
+// The [source] keys of discovery = "kafka" (topics, topic_pattern,
+// topic_tables, starting_offsets, kafka_metadata) and [source.kafka].
+Status ReadKafkaSourceKeys(SectionReader& section, SourceConfig* source) {
+  KafkaSourceConfig& kafka = source->kafka;
+  FLOE_ASSIGN_OR_RETURN(auto topics, section.StringArray("topics"));
+  FLOE_ASSIGN_OR_RETURN(auto pattern, section.String("topic_pattern"));
+  FLOE_ASSIGN_OR_RETURN(auto topic_tables, section.StringMap("topic_tables"));
+  FLOE_ASSIGN_OR_RETURN(auto starting, section.Choice("starting_offsets", {"earliest", "latest"}));
+  FLOE_ASSIGN_OR_RETURN(auto metadata, section.Bool("kafka_metadata"));
+  FLOE_ASSIGN_OR_RETURN(auto properties, section.StringMap("kafka"));
+  if (topics.has_value() == pattern.has_value()) {
+    return section.Error(topics ? "topic_pattern" : "topics",
+                         topics
+                             ? "set topics or topic_pattern, not both"
+                             : "discovery \"kafka\" needs topics = [\"...\"] or topic_pattern = \"regex\"");
+  }
+  if (topics) {
+    if (topics->empty()) return section.Error("topics", "is empty");
+    for (const std::string& topic : *topics) {
+      if (topic.empty()) return section.Error("topics", "holds an empty topic name");
+    }
+    kafka.topics = *topics;
+  }
+  if (pattern) {
+    if (pattern->empty()) return section.Error("topic_pattern", "is empty");
+    kafka.topic_pattern = *pattern;
+  }
+  if (topic_tables) {
+    for (const auto& [topic, name] : *topic_tables) {
+      if (name.empty() || name.find_first_of("/\\") != std::string::npos) {
+        return section.Error("topic_tables." + topic, "must name a table (no slashes), got \"" + name + "\"");
+      }
+    }
+    kafka.topic_tables = *topic_tables;
+  }
+  if (starting) kafka.start_at_latest = *starting == 1;
+  if (metadata) kafka.metadata_column = *metadata;
+  if (properties) {
+    static const std::set<std::string> kManaged = {"bootstrap.servers",  "group.id",
+                                                   "enable.auto.commit", "enable.auto.offset.store",
+                                                   "auto.offset.reset",  "enable.partition.eof"};
+    for (const auto& [name, value] : *properties) {
+      if (kManaged.count(name)) {
+        return section.Error(
+            "kafka." + name,
+            "is managed by floe (positions come from the ledger and the table; the bootstrap "
+            "servers from uri)");
+      }
+    }
+    kafka.properties = *properties;
+  }
+  return Status::OK();
+}
+
 Status ReadSource(const ParseContext& context, const toml::table* table, SourceConfig* source,
                   ChangesChoice* choice) {
   SectionReader section(context, "[source]", table);
   FLOE_ASSIGN_OR_RETURN(auto format,
                         section.Choice("format", {"cda", "parquet", "jsonl", "json", "csv", "avro"}));
-  FLOE_ASSIGN_OR_RETURN(auto discovery, section.Choice("discovery", {"cda", "prefix"}));
+  FLOE_ASSIGN_OR_RETURN(auto discovery, section.Choice("discovery", {"cda", "prefix", "kafka"}));
+  const bool kafka = discovery && *discovery == 2;
   FLOE_ASSIGN_OR_RETURN(auto changes,
                         section.Choice("changes", {"cda", "columns", "append", "dms", "debezium"}));
   FLOE_ASSIGN_OR_RETURN(auto uri, section.String("uri"));
@@ -389,7 +455,72 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
                                               SourceFormat::kJsonLines, SourceFormat::kJson,
                                               SourceFormat::kCsv,       SourceFormat::kAvro};
   source->format = format ? kFormats[*format] : SourceFormat::kParquet;
-  FLOE_RETURN_IF_ERROR(ReadTextFormatKeys(section, source->format, &source->text));
+  if (kafka) {
+    if (!format) source->format = SourceFormat::kJson;  // record values are JSON
+    // Record values decode by inference unless told otherwise: a Debezium
+    // envelope needs its structs and numbers, not one string per member.
+    source->text.infer_column_types = true;
+  }
+  FLOE_RETURN_IF_ERROR(ReadTextFormatKeys(section, source->format, &source->text,
+                                          kafka ? &source->kafka.on_bad_record : nullptr));
+  if (kafka) {
+    FLOE_RETURN_IF_ERROR(ReadKafkaSourceKeys(section, source));
+    FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+    const std::pair<const char*, bool> file_keys[] = {
+        {"include", include.has_value()},
+        {"exclude", exclude.has_value()},
+        {"reload_on_reset", reload_on_reset.has_value()},
+        {"table", source_table.has_value()},
+        {"settle", settle.has_value()},
+        {"hive_partitioning", hive_partitioning.has_value()},
+        {"partition_column_types", partition_column_types.has_value()},
+        {"table_from_path", table_from_path.has_value()},
+        {"full_load_files", full_load_files.has_value()},
+        {"allow_missing_uri", allow_missing_uri.has_value()},
+        {"follow_links_outside_uri", follow_links_outside_uri.has_value()}};
+    for (const auto& [key, present] : file_keys) {
+      if (present) {
+        return section.Error(key,
+                             "applies to files (discovery \"cda\" or \"prefix\"), not to discovery "
+                             "\"kafka\"" +
+                                 std::string(std::string_view(key) == "table"
+                                                 ? "; topics name their tables (topic_tables overrides)"
+                                                 : ""));
+      }
+    }
+    source->discovery = DiscoveryKind::kKafka;
+    if (format && source->format != SourceFormat::kJson && source->format != SourceFormat::kJsonLines) {
+      return section.Error("format", std::string("discovery \"kafka\" reads JSON record values (format = "
+                                                 "\"json\"), not ") +
+                                         SourceFormatName(source->format) +
+                                         (source->format == SourceFormat::kAvro
+                                              ? " (Confluent Avro records through a schema registry are not "
+                                                "supported yet)"
+                                              : ""));
+    }
+    source->format = SourceFormat::kJson;
+    if (changes) {
+      const ChangeKind kind = static_cast<ChangeKind>(*changes);
+      if (kind != ChangeKind::kDebezium && kind != ChangeKind::kAppend && kind != ChangeKind::kColumns) {
+        return section.Error("changes", std::string("\"") + ChangeKindName(kind) +
+                                            "\" reads files; Kafka records take \"debezium\", \"append\" "
+                                            "or \"columns\"");
+      }
+      choice->changes = kind;
+      source->changes = kind;
+    }
+    if (!uri || uri->rfind("kafka://", 0) != 0 || uri->size() == 8) {
+      return section.Error(
+          "uri", "discovery \"kafka\" needs the bootstrap servers as kafka://host:port[,host:port]" +
+                     std::string(uri ? ", got \"" + *uri + "\"" : ""));
+    }
+    source->uri = *uri;
+    source->kafka.bootstrap_servers = uri->substr(8);
+    while (!source->kafka.bootstrap_servers.empty() && source->kafka.bootstrap_servers.back() == '/') {
+      source->kafka.bootstrap_servers.pop_back();
+    }
+    return Status::OK();
+  }
   FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
 
   // format = "cda" is the CDA preset; otherwise the axes are chosen one by
@@ -786,6 +917,10 @@ Status ReadMerge(const ParseContext& context, const toml::table* table, const Ch
     // position where the connector has one: source.lsn for PostgreSQL).
     merge->keys.clear();
     merge->order_by = {{"source.ts_ms", OrderingKind::kNumber}};
+    // From Kafka, the offset breaks ties of one millisecond (a key's changes
+    // share a partition, where offsets grow with every record).
+    if (source->discovery == DiscoveryKind::kKafka)
+      merge->order_by.push_back({"kafka.offset", OrderingKind::kNumber});
     merge->unordered_rows_oldest = false;
     merge->operation_column = "op";
     merge->insert_values = {std::string("c"), std::string("r")};
@@ -827,7 +962,7 @@ Status ReadMerge(const ParseContext& context, const toml::table* table, const Ch
     return section.Error(
         "keys",
         "changes = \"debezium\" needs keys (the source table's primary key columns, read from "
-        "the after image, or before for a delete: change-event files do not carry the record key)");
+        "the after image, or before for a delete)");
   }
   if (dms && merge->keys.empty()) {
     return section.Error("keys",
@@ -865,9 +1000,11 @@ Status ReadTrigger(const ParseContext& context, const toml::table* table, Trigge
   FLOE_ASSIGN_OR_RETURN(auto interval, section.Duration("interval"));
   FLOE_ASSIGN_OR_RETURN(auto max_files, section.Integer("max_files_per_batch", 1, 10'000'000));
   FLOE_ASSIGN_OR_RETURN(auto max_bytes, section.Size("max_bytes_per_batch"));
+  FLOE_ASSIGN_OR_RETURN(auto max_records, section.Integer("max_records_per_batch", 1, 100'000'000));
   FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
   if (interval) trigger->interval_ms = *interval;
   if (max_files) trigger->max_files_per_batch = *max_files;
+  if (max_records) trigger->max_records_per_batch = *max_records;
   if (max_bytes) {
     if (*max_bytes <= 0) return section.Error("max_bytes_per_batch", "must be greater than 0");
     trigger->max_bytes_per_batch = *max_bytes;
@@ -1180,7 +1317,12 @@ Result<PipelineConfig> LoadPipelineConfig(const std::string& path) {
 }
 
 const char* DiscoveryKindName(DiscoveryKind kind) {
-  return kind == DiscoveryKind::kCda ? "cda" : "prefix";
+  switch (kind) {
+    case DiscoveryKind::kCda: return "cda";
+    case DiscoveryKind::kPrefix: return "prefix";
+    case DiscoveryKind::kKafka: return "kafka";
+  }
+  return "unknown";
 }
 
 const char* ChangeKindName(ChangeKind kind) {

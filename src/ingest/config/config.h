@@ -26,7 +26,8 @@ namespace floe::ingest {
 // The source model's three axes (docs/architecture.md): which units exist
 // and when each is complete ([source] discovery), how a unit's bytes become
 // rows ([source] format), how rows become changes ([source] changes).
-enum class DiscoveryKind { kCda, kPrefix };
+// kKafka: offset ranges of Kafka topic partitions ([source] discovery = "kafka").
+enum class DiscoveryKind { kCda, kPrefix, kKafka };
 // The file formats of [source] format (format = "cda" is Parquet with the CDA
 // presets).
 enum class SourceFormat { kParquet, kJsonLines, kJson, kCsv, kAvro };
@@ -91,6 +92,26 @@ struct TextFormatConfig {
   std::string encoding = "utf-8";  // or "latin-1"
 };
 
+// What a stream record that cannot be decoded does ([source] on_bad_record
+// of a stream source): it goes to <table>__dead_letter with its raw bytes and
+// the error (the stream goes on), it is dropped and counted, or the batch fails.
+enum class StreamBadRecordPolicy { kDeadLetter, kSkip, kFail };
+
+// discovery = "kafka": where the records come from and how topics name tables.
+struct KafkaSourceConfig {
+  std::string bootstrap_servers;                    // [source] uri "kafka://host:port,host:port"
+  std::vector<std::string> topics;                  // [source] topics, or
+  std::string topic_pattern;                        // [source] topic_pattern (a regular expression)
+  std::map<std::string, std::string> topic_tables;  // topic -> source table (default: its last dot segment)
+  // [source.kafka]: librdkafka properties passed through (security.protocol, sasl.*, ssl.*, ...).
+  std::map<std::string, std::string> properties;
+  // Where a partition floe has never read starts: its oldest retained record, or its end.
+  bool start_at_latest = false;
+  // changes = "append": each row gets the struct column `kafka` (topic, partition, offset, timestamp, key).
+  bool metadata_column = false;
+  StreamBadRecordPolicy on_bad_record = StreamBadRecordPolicy::kDeadLetter;
+};
+
 struct SourceConfig {
   // format = "cda" (the default) is the CDA preset: discovery "cda", Parquet
   // files, changes "cda". format = "parquet" defaults to discovery "prefix"
@@ -130,6 +151,8 @@ struct SourceConfig {
   bool follow_links_outside_uri = false;
   // format jsonl, json, csv: how the text is read.
   TextFormatConfig text;
+  // discovery kafka only.
+  KafkaSourceConfig kafka;
 };
 
 struct MergeConfig {
@@ -179,6 +202,8 @@ struct SchemaPolicyConfig {
 struct TriggerConfig {
   int64_t interval_ms = 60'000;
   int64_t max_files_per_batch = 1000;
+  // Streams: a unit (one partition's offset range) holds at most this many records.
+  int64_t max_records_per_batch = 100'000;
   int64_t max_bytes_per_batch = int64_t{1} << 30;
 };
 
@@ -268,7 +293,7 @@ Result<int64_t> ParseDurationMs(const std::string& text);
 // KiB/MiB/GiB/TiB of 1024; units ignore case) or a plain number of bytes.
 Result<int64_t> ParseSizeBytes(const std::string& text);
 // Lower-case names as the config file spells them.
-const char* DiscoveryKindName(DiscoveryKind kind);  // "cda", "prefix"
+const char* DiscoveryKindName(DiscoveryKind kind);  // "cda", "prefix", "kafka"
 const char* SourceFormatName(SourceFormat format);  // "parquet", "jsonl", "json", "csv", "avro"
 const char* ChangeKindName(ChangeKind kind);        // "cda", "columns", "append", "dms", "debezium"
 const char* WriteModeName(WriteMode mode);

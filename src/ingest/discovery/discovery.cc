@@ -30,6 +30,9 @@ Result<std::unique_ptr<Discovery>> MakeDiscovery(const SourceConfig& config, std
       return std::unique_ptr<Discovery>(new PrefixDiscovery(config, std::move(table), std::move(table_path),
                                                             std::move(io), std::move(is_data_file)));
     }
+    case DiscoveryKind::kKafka:
+      return Status::InvalidArgument(
+          "[source] discovery \"kafka\" lists no files (OpenSource builds a KafkaDiscovery)");
   }
   return Status::InvalidArgument("[source] discovery: unknown discovery");
 }

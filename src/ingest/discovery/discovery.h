@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -62,6 +63,15 @@ class Discovery {
   virtual ~Discovery() = default;
   virtual Result<DiscoveryResult> Discover(const std::map<std::string, TableWatermark>& watermarks,
                                            int64_t now_ms) = 0;
+  // Streams: per (stream, partition), the last position of the ranges the
+  // ledger holds (Ledger::StreamEnds); the pipeline sets it before every
+  // Discover, and the next range of a partition starts right after it.
+  // File discoveries ignore it.
+  virtual void SetStreamEnds(const std::map<std::pair<std::string, std::string>, std::string>& ends) {
+    (void)ends;
+  }
+  // Whether this discovery finds stream ranges (and wants SetStreamEnds).
+  virtual bool finds_streams() const { return false; }
 };
 
 // Whether a listed path is a data file of the source's format (FileFormat::IsDataFile).

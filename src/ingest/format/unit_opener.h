@@ -13,6 +13,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/status.h"
@@ -30,6 +31,19 @@ class UnitOpener {
   // in one batch (both passes must read the same rows).
   virtual Result<std::unique_ptr<formats::ChunkedReader>> Open(const SourceUnit& unit,
                                                                const Schema& table_columns) = 0;
+  // Stream units: the unit's records that could not become rows, as rows of
+  // <table>__dead_letter (the same for every open of the unit in a batch),
+  // and how many were dropped without a row there ([source] on_bad_record =
+  // "skip"). Files have none.
+  struct DeadLetters {
+    std::optional<RecordBatch> rows;
+    int64_t skipped = 0;
+  };
+  virtual Result<DeadLetters> DeadLettersOf(const SourceUnit& unit, const Schema& table_columns) {
+    (void)unit;
+    (void)table_columns;
+    return DeadLetters{};
+  }
 };
 
 // File units: `unit.uri` through `io`, decoded by `format`, with the unit's

@@ -877,6 +877,23 @@ Result<std::optional<std::pair<int64_t, int64_t>>> Ledger::LastCommittedSnapshot
   return last;
 }
 
+Result<std::map<std::pair<std::string, std::string>, std::string>> Ledger::StreamEnds() {
+  std::map<std::pair<std::string, std::string>, std::string> ends;
+  Status status = impl_->Transaction([&]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(Statement query,
+                          impl_->Prepare("SELECT stream, stream_partition, MAX(last_position) FROM files "
+                                         "WHERE kind = 'stream_range' GROUP BY stream, stream_partition"));
+    while (true) {
+      FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
+      if (!row) break;
+      ends[{query.Text(0), query.Text(1)}] = UnpadPosition(query.Text(2));
+    }
+    return Status::OK();
+  });
+  if (!status.ok()) return status;
+  return ends;
+}
+
 Result<std::optional<TableWatermark>> Ledger::Watermark(const std::string& table) {
   std::optional<TableWatermark> watermark;
   Status status = impl_->Transaction([&]() -> Status {

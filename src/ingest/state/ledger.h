@@ -125,6 +125,12 @@ class Ledger {
   // Files matching the filter, ordered by table, order_key, uri.
   Result<std::vector<LedgerFile>> Files(const LedgerFilter& filter);
 
+  // Streams: per (stream, partition), the last position of any range the
+  // ledger holds (in any state: a quarantined range was consumed too), so a
+  // discovery continues right after it. Ranges of a partition never overlap
+  // (RecordDiscovered refuses that), so what follows is new.
+  Result<std::map<std::pair<std::string, std::string>, std::string>> StreamEnds();
+
   Result<std::optional<TableWatermark>> Watermark(const std::string& table);
   Status SetWatermark(const TableWatermark& watermark);
   // Every stored watermark, by table.

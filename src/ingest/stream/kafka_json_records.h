@@ -1,0 +1,75 @@
+// KafkaJsonRecords: the format axis of the source model for Kafka records
+// whose values are JSON — one offset range of one partition becomes one
+// RecordBatch of rows, plus the records that could not become rows.
+//
+// Contract:
+// - A null value (a tombstone, which follows a Debezium delete) makes no row.
+// - A value in the Kafka Connect JSON converter's envelope
+//   {"schema": {...}, "payload": {...}} (schemas.enable=true) becomes its
+//   payload, typed exactly by its Connect schema (formats/connect: Decimal
+//   bytes with their scale, io.debezium.time.* in their units, Uuid, ...). A
+//   payload of null makes no row (the converter's form of a tombstone).
+// - Any other JSON object is one row whose types are inferred like a JSON
+//   lines file's ([source] infer_column_types, schema_hints; the table's
+//   columns hint their own types), with values that do not fit rescued into
+//   `_rescued_data`.
+// - When the records of one range carry several schemas (a column added or
+//   widened mid-stream), the batch has their union: members by name, the
+//   older rows null in members they lack, integers and floats widened. A
+//   record whose schema cannot join the union (a member changed to an
+//   unrelated type) is a dead letter, as is a record that is not a JSON
+//   object, a broken envelope, a schema that does not parse, and a payload
+//   value its own schema cannot represent; each dead letter keeps its raw
+//   key and value and says what was wrong, naming topic, partition and offset.
+// - With `metadata_column`, each row gets the struct column `kafka` (topic,
+//   partition, offset, timestamp, key): [merge] order_by can name
+//   "kafka.offset", and append tables keep where each row came from.
+// Rows are in offset order. Pure: thread-safe (each call builds its own decoders).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "columnar/column.h"
+#include "common/status.h"
+#include "formats/connect/connect_schema.h"
+#include "ingest/format/text_format_options.h"
+
+namespace floe::ingest {
+
+// One record as fetched, its bytes copied out of the client.
+struct StreamRecord {
+  int64_t offset = 0;
+  int64_t timestamp_ms = -1;  // -1: none
+  std::optional<std::string> key;
+  std::optional<std::string> value;
+};
+
+struct KafkaJsonOptions {
+  TextFormatOptions text;
+  bool metadata_column = false;
+};
+
+struct DecodedRecords {
+  RecordBatch rows;
+  // Rows for <table>__dead_letter (DeadLetterSchema), in offset order.
+  RecordBatch dead_letters;
+  int64_t tombstones = 0;
+  int64_t payload_bytes = 0;  // keys plus values of every record
+};
+
+// topic, partition, offset, timestamp, key and value (base64, null when the
+// record had none) and error.
+Schema DeadLetterSchema();
+
+// `records` of topic[partition], in offset order. `table_columns`: the target
+// table's primitive top-level columns, which hint inferred types (see
+// FileFormat::Open). `schemas` caches parsed Connect schemas across calls.
+Result<DecodedRecords> DecodeKafkaJsonRecords(const std::string& topic, int32_t partition,
+                                              const std::vector<StreamRecord>& records,
+                                              const Schema& table_columns, const KafkaJsonOptions& options,
+                                              connect::ConnectSchemaCache& schemas);
+
+}  // namespace floe::ingest

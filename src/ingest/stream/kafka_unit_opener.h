@@ -1,0 +1,72 @@
+// KafkaUnitOpener: opens a stream-range unit of a Kafka source — records
+// [first, last] of topic[partition], fetched from the brokers at exactly
+// those offsets — as rows (kafka_json_records.h), so the change convention,
+// merge and writers read it like any file.
+//
+// Contract (see UnitOpener):
+// - The records come from the offsets the unit names, never from a consumer
+//   group position; opening the same unit twice reads the same records (a
+//   range's decoded rows are kept for the second pass, up to a quarter of
+//   [performance] memory_budget, else fetched again).
+// - A broker that returns nothing for the range for 60 s (down, no leader)
+//   is a retryable error: the batch fails and is redone, the unit is never
+//   quarantined for it. Offsets the broker no longer holds (retention ran
+//   before floe read them) are an error naming the topic, partition and
+//   offsets: the unit is quarantined, loudly, instead of being read short.
+// - With [source] on_bad_record = "fail" a record that cannot become a row
+//   fails the batch (retryable: it stops the table until the record is dealt
+//   with); "skip" drops it, counted; "dead_letter" (default) keeps it for
+//   <table>__dead_letter.
+// Thread-safe: one mutex guards the consumer and the cache.
+#pragma once
+
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "formats/connect/connect_schema.h"
+#include "ingest/config/config.h"
+#include "ingest/format/unit_opener.h"
+#include "ingest/stream/kafka_json_records.h"
+#include "stream/kafka/kafka_consumer.h"
+
+namespace floe::ingest {
+
+class KafkaUnitOpener final : public UnitOpener {
+ public:
+  static Result<std::shared_ptr<KafkaUnitOpener>> Open(const SourceConfig& config,
+                                                       const std::string& client_id,
+                                                       int64_t memory_budget_bytes);
+  Result<std::unique_ptr<formats::ChunkedReader>> Open(const SourceUnit& unit,
+                                                       const Schema& table_columns) override;
+  Result<DeadLetters> DeadLettersOf(const SourceUnit& unit, const Schema& table_columns) override;
+
+  // Fetches records [first, last] of the unit's partition (tests, tools).
+  Result<std::vector<StreamRecord>> Fetch(const SourceUnit& unit);
+
+ private:
+  KafkaUnitOpener(std::unique_ptr<kafka::KafkaConsumer> consumer, KafkaJsonOptions options,
+                  StreamBadRecordPolicy policy, int64_t cache_bytes);
+  Result<std::shared_ptr<const DecodedRecords>> Decoded(const SourceUnit& unit, const Schema& table_columns);
+  Result<std::vector<StreamRecord>> FetchLocked(const SourceUnit& unit);
+
+  std::mutex mutex_;
+  std::unique_ptr<kafka::KafkaConsumer> consumer_;
+  const KafkaJsonOptions options_;
+  const StreamBadRecordPolicy policy_;
+  const int64_t cache_bytes_;
+  connect::ConnectSchemaCache schemas_;
+  // Decoded ranges by unit uri, oldest first, with their approximate size.
+  std::list<std::pair<std::string, std::shared_ptr<const DecodedRecords>>> cache_;
+  int64_t cached_bytes_ = 0;
+};
+
+// Whether [source] uri names a Kafka source ("kafka://...").
+bool IsKafkaUri(const std::string& uri);
+
+// librdkafka options for a Kafka source: bootstrap servers, [source.kafka].
+kafka::KafkaConsumerOptions KafkaOptionsOf(const SourceConfig& config, const std::string& client_id);
+
+}  // namespace floe::ingest
