@@ -815,7 +815,7 @@ TEST_F(ConfigTest, ImpossibleSourceAxisCombinationsAreRefused) {
   EXPECT_THAT(error("changes = \"debezium\""), HasSubstr("changes = \"debezium\" needs keys"));
   EXPECT_THAT(error("discovery = \"cda\"\nchanges = \"debezium\"", "[merge]\nkeys = [\"id\"]"),
               HasSubstr("a CDA export"));
-  EXPECT_THAT(error("discovery = \"kafka\""), HasSubstr("[source] discovery"));
+  EXPECT_THAT(error("discovery = \"kafka\""), HasSubstr("[source] topics: discovery \"kafka\" needs topics"));
   // A merging convention without its columns.
   EXPECT_THAT(error("format = \"parquet\"\nchanges = \"columns\""), HasSubstr("needs keys"));
   // Keys of one discovery under the other name the discovery.
@@ -1123,6 +1123,74 @@ warehouse = "/data/wh"
 )toml");
   ASSERT_FALSE(keyless.ok());
   EXPECT_THAT(keyless.status().message(), HasSubstr("[merge] keys: changes = \"debezium\" needs keys"));
+}
+
+}  // namespace
+}  // namespace floe::ingest
+
+namespace floe::ingest {
+namespace {
+
+constexpr const char* kKafkaCatalog = R"toml(
+[catalog]
+uri = "sqlite:///var/floe/catalog.db"
+warehouse = "/var/floe/warehouse"
+)toml";
+
+Result<PipelineConfig> ParseKafka(const std::string& source, const std::string& rest = "") {
+  return ParsePipelineConfig("name = \"cdc\"\n[source]\n" + source + rest + kKafkaCatalog,
+                             "/etc/floe/pipeline.toml");
+}
+
+std::string KafkaError(const std::string& source, const std::string& rest = "") {
+  auto result = ParseKafka(source, rest);
+  return result.ok() ? "<parsed without error>" : result.status().message();
+}
+
+TEST(KafkaConfigTest, KafkaSourcesTakeTopicsPropertiesAndDebeziumDefaults) {
+  ASSERT_OK_AND_ASSIGN(
+      PipelineConfig config,
+      ParseKafka(R"(discovery = "kafka"
+uri = "kafka://b1:9092,b2:9092"
+topics = ["dbserver1.inventory.customers", "dbserver1.inventory.orders"]
+changes = "debezium"
+topic_tables = { "dbserver1.inventory.orders" = "orders_v2" }
+starting_offsets = "latest"
+on_bad_record = "skip"
+[source.kafka]
+"security.protocol" = "SASL_SSL"
+)",
+                 "[merge]\nkeys = [\"id\"]\n[trigger]\nmax_records_per_batch = 5000\n"));
+  EXPECT_EQ(config.source.discovery, DiscoveryKind::kKafka);
+  EXPECT_EQ(config.source.format, SourceFormat::kJson);
+  EXPECT_EQ(config.source.changes, ChangeKind::kDebezium);
+  EXPECT_EQ(config.source.kafka.bootstrap_servers, "b1:9092,b2:9092");
+  EXPECT_EQ(config.source.kafka.topics.size(), 2u);
+  EXPECT_EQ(config.source.kafka.topic_tables.at("dbserver1.inventory.orders"), "orders_v2");
+  EXPECT_TRUE(config.source.kafka.start_at_latest);
+  EXPECT_EQ(config.source.kafka.on_bad_record, StreamBadRecordPolicy::kSkip);
+  EXPECT_EQ(config.source.kafka.properties.at("security.protocol"), "SASL_SSL");
+  EXPECT_TRUE(config.source.text.infer_column_types) << "record values are inferred by default";
+  EXPECT_EQ(config.trigger.max_records_per_batch, 5000);
+  ASSERT_EQ(config.merge.order_by.size(), 2u);
+  EXPECT_EQ(config.merge.order_by[0].name, "source.ts_ms");
+  EXPECT_EQ(config.merge.order_by[1].name, "kafka.offset") << "the offset breaks ties of one millisecond";
+}
+
+TEST(KafkaConfigTest, KafkaSourcesRefuseWhatDoesNotApply) {
+  const std::string base = "discovery = \"kafka\"\nuri = \"kafka://b:9092\"\n";
+  EXPECT_THAT(KafkaError(base), HasSubstr("needs topics"));
+  EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\ntopic_pattern = \"a.*\"\n"), HasSubstr("not both"));
+  EXPECT_THAT(KafkaError("discovery = \"kafka\"\nuri = \"/data\"\ntopics = [\"a\"]\n"),
+              HasSubstr("kafka://host:port"));
+  EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\nsettle = \"5s\"\n"), HasSubstr("applies to files"));
+  EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\ntable = \"x\"\n"), HasSubstr("topics name their tables"));
+  EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\nformat = \"avro\"\n"), HasSubstr("not supported yet"));
+  EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\nchanges = \"cda\"\n"), HasSubstr("\"debezium\", \"append\""));
+  EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\non_bad_record = \"rescue\"\n"), HasSubstr("dead_letter"));
+  EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\n[source.kafka]\n\"group.id\" = \"g\"\n"),
+              HasSubstr("managed by floe"));
+  EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\nchanges = \"debezium\"\n"), HasSubstr("needs keys"));
 }
 
 }  // namespace
