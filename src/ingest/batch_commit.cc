@@ -14,10 +14,20 @@
 
 namespace floe::ingest {
 
+std::string StreamRangesSummary(const std::vector<SourceUnit>& batch) {
+  std::string ranges;
+  for (const SourceUnit& unit : batch) {
+    if (unit.kind != UnitKind::kStreamRange) continue;
+    if (!ranges.empty()) ranges += ',';
+    ranges += unit.range.stream + "/" + unit.range.partition + "/" + unit.range.first + "-" + unit.range.last;
+  }
+  return ranges;
+}
+
 Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batch_id, int64_t now_ms,
                                                 const SettledSchema& schema, BatchDataWriter& writer,
                                                 std::vector<StagedLive> lives, Resolution resolution,
-                                                SideTables& side) {
+                                                SideTables& side, const std::string& stream_ranges) {
   auto data_files = writer.Close();
   if (!data_files.ok()) {
     writer.AbortAndDelete();
@@ -96,6 +106,7 @@ Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batc
         .Set(kSummaryRowsDeleted, std::to_string(result.counts.deleted))
         .Set(kSummaryRowsStale, std::to_string(result.counts.stale));
     for (const auto& [key, value] : side_summary) producer.Set(key, value);
+    if (!stream_ranges.empty()) producer.Set(kSummaryStreamRanges, stream_ranges);
 
     // The index of the new snapshot is saved before the commit, so a crash
     // right after the commit finds it.

@@ -22,6 +22,9 @@ namespace floe::ingest {
 inline constexpr const char* kSummaryPipeline = "floe.pipeline";
 inline constexpr const char* kSummaryBatchId = "floe.batch-id";
 inline constexpr const char* kSummarySourceFiles = "floe.source-files";
+// Streams: the offset ranges the commit covers, "<topic>/<partition>/<first>-<last>"
+// comma-separated (audit: which records a snapshot holds).
+inline constexpr const char* kSummaryStreamRanges = "floe.stream-ranges";
 inline constexpr const char* kSummaryRowsInserted = "floe.rows-inserted";
 inline constexpr const char* kSummaryRowsUpdated = "floe.rows-updated";
 inline constexpr const char* kSummaryRowsDeleted = "floe.rows-deleted";

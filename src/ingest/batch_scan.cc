@@ -33,6 +33,15 @@ RecordBatch BadRowsOf(const SourceUnit& unit, const std::vector<BadRow>& bad_row
   return rows;
 }
 
+// What a unit read: a file's size; a stream range's record bytes (its
+// size is unknown until it is fetched).
+int64_t UnitBytes(const SourceUnit& unit, const std::vector<int64_t>& chunk_bytes) {
+  if (unit.kind != UnitKind::kStreamRange) return std::max<int64_t>(unit.size, 0);
+  int64_t bytes = 0;
+  for (int64_t chunk : chunk_bytes) bytes += chunk;
+  return bytes;
+}
+
 }  // namespace
 
 void TableIngestor::Impl::VoteNewTableSchemaInto(const std::vector<SourceUnit>& batch,
@@ -117,7 +126,7 @@ Result<ScannedBatch> TableIngestor::Impl::ScanAndMerge(const std::vector<SourceU
     result.counts.dead_letters_skipped += source.dead_letters.skipped;
     if (source.no_rows) {
       result.counts.files += 1;
-      result.counts.bytes_read += std::max<int64_t>(unit.size, 0);
+      result.counts.bytes_read += UnitBytes(unit, source.chunk_bytes);
       if (progress && progress_reported->insert(i).second) progress(unit.uri, 0, unit.size);
       continue;
     }
@@ -150,7 +159,7 @@ Result<ScannedBatch> TableIngestor::Impl::ScanAndMerge(const std::vector<SourceU
       return scanned;
     }
     result.counts.files += 1;
-    result.counts.bytes_read += std::max<int64_t>(unit.size, 0);
+    result.counts.bytes_read += UnitBytes(unit, source.chunk_bytes);
     result.counts.rows_read += scan->rows;
     result.counts.ignored += scan->ignored;
     result.counts.stale += scan->superseded;

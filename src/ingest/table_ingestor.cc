@@ -270,7 +270,7 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceUnit>& 
   }
   // 6. Commit.
   return Commit(std::move(result), batch_id, now_ms, schema, *writer, std::move(lives).value(),
-                std::move(resolution), scanned.side);
+                std::move(resolution), scanned.side, StreamRangesSummary(batch));
 }
 
 TableIngestor::TableIngestor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

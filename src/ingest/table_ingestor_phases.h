@@ -109,6 +109,9 @@ struct UnitFailure {
 inline constexpr const char* kBadRowsSuffix = "bad_rows";
 inline constexpr const char* kDeadLetterSuffix = "dead_letter";
 
+// floe.stream-ranges of a batch's snapshot: its stream units' ranges ("" for files).
+std::string StreamRangesSummary(const std::vector<SourceUnit>& batch);
+
 // "b<batch id>-<uuid>": the name prefix of every file one try of a batch writes.
 std::string DataFilePrefix(int64_t batch_id);
 
@@ -209,9 +212,11 @@ struct TableIngestor::Impl {
                                             BatchDataWriter& writer, BatchCounts& counts, SideTables& side,
                                             std::optional<UnitFailure>* failure);
   // Phase 6.
+  // `stream_ranges`: floe.stream-ranges of the snapshot (StreamRangesSummary).
   Result<BatchResult> Commit(BatchResult result, int64_t batch_id, int64_t now_ms,
                              const SettledSchema& schema, BatchDataWriter& writer,
-                             std::vector<StagedLive> lives, Resolution resolution, SideTables& side);
+                             std::vector<StagedLive> lives, Resolution resolution, SideTables& side,
+                             const std::string& stream_ranges);
   // [target] change_feed: appends the table's unrecorded commits to
   // <table>__changes (`just`: the commit just made, when there is one);
   // failures become warnings (the feed catches up at the next batch).
