@@ -232,7 +232,9 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceUnit>& 
   const int64_t now_ms = NowMs();
   std::vector<std::string> index_warnings;
   FLOE_RETURN_IF_ERROR(EnsureIndex(&index_warnings));
-  // 1. Scan and merge.
+  // 1. Scan and merge (stream ranges fetched together first; what that
+  // misses, each open fetches itself).
+  (void)units->Prepare(batch);
   FLOE_ASSIGN_OR_RETURN(ScannedBatch scanned, ScanAndMerge(batch, progress, skipped, progress_reported));
   BatchResult& result = scanned.result;
   result.warnings.insert(result.warnings.begin(), index_warnings.begin(), index_warnings.end());

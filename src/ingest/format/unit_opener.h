@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "formats/chunked_reader.h"
@@ -35,6 +36,14 @@ class UnitOpener {
   // <table>__dead_letter (the same for every open of the unit in a batch),
   // and how many were dropped without a row there ([source] on_bad_record =
   // "skip"). Files have none.
+  // Called once before a batch's units are opened: a stream opener fetches
+  // every range of the batch together (one request per broker for all their
+  // partitions) instead of one range at a time. Files: nothing to do. An
+  // error is not fatal: each Open fetches what Prepare did not.
+  virtual Status Prepare(const std::vector<SourceUnit>& batch) {
+    (void)batch;
+    return Status::OK();
+  }
   struct DeadLetters {
     std::optional<RecordBatch> rows;
     int64_t skipped = 0;

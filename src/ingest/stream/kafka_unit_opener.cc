@@ -94,111 +94,209 @@ Result<std::shared_ptr<KafkaUnitOpener>> KafkaUnitOpener::Open(const SourceConfi
 
 Result<std::vector<StreamRecord>> KafkaUnitOpener::Fetch(const SourceUnit& unit) {
   std::lock_guard<std::mutex> lock(mutex_);
-  return FetchLocked(unit);
+  FLOE_ASSIGN_OR_RETURN(auto records, FetchLocked({&unit}));
+  return std::move(records.front());
 }
 
-Result<std::vector<StreamRecord>> KafkaUnitOpener::FetchLocked(const SourceUnit& unit) {
+namespace {
+
+struct ParsedRange {
+  kafka::TopicPartition partition;
+  int64_t first = 0;
+  int64_t last = 0;
+};
+
+Result<ParsedRange> ParseRange(const SourceUnit& unit) {
   if (unit.kind != UnitKind::kStreamRange) {
     return Status::InvalidArgument(unit.uri + ": not a stream range; a Kafka source cannot open it");
   }
   const auto first = ParseOffset(unit.range.first);
   const auto last = ParseOffset(unit.range.last);
   int32_t partition_id = 0;
-  {
-    const std::string& p = unit.range.partition;
-    const auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), partition_id);
-    if (!first || !last || *last < *first || ec != std::errc() || end != p.data() + p.size() ||
-        partition_id < 0) {
-      return Status::InvalidArgument(unit.uri + ": not a Kafka offset range");
-    }
+  const std::string& p = unit.range.partition;
+  const auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), partition_id);
+  if (!first || !last || *last < *first || ec != std::errc() || end != p.data() + p.size() ||
+      partition_id < 0) {
+    return Status::InvalidArgument(unit.uri + ": not a Kafka offset range");
   }
-  const kafka::TopicPartition partition{unit.range.stream, partition_id};
+  return ParsedRange{{unit.range.stream, partition_id}, *first, *last};
+}
+
+std::string RetentionMessage(const std::string& what, const Status& error) {
+  return what +
+         ": the brokers no longer hold these offsets (retention removed them before floe read them): " +
+         error.message();
+}
+
+}  // namespace
+
+Result<std::vector<std::vector<StreamRecord>>> KafkaUnitOpener::FetchLocked(
+    const std::vector<const SourceUnit*>& units) {
+  // Per partition, the span of its units' ranges; each record goes to the unit that holds its offset.
+  struct Span {
+    int64_t first = 0;
+    int64_t last = 0;
+    int64_t position = 0;
+    std::vector<std::pair<ParsedRange, size_t>> units;  // range, index into `units`
+    std::string name;                                   // for messages
+  };
+  std::map<kafka::TopicPartition, Span> spans;
+  for (size_t i = 0; i < units.size(); ++i) {
+    FLOE_ASSIGN_OR_RETURN(ParsedRange range, ParseRange(*units[i]));
+    auto [it, inserted] = spans.try_emplace(range.partition);
+    Span& span = it->second;
+    if (inserted) {
+      span.first = range.first;
+      span.last = range.last;
+      span.name = units[i]->uri;
+    } else {
+      span.first = std::min(span.first, range.first);
+      span.last = std::max(span.last, range.last);
+      span.name =
+          units[i]->uri + " (with " + std::to_string(span.units.size()) + " more ranges of its partition)";
+    }
+    span.units.push_back({range, i});
+  }
   for (const kafka::TopicPartition& assigned : consumer_->Assignment()) {
     FLOE_RETURN_IF_ERROR(consumer_->Unassign({assigned}));
   }
-  kafka::PartitionStart start;
-  start.partition = partition;
-  start.offset = *first;
-  start.stop_offset = *last + 1;
-  FLOE_RETURN_IF_ERROR(consumer_->Assign({start}).WithContext(unit.uri));
-  std::vector<StreamRecord> records;
-  int64_t position = *first;
+  std::vector<kafka::PartitionStart> starts;
+  std::vector<kafka::TopicPartition> partitions;
+  for (auto& [partition, span] : spans) {
+    kafka::PartitionStart start;
+    start.partition = partition;
+    start.offset = span.first;
+    start.stop_offset = span.last + 1;
+    span.position = span.first;
+    starts.push_back(start);
+    partitions.push_back(partition);
+  }
+  FLOE_RETURN_IF_ERROR(consumer_->Assign(starts).WithContext(units.front()->uri));
+  std::vector<std::vector<StreamRecord>> out(units.size());
+  size_t open_spans = spans.size();
   int64_t last_progress_ms = SteadyMs();
   Status last_error;
   Status outcome;
-  while (position <= *last) {
+  while (open_spans > 0) {
     kafka::FetchLimits limits;
-    limits.max_records = 10'000;
+    limits.max_records = 20'000;
     limits.max_bytes = int64_t{64} << 20;
-    limits.max_wait_ms = 500;
+    limits.max_wait_ms = 200;
     auto fetched = consumer_->Fetch(limits);
     if (!fetched.ok()) {
-      outcome = fetched.status().WithContext(unit.uri);
+      outcome = fetched.status().WithContext(units.front()->uri);
       break;
     }
     bool progressed = false;
     for (kafka::PartitionRecords& range : fetched->partitions) {
-      if (range.partition != partition) continue;
+      auto it = spans.find(range.partition);
+      if (it == spans.end()) continue;
+      Span& span = it->second;
       for (kafka::KafkaRecord& record : range.records) {
-        if (record.offset() < *first || record.offset() > *last) continue;
-        StreamRecord copy;
-        copy.offset = record.offset();
-        copy.timestamp_ms = record.timestamp_ms();
-        if (auto key = record.key()) copy.key = std::string(*key);
-        if (auto value = record.value()) copy.value = std::string(*value);
-        records.push_back(std::move(copy));
+        const int64_t offset = record.offset();
+        for (const auto& [unit_range, index] : span.units) {
+          if (offset < unit_range.first || offset > unit_range.last) continue;
+          StreamRecord copy;
+          copy.offset = offset;
+          copy.timestamp_ms = record.timestamp_ms();
+          if (auto key = record.key()) copy.key = std::string(*key);
+          if (auto value = record.value()) copy.value = std::string(*value);
+          out[index].push_back(std::move(copy));
+          break;
+        }
       }
-      if (range.to_offset > position) {
-        position = range.to_offset;
+      if (range.to_offset > span.position) {
+        if (span.position <= span.last && range.to_offset > span.last) --open_spans;
+        span.position = range.to_offset;
         progressed = true;
       }
     }
     for (const Status& error : fetched->errors) {
       if (error.kind() == ErrorKind::kOutOfRange) {
-        outcome = Status::IOError(unit.uri +
-                                  ": the brokers no longer hold these offsets (retention removed them "
-                                  "before floe read them): " +
-                                  error.message());
+        outcome = Status::IOError(RetentionMessage(units.front()->uri, error));
         break;
       }
       last_error = error;
     }
     if (!outcome.ok()) break;
-    if (auto state = consumer_->State(partition); state.ok() && !state->error.ok()) {
+    for (const auto& [partition, span] : spans) {
+      if (span.position > span.last) continue;
+      auto state = consumer_->State(partition);
+      if (!state.ok() || state->error.ok()) continue;
       if (state->error.kind() == ErrorKind::kOutOfRange) {
-        outcome = Status::IOError(unit.uri +
-                                  ": the brokers no longer hold these offsets (retention removed them "
-                                  "before floe read them): " +
-                                  state->error.message());
+        outcome = Status::IOError(RetentionMessage(span.name, state->error));
         break;
       }
       last_error = state->error;
     }
+    if (!outcome.ok()) break;
     if (progressed) {
       last_progress_ms = SteadyMs();
     } else if (SteadyMs() - last_progress_ms > kNoProgressTimeoutMs) {
+      std::string waiting;
+      for (const auto& [partition, span] : spans) {
+        if (span.position <= span.last && waiting.empty()) {
+          waiting = span.name + " at offset " + std::to_string(span.position);
+        }
+      }
       outcome = Status::IOError(
-          unit.uri + ": no records from the brokers for " + std::to_string(kNoProgressTimeoutMs / 1000) +
-              " s at offset " + std::to_string(position) +
-              (last_error.ok() ? "" : " (the last error: " + last_error.message() + ")"),
+          "no records from the brokers for " + std::to_string(kNoProgressTimeoutMs / 1000) + " s for " +
+              waiting + (last_error.ok() ? "" : " (the last error: " + last_error.message() + ")"),
           /*retryable=*/true);
       break;
     }
   }
-  Status unassigned = consumer_->Unassign({partition});
+  Status unassigned = consumer_->Unassign(partitions);
   if (!outcome.ok()) return outcome;
-  if (!unassigned.ok()) return unassigned.WithContext(unit.uri);
-  return records;
+  if (!unassigned.ok()) return unassigned.WithContext(units.front()->uri);
+  return out;
+}
+
+Status KafkaUnitOpener::Prepare(const std::vector<SourceUnit>& batch) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  prefetched_.clear();
+  prefetched_bytes_ = 0;
+  // Records are estimated at 1 KiB until fetched; half the cache holds them.
+  std::vector<const SourceUnit*> wanted;
+  int64_t estimated = 0;
+  for (const SourceUnit& unit : batch) {
+    auto range = ParseRange(unit);
+    if (!range.ok()) continue;
+    const int64_t bytes = (range->last - range->first + 1) * 1024;
+    if (!wanted.empty() && estimated + bytes > cache_bytes_ / 2) break;
+    wanted.push_back(&unit);
+    estimated += bytes;
+  }
+  if (wanted.empty()) return Status::OK();
+  FLOE_ASSIGN_OR_RETURN(auto records, FetchLocked(wanted));
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    for (const StreamRecord& record : records[i]) {
+      prefetched_bytes_ += static_cast<int64_t>((record.key ? record.key->size() : 0) +
+                                                (record.value ? record.value->size() : 0));
+    }
+    prefetched_[wanted[i]->uri] = std::move(records[i]);
+  }
+  return Status::OK();
 }
 
 Result<std::shared_ptr<const DecodedRecords>> KafkaUnitOpener::Decoded(const SourceUnit& unit,
                                                                        const Schema& table_columns) {
-  std::lock_guard<std::mutex> lock(mutex_);
   const std::string cache_key = unit.uri + "\n" + SchemaToString(table_columns);
-  for (auto it = cache_.begin(); it != cache_.end(); ++it) {
-    if (it->first == cache_key) return it->second;
+  std::vector<StreamRecord> records;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = cache_.begin(); it != cache_.end(); ++it) {
+      if (it->first == cache_key) return it->second;
+    }
+    if (auto it = prefetched_.find(unit.uri); it != prefetched_.end()) {
+      records = std::move(it->second);
+      prefetched_.erase(it);
+    } else {
+      FLOE_ASSIGN_OR_RETURN(auto fetched, FetchLocked({&unit}));
+      records = std::move(fetched.front());
+    }
   }
-  FLOE_ASSIGN_OR_RETURN(std::vector<StreamRecord> records, FetchLocked(unit));
+  // Decoding runs outside the lock: several units decode at once on the batch's workers.
   int32_t partition = 0;
   std::from_chars(unit.range.partition.data(), unit.range.partition.data() + unit.range.partition.size(),
                   partition);
@@ -218,6 +316,10 @@ Result<std::shared_ptr<const DecodedRecords>> KafkaUnitOpener::Decoded(const Sou
   }
   auto shared = std::make_shared<const DecodedRecords>(std::move(decoded).value());
   const int64_t bytes = ApproximateBytes(*shared);
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto it = cache_.begin(); it != cache_.end(); ++it) {
+    if (it->first == cache_key) return it->second;  // another worker decoded it meanwhile
+  }
   if (bytes <= cache_bytes_) {
     cache_.emplace_back(cache_key, shared);
     cached_bytes_ += bytes;

@@ -42,6 +42,9 @@ class KafkaUnitOpener final : public UnitOpener {
   Result<std::unique_ptr<formats::ChunkedReader>> Open(const SourceUnit& unit,
                                                        const Schema& table_columns) override;
   Result<DeadLetters> DeadLettersOf(const SourceUnit& unit, const Schema& table_columns) override;
+  // Fetches the batch's ranges together (all their partitions assigned at
+  // once), keeping their records, up to the cache size, for Open.
+  Status Prepare(const std::vector<SourceUnit>& batch) override;
 
   // Fetches records [first, last] of the unit's partition (tests, tools).
   Result<std::vector<StreamRecord>> Fetch(const SourceUnit& unit);
@@ -50,7 +53,8 @@ class KafkaUnitOpener final : public UnitOpener {
   KafkaUnitOpener(std::unique_ptr<kafka::KafkaConsumer> consumer, KafkaJsonOptions options,
                   StreamBadRecordPolicy policy, int64_t cache_bytes);
   Result<std::shared_ptr<const DecodedRecords>> Decoded(const SourceUnit& unit, const Schema& table_columns);
-  Result<std::vector<StreamRecord>> FetchLocked(const SourceUnit& unit);
+  // Records of `units` (ranges of distinct partitions), fetched together.
+  Result<std::vector<std::vector<StreamRecord>>> FetchLocked(const std::vector<const SourceUnit*>& units);
 
   std::mutex mutex_;
   std::unique_ptr<kafka::KafkaConsumer> consumer_;
@@ -61,6 +65,9 @@ class KafkaUnitOpener final : public UnitOpener {
   // Decoded ranges by unit uri, oldest first, with their approximate size.
   std::list<std::pair<std::string, std::shared_ptr<const DecodedRecords>>> cache_;
   int64_t cached_bytes_ = 0;
+  // Records Prepare fetched, by unit uri, until a unit's first decode takes them.
+  std::map<std::string, std::vector<StreamRecord>> prefetched_;
+  int64_t prefetched_bytes_ = 0;
 };
 
 // Whether [source] uri names a Kafka source ("kafka://...").
