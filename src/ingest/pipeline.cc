@@ -360,6 +360,14 @@ Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::
       continue;
     }
     FLOE_RETURN_IF_ERROR(Ledgered(ledger->CommitBatch(batch_id, result.snapshot_id.value_or(kNoSnapshot))));
+    if (Status told = source.opener->Committed(batch); !told.ok()) {
+      // Advisory (lag tools): said once until it works again.
+      if (source_progress_ok)
+        Log("warning: " + told.ToString() + " (advisory: floe reads its positions from the ledger)");
+      source_progress_ok = false;
+    } else {
+      source_progress_ok = true;
+    }
     ++summary.batches_committed;
     ++table_summary.batches;
     table_summary.counts.Add(result.counts);

@@ -53,6 +53,8 @@ struct Pipeline::Impl {
   // loaded once (Ledger::StreamEnds) and advanced as ranges are recorded.
   std::map<std::pair<std::string, std::string>, std::string> stream_ends;
   bool stream_ends_loaded = false;
+  // Whether the last UnitOpener::Committed worked (its failures are logged once).
+  bool source_progress_ok = true;
   // Set when a ledger call failed: Run stops instead of retrying.
   bool state_failed = false;
   // Run (continuous mode): maintenance waits for a poll that finds nothing to

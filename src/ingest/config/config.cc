@@ -386,6 +386,11 @@ Status ReadKafkaSourceKeys(SectionReader& section, SourceConfig* source) {
   FLOE_ASSIGN_OR_RETURN(auto starting, section.Choice("starting_offsets", {"earliest", "latest"}));
   FLOE_ASSIGN_OR_RETURN(auto metadata, section.Bool("kafka_metadata"));
   FLOE_ASSIGN_OR_RETURN(auto properties, section.StringMap("kafka"));
+  FLOE_ASSIGN_OR_RETURN(auto group_id, section.String("group_id"));
+  if (group_id) {
+    if (group_id->empty()) return section.Error("group_id", "is empty");
+    kafka.group_id = *group_id;
+  }
   if (topics.has_value() == pattern.has_value()) {
     return section.Error(topics ? "topic_pattern" : "topics",
                          topics
@@ -1212,6 +1217,9 @@ Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::ta
   if (!catalog) return Status::InvalidArgument(context.display_path + ": section [catalog] is required");
   ChangesChoice changes;
   FLOE_RETURN_IF_ERROR(ReadSource(context, source, &config.source, &changes));
+  if (config.source.discovery == DiscoveryKind::kKafka && config.source.kafka.group_id.empty()) {
+    config.source.kafka.group_id = "floe-" + config.name;
+  }
   FLOE_RETURN_IF_ERROR(ReadCatalog(context, catalog, &config.catalog));
   FLOE_RETURN_IF_ERROR(ReadTarget(context, target, &config.target));
   FLOE_RETURN_IF_ERROR(ReadMerge(context, merge, changes, &config.source, &config.merge));

@@ -110,6 +110,10 @@ struct KafkaSourceConfig {
   // changes = "append": each row gets the struct column `kafka` (topic, partition, offset, timestamp, key).
   bool metadata_column = false;
   StreamBadRecordPolicy on_bad_record = StreamBadRecordPolicy::kDeadLetter;
+  // The consumer group floe commits offsets to after each table commit, for
+  // lag tools only (floe never reads them; it never joins the group).
+  // Default "floe-<pipeline name>".
+  std::string group_id;
 };
 
 struct SourceConfig {

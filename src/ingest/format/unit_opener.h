@@ -44,6 +44,13 @@ class UnitOpener {
     (void)batch;
     return Status::OK();
   }
+  // Called after `batch` committed to its table: a stream opener tells the
+  // source where the batch ended (Kafka: the consumer group's offsets, for
+  // lag tools). Advisory: an error changes nothing floe reads.
+  virtual Status Committed(const std::vector<SourceUnit>& batch) {
+    (void)batch;
+    return Status::OK();
+  }
   struct DeadLetters {
     std::optional<RecordBatch> rows;
     int64_t skipped = 0;

@@ -65,7 +65,7 @@ bool IsKafkaUri(const std::string& uri) {
 kafka::KafkaConsumerOptions KafkaOptionsOf(const SourceConfig& config, const std::string& client_id) {
   kafka::KafkaConsumerOptions options;
   options.bootstrap_servers = config.kafka.bootstrap_servers;
-  options.group_id = "floe";
+  options.group_id = config.kafka.group_id.empty() ? "floe" : config.kafka.group_id;
   options.client_id = client_id;
   for (const auto& [name, value] : config.kafka.properties) options.properties.emplace_back(name, value);
   return options;
@@ -277,6 +277,21 @@ Status KafkaUnitOpener::Prepare(const std::vector<SourceUnit>& batch) {
     prefetched_[wanted[i]->uri] = std::move(records[i]);
   }
   return Status::OK();
+}
+
+Status KafkaUnitOpener::Committed(const std::vector<SourceUnit>& batch) {
+  std::map<kafka::TopicPartition, int64_t> next;
+  for (const SourceUnit& unit : batch) {
+    auto range = ParseRange(unit);
+    if (!range.ok()) continue;
+    int64_t& offset = next[range->partition];
+    offset = std::max(offset, range->last + 1);
+  }
+  if (next.empty()) return Status::OK();
+  std::vector<kafka::PartitionOffset> offsets;
+  for (const auto& [partition, offset] : next) offsets.push_back({partition, offset});
+  std::lock_guard<std::mutex> lock(mutex_);
+  return consumer_->CommitOffsets(offsets);
 }
 
 Result<std::shared_ptr<const DecodedRecords>> KafkaUnitOpener::Decoded(const SourceUnit& unit,

@@ -45,6 +45,9 @@ class KafkaUnitOpener final : public UnitOpener {
   // Fetches the batch's ranges together (all their partitions assigned at
   // once), keeping their records, up to the cache size, for Open.
   Status Prepare(const std::vector<SourceUnit>& batch) override;
+  // Commits the group offsets one past each partition's last range of the
+  // batch ([source] group_id), so lag tools see floe's progress.
+  Status Committed(const std::vector<SourceUnit>& batch) override;
 
   // Fetches records [first, last] of the unit's partition (tests, tools).
   Result<std::vector<StreamRecord>> Fetch(const SourceUnit& unit);
