@@ -8,10 +8,12 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -24,6 +26,7 @@
 #include "ingest/discovery/landing_path.h"
 #include "ingest/pipeline.h"
 #include "ingest/state/ledger.h"
+#include "ingest/stream/kafka_discovery.h"
 
 namespace floe::cli {
 
@@ -135,7 +138,69 @@ struct FilesOptions {
   std::string skip;
   std::string reason;
   std::string reload_table;
+  bool lag = false;
 };
+
+// `floe files CONFIG --lag` of a Kafka source: per partition, the next
+// offset the table has committed, the next the ledger holds (recorded, maybe
+// not yet applied), the brokers' watermarks and the lag (high watermark minus
+// committed).
+Status PrintStreamLag(const ingest::PipelineConfig& config, ingest::Ledger& ledger,
+                      const std::string& format) {
+  if (config.source.discovery != ingest::DiscoveryKind::kKafka) {
+    return Status::InvalidArgument("--lag applies to stream sources ([source] discovery = \"kafka\")");
+  }
+  std::map<std::pair<std::string, std::string>, int64_t> committed, recorded;
+  ingest::LedgerFilter filter;
+  FLOE_ASSIGN_OR_RETURN(std::vector<LedgerFile> files, ledger.Files(filter));
+  for (const LedgerFile& entry : files) {
+    const ingest::SourceUnit& unit = entry.file;
+    if (unit.kind != ingest::UnitKind::kStreamRange) continue;
+    const auto key = std::make_pair(unit.range.stream, unit.range.partition);
+    const int64_t next = std::stoll(unit.range.last) + 1;
+    recorded[key] = std::max(recorded[key], next);
+    if (entry.state == FileState::kCommitted || entry.state == FileState::kQuarantined ||
+        entry.state == FileState::kSkipped) {
+      committed[key] = std::max(committed[key], next);
+    }
+  }
+  FLOE_ASSIGN_OR_RETURN(auto partitions, ingest::KafkaWatermarks(config.source));
+  std::vector<std::vector<std::string>> rows = {{"partition", "committed", "recorded", "low", "high", "lag"}};
+  int64_t total_lag = 0;
+  for (const auto& p : partitions) {
+    const auto key = std::make_pair(p.topic, std::to_string(p.partition));
+    const int64_t done = committed.count(key) ? committed[key] : p.low;
+    const int64_t held = recorded.count(key) ? recorded[key] : done;
+    const int64_t lag = std::max<int64_t>(0, p.high - done);
+    total_lag += lag;
+    if (format == "jsonl") {
+      nlohmann::ordered_json line = {
+          {"topic", p.topic}, {"partition", p.partition}, {"committed", done}, {"recorded", held},
+          {"low", p.low},     {"high", p.high},           {"lag", lag}};
+      std::cout << line.dump() << "\n";
+      continue;
+    }
+    rows.push_back({p.topic + "[" + std::to_string(p.partition) + "]", std::to_string(done),
+                    std::to_string(held), std::to_string(p.low), std::to_string(p.high),
+                    std::to_string(lag)});
+  }
+  if (format == "jsonl") return Status::OK();
+  std::vector<size_t> widths(rows.front().size(), 0);
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      const std::string pad(widths[i] - row[i].size(), ' ');
+      line += i == 0 ? row[i] + pad : "  " + pad + row[i];
+    }
+    std::cout << line << "\n";
+  }
+  std::cout << partitions.size() << (partitions.size() == 1 ? " partition" : " partitions") << ", lag "
+            << total_lag << (total_lag == 1 ? " record" : " records") << "\n";
+  return Status::OK();
+}
 
 Result<FileState> ParseFileState(const std::string& text) {
   for (FileState state : {FileState::kDiscovered, FileState::kInBatch, FileState::kCommitted,
@@ -370,6 +435,11 @@ Status ListOrRetry(const FilesOptions& options) {
               << (table ? " in table " + *table : "") << "; the next `floe run` ingests them\n";
     return Status::OK();
   }
+  if (options.lag) {
+    if (state || table)
+      return Status::InvalidArgument("--lag takes no --state or --table (it lists every partition)");
+    return PrintStreamLag(config, *ledger, options.format);
+  }
   ingest::LedgerFilter filter;
   filter.table = table;
   filter.state = state;
@@ -421,6 +491,9 @@ void RegisterRunCommands(CLI::App& app, ExitCode& exit_code) {
     cmd->add_option("--reload-table", options->reload_table,
                     "Forget every record of this source table so the next run loads its whole current "
                     "export again (after a CDA reset, when [source] reload_on_reset is off)");
+    cmd->add_flag("--lag", options->lag,
+                  "Kafka sources: per partition the committed and recorded offsets, the brokers' watermarks "
+                  "and the lag");
     cmd->callback([options, retry, &exit_code] {
       options->retry = retry->count() > 0;
       Status status = ListOrRetry(*options);

@@ -142,4 +142,29 @@ Result<DiscoveryResult> KafkaDiscovery::Discover(const std::map<std::string, Tab
   return result;
 }
 
+Result<std::vector<PartitionWatermarks>> KafkaWatermarks(const SourceConfig& config) {
+  FLOE_ASSIGN_OR_RETURN(auto consumer, kafka::KafkaConsumer::Open(KafkaOptionsOf(config, "floe-files")));
+  std::vector<std::string> topics = config.kafka.topics;
+  if (!config.kafka.topic_pattern.empty()) {
+    FLOE_ASSIGN_OR_RETURN(auto pattern, kafka::TopicPattern::Compile(config.kafka.topic_pattern));
+    FLOE_ASSIGN_OR_RETURN(topics, consumer->MatchTopics(pattern));
+  }
+  std::sort(topics.begin(), topics.end());
+  std::vector<kafka::TopicPartition> partitions;
+  for (const std::string& topic : topics) {
+    auto info = consumer->DescribeTopic(topic);
+    if (!info.ok() && info.status().kind() == ErrorKind::kNotFound) continue;
+    if (!info.ok()) return info.status();
+    for (const kafka::PartitionInfo& partition : info->partitions)
+      partitions.push_back({topic, partition.partition});
+  }
+  std::vector<PartitionWatermarks> out;
+  if (partitions.empty()) return out;
+  FLOE_ASSIGN_OR_RETURN(auto marks, consumer->QueryWatermarks(partitions));
+  for (size_t i = 0; i < partitions.size(); ++i) {
+    out.push_back({partitions[i].topic, partitions[i].partition, marks[i].low, marks[i].high});
+  }
+  return out;
+}
+
 }  // namespace floe::ingest

@@ -64,6 +64,16 @@ class KafkaDiscovery final : public Discovery {
   std::set<std::pair<std::string, std::string>> reported_gaps_;
 };
 
+// Every partition of a Kafka source's topics with its watermarks, sorted by
+// topic and partition (`floe files --lag`). Opens its own short-lived client.
+struct PartitionWatermarks {
+  std::string topic;
+  int32_t partition = 0;
+  int64_t low = 0;
+  int64_t high = 0;
+};
+Result<std::vector<PartitionWatermarks>> KafkaWatermarks(const SourceConfig& config);
+
 // The source table a topic's records go to (see the contract).
 std::string KafkaTableOf(const KafkaSourceConfig& config, const std::string& topic);
 
