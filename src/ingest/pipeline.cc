@@ -582,6 +582,7 @@ Result<RunSummary> Pipeline::RunOnce() {
 Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
   Impl& impl = *impl_;
   impl.continuous = true;
+  impl.source.opener->SetStopFlag(&stop);
   impl.reporter->SetTimestamps(true);  // a long-running log needs its times
   if (impl.options.maintain && impl.config.maintenance.enabled) {
     // Its own catalog connection: catalogs are not thread-safe, and its
@@ -662,6 +663,7 @@ Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
   }
   impl.maintenance_due.clear();
   impl.continuous = false;
+  impl.source.opener->SetStopFlag(nullptr);
   if (!state_error.ok()) return state_error;
   return total;
 }

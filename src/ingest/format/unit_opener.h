@@ -11,6 +11,7 @@
 // ranges are fixed offsets).
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -51,6 +52,9 @@ class UnitOpener {
     (void)batch;
     return Status::OK();
   }
+  // The pipeline's stop flag: an opener that waits on a remote source (a
+  // broker) gives up when it becomes true. Files: nothing waits.
+  virtual void SetStopFlag(const std::atomic<bool>* stop) { (void)stop; }
   struct DeadLetters {
     std::optional<RecordBatch> rows;
     int64_t skipped = 0;

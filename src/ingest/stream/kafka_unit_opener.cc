@@ -10,6 +10,11 @@ namespace {
 // How long a range may make no progress (no record, no offset covered)
 // before the open gives up with a retryable error.
 constexpr int64_t kNoProgressTimeoutMs = 60'000;
+// After this long without progress the client is opened again and the
+// ranges re-assigned from where they are: a partition assigned while its
+// broker was away can stay stalled in librdkafka 2.0.2 after the broker
+// returns (a fresh client reads at once).
+constexpr int64_t kReopenAfterMs = 8'000;
 
 int64_t SteadyMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -71,9 +76,11 @@ kafka::KafkaConsumerOptions KafkaOptionsOf(const SourceConfig& config, const std
   return options;
 }
 
-KafkaUnitOpener::KafkaUnitOpener(std::unique_ptr<kafka::KafkaConsumer> consumer, KafkaJsonOptions options,
+KafkaUnitOpener::KafkaUnitOpener(std::unique_ptr<kafka::KafkaConsumer> consumer,
+                                 kafka::KafkaConsumerOptions client, KafkaJsonOptions options,
                                  StreamBadRecordPolicy policy, int64_t cache_bytes)
     : consumer_(std::move(consumer)),
+      client_(std::move(client)),
       options_(std::move(options)),
       policy_(policy),
       cache_bytes_(cache_bytes) {}
@@ -81,13 +88,14 @@ KafkaUnitOpener::KafkaUnitOpener(std::unique_ptr<kafka::KafkaConsumer> consumer,
 Result<std::shared_ptr<KafkaUnitOpener>> KafkaUnitOpener::Open(const SourceConfig& config,
                                                                const std::string& client_id,
                                                                int64_t memory_budget_bytes) {
-  FLOE_ASSIGN_OR_RETURN(auto consumer, kafka::KafkaConsumer::Open(KafkaOptionsOf(config, client_id)));
+  const kafka::KafkaConsumerOptions client = KafkaOptionsOf(config, client_id);
+  FLOE_ASSIGN_OR_RETURN(auto consumer, kafka::KafkaConsumer::Open(client));
   KafkaJsonOptions options;
   FLOE_ASSIGN_OR_RETURN(options.text, MakeTextFormatOptions(config));
   // Debezium's default ordering reads kafka.offset; append tables keep it on request.
   options.metadata_column = config.changes != ChangeKind::kAppend || config.kafka.metadata_column;
   if (config.changes == ChangeKind::kColumns) options.metadata_column = config.kafka.metadata_column;
-  return std::shared_ptr<KafkaUnitOpener>(new KafkaUnitOpener(std::move(consumer), std::move(options),
+  return std::shared_ptr<KafkaUnitOpener>(new KafkaUnitOpener(std::move(consumer), client, std::move(options),
                                                               config.kafka.on_bad_record,
                                                               std::max<int64_t>(memory_budget_bytes / 4, 0)));
 }
@@ -161,7 +169,6 @@ Result<std::vector<std::vector<StreamRecord>>> KafkaUnitOpener::FetchLocked(
     FLOE_RETURN_IF_ERROR(consumer_->Unassign({assigned}));
   }
   std::vector<kafka::PartitionStart> starts;
-  std::vector<kafka::TopicPartition> partitions;
   for (auto& [partition, span] : spans) {
     kafka::PartitionStart start;
     start.partition = partition;
@@ -169,12 +176,12 @@ Result<std::vector<std::vector<StreamRecord>>> KafkaUnitOpener::FetchLocked(
     start.stop_offset = span.last + 1;
     span.position = span.first;
     starts.push_back(start);
-    partitions.push_back(partition);
   }
   FLOE_RETURN_IF_ERROR(consumer_->Assign(starts).WithContext(units.front()->uri));
   std::vector<std::vector<StreamRecord>> out(units.size());
   size_t open_spans = spans.size();
   int64_t last_progress_ms = SteadyMs();
+  int64_t last_reopen_ms = last_progress_ms;
   Status last_error;
   Status outcome;
   while (open_spans > 0) {
@@ -230,8 +237,35 @@ Result<std::vector<std::vector<StreamRecord>>> KafkaUnitOpener::FetchLocked(
       last_error = state->error;
     }
     if (!outcome.ok()) break;
+    const std::atomic<bool>* stop = stop_.load();
+    if (stop != nullptr && stop->load()) {
+      outcome = Status::IOError("stopping: the fetch of " + units.front()->uri + " was abandoned",
+                                /*retryable=*/true);
+      break;
+    }
     if (progressed) {
       last_progress_ms = SteadyMs();
+      last_reopen_ms = last_progress_ms;
+    } else if (SteadyMs() - last_reopen_ms > kReopenAfterMs &&
+               SteadyMs() - last_progress_ms <= kNoProgressTimeoutMs) {
+      // Open the client again and re-assign what is left.
+      last_reopen_ms = SteadyMs();
+      auto reopened = kafka::KafkaConsumer::Open(client_);
+      if (reopened.ok()) {
+        consumer_ = std::move(*reopened);
+        std::vector<kafka::PartitionStart> again;
+        for (const auto& [partition, span] : spans) {
+          if (span.position > span.last) continue;
+          kafka::PartitionStart start;
+          start.partition = partition;
+          start.offset = span.position;
+          start.stop_offset = span.last + 1;
+          again.push_back(start);
+        }
+        if (Status assigned = consumer_->Assign(again); !assigned.ok()) last_error = assigned;
+      } else {
+        last_error = reopened.status();
+      }
     } else if (SteadyMs() - last_progress_ms > kNoProgressTimeoutMs) {
       std::string waiting;
       for (const auto& [partition, span] : spans) {
@@ -246,7 +280,7 @@ Result<std::vector<std::vector<StreamRecord>>> KafkaUnitOpener::FetchLocked(
       break;
     }
   }
-  Status unassigned = consumer_->Unassign(partitions);
+  Status unassigned = consumer_->Unassign(consumer_->Assignment());
   if (!outcome.ok()) return outcome;
   if (!unassigned.ok()) return unassigned.WithContext(units.front()->uri);
   return out;

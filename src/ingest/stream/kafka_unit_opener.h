@@ -20,6 +20,7 @@
 // Thread-safe: one mutex guards the consumer and the cache.
 #pragma once
 
+#include <atomic>
 #include <list>
 #include <map>
 #include <memory>
@@ -49,19 +50,26 @@ class KafkaUnitOpener final : public UnitOpener {
   // batch ([source] group_id), so lag tools see floe's progress.
   Status Committed(const std::vector<SourceUnit>& batch) override;
 
+  // `stop` (the pipeline's stop flag, outliving the opener's use) makes a
+  // fetch in progress give up at once with a retryable error, so SIGTERM
+  // ends a run promptly even while the brokers are away.
+  void SetStopFlag(const std::atomic<bool>* stop) override { stop_ = stop; }
+
   // Fetches records [first, last] of the unit's partition (tests, tools).
   Result<std::vector<StreamRecord>> Fetch(const SourceUnit& unit);
 
  private:
-  KafkaUnitOpener(std::unique_ptr<kafka::KafkaConsumer> consumer, KafkaJsonOptions options,
-                  StreamBadRecordPolicy policy, int64_t cache_bytes);
+  KafkaUnitOpener(std::unique_ptr<kafka::KafkaConsumer> consumer, kafka::KafkaConsumerOptions client,
+                  KafkaJsonOptions options, StreamBadRecordPolicy policy, int64_t cache_bytes);
   Result<std::shared_ptr<const DecodedRecords>> Decoded(const SourceUnit& unit, const Schema& table_columns);
   // Records of `units` (ranges of distinct partitions), fetched together.
   Result<std::vector<std::vector<StreamRecord>>> FetchLocked(const std::vector<const SourceUnit*>& units);
 
   std::mutex mutex_;
   std::unique_ptr<kafka::KafkaConsumer> consumer_;
+  const kafka::KafkaConsumerOptions client_;  // to open the consumer again
   const KafkaJsonOptions options_;
+  std::atomic<const std::atomic<bool>*> stop_{nullptr};
   const StreamBadRecordPolicy policy_;
   const int64_t cache_bytes_;
   connect::ConnectSchemaCache schemas_;
