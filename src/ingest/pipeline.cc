@@ -279,8 +279,15 @@ Status Pipeline::Impl::ProcessTable(const std::string& source_table, const std::
   std::vector<SourceUnit> files;
   files.reserve(pending.size());
   for (LedgerFile& entry : pending) files.push_back(std::move(entry.file));
+  // A stream batch is fetched once and held decoded for both passes (the
+  // opener keeps a quarter of [performance] memory_budget, decoded rows
+  // taking about twice their records): its records stay within an eighth.
+  int64_t max_bytes = config.trigger.max_bytes_per_batch;
+  if (source.discovery->finds_streams()) {
+    max_bytes = std::min(max_bytes, std::max<int64_t>(config.performance.memory_budget_bytes / 8, 1));
+  }
   const std::vector<std::vector<SourceUnit>> batches =
-      PlanBatches(files, {config.trigger.max_files_per_batch, config.trigger.max_bytes_per_batch});
+      PlanBatches(files, {config.trigger.max_files_per_batch, max_bytes});
 
   auto ingestor = IngestorFor(source_table);
   if (!ingestor.ok()) {

@@ -135,6 +135,8 @@ Result<DiscoveryResult> KafkaDiscovery::Discover(const std::map<std::string, Tab
       unit.range.last = std::to_string(last);
       unit.uri = StreamRangeUri("kafka", unit.range);
       unit.mtime_ms = now_ms;
+      // Its bytes are unknown until fetched: batches are planned by this estimate.
+      unit.size = (last - first + 1) * kEstimatedRecordBytes;
       unit.order_key = tp.topic + "/" + Padded(tp.partition, 10) + "/" + Padded(first, 20);
       result.files.push_back(std::move(unit));
     }

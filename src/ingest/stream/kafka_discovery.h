@@ -36,6 +36,10 @@
 
 namespace floe::ingest {
 
+// What a range's SourceUnit::size counts per record (its real size is known
+// only once fetched); the pipeline plans stream batches by it.
+inline constexpr int64_t kEstimatedRecordBytes = 1024;
+
 class KafkaDiscovery final : public Discovery {
  public:
   static Result<std::unique_ptr<KafkaDiscovery>> Open(const SourceConfig& config,

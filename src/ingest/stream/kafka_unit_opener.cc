@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <chrono>
+#include <set>
 
 namespace floe::ingest {
 
@@ -165,19 +166,26 @@ Result<std::vector<std::vector<StreamRecord>>> KafkaUnitOpener::FetchLocked(
     }
     span.units.push_back({range, i});
   }
-  for (const kafka::TopicPartition& assigned : consumer_->Assignment()) {
-    FLOE_RETURN_IF_ERROR(consumer_->Unassign({assigned}));
-  }
+  // Partitions stay assigned between fetches, each paused at its last
+  // stop: a partition already assigned is sought (KafkaConsumer::Seek
+  // resumes it first; librdkafka would keep a paused partition paused
+  // across an unassign and a new assign), a new one assigned.
   std::vector<kafka::PartitionStart> starts;
+  std::set<kafka::TopicPartition> assigned;
+  for (const kafka::TopicPartition& partition : consumer_->Assignment()) assigned.insert(partition);
   for (auto& [partition, span] : spans) {
     kafka::PartitionStart start;
     start.partition = partition;
     start.offset = span.first;
     start.stop_offset = span.last + 1;
     span.position = span.first;
-    starts.push_back(start);
+    if (assigned.count(partition)) {
+      FLOE_RETURN_IF_ERROR(consumer_->Seek(start).WithContext(span.name));
+    } else {
+      starts.push_back(start);
+    }
   }
-  FLOE_RETURN_IF_ERROR(consumer_->Assign(starts).WithContext(units.front()->uri));
+  if (!starts.empty()) FLOE_RETURN_IF_ERROR(consumer_->Assign(starts).WithContext(units.front()->uri));
   std::vector<std::vector<StreamRecord>> out(units.size());
   size_t open_spans = spans.size();
   int64_t last_progress_ms = SteadyMs();
@@ -280,9 +288,7 @@ Result<std::vector<std::vector<StreamRecord>>> KafkaUnitOpener::FetchLocked(
       break;
     }
   }
-  Status unassigned = consumer_->Unassign(consumer_->Assignment());
   if (!outcome.ok()) return outcome;
-  if (!unassigned.ok()) return unassigned.WithContext(units.front()->uri);
   return out;
 }
 
