@@ -118,7 +118,7 @@ discovery = "kafka"
 uri = "kafka://${kafka.bootstrap}"
 topics = ["bench.inventory.customers"]
 changes = "debezium"
-[target]
+${process.env.FLOE_BENCH_KAFKA ? `[source.kafka]\n${process.env.FLOE_BENCH_KAFKA.split(',').map((kv) => { const [k, v] = kv.split('='); return `"${k}" = "${v}"`; }).join('\n')}\n` : ''}[target]
 namespace = "inventory"
 [merge]
 keys = ["id"]

@@ -191,8 +191,25 @@ struct Envelope {
   bool payload_null = false;
 };
 
+// Whether `value` starts like the JSON converter's envelope, {"schema": ...
+// (the converter writes schema first): only those are parsed here; any other
+// value goes to the decoder as it is, without a parse of its own.
+bool LooksLikeEnvelope(std::string_view value) {
+  size_t i = 0;
+  auto skip_space = [&] {
+    while (i < value.size() && (value[i] == ' ' || value[i] == '\n' || value[i] == '\r' || value[i] == '\t'))
+      ++i;
+  };
+  skip_space();
+  if (i >= value.size() || value[i] != '{') return false;
+  ++i;
+  skip_space();
+  return value.substr(i, 8) == "\"schema\"" || value.substr(i, 9) == "\"payload\"";
+}
+
 Result<Envelope> ClassifyValue(simdjson::ondemand::parser& parser, const std::string& value) {
   Envelope envelope;
+  if (!LooksLikeEnvelope(value)) return envelope;
   simdjson::padded_string padded(value);
   simdjson::ondemand::document document;
   if (parser.iterate(padded).get(document)) return Status::Corruption("not valid JSON");

@@ -89,7 +89,12 @@ KafkaUnitOpener::KafkaUnitOpener(std::unique_ptr<kafka::KafkaConsumer> consumer,
 Result<std::shared_ptr<KafkaUnitOpener>> KafkaUnitOpener::Open(const SourceConfig& config,
                                                                const std::string& client_id,
                                                                int64_t memory_budget_bytes) {
-  const kafka::KafkaConsumerOptions client = KafkaOptionsOf(config, client_id);
+  kafka::KafkaConsumerOptions client = KafkaOptionsOf(config, client_id);
+  // Ranges are read below the high watermark, so a broker has their records
+  // at once: its default wait for more (fetch.wait.max.ms = 500) would be
+  // paid on every range (48,000 records over 64 partitions: 65 s -> 1.4 s).
+  // [source.kafka] still overrides it (its properties come after).
+  client.properties.insert(client.properties.begin(), {"fetch.wait.max.ms", "10"});
   FLOE_ASSIGN_OR_RETURN(auto consumer, kafka::KafkaConsumer::Open(client));
   KafkaJsonOptions options;
   FLOE_ASSIGN_OR_RETURN(options.text, MakeTextFormatOptions(config));
