@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "common/text_table.h"
 #include "ingest/config/config.h"
 #include "ingest/discovery/glob.h"
 #include "ingest/discovery/landing_path.h"
@@ -185,18 +186,7 @@ Status PrintStreamLag(const ingest::PipelineConfig& config, ingest::Ledger& ledg
                     std::to_string(lag)});
   }
   if (format == "jsonl") return Status::OK();
-  std::vector<size_t> widths(rows.front().size(), 0);
-  for (const auto& row : rows) {
-    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-  }
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      const std::string pad(widths[i] - row[i].size(), ' ');
-      line += i == 0 ? row[i] + pad : "  " + pad + row[i];
-    }
-    std::cout << line << "\n";
-  }
+  std::cout << FormatTextTable(rows, [](size_t column) { return column > 0; });  // offsets on the right
   std::cout << partitions.size() << (partitions.size() == 1 ? " partition" : " partitions") << ", lag "
             << total_lag << (total_lag == 1 ? " record" : " records") << "\n";
   return Status::OK();
@@ -226,20 +216,7 @@ void PrintText(const std::vector<LedgerFile>& files) {
         {f.file.table, ingest::FileStateName(f.state), f.batch_id ? std::to_string(*f.batch_id) : "-",
          snapshot ? std::to_string(*snapshot) : "-", std::to_string(f.file.size), f.file.uri, f.reason});
   }
-  std::vector<size_t> widths(rows.front().size(), 0);
-  for (const auto& row : rows) {
-    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-  }
-  for (const auto& row : rows) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      if (i > 0) line += "  ";
-      line += row[i];
-      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size(), ' ');
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    std::cout << line << "\n";
-  }
+  std::cout << FormatTextTable(rows);
 }
 
 void PrintJsonLines(const std::vector<LedgerFile>& files) {

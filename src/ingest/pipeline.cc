@@ -14,6 +14,7 @@
 
 #include "catalog/open/open_catalog.h"
 #include "common/malloc_tuning.h"
+#include "common/text_table.h"
 #include "ingest/batch_planner.h"
 #include "ingest/pipeline_impl.h"
 #include "ingest/pipeline_maintenance.h"
@@ -128,24 +129,9 @@ std::string RunSummary::Format() const {
                          : FormatThousands(errors) + (errors == 1 ? " table failed" : " tables failed");
   rows.push_back(std::move(total_row));
 
-  const size_t columns = rows.front().size();
-  std::vector<size_t> widths(columns, 0);
-  for (const auto& row : rows) {
-    for (size_t i = 0; i < columns; ++i) widths[i] = std::max(widths[i], row[i].size());
-  }
   // Names and the status read left to right; numbers line up on the right.
-  auto left_aligned = [columns](size_t i) { return i <= 1 || i + 1 == columns; };
-  std::string out;
-  for (size_t r = 0; r < rows.size(); ++r) {
-    std::string line;
-    for (size_t i = 0; i < columns; ++i) {
-      const std::string& cell = rows[r][i];
-      const std::string pad(widths[i] - cell.size(), ' ');
-      if (i > 0) line += "  ";
-      line += left_aligned(i) ? cell + (i + 1 == columns ? "" : pad) : pad + cell;
-    }
-    out += line + "\n";
-  }
+  const size_t columns = rows.front().size();
+  std::string out = FormatTextTable(rows, [columns](size_t i) { return i > 1 && i + 1 != columns; });
   const std::string config = config_path.empty() ? "CONFIG" : config_path;
   if (settling_files > 0) {
     out += FormatThousands(settling_files) + (settling_files == 1 ? " file is" : " files are") +
