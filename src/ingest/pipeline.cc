@@ -339,6 +339,17 @@ Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::
       Status error = std::exchange(quarantine_error, Status::OK());
       return Ledgered(error);
     }
+    if (result.waits_for_table) {
+      FLOE_RETURN_IF_ERROR(Ledgered(ledger->ReleaseBatch(batch_id)));
+      if (waiting_for_table.insert(source_table).second) {
+        Log("table " + source_table + ": " + FormatThousands(result.counts.dead_letters) +
+            " undecodable records wait: " + target +
+            " does not exist yet, and their dead letters commit with its first rows (the batch was "
+            "released)");
+      }
+      return Status::OK();
+    }
+    waiting_for_table.erase(source_table);
     if (result.budget_cut_at) {
       FLOE_RETURN_IF_ERROR(Ledgered(ledger->ReleaseBatch(batch_id)));
       std::set<std::string> set_aside;

@@ -55,6 +55,8 @@ struct Pipeline::Impl {
   bool stream_ends_loaded = false;
   // Whether the last UnitOpener::Committed worked (its failures are logged once).
   bool source_progress_ok = true;
+  // Tables whose dead letters wait for the table to exist (logged once).
+  std::set<std::string> waiting_for_table;
   // Set when a ledger call failed: Run stops instead of retrying.
   bool state_failed = false;
   // Run (continuous mode): maintenance waits for a poll that finds nothing to

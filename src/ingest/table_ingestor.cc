@@ -244,7 +244,14 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceUnit>& 
     cut.budget_cut_at = result.budget_cut_at;
     return cut;
   }
-  if (scanned.passed.empty()) return std::move(result);
+  // No unit made rows: nothing to commit, unless rows were set aside (dead
+  // letters of a range of bad records), which commit with the batch as an
+  // empty append of the target carrying their markers (side_tables.h) — or,
+  // with no target yet, wait for the batch that creates it.
+  if (scanned.passed.empty() && (scanned.side.empty() || !table)) {
+    result.waits_for_table = !scanned.side.empty();
+    return std::move(result);
+  }
   // 2. Settle the schema (the table is created here on first sight).
   FLOE_ASSIGN_OR_RETURN(SettledSchema schema, SettleSchema(scanned));
   // 3. Resolve against the key index.

@@ -115,6 +115,12 @@ struct BatchResult {
   // and applies files [0, cut) and [cut, end) as new batches; a batch of
   // one file is never cut.
   std::optional<size_t> budget_cut_at;
+  // No unit made rows, some rows were set aside (a stream range of bad
+  // records' dead letters), and the target table does not exist yet: side
+  // rows commit only with a commit of their target, so nothing was written.
+  // The caller releases the batch; its units wait for the first batch with
+  // rows, which creates the table and commits them too.
+  bool waits_for_table = false;
 };
 
 struct TableIngestorOptions {

@@ -380,6 +380,40 @@ test('records that are not JSON objects land in <table>__dead_letter with their 
   }
 });
 
+test('a first batch of nothing but bad records waits for the table: the dead letters commit with its first rows', async (t) => {
+  if (skipped(t)) return;
+  const dir = fs.mkdtempSync(path.join(work, 'only-bad-'));
+  const topic = TOPIC.customers;
+  const kafka = await startKafka({ topics: [[topic, 1]] });
+  try {
+    // A range with no row at all (garbage, a tombstone, an array): before the
+    // fix its dead letters were logged as kept and never committed, and
+    // committing them alone would need a target table without columns.
+    await produce(kafka.bootstrap, topic, 0, [{ key: 'k1', value: 'garbage' }, { key: 'k2', value: null },
+      { key: 'k3', value: '[1]' }]);
+    const config = kafkaConfig(dir, kafka.bootstrap);
+    const first = runOnce(config);
+    assertRunOk(first, 'the run over bad records only');
+    // No table to commit them with yet: they wait, saying so, and are not lost.
+    assert.match(first.stdout + first.stderr, /2 undecodable records wait: inventory\.customers does not exist yet/);
+    assert.deepEqual(kafkaUnits(config).map((u) => u.state), ['discovered'], 'the range waits in the ledger');
+
+    const generated = generateChanges('customers', { seed: 8, partitions: 1, changes: 80 });
+    const dump = await produceChanges(kafka.bootstrap, topic, generated, { format: 'json', partitions: 1 });
+    assertRunOk(runOnce(config), 'the run over good records');
+    const letters = scanZoneTable(dir, `${NAMESPACE}.customers__dead_letter`, ['offset']);
+    assert.deepEqual([...letters.rows.keys()].sort(), ['0', '2'], 'dead letter offsets');
+    assert.equal(letters.rows.get('0').value, Buffer.from('garbage').toString('base64'));
+    const expected = await expectedRows(writeDump(path.join(dir, 'dump.jsonl'), dump), 'customers', PLAIN.customers);
+    const actual = scanTable(dir, 'customers');
+    assert.deepEqual(compareByKey(expected, actual.rows, { label: `${NAMESPACE}.customers`, limit: 15 }), []);
+    assert.equal(scanZoneTable(dir, `${NAMESPACE}.customers__dead_letter`, ['offset']).rows.size, 2,
+      'the dead letters are kept once');
+  } finally {
+    await kafka.stop();
+  }
+});
+
 // ------------------------------------------------------------ continuous runs
 
 // A running `floe run CONFIG` (continuous) whose stderr is kept.
