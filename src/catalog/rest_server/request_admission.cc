@@ -131,6 +131,13 @@ ServiceResponse RestCatalogService::Preflight(const ServiceRequest& request) con
 }
 
 std::optional<ServiceResponse> RestCatalogService::Admit(const ServiceRequest& head) {
+  std::optional<ServiceResponse> refused = AdmitHead(head);
+  // A HEAD answer has no body (HandleAdmitted clears it the same way).
+  if (refused && head.method == "HEAD") refused->body.clear();
+  return refused;
+}
+
+std::optional<ServiceResponse> RestCatalogService::AdmitHead(const ServiceRequest& head) {
   if (!HostAllowed(head)) {
     return internal::BadRequest("Host '" + Header(head, "host") +
                                 "' does not name this server (floe serve --allowed-host adds names)");

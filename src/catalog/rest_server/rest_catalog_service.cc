@@ -90,10 +90,7 @@ Result<std::unique_ptr<RestCatalogService>> RestCatalogService::Create(std::shar
 }
 
 ServiceResponse RestCatalogService::Handle(const ServiceRequest& request) {
-  if (std::optional<ServiceResponse> refused = Admit(request)) {
-    if (request.method == "HEAD") refused->body.clear();
-    return *refused;
-  }
+  if (std::optional<ServiceResponse> refused = Admit(request)) return *refused;
   return HandleAdmitted(request);
 }
 

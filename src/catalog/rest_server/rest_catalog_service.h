@@ -101,6 +101,7 @@ class RestCatalogService {
   ServiceResponse Handle(const ServiceRequest& request);
   // The answer for a request refused (or, for a preflight, fully answered)
   // by its head alone; nullopt when it may go on. The body is not looked at.
+  // The answer to a HEAD request has no body.
   std::optional<ServiceResponse> Admit(const ServiceRequest& head);
   // Answers a request Admit let through.
   ServiceResponse HandleAdmitted(const ServiceRequest& request);
@@ -109,6 +110,8 @@ class RestCatalogService {
   bool requires_auth() const { return !options_.token.empty() || !options_.client_id.empty(); }
 
  private:
+  // Admit's decisions, bodies included.
+  std::optional<ServiceResponse> AdmitHead(const ServiceRequest& head);
   RestCatalogService(std::shared_ptr<Metastore> catalog, std::shared_ptr<FileIO> io, std::string warehouse,
                      RestServiceOptions options);
 
