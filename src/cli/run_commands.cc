@@ -28,6 +28,7 @@
 #include "ingest/pipeline.h"
 #include "ingest/state/ledger.h"
 #include "ingest/stream/kafka_discovery.h"
+#include "ingest/stream/kafka_unit_opener.h"
 
 namespace floe::cli {
 
@@ -158,7 +159,11 @@ Status PrintStreamLag(const ingest::PipelineConfig& config, ingest::Ledger& ledg
     const ingest::SourceUnit& unit = entry.file;
     if (unit.kind != ingest::UnitKind::kStreamRange) continue;
     const auto key = std::make_pair(unit.range.stream, unit.range.partition);
-    const int64_t next = std::stoll(unit.range.last) + 1;
+    const std::optional<int64_t> last = ingest::ParseKafkaOffset(unit.range.last);
+    if (!last)
+      return Status::Corruption("ledger " + config.state_dir + ": " + unit.uri +
+                                " is not a Kafka offset range");
+    const int64_t next = *last + 1;
     recorded[key] = std::max(recorded[key], next);
     if (entry.state == FileState::kCommitted || entry.state == FileState::kQuarantined ||
         entry.state == FileState::kSkipped) {

@@ -309,6 +309,13 @@ test('two --once rounds (topic_pattern): the second reads only the new records, 
     assert.ok(units2.length > units1.length, 'round 2 added no ledger unit');
     assert.deepEqual(coverageProblems(units2, marks2), [], 'round 2 ledger');
 
+    // floe files --lag: every partition of the matched topic committed up to its high watermark; the decoy is not listed.
+    const lag = runFloe(['files', config, '--lag', '--format', 'jsonl']);
+    assert.equal(lag.status, 0, lag.stderr);
+    const lagRows = lag.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual(lagRows.map((r) => [r.topic, r.partition, r.committed, r.high, r.lag]),
+      [0, 1, 2].map((p) => [topic, p, marks2.get(`${topic}/${p}`), marks2.get(`${topic}/${p}`), 0]), 'floe files --lag');
+
     // Nothing new: a third run reads nothing and changes nothing.
     const run3 = runOnce(config);
     assertRunOk(run3, 'round 3');

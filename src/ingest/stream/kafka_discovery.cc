@@ -15,13 +15,6 @@ std::string Padded(int64_t value, size_t width) {
   return text;
 }
 
-std::optional<int64_t> ParseOffset(const std::string& text) {
-  int64_t value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
-  return value;
-}
-
 }  // namespace
 
 std::string KafkaTableOf(const KafkaSourceConfig& config, const std::string& topic) {
@@ -54,45 +47,63 @@ Result<std::unique_ptr<KafkaDiscovery>> KafkaDiscovery::Open(const SourceConfig&
   return discovery;
 }
 
-Result<std::vector<std::string>> KafkaDiscovery::Topics(std::vector<std::string>* warnings) {
-  (void)warnings;
-  if (pattern_) return consumer_->MatchTopics(*pattern_);
-  return config_.topics;
+namespace {
+
+// Every partition of the source's topics (`pattern`, else the listed ones),
+// sorted by topic, with its watermarks: one metadata request per topic and
+// two watermark requests per leader. A listed topic that does not exist is
+// left out, with a warning when `warnings` is given.
+Result<std::vector<PartitionWatermarks>> ListPartitions(kafka::KafkaConsumer& consumer,
+                                                        const KafkaSourceConfig& config,
+                                                        const kafka::TopicPattern* pattern,
+                                                        std::vector<std::string>* warnings) {
+  std::vector<std::string> topics = config.topics;
+  if (pattern != nullptr) {
+    FLOE_ASSIGN_OR_RETURN(topics, consumer.MatchTopics(*pattern));
+  }
+  std::sort(topics.begin(), topics.end());
+  std::vector<kafka::TopicPartition> partitions;
+  for (const std::string& topic : topics) {
+    auto info = consumer.DescribeTopic(topic);
+    if (!info.ok() && info.status().kind() == ErrorKind::kNotFound) {
+      if (warnings != nullptr) {
+        warnings->push_back("topic " + topic + " does not exist (yet); its records are read once it does");
+      }
+      continue;
+    }
+    if (!info.ok()) return info.status().WithContext("topic " + topic);
+    for (const kafka::PartitionInfo& partition : info->partitions)
+      partitions.push_back({topic, partition.partition});
+  }
+  std::vector<PartitionWatermarks> out;
+  if (partitions.empty()) return out;
+  FLOE_ASSIGN_OR_RETURN(auto marks, consumer.QueryWatermarks(partitions));
+  for (size_t i = 0; i < partitions.size(); ++i) {
+    out.push_back({partitions[i].topic, partitions[i].partition, marks[i].low, marks[i].high});
+  }
+  return out;
 }
+
+}  // namespace
 
 Result<DiscoveryResult> KafkaDiscovery::Discover(const std::map<std::string, TableWatermark>& watermarks,
                                                  int64_t now_ms) {
   (void)watermarks;
   DiscoveryResult result;
-  FLOE_ASSIGN_OR_RETURN(std::vector<std::string> topics, Topics(&result.warnings));
-  std::vector<kafka::TopicPartition> partitions;
+  FLOE_ASSIGN_OR_RETURN(
+      std::vector<PartitionWatermarks> partitions,
+      ListPartitions(*consumer_, config_, pattern_ ? &*pattern_ : nullptr, &result.warnings));
   std::set<std::string> tables;
-  for (const std::string& topic : topics) {
-    auto info = consumer_->DescribeTopic(topic);
-    if (!info.ok()) {
-      if (info.status().kind() == ErrorKind::kNotFound) {
-        result.warnings.push_back("topic " + topic +
-                                  " does not exist (yet); its records are read once it does");
-        continue;
-      }
-      return info.status().WithContext("topic " + topic);
-    }
-    tables.insert(KafkaTableOf(config_, topic));
-    for (const kafka::PartitionInfo& partition : info->partitions) {
-      partitions.push_back({topic, partition.partition});
-    }
-  }
+  for (const PartitionWatermarks& partition : partitions)
+    tables.insert(KafkaTableOf(config_, partition.topic));
   result.tables.assign(tables.begin(), tables.end());
-  if (partitions.empty()) return result;
-  FLOE_ASSIGN_OR_RETURN(std::vector<kafka::Watermarks> marks, consumer_->QueryWatermarks(partitions));
-  for (size_t i = 0; i < partitions.size(); ++i) {
-    const kafka::TopicPartition& tp = partitions[i];
-    const kafka::Watermarks& mark = marks[i];
+  for (const PartitionWatermarks& mark : partitions) {
+    const kafka::TopicPartition tp{mark.topic, mark.partition};
     const std::string table = KafkaTableOf(config_, tp.topic);
     const auto key = std::make_pair(tp.topic, std::to_string(tp.partition));
     int64_t next = 0;
     if (auto end = ends_.find(key); end != ends_.end()) {
-      auto last = ParseOffset(end->second);
+      auto last = ParseKafkaOffset(end->second);
       if (!last) {
         result.table_errors[table] =
             "the ledger's last offset of " + tp.ToString() + " is \"" + end->second + "\", not an offset";
@@ -146,27 +157,11 @@ Result<DiscoveryResult> KafkaDiscovery::Discover(const std::map<std::string, Tab
 
 Result<std::vector<PartitionWatermarks>> KafkaWatermarks(const SourceConfig& config) {
   FLOE_ASSIGN_OR_RETURN(auto consumer, kafka::KafkaConsumer::Open(KafkaOptionsOf(config, "floe-files")));
-  std::vector<std::string> topics = config.kafka.topics;
+  std::optional<kafka::TopicPattern> pattern;
   if (!config.kafka.topic_pattern.empty()) {
-    FLOE_ASSIGN_OR_RETURN(auto pattern, kafka::TopicPattern::Compile(config.kafka.topic_pattern));
-    FLOE_ASSIGN_OR_RETURN(topics, consumer->MatchTopics(pattern));
+    FLOE_ASSIGN_OR_RETURN(pattern, kafka::TopicPattern::Compile(config.kafka.topic_pattern));
   }
-  std::sort(topics.begin(), topics.end());
-  std::vector<kafka::TopicPartition> partitions;
-  for (const std::string& topic : topics) {
-    auto info = consumer->DescribeTopic(topic);
-    if (!info.ok() && info.status().kind() == ErrorKind::kNotFound) continue;
-    if (!info.ok()) return info.status();
-    for (const kafka::PartitionInfo& partition : info->partitions)
-      partitions.push_back({topic, partition.partition});
-  }
-  std::vector<PartitionWatermarks> out;
-  if (partitions.empty()) return out;
-  FLOE_ASSIGN_OR_RETURN(auto marks, consumer->QueryWatermarks(partitions));
-  for (size_t i = 0; i < partitions.size(); ++i) {
-    out.push_back({partitions[i].topic, partitions[i].partition, marks[i].low, marks[i].high});
-  }
-  return out;
+  return ListPartitions(*consumer, config.kafka, pattern ? &*pattern : nullptr, nullptr);
 }
 
 }  // namespace floe::ingest

@@ -55,7 +55,6 @@ class KafkaDiscovery final : public Discovery {
  private:
   KafkaDiscovery(const SourceConfig& config, int64_t max_records_per_unit,
                  std::unique_ptr<kafka::KafkaConsumer> consumer);
-  Result<std::vector<std::string>> Topics(std::vector<std::string>* warnings);
 
   const KafkaSourceConfig config_;
   const int64_t max_records_per_unit_;

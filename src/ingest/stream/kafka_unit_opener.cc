@@ -23,13 +23,6 @@ int64_t SteadyMs() {
       .count();
 }
 
-std::optional<int64_t> ParseOffset(const std::string& text) {
-  int64_t value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
-  return value;
-}
-
 // The decoded rows of a range as one chunk.
 class DecodedRangeReader final : public formats::ChunkedReader {
  public:
@@ -63,6 +56,13 @@ int64_t ApproximateBytes(const DecodedRecords& decoded) {
 }
 
 }  // namespace
+
+std::optional<int64_t> ParseKafkaOffset(const std::string& text) {
+  int64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
+  return value;
+}
 
 bool IsKafkaUri(const std::string& uri) {
   return uri.rfind("kafka://", 0) == 0;
@@ -99,8 +99,7 @@ Result<std::shared_ptr<KafkaUnitOpener>> KafkaUnitOpener::Open(const SourceConfi
   KafkaJsonOptions options;
   FLOE_ASSIGN_OR_RETURN(options.text, MakeTextFormatOptions(config));
   // Debezium's default ordering reads kafka.offset; append tables keep it on request.
-  options.metadata_column = config.changes != ChangeKind::kAppend || config.kafka.metadata_column;
-  if (config.changes == ChangeKind::kColumns) options.metadata_column = config.kafka.metadata_column;
+  options.metadata_column = config.changes == ChangeKind::kDebezium || config.kafka.metadata_column;
   return std::shared_ptr<KafkaUnitOpener>(new KafkaUnitOpener(std::move(consumer), client, std::move(options),
                                                               config.kafka.on_bad_record,
                                                               std::max<int64_t>(memory_budget_bytes / 4, 0)));
@@ -124,8 +123,8 @@ Result<ParsedRange> ParseRange(const SourceUnit& unit) {
   if (unit.kind != UnitKind::kStreamRange) {
     return Status::InvalidArgument(unit.uri + ": not a stream range; a Kafka source cannot open it");
   }
-  const auto first = ParseOffset(unit.range.first);
-  const auto last = ParseOffset(unit.range.last);
+  const auto first = ParseKafkaOffset(unit.range.first);
+  const auto last = ParseKafkaOffset(unit.range.last);
   int32_t partition_id = 0;
   const std::string& p = unit.range.partition;
   const auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), partition_id);

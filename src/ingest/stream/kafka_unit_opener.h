@@ -25,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "formats/connect/connect_schema.h"
@@ -80,6 +81,10 @@ class KafkaUnitOpener final : public UnitOpener {
   std::map<std::string, std::vector<StreamRecord>> prefetched_;
   int64_t prefetched_bytes_ = 0;
 };
+
+// A Kafka offset as a ledger position holds it (decimal, no sign), or
+// nullopt when it is not one that fits an int64.
+std::optional<int64_t> ParseKafkaOffset(const std::string& text);
 
 // Whether [source] uri names a Kafka source ("kafka://...").
 bool IsKafkaUri(const std::string& uri);
