@@ -4,9 +4,10 @@
 # Seeds: tests/fuzz/seeds/<name>/ in the repo, plus files the target's
 # seed list names from the shared test data when it is present. A crash,
 # leak or sanitizer report fails the run (libFuzzer exits non-zero).
-# Long run (documented in docs/testing.md): run_fuzz.sh <binary> <name> 3600
+# FLOE_FUZZ_SECONDS, when set, replaces <seconds> (a longer suite-wide run).
+# Long run of one target (documented in docs/testing.md): run_fuzz.sh <binary> <name> 3600
 set -euo pipefail
-bin="$(realpath "$1")"; seconds="${3:-30}"
+bin="$(realpath "$1")"; seconds="${FLOE_FUZZ_SECONDS:-${3:-20}}"
 # Targets are <name>_fuzz; their seeds live under seeds/<name>.
 name="${2%_fuzz}"
 src="${FLOE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}"
