@@ -22,12 +22,18 @@ constexpr size_t kSchemaSampleUnits = 64;
 RecordBatch BadRowsOf(const SourceUnit& unit, const std::vector<BadRow>& bad_rows) {
   RecordBatch rows;
   rows.schema = {MakeField("file", String(), false), MakeField("row", Int64(), false),
-                 MakeField("reason", String(), false)};
-  rows.columns = {MakeEmptyColumn(String()), MakeEmptyColumn(Int64()), MakeEmptyColumn(String())};
+                 MakeField("reason", String(), false), MakeField("rescued_data", String(), true)};
+  rows.columns = {MakeEmptyColumn(String()), MakeEmptyColumn(Int64()), MakeEmptyColumn(String()),
+                  MakeEmptyColumn(String())};
   for (const BadRow& bad : bad_rows) {
     rows.columns[0].AppendBytes(unit.uri);
     rows.columns[1].AppendValue<int64_t>(bad.row);
     rows.columns[2].AppendBytes(bad.reason);
+    if (bad.rescued_data) {
+      rows.columns[3].AppendBytes(*bad.rescued_data);
+    } else {
+      rows.columns[3].AppendNull();
+    }
   }
   rows.num_rows = static_cast<int64_t>(bad_rows.size());
   return rows;

@@ -1,8 +1,11 @@
 #include "ingest/change_set.h"
 
 #include <algorithm>
+#include <span>
 #include <string>
 
+#include "common/json.h"
+#include "formats/rescued_data.h"
 #include "ingest/merge/key_index.h"
 #include "ingest/merge/order_value.h"
 
@@ -16,6 +19,40 @@ Result<RecordBatch> ReadScanColumns(formats::ChunkedReader& reader, const BoundC
   RecordBatch rows_only;
   rows_only.num_rows = reader.chunk_rows(chunk);
   return rows_only;
+}
+
+// The index of the reader's `_rescued_data` field, or -1.
+int RescuedDataIndex(const formats::ChunkedReader& reader) {
+  const Schema& schema = reader.schema();
+  for (size_t i = 0; i < schema.size(); ++i) {
+    if (formats::IsRescuedDataField(schema[i]) && schema[i].type.id == TypeId::kString) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+// Gives the bad rows of `chunk` (`bad`, unit rows from `first_row`) their
+// rows' `_rescued_data`, read only now that the chunk is known to have bad
+// rows. A row its reader could not parse at all ({"_raw": ..., "_error":
+// ...}) has no key or operation; its reason then says why it broke.
+Status AttachRescuedData(formats::ChunkedReader& reader, int chunk, int rescued_index, int64_t first_row,
+                         std::span<BadRow> bad) {
+  FLOE_ASSIGN_OR_RETURN(RecordBatch rescued, reader.ReadChunk(chunk, {rescued_index}));
+  if (rescued.columns.size() != 1) return Status::OK();
+  const Column& column = rescued.columns[0];
+  for (BadRow& row : bad) {
+    const int64_t local = row.row - first_row;
+    if (local < 0 || local >= column.length || column.IsNull(local)) continue;
+    row.rescued_data = std::string(column.StringAt(local));
+    auto parsed = json::ParseJson(*row.rescued_data);
+    if (!parsed.ok() || !parsed->is_object()) continue;
+    const auto error = parsed->find("_error");
+    if (error != parsed->end() && error->is_string() && parsed->contains("_raw")) {
+      row.reason = "broken record: " + error->get<std::string>() + " (" + row.reason + ")";
+    }
+  }
+  return Status::OK();
 }
 
 }  // namespace
@@ -53,7 +90,9 @@ Result<FileScan> ScanUnitChanges(formats::ChunkedReader& reader, const BoundChan
     scan.winners.Reserve(static_cast<size_t>(rows_expected));
   }
   std::optional<KeyEncoder> encoder;
+  const int rescued_index = RescuedDataIndex(reader);
   for (int chunk = 0; chunk < reader.num_chunks(); ++chunk) {
+    const size_t bad_before = scan.bad_rows.size();
     FLOE_ASSIGN_OR_RETURN(RecordBatch batch, ReadScanColumns(reader, changes, chunk));
     const int64_t chunk_rows = batch.num_rows;
     FLOE_ASSIGN_OR_RETURN(ChunkChanges chunk_changes, changes.Extract(std::move(batch), scan.rows));
@@ -94,6 +133,10 @@ Result<FileScan> ScanUnitChanges(formats::ChunkedReader& reader, const BoundChan
         const bool is_delete = action == OperationAction::kDelete;
         if (scan.winners.Upsert(Change{*key, *order, unit_index, unit_row, is_delete})) ++scan.superseded;
       }
+    }
+    if (rescued_index >= 0 && scan.bad_rows.size() > bad_before) {
+      FLOE_RETURN_IF_ERROR(AttachRescuedData(reader, chunk, rescued_index, scan.rows,
+                                             std::span<BadRow>(scan.bad_rows).subspan(bad_before)));
     }
     scan.chunk_rows.push_back(chunk_rows);
     scan.rows += chunk_rows;

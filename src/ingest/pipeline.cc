@@ -382,7 +382,7 @@ Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::
     if (result.counts.bad_rows > 0) {
       Log(source_table + ": " + FormatThousands(result.counts.bad_rows) +
           (result.counts.bad_rows == 1 ? " bad row" : " bad rows") + " of batch " + std::to_string(batch_id) +
-          " set aside in " + target + "__bad_rows (file, row, reason)");
+          " set aside in " + target + "__bad_rows (file, row, reason, rescued_data)");
     }
     if (result.counts.dead_letters > 0) {
       Log(source_table + ": " + FormatThousands(result.counts.dead_letters) +

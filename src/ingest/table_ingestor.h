@@ -25,7 +25,7 @@
 //   `quarantined` with a reason naming the unit (and row and column) and
 //   contributes nothing; the rest of the batch goes on. With on_bad_row =
 //   "table" bad rows are left out and go to the side table
-//   <table>__bad_rows (file, row, reason) with the batch (side_tables.h),
+//   <table>__bad_rows (file, row, reason, rescued_data) with the batch (side_tables.h),
 //   counted in counts.bad_rows. Under policy fail an incompatible unit fails the
 //   whole batch (nothing is committed). Pass 1 reads only the convention's
 //   change columns; a unit that fails later, when its selected rows are read

@@ -149,6 +149,11 @@ test('bad records are rescued with file and line, the rest lands; quarantine tak
   const bad = scan(dir, 'raw.orders__bad_rows', ['row']);
   assert.deepEqual([...bad.rows.keys()], ['2']);
   assert.match(bad.rows.get('2').file, /a\.jsonl$/);
+  // The bad row keeps the broken line's text, and its reason says it broke.
+  assert.match(bad.rows.get('2').reason, /^broken record: JSON document ended early/);
+  const kept = JSON.parse(bad.rows.get('2').rescued_data);
+  assert.equal(kept._raw, '{"id": 3, "seq": 3, "op": "I", "amount": 3.00, "v": "c"');
+  assert.equal(kept._line, 3);
   assert.equal(rows.rows.get('2').amount, null);
   const rescued = JSON.parse(rows.rows.get('2')._rescued_data);
   assert.equal(rescued.amount, 'abc');

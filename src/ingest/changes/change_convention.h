@@ -25,7 +25,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "columnar/column.h"
@@ -39,10 +41,17 @@ namespace floe::ingest {
 enum class OperationAction : uint8_t { kInsert, kUpdate, kDelete, kIgnore, kUnknown };
 
 // A row of a unit that cannot be a change: its row in the unit (0-based)
-// and why ("column op: unknown operation code \"X\" (...)").
+// and why ("column op: unknown operation code \"X\" (...)"). rescued_data
+// is the row's `_rescued_data` when its unit has that column and the row
+// holds one (a broken record's raw text is there), so a bad row keeps every
+// byte its reader could not place; ScanUnitChanges fills it.
 struct BadRow {
+  BadRow() = default;
+  BadRow(int64_t unit_row, std::string why) : row(unit_row), reason(std::move(why)) {}
+
   int64_t row = 0;
   std::string reason;
+  std::optional<std::string> rescued_data;
 };
 
 struct ChunkChanges {
