@@ -12,11 +12,6 @@ namespace floe::ingest {
 
 namespace {
 
-// Units whose schemas a new table's types are voted from (issue 15 item 5):
-// enough to outvote a few odd files, few enough that the extra footer reads
-// of a first batch stay cheap.
-constexpr size_t kSchemaSampleUnits = 64;
-
 // A unit's bad rows as rows of <table>__bad_rows: file, row (0-based in the
 // unit), reason.
 RecordBatch BadRowsOf(const SourceUnit& unit, const std::vector<BadRow>& bad_rows) {
@@ -54,7 +49,11 @@ void TableIngestor::Impl::VoteNewTableSchemaInto(const std::vector<SourceUnit>& 
                                                  const std::vector<size_t>& to_scan,
                                                  const ReconcileOptions& reconcile, ScannedBatch& scanned) {
   if (table || to_scan.size() < 2) return;
-  const size_t step = std::max<size_t>(1, (to_scan.size() + kSchemaSampleUnits - 1) / kSchemaSampleUnits);
+  // Units whose schemas the new table's types are voted from ([source]
+  // schema_sample_files, default 64): enough to outvote a few odd files, few
+  // enough that the extra schema reads of a first batch stay cheap.
+  const size_t sample_units = static_cast<size_t>(std::max<int64_t>(1, options.settings.schema.sample_files));
+  const size_t step = std::max<size_t>(1, (to_scan.size() + sample_units - 1) / sample_units);
   std::vector<floe::Schema> samples;
   for (size_t k = 0; k < to_scan.size(); k += step) {
     auto reader = units->Open(batch[to_scan[k]], unit_table_columns);

@@ -198,6 +198,14 @@ test('item 5: a new table takes the types most files agree on; the odd file is r
   const rows = scan(dir, 'default.sales');
   assert.equal(rows.rows.get('11').revenue, '101.25');
   assert.match(rows.rows.get('1')._rescued_data, /12\.50 EUR/);
+
+  // schema_sample_files = 1: only the first file is sampled, so its text
+  // revenue gives the table its type.
+  const one = fs.mkdtempSync(path.join(work, 'vote-one-'));
+  const oneConfig = writeConfig(one, `[source]\nformat = "parquet"\nuri = "${zone}"\nsettle = "0s"\nschema_sample_files = 1`);
+  const oneRun = runFloe(['run', oneConfig, '--once']);
+  assert.equal(oneRun.status, 0, oneRun.stderr);
+  assert.match(runFloeOk(['table', 'describe', 'default.sales', ...catalogOf(one)]).stdout, /: revenue string/);
 });
 
 test('item 6: bad rows go to <table>__bad_rows with file, row and reason; the rest of the file lands, once',

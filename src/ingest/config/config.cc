@@ -456,6 +456,7 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
   FLOE_ASSIGN_OR_RETURN(auto full_load_files, section.StringArray("full_load_files"));
   FLOE_ASSIGN_OR_RETURN(auto allow_missing_uri, section.Bool("allow_missing_uri"));
   FLOE_ASSIGN_OR_RETURN(auto follow_links_outside_uri, section.Bool("follow_links_outside_uri"));
+  FLOE_ASSIGN_OR_RETURN(auto schema_sample_files, section.Integer("schema_sample_files", 1, 100'000));
   static constexpr SourceFormat kFormats[] = {SourceFormat::kParquet,   SourceFormat::kParquet,
                                               SourceFormat::kJsonLines, SourceFormat::kJson,
                                               SourceFormat::kCsv,       SourceFormat::kAvro};
@@ -482,7 +483,8 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
         {"table_from_path", table_from_path.has_value()},
         {"full_load_files", full_load_files.has_value()},
         {"allow_missing_uri", allow_missing_uri.has_value()},
-        {"follow_links_outside_uri", follow_links_outside_uri.has_value()}};
+        {"follow_links_outside_uri", follow_links_outside_uri.has_value()},
+        {"schema_sample_files", schema_sample_files.has_value()}};
     for (const auto& [key, present] : file_keys) {
       if (present) {
         return section.Error(key,
@@ -612,6 +614,7 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
     source->full_load_files = {"LOAD*"};  // DMS names full-load files LOAD00000001.parquet, ...
   }
   if (allow_missing_uri) source->allow_missing_uri = *allow_missing_uri;
+  if (schema_sample_files) source->schema_sample_files = *schema_sample_files;
   if (follow_links_outside_uri) {
     if (cda) return only_for("follow_links_outside_uri", "parquet");
     source->follow_links_outside_uri = *follow_links_outside_uri;
@@ -1268,6 +1271,7 @@ TableSettings PipelineConfig::ForTable(const std::string& source_table) const {
   settings.merge = merge;
   settings.target = target;
   settings.schema = schema;
+  settings.schema.sample_files = source.schema_sample_files;
   settings.lineage = lineage;
   settings.performance = performance;
   settings.target_table = ToLower(source_table);

@@ -153,6 +153,9 @@ struct SourceConfig {
   // left out with a warning every round unless this is true (links that
   // stay inside uri are always followed).
   bool follow_links_outside_uri = false;
+  // Files of a new table's first batch whose schemas vote on its column
+  // types (copied into TableSettings::schema.sample_files).
+  int64_t schema_sample_files = 64;
   // format jsonl, json, csv: how the text is read.
   TextFormatConfig text;
   // discovery kafka only.
@@ -201,6 +204,9 @@ struct TargetConfig {
 struct SchemaPolicyConfig {
   IncompatiblePolicy on_incompatible = IncompatiblePolicy::kRescue;
   BadRowPolicy on_bad_row = BadRowPolicy::kQuarantineFile;
+  // How many files of a new table's first batch vote on its column types
+  // (spread over the batch); [source] schema_sample_files.
+  int64_t sample_files = 64;
 };
 
 struct TriggerConfig {

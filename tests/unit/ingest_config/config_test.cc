@@ -1017,6 +1017,7 @@ encoding = "latin-1"
 infer_column_types = true
 schema_hints = "amount DECIMAL(12,2)"
 schema_sample_bytes = "1MiB"
+schema_sample_files = 200
 compression = "gzip"
 on_bad_record = "quarantine"
 [catalog]
@@ -1038,6 +1039,8 @@ warehouse = "/data/wh"
   EXPECT_TRUE(text.infer_column_types);
   EXPECT_EQ(text.schema_hints, "amount DECIMAL(12,2)");
   EXPECT_EQ(text.schema_sample_bytes, int64_t{1} << 20);
+  EXPECT_EQ(csv.source.schema_sample_files, 200);
+  EXPECT_EQ(csv.ForTable("orders").schema.sample_files, 200) << "the vote reads it from the table's settings";
   EXPECT_EQ(text.compression, "gzip");
   EXPECT_TRUE(text.quarantine_bad_records);
   EXPECT_STREQ(SourceFormatName(SourceFormat::kCsv), "csv");
@@ -1149,9 +1152,8 @@ std::string KafkaError(const std::string& source, const std::string& rest = "") 
 }
 
 TEST(KafkaConfigTest, KafkaSourcesTakeTopicsPropertiesAndDebeziumDefaults) {
-  ASSERT_OK_AND_ASSIGN(
-      PipelineConfig config,
-      ParseKafka(R"(discovery = "kafka"
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config,
+                       ParseKafka(R"(discovery = "kafka"
 uri = "kafka://b1:9092,b2:9092"
 topics = ["dbserver1.inventory.customers", "dbserver1.inventory.orders"]
 changes = "debezium"
@@ -1161,7 +1163,7 @@ on_bad_record = "skip"
 [source.kafka]
 "security.protocol" = "SASL_SSL"
 )",
-                 "[merge]\nkeys = [\"id\"]\n[trigger]\nmax_records_per_batch = 5000\n"));
+                                  "[merge]\nkeys = [\"id\"]\n[trigger]\nmax_records_per_batch = 5000\n"));
   EXPECT_EQ(config.source.discovery, DiscoveryKind::kKafka);
   EXPECT_EQ(config.source.format, SourceFormat::kJson);
   EXPECT_EQ(config.source.changes, ChangeKind::kDebezium);
@@ -1185,9 +1187,12 @@ TEST(KafkaConfigTest, KafkaSourcesRefuseWhatDoesNotApply) {
   EXPECT_THAT(KafkaError("discovery = \"kafka\"\nuri = \"/data\"\ntopics = [\"a\"]\n"),
               HasSubstr("kafka://host:port"));
   EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\nsettle = \"5s\"\n"), HasSubstr("applies to files"));
+  EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\nschema_sample_files = 5\n"),
+              HasSubstr("applies to files"));
   EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\ntable = \"x\"\n"), HasSubstr("topics name their tables"));
   EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\nformat = \"avro\"\n"), HasSubstr("not supported yet"));
-  EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\nchanges = \"cda\"\n"), HasSubstr("\"debezium\", \"append\""));
+  EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\nchanges = \"cda\"\n"),
+              HasSubstr("\"debezium\", \"append\""));
   EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\non_bad_record = \"rescue\"\n"), HasSubstr("dead_letter"));
   EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\n[source.kafka]\n\"group.id\" = \"g\"\n"),
               HasSubstr("managed by floe"));
