@@ -90,8 +90,9 @@ struct Column {
   std::string Validate() const;
 
  private:
-  // Inline: readers call it once per value appended.
-  void MarkValid() {
+  // Always inline: readers call it once per value appended, from decoders
+  // large enough that GCC would otherwise call it.
+  [[gnu::always_inline]] void MarkValid() {
     if (!validity.empty()) {
       const size_t byte = static_cast<size_t>(length >> 3);
       if (byte >= validity.size()) validity.push_back(0);

@@ -1,5 +1,6 @@
 #include "formats/json/json_flat_object.h"
 
+#include <bit>
 #include <cstring>
 
 #include "columnar/json_format.h"
@@ -66,37 +67,71 @@ inline bool IsDigit(char c) {
   return static_cast<unsigned char>(c - '0') < 10;
 }
 
+// The eight bytes at `p`, little-endian (the SWAR digit tricks below assume
+// the first byte is the lowest).
+inline uint64_t Load8(const char* p) {
+  uint64_t x;
+  std::memcpy(&x, p, 8);
+  if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
+  return x;
+}
+
+// Whether all eight bytes of `x` are ASCII digits: each byte's high nibble
+// is 3, and adding 6 does not carry its low nibble past 9.
+inline bool AllDigits(uint64_t x) {
+  return ((x & 0xF0F0F0F0F0F0F0F0ull) | (((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) ==
+         0x3333333333333333ull;
+}
+
+// The value of eight ASCII digits (the first byte most significant), by
+// pairing neighbours three times: digits -> 2-digit -> 4-digit -> 8-digit.
+inline uint64_t EightDigitsValue(uint64_t x) {
+  x -= 0x3030303030303030ull;
+  x = (x * 10 + (x >> 8)) & 0x00FF00FF00FF00FFull;
+  x = (x * 100 + (x >> 16)) & 0x0000FFFF0000FFFFull;
+  return (x * 10000 + (x >> 32)) & 0xFFFFFFFFull;
+}
+
 // The end of the RFC 8259 number at text[i], or npos when the bytes there
 // are not one (the grammar of json_text.h's IsJsonNumber, in one pass). A
-// plain integer of at most 18 digits is also read into *integer.
+// plain integer of at most 18 digits is also read into *integer. Runs of
+// digits are taken eight at a time where eight bytes remain.
 inline size_t ScanNumber(std::string_view text, size_t i, bool* small_integer, int64_t* integer) {
   const size_t n = text.size();
+  const char* p = text.data();
   *small_integer = false;
-  const bool negative = i < n && text[i] == '-';
+  const bool negative = i < n && p[i] == '-';
   if (negative) ++i;
   if (i >= n) return std::string_view::npos;
   const size_t digits_start = i;
-  uint64_t value = 0;
-  if (text[i] == '0') {
+  uint64_t value = 0;  // wraps past 19 digits; then it is not used
+  if (p[i] == '0') {
     ++i;
-  } else if (IsDigit(text[i])) {
-    while (i < n && IsDigit(text[i])) value = value * 10 + static_cast<uint64_t>(text[i++] - '0');
+  } else if (IsDigit(p[i])) {
+    while (i + 8 <= n) {
+      const uint64_t eight = Load8(p + i);
+      if (!AllDigits(eight)) break;
+      value = value * 100000000ull + EightDigitsValue(eight);
+      i += 8;
+    }
+    while (i < n && IsDigit(p[i])) value = value * 10 + static_cast<uint64_t>(p[i++] - '0');
   } else {
     return std::string_view::npos;
   }
   const size_t digits = i - digits_start;
   bool plain = true;
-  if (i < n && text[i] == '.') {
+  if (i < n && p[i] == '.') {
     plain = false;
-    if (++i >= n || !IsDigit(text[i])) return std::string_view::npos;
-    while (i < n && IsDigit(text[i])) ++i;
+    if (++i >= n || !IsDigit(p[i])) return std::string_view::npos;
+    while (i + 8 <= n && AllDigits(Load8(p + i))) i += 8;
+    while (i < n && IsDigit(p[i])) ++i;
   }
-  if (i < n && (text[i] == 'e' || text[i] == 'E')) {
+  if (i < n && (p[i] == 'e' || p[i] == 'E')) {
     plain = false;
     ++i;
-    if (i < n && (text[i] == '+' || text[i] == '-')) ++i;
-    if (i >= n || !IsDigit(text[i])) return std::string_view::npos;
-    while (i < n && IsDigit(text[i])) ++i;
+    if (i < n && (p[i] == '+' || p[i] == '-')) ++i;
+    if (i >= n || !IsDigit(p[i])) return std::string_view::npos;
+    while (i < n && IsDigit(p[i])) ++i;
   }
   if (plain && digits <= 18) {
     *small_integer = true;
@@ -106,20 +141,29 @@ inline size_t ScanNumber(std::string_view text, size_t i, bool* small_integer, i
 }
 
 // Whether text[i, i + word.size()) is `word` (a short literal or key),
-// compared eight bytes at a time without a call.
+// compared eight bytes at a time without a call; the last eight (or four)
+// bytes are compared as one overlapping word instead of byte by byte.
 inline bool BytesAre(std::string_view text, size_t i, std::string_view word) {
   const size_t n = word.size();
   if (text.size() - i < n) return false;
   const char* a = text.data() + i;
   const char* b = word.data();
-  size_t k = 0;
-  for (; k + 8 <= n; k += 8) {
-    uint64_t x, y;
-    std::memcpy(&x, a + k, 8);
-    std::memcpy(&y, b + k, 8);
-    if (x != y) return false;
+  if (n >= 8) {
+    size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+      if (Load8(a + k) != Load8(b + k)) return false;
+    }
+    return k == n || Load8(a + n - 8) == Load8(b + n - 8);
   }
-  for (; k < n; ++k) {
+  if (n >= 4) {
+    uint32_t x, y, z, w;
+    std::memcpy(&x, a, 4);
+    std::memcpy(&y, b, 4);
+    std::memcpy(&z, a + n - 4, 4);
+    std::memcpy(&w, b + n - 4, 4);
+    return x == y && z == w;
+  }
+  for (size_t k = 0; k < n; ++k) {
     if (a[k] != b[k]) return false;
   }
   return true;

@@ -129,6 +129,39 @@ TEST(JsonDocumentDecoderTest, KnownTypesDecodeExactlyAndRescueWhatDoesNotFit) {
 )");
 }
 
+// The flat path reads runs of digits eight at a time: every length around
+// the 8-byte steps and the 18-digit exact-integer limit, in integer, fraction
+// and exponent position, must read as the general path reads it.
+TEST(JsonDocumentDecoderTest, NumbersOfEveryDigitCountReadExactly) {
+  JsonDecodeOptions options = Options();
+  options.known = {MakeField("n", Int64()), MakeField("d", Decimal(38, 0)), MakeField("f", Float64())};
+  std::vector<std::string> docs;
+  std::vector<int64_t> expected;
+  for (int digits = 1; digits <= 19; ++digits) {
+    std::string number;
+    for (int k = 0; k < digits; ++k) number.push_back(static_cast<char>('1' + (k * 7 + digits) % 9));
+    const std::string sign = digits % 2 ? "-" : "";
+    docs.push_back("{\"n\": " + sign + number + ", \"d\": " + number + "0, \"f\": 0." + number + "e" +
+                   std::to_string(digits) + "}");
+    expected.push_back(std::stoll(sign + number));
+  }
+  docs.push_back(R"({"n": 12345678.0, "d": 123456789012345678901234567, "f": 1234567812345678})");
+  docs.push_back(R"({"n": 0123, "d": 1, "f": 1})");       // a leading zero: not JSON
+  docs.push_back(R"({"n": 12345678a, "d": 1, "f": 1})");  // a letter after eight digits
+  ASSERT_OK_AND_ASSIGN(RecordBatch batch, Decode(options, docs));
+  ExpectValid(batch);
+  for (size_t r = 0; r < expected.size(); ++r) {
+    EXPECT_EQ(batch.columns[0].Value<int64_t>(static_cast<int64_t>(r)), expected[r]) << docs[r];
+  }
+  EXPECT_EQ(batch.columns[0].Value<int64_t>(19), 12345678);
+  EXPECT_TRUE(batch.columns[0].IsNull(20));
+  EXPECT_TRUE(batch.columns[0].IsNull(21));
+  const Column& rescued = batch.columns.back();  // the broken documents are rescued whole
+  ASSERT_EQ(batch.schema.back().name, "_rescued_data");
+  EXPECT_NE(std::string(rescued.StringAt(20)).find("0123"), std::string::npos);
+  EXPECT_NE(std::string(rescued.StringAt(21)).find("12345678a"), std::string::npos);
+}
+
 TEST(JsonDocumentDecoderTest, AMismatchInsideAListRescuesTheWholeList) {
   JsonDecodeOptions options = Options();
   options.known = {MakeField("items", List(MakeField("element", Struct({MakeField("p", Int64())})))),
