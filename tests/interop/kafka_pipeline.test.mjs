@@ -12,6 +12,9 @@
 //   doubles) of the wrapped "json" form with the dump's renderings.
 // - two rounds (topic_pattern, a decoy topic it does not match): the second
 //   --once run reads only the new records, a third reads nothing.
+// - changes = "append": plain JSON events over three --once rounds, each
+//   exactly once with its kafka struct (topic, partition, offset, timestamp,
+//   key) and inferred types, read from the live data files by hyparquet.
 // - dead letters: garbage bytes, `not json` and a JSON array among good
 //   records land in <table>__dead_letter with their offsets; the rest lands.
 // - kill -9 of continuous runs at seeded random moments, then --once.
@@ -32,8 +35,9 @@ import { after, before, test } from 'node:test';
 import { startKafka, produce, highWatermark, kafkaToolsMissing } from '../tools/kafka.mjs';
 import { generateChanges, produceChanges, oracle } from '../tools/debezium.mjs';
 import { catalogOf, compareByKey, scanZoneTable, writeZoneConfig } from '../tools/landing_zones.mjs';
-import { FLOE, ledgerFiles, runFloe, skipWithoutFloe } from '../tools/pipeline_oracle.mjs';
+import { FLOE, ledgerFiles, runFloe, runFloeOk, skipWithoutFloe } from '../tools/pipeline_oracle.mjs';
 import { openDuckDB } from '../tools/readers.mjs';
+import { hyparquetRows } from '../tools/change_feed_oracle.mjs';
 // Seeded (mulberry32), so a failing kill schedule can be replayed with its seed.
 import { makeRng } from '../tools/random_parquet.mjs';
 
@@ -424,6 +428,92 @@ test('a first batch of nothing but bad records waits for the table: the dead let
 // ------------------------------------------------------------ continuous runs
 
 // A running `floe run CONFIG` (continuous) whose stderr is kept.
+// Plain application events (not Debezium), appended: the shape of an
+// events topic feeding a table of facts.
+function appEvents(first, count, partitions) {
+  const kinds = ['click', 'view', 'purchase'];
+  const events = [];
+  for (let i = first; i < first + count; ++i) {
+    const value = { event_id: i, kind: kinds[i % 3], amount: i % 5 === 0 ? null : Number((i * 1.25).toFixed(2)),
+      at: `2026-12-01T10:${String(i % 60).padStart(2, '0')}:00Z`, note: i % 7 === 0 ? 'Zürich – ünïcödé' : `n${i}` };
+    events.push({ partition: i % partitions, key: `user-${i % 11}`, value: JSON.stringify(value), event: value });
+  }
+  return events;
+}
+
+async function produceEvents(bootstrap, topic, events, partitions) {
+  for (let p = 0; p < partitions; ++p) {
+    const mine = events.filter((e) => e.partition === p);
+    for (const e of mine) e.offset = undefined;
+    const start = await highWatermark(bootstrap, topic, p);
+    await produce(bootstrap, topic, p, mine.map((e) => ({ key: e.key, value: e.value })));
+    mine.forEach((e, i) => { e.offset = start + i; });
+  }
+}
+
+test('changes = "append": plain JSON events land once each with their Kafka metadata over --once rounds (hyparquet reads them)',
+  async (t) => {
+    if (skipped(t)) return;
+    const dir = fs.mkdtempSync(path.join(work, 'append-'));
+    const topic = 'shop.events';
+    const partitions = 2;
+    const kafka = await startKafka({ topics: [[topic, partitions]] });
+    try {
+      const produced = appEvents(0, 300, partitions);
+      await produceEvents(kafka.bootstrap, topic, produced, partitions);
+      const config = writeZoneConfig(dir, `[source]
+discovery = "kafka"
+uri = "kafka://${kafka.bootstrap}"
+topics = ["${topic}"]
+format = "json"
+changes = "append"
+kafka_metadata = true
+[target]
+namespace = "${NAMESPACE}"`, { name: 'events' });
+      assertRunOk(runOnce(config), 'the first round');
+      const more = appEvents(300, 150, partitions);
+      await produceEvents(kafka.bootstrap, topic, more, partitions);
+      produced.push(...more);
+      assertRunOk(runOnce(config), 'the second round');
+      const third = runOnce(config);
+      assertRunOk(third, 'the third round (nothing new)');
+
+      // The live data files (append: no deletes), each read by hyparquet.
+      // (icebird's own hyparquet 1.19 cannot read a required field inside
+      // an optional struct, which DuckDB and hyparquet 1.33 read.)
+      const listing = runFloeOk(['table', 'files', `${NAMESPACE}.events`, ...catalogOf(dir)]).stdout;
+      const files = listing.trim().split('\n').slice(1).map((line) => line.split('\t'));
+      assert.ok(files.length >= 2 && files.every((f) => f[1] === 'data'), listing);
+      const rows = [];
+      for (const [file] of files) rows.push(...(await hyparquetRows(file)).rows);
+      assert.equal(rows.length, produced.length, 'every event once');
+      const seen = new Map();
+      for (const row of rows) {
+        const where = `${row.kafka.partition}/${row.kafka.offset}`;
+        assert.ok(!seen.has(where), `offset ${where} twice`);
+        seen.set(where, row);
+      }
+      for (const e of produced) {
+        const row = seen.get(`${e.partition}/${e.offset}`);
+        const label = `event ${e.event.event_id} at ${e.partition}/${e.offset}`;
+        assert.ok(row, `${label} is missing`);
+        assert.equal(row.kafka.topic, topic, label);
+        assert.equal(Buffer.from(row.kafka.key).toString(), e.key, `${label}: key`);
+        assert.ok(row.kafka.timestamp, `${label}: timestamp`);
+        assert.equal(Number(row.event_id), e.event.event_id, label);
+        assert.equal(typeof row.event_id, 'bigint', `${label}: event_id is inferred as a long`);
+        assert.equal(row.kind, e.event.kind, label);
+        assert.equal(row.amount, e.event.amount, `${label}: amount`);
+        assert.equal(row.note, e.event.note, `${label}: note`);
+      }
+      // The ledger's ranges cover each partition's offsets exactly once.
+      const marks = await watermarks(kafka.bootstrap, topic, partitions);
+      assert.deepEqual(coverageProblems(kafkaUnits(config), marks), [], 'ledger');
+    } finally {
+      await kafka.stop();
+    }
+  });
+
 function startDaemon(config) {
   const child = spawn(FLOE, ['run', config], { stdio: ['ignore', 'ignore', 'pipe'] });
   const daemon = { child, log: '', exit: null };
