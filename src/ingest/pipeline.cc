@@ -619,10 +619,17 @@ Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
                FormatSeconds(static_cast<double>(impl.config.trigger.interval_ms) / 1000.0));
     }
     impl.LogWorkerMessages();
-    // New data first: after a poll that committed, look again at once; due
-    // maintenance goes to the worker once a poll finds nothing to apply (a
-    // table with files still pending would make its compaction give up).
-    const bool poll_again = state_error.ok() && committed;
+    // New data first: after a poll of files that committed, look again at
+    // once. A stream poll applies everything up to the watermarks it saw, so
+    // the next one waits for the interval (counted from this poll's start)
+    // unless this one took the whole interval (a backlog): a steady stream
+    // commits about once per interval, not once per fetch. Due maintenance
+    // goes to the worker when the loop waits (a table with files still
+    // pending would make its compaction give up).
+    const bool poll_again = state_error.ok() && committed &&
+                            (!impl.source.discovery->finds_streams() ||
+                             std::chrono::steady_clock::now() - poll_started >=
+                                 std::chrono::milliseconds(impl.config.trigger.interval_ms));
     if (!poll_again && state_error.ok() && run.ok() && !stop.load()) impl.SubmitDueMaintenance();
     worked_since_idle = worked_since_idle || committed;
     bool trimmed = false;

@@ -15,6 +15,8 @@
 // - changes = "append": plain JSON events over three --once rounds, each
 //   exactly once with its kafka struct (topic, partition, offset, timestamp,
 //   key) and inferred types, read from the live data files by hyparquet.
+// - a steady stream (40 produce calls over 4 s) under a continuous run with
+//   interval 1s commits about once a second, not once per fetch.
 // - dead letters: garbage bytes, `not json` and a JSON array among good
 //   records land in <table>__dead_letter with their offsets; the rest lands.
 // - kill -9 of continuous runs at seeded random moments, then --once.
@@ -579,6 +581,62 @@ test(`kill -9 of continuous runs (${KILLS} times), then --once: equals the oracl
     await kafka.stop();
   }
 });
+
+// The snapshots of `table` that committed stream ranges, from its metadata file.
+function streamSnapshots(dir, table) {
+  const described = runFloe(['table', 'describe', `${NAMESPACE}.${table}`, ...catalogOf(dir)]);
+  const m = /^metadata: (.+)$/m.exec(described.stdout ?? '');
+  if (!m) return [];
+  const metadata = JSON.parse(fs.readFileSync(m[1].trim().replace(/^file:\/\//, ''), 'utf8'));
+  return (metadata.snapshots ?? []).filter((s) => s.summary?.['floe.stream-ranges']);
+}
+
+test('a steady stream under a continuous run (interval 1s) commits about once a second, not once per fetch',
+  async (t) => {
+    if (skipped(t)) return;
+    const dir = fs.mkdtempSync(path.join(work, 'cadence-'));
+    const topic = TOPIC.customers;
+    const kafka = await startKafka({ topics: [[topic, 1]] });
+    let daemon;
+    try {
+      const generated = generateChanges('customers', { seed: 8, keys: 200, changes: 1600, partitions: 1 });
+      const ticks = 40;
+      const n = generated.events.length;
+      // Schemaless (~1 KB a record): the mock keeps ~5 MB a partition.
+      const config = kafkaConfig(dir, kafka.bootstrap, { extra: '[trigger]\ninterval = "1s"\n' });
+      daemon = startDaemon(config);
+      const dumps = [];
+      const started = Date.now();
+      for (let i = 0; i < ticks; ++i) {
+        const events = generated.events.slice(Math.floor((n * i) / ticks), Math.floor((n * (i + 1)) / ticks));
+        dumps.push(await produceChanges(kafka.bootstrap, topic, { table: generated.table, events }, { format: 'json-schemaless', partitions: 1 }));
+        await sleep(Math.max(0, started + (i + 1) * 100 - Date.now()));
+      }
+      const producing = (Date.now() - started) / 1000;
+      const marks = await watermarks(kafka.bootstrap, topic, 1);
+      const expected = await expectedRows(writeDump(path.join(dir, 'dump.jsonl'), ...dumps), 'customers', PLAIN.customers);
+      let problems = ['not scanned yet'];
+      for (const deadline = Date.now() + 30_000; Date.now() < deadline && problems.length > 0;) {
+        await sleep(500);
+        if (daemon.exit !== null) break;
+        const actual = scanTable(dir, 'customers');
+        problems = compareByKey(expected, actual.rows, { label: `${NAMESPACE}.customers`, limit: 10 });
+      }
+      assert.deepEqual(problems, [], `the table did not catch up:\n${tail(daemon.log)}`);
+      const snapshots = streamSnapshots(dir, 'customers');
+      t.diagnostic(`${snapshots.length} snapshots over ${producing.toFixed(1)} s`);
+      // One commit per interval while records flow, plus the first and the last.
+      assert.ok(snapshots.length <= Math.ceil(producing) + 3,
+        `${snapshots.length} snapshots for ${ticks} produce calls over ${producing.toFixed(1)} s with interval 1s`);
+      assert.ok(snapshots.length >= 2, `${snapshots.length} snapshots: the stream was not read as it flowed`);
+      daemon.child.kill('SIGTERM');
+      assert.equal((await daemon.exited).code, 0, tail(daemon.log));
+      assert.deepEqual(coverageProblems(kafkaUnits(config), marks), [], 'ledger');
+    } finally {
+      if (daemon && daemon.exit === null) daemon.child.kill('SIGKILL');
+      await kafka.stop();
+    }
+  });
 
 test('the broker down for 3 s under a continuous run: it keeps going and catches up', async (t) => {
   if (skipped(t)) return;
