@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startKafka, produce } from '../../tests/tools/kafka.mjs';
-import { debeziumRecords } from './records.mjs';
+import { debeziumRecords, writeBenchConfig } from './records.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const [rate = 5000, seconds = 30, partitions = 8, keys = 20000] = process.argv.slice(2).map(Number);
@@ -36,29 +36,7 @@ const kafka = await startKafka({ topics: [[topic, partitions]] });
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'floe-freshness-bench-'));
 let daemon;
 try {
-  const config = path.join(dir, 'pipeline.toml');
-  fs.writeFileSync(config, `name = "fresh"
-[source]
-discovery = "kafka"
-uri = "kafka://${kafka.bootstrap}"
-topics = ["${topic}"]
-changes = "debezium"
-[target]
-namespace = "inventory"
-[merge]
-keys = ["id"]
-order_by = ["source.lsn", "kafka.offset"]
-[trigger]
-interval = "1s"
-[maintenance]
-enabled = false
-[catalog]
-type = "sql"
-uri = "sqlite://${path.join(dir, 'catalog.db')}"
-warehouse = "${path.join(dir, 'warehouse')}"
-[state]
-dir = "${path.join(dir, 'state')}"
-`);
+  const config = writeBenchConfig(dir, { name: 'fresh', bootstrap: kafka.bootstrap, topic, trigger: 'interval = "1s"' });
   let log = '';
   daemon = spawn(floe, ['run', config], { stdio: ['ignore', 'ignore', 'pipe'] });
   daemon.stderr.on('data', (chunk) => { log = (log + chunk).slice(-20000); });

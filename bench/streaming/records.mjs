@@ -3,6 +3,44 @@
 // converter's two forms.
 //   const { value } = debeziumRecords('schemaless' | 'wrapped');
 //   value(key, version, op)  -> the record value (JSON text); op c | u | d
+//   writeBenchConfig(dir, {name, bootstrap, topic, trigger}) -> pipeline.toml under dir
+import fs from 'node:fs';
+import path from 'node:path';
+
+// The benches' pipeline: the topic merged by id, newest by source.lsn then
+// offset, SQLite catalog, no maintenance; FLOE_BENCH_KAFKA="k=v,k=v" adds
+// [source.kafka] properties. Returns the config's path.
+export function writeBenchConfig(dir, { name, bootstrap, topic, trigger = '' }) {
+  const kafkaProperties = process.env.FLOE_BENCH_KAFKA
+    ? `[source.kafka]\n${process.env.FLOE_BENCH_KAFKA.split(',').map((kv) => {
+      const [k, v] = kv.split('=');
+      return `"${k}" = "${v}"`;
+    }).join('\n')}\n`
+    : '';
+  const config = path.join(dir, 'pipeline.toml');
+  fs.writeFileSync(config, `name = "${name}"
+[source]
+discovery = "kafka"
+uri = "kafka://${bootstrap}"
+topics = ["${topic}"]
+changes = "debezium"
+${kafkaProperties}[target]
+namespace = "inventory"
+[merge]
+keys = ["id"]
+order_by = ["source.lsn", "kafka.offset"]
+${trigger ? `[trigger]\n${trigger}\n` : ''}[maintenance]
+enabled = false
+[catalog]
+type = "sql"
+uri = "sqlite://${path.join(dir, 'catalog.db')}"
+warehouse = "${path.join(dir, 'warehouse')}"
+[state]
+dir = "${path.join(dir, 'state')}"
+`);
+  return config;
+}
+
 export function debeziumRecords(form) {
   // 20 columns of a customers-like table, with the Connect schema the JSON converter would write.
   const columns = [

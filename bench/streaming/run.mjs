@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startKafka, produce, highWatermark } from '../../tests/tools/kafka.mjs';
-import { debeziumRecords } from './records.mjs';
+import { debeziumRecords, writeBenchConfig } from './records.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const args = process.argv.slice(2);
@@ -70,27 +70,7 @@ try {
     if (kcatCount !== total) throw new Error(`kcat read ${kcatCount} of ${total} records`);
     const run = path.join(dir, `run${r}`);
     fs.mkdirSync(run);
-    const config = path.join(run, 'pipeline.toml');
-    fs.writeFileSync(config, `name = "bench"
-[source]
-discovery = "kafka"
-uri = "kafka://${kafka.bootstrap}"
-topics = ["bench.inventory.customers"]
-changes = "debezium"
-${process.env.FLOE_BENCH_KAFKA ? `[source.kafka]\n${process.env.FLOE_BENCH_KAFKA.split(',').map((kv) => { const [k, v] = kv.split('='); return `"${k}" = "${v}"`; }).join('\n')}\n` : ''}[target]
-namespace = "inventory"
-[merge]
-keys = ["id"]
-order_by = ["source.lsn", "kafka.offset"]
-[maintenance]
-enabled = false
-[catalog]
-type = "sql"
-uri = "sqlite://${path.join(run, 'catalog.db')}"
-warehouse = "${path.join(run, 'warehouse')}"
-[state]
-dir = "${path.join(run, 'state')}"
-`);
+    const config = writeBenchConfig(run, { name: 'bench', bootstrap: kafka.bootstrap, topic: 'bench.inventory.customers' });
     const result = time(floe, ['run', config, '--once']);
     const line = result.stdout.split('\n').find((l) => l.startsWith('customers'));
     rows.push({ load, kcat: kcat.seconds, floe: result.seconds, line });
