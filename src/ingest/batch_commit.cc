@@ -25,7 +25,8 @@ std::string StreamRangesSummary(const std::vector<SourceUnit>& batch) {
 }
 
 Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batch_id, int64_t now_ms,
-                                                const SettledSchema& schema, BatchDataWriter& writer,
+                                                const SettledSchema& schema,
+                                                iceberg::PartitionedWriter& writer,
                                                 std::vector<StagedLive> lives, Resolution resolution,
                                                 SideTables& side, const std::string& stream_ranges) {
   auto data_files = writer.Close();

@@ -10,7 +10,8 @@ namespace floe::ingest {
 
 Result<std::vector<StagedLive>> TableIngestor::Impl::WriteRows(
     const std::vector<SourceUnit>& batch, ReadPlan& plan, const iceberg::Schema& table_schema, int64_t now_ms,
-    BatchDataWriter& writer, BatchCounts& counts, SideTables& side, std::optional<UnitFailure>* failure) {
+    iceberg::PartitionedWriter& writer, BatchCounts& counts, SideTables& side,
+    std::optional<UnitFailure>* failure) {
   (void)side;  // no pass-2 stage sets rows aside yet (expectations will, with the rows they quarantine)
   SourceChunkReader reader(*units, unit_table_columns, table_schema, MakeReconcileOptions(), *convention,
                            plan.units);
@@ -25,7 +26,7 @@ Result<std::vector<StagedLive>> TableIngestor::Impl::WriteRows(
     for (const PassedUnit* unit : plan.read_units) selected_rows += unit->selected.size();
     lives.reserve(selected_rows);
   }
-  std::vector<RowLocation> locations;
+  std::vector<iceberg::RowLocation> locations;
   for (size_t k = 0; k < plan.reads.size(); ++k) {
     DecodedChunk decoded = reads.Next();
     const ChunkRead& read = plan.reads[k];

@@ -7,7 +7,7 @@
 #include "iceberg/manifest/manifest_io.h"
 #include "iceberg/transaction/table.h"
 #include "iceberg/writer/column_rows.h"
-#include "ingest/batch_data_writer.h"
+#include "iceberg/writer/data_file_writer.h"
 #include "ingest/batch_recovery.h"
 #include "ingest/schema/schema_reconcile.h"
 
@@ -112,12 +112,13 @@ Result<std::map<std::string, std::string>> SideTables::WritePending(catalog::Cat
       options.table_name = name;
       FLOE_ASSIGN_OR_RETURN(FileMapping mapping, Reconcile(schema, rows.schema, name, options));
       FLOE_ASSIGN_OR_RETURN(RecordBatch conformed, ConformBatch(rows, mapping, schema));
-      BatchDataWriterOptions writer_options;
+      iceberg::RollingWriterOptions writer_options;
       writer_options.file_prefix = file_prefix + "-" + suffix;
-      FLOE_ASSIGN_OR_RETURN(auto writer, BatchDataWriter::Make(side_table.io(), metadata.location, schema,
-                                                               *metadata.DefaultSpec(), writer_options));
+      FLOE_ASSIGN_OR_RETURN(auto writer,
+                            iceberg::PartitionedWriter::Make(side_table.io(), metadata.location, schema,
+                                                             *metadata.DefaultSpec(), writer_options));
       Pending pending{side, {}};
-      std::vector<RowLocation> locations;
+      std::vector<iceberg::RowLocation> locations;
       Status status = writer->Write(conformed, &locations);
       Result<std::vector<iceberg::DataFile>> files =
           status.ok() ? writer->Close() : Result<std::vector<iceberg::DataFile>>(status);

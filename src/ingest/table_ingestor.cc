@@ -262,15 +262,15 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceUnit>& 
   ReadPlan plan = PlanReads(batch, scanned.passed, merging());
   // 5. Write.
   const iceberg::TableMetadata& metadata = table->metadata();
-  BatchDataWriterOptions writer_options;
+  iceberg::RollingWriterOptions writer_options;
   writer_options.file.parquet.codec = codec.codec;
   writer_options.file.parquet.compression_level = options.settings.target.codec_level.value_or(0);
   writer_options.target_file_size = options.settings.target.target_file_size_bytes;
   writer_options.file.parquet.pool = Pool();
   writer_options.file_prefix = DataFilePrefix(batch_id);
   FLOE_ASSIGN_OR_RETURN(auto writer,
-                        BatchDataWriter::Make(table->io(), metadata.location, schema.table_schema,
-                                              *metadata.DefaultSpec(), writer_options));
+                        iceberg::PartitionedWriter::Make(table->io(), metadata.location, schema.table_schema,
+                                                         *metadata.DefaultSpec(), writer_options));
   auto lives =
       WriteRows(batch, plan, schema.table_schema, now_ms, *writer, result.counts, scanned.side, failure);
   if (!lives.ok()) {

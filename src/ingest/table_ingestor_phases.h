@@ -27,7 +27,7 @@
 
 #include "common/thread_pool.h"
 #include "iceberg/transaction/table.h"
-#include "ingest/batch_data_writer.h"
+#include "iceberg/writer/data_file_writer.h"
 #include "ingest/change_feed_table.h"
 #include "ingest/change_set.h"
 #include "ingest/changes/change_convention.h"
@@ -96,7 +96,7 @@ struct ReadPlan {
 struct StagedLive {
   KeyId key;
   OrderValue order;
-  RowLocation location;
+  iceberg::RowLocation location;
 };
 
 // Raised by pass 2 when a unit fails to read; the batch is redone without it.
@@ -209,12 +209,12 @@ struct TableIngestor::Impl {
   // Phase 5: writes the planned rows; returns the index entries to stage.
   Result<std::vector<StagedLive>> WriteRows(const std::vector<SourceUnit>& batch, ReadPlan& plan,
                                             const iceberg::Schema& table_schema, int64_t now_ms,
-                                            BatchDataWriter& writer, BatchCounts& counts, SideTables& side,
-                                            std::optional<UnitFailure>* failure);
+                                            iceberg::PartitionedWriter& writer, BatchCounts& counts,
+                                            SideTables& side, std::optional<UnitFailure>* failure);
   // Phase 6.
   // `stream_ranges`: floe.stream-ranges of the snapshot (StreamRangesSummary).
   Result<BatchResult> Commit(BatchResult result, int64_t batch_id, int64_t now_ms,
-                             const SettledSchema& schema, BatchDataWriter& writer,
+                             const SettledSchema& schema, iceberg::PartitionedWriter& writer,
                              std::vector<StagedLive> lives, Resolution resolution, SideTables& side,
                              const std::string& stream_ranges);
   // [target] change_feed: appends the table's unrecorded commits to

@@ -5,8 +5,9 @@
 // Plan: TableScan pairs every live data file with the delete files that apply
 // to it; files are grouped by (spec id, partition tuple). A group is rewritten
 // when it has min_input_files small files or any file past the delete
-// thresholds; its files stream through one RollingDataFileWriter, so a group
-// leaves at most one file below the target. Delete files that applied only to
+// thresholds; its files stream through one rolling writer of the group's
+// partition (PartitionedWriter::MakeForPartition), so a group leaves at most
+// one file below the target. Delete files that applied only to
 // rewritten files are removed in the same commit (deletes with a
 // referenced_data_file, deletion vectors included, go with their data file
 // through RewriteFiles' dangling-delete rule). In v3 tables the rewritten
@@ -179,23 +180,21 @@ class GroupRewriter {
     writer_options.file.spec_id = first.spec_id;
     FLOE_ASSIGN_OR_RETURN(writer_options.file.parquet.codec, ParquetCodecFromProperties(metadata_));
     writer_options.file.parquet.compression_level = IntProperty(metadata_, kCompressionLevelProperty, 0);
-    FLOE_ASSIGN_OR_RETURN(
-        auto writer, iceberg::RollingDataFileWriter::Make(io_, metadata_.location, scan_.projected_schema(),
-                                                          *spec, first.partition, writer_options));
+    FLOE_ASSIGN_OR_RETURN(auto writer, iceberg::PartitionedWriter::MakeForPartition(
+                                           io_, metadata_.location, scan_.projected_schema(), *spec,
+                                           first.partition, writer_options));
     Status status = WriteAll(*writer, files, rows_written);
-    if (!status.ok()) {
-      writer->Abort();
-      auto closed = writer->Close();
-      if (closed.ok()) {
-        for (const DataFile& f : *closed) (void)io_.Delete(f.file_path);
-      }
-      return status;
+    if (status.ok()) {
+      auto written = writer->Close();
+      if (written.ok()) return written;
+      status = written.status();
     }
-    return writer->Close();
+    writer->AbortAndDelete();
+    return status;
   }
 
  private:
-  Status WriteAll(iceberg::RollingDataFileWriter& writer, const std::vector<const FileScanTask*>& files,
+  Status WriteAll(iceberg::PartitionedWriter& writer, const std::vector<const FileScanTask*>& files,
                   int64_t* rows_written) {
     std::vector<RecordBatch> pending;  // rows waiting to be sorted
     int64_t pending_bytes = 0;

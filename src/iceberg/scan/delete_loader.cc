@@ -6,6 +6,7 @@
 #include "formats/parquet/file_reader.h"
 #include "iceberg/scan/predicate.h"
 #include "iceberg/scan/projection.h"
+#include "iceberg/spec/column_literal.h"
 
 namespace floe::iceberg {
 namespace {

@@ -376,38 +376,4 @@ bool EvaluateOn(PredicateOp op, const Literal& row_value, const Literal& value) 
   }
 }
 
-Result<Literal> LiteralAt(const Column& column, int64_t row, const Type& type) {
-  if (row < 0 || row >= column.length)
-    return Status::OutOfRange("row " + std::to_string(row) + " out of range");
-  if (column.IsNull(row)) return Literal::Null();
-  const int32_t width = column.type.fixed_width();
-  if (width > 0 && column.values.size() < static_cast<size_t>(row + 1) * static_cast<size_t>(width)) {
-    return Status::Internal("column values shorter than its length");
-  }
-  switch (type.kind) {
-    case TypeKind::kBoolean: return Literal::Boolean(column.Value<uint8_t>(row) != 0);
-    case TypeKind::kInt: return Literal::Int(column.Value<int32_t>(row));
-    case TypeKind::kLong: return Literal::Long(column.Value<int64_t>(row));
-    case TypeKind::kFloat: return Literal::Float(column.Value<float>(row));
-    case TypeKind::kDouble: return Literal::Double(column.Value<double>(row));
-    case TypeKind::kDecimal: return Literal::Decimal(column.Value<Int128>(row), type.scale);
-    case TypeKind::kDate: return Literal::Date(column.Value<int32_t>(row));
-    case TypeKind::kTime: return Literal::Time(column.Value<int64_t>(row));
-    case TypeKind::kTimestamp: return Literal::Timestamp(column.Value<int64_t>(row));
-    case TypeKind::kTimestampTz: return Literal::TimestampTz(column.Value<int64_t>(row));
-    case TypeKind::kTimestampNs: return Literal::TimestampNs(column.Value<int64_t>(row));
-    case TypeKind::kTimestampTzNs: return Literal::TimestampTzNs(column.Value<int64_t>(row));
-    case TypeKind::kString: return Literal::String(std::string(column.StringAt(row)));
-    case TypeKind::kBinary: return Literal::Binary(std::string(column.StringAt(row)));
-    case TypeKind::kUuid:
-    case TypeKind::kFixed: {
-      std::string bytes(reinterpret_cast<const char*>(column.values.data()) + row * width,
-                        static_cast<size_t>(width));
-      return type.kind == TypeKind::kUuid ? Literal::Uuid(std::move(bytes))
-                                          : Literal::Fixed(std::move(bytes));
-    }
-    default: return Status::NotSupported("no literal form for values of type " + type.ToString());
-  }
-}
-
 }  // namespace floe::iceberg

@@ -57,7 +57,4 @@ std::optional<int> CompareValues(const Literal& a, const Literal& b);
 // Whether a row value (possibly null) satisfies `op value`.
 bool EvaluateOn(PredicateOp op, const Literal& row_value, const Literal& value);
 
-// Slot `row` of `column` (a column of ToFloeType(type)) as a Literal.
-Result<Literal> LiteralAt(const Column& column, int64_t row, const Type& type);
-
 }  // namespace floe::iceberg

@@ -9,6 +9,7 @@
 #include "iceberg/scan/delete_loader.h"
 #include "iceberg/scan/projection.h"
 #include "iceberg/scan/pruning.h"
+#include "iceberg/spec/column_literal.h"
 #include "iceberg/spec/row_lineage.h"
 #include "iceberg/writer/column_rows.h"
 #include "iceberg/writer/delete_readers.h"

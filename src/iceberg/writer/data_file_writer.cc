@@ -1,8 +1,6 @@
 #include "iceberg/writer/data_file_writer.h"
 
-#include "iceberg/spec/random_ids.h"
 #include "iceberg/writer/column_bounds.h"
-#include "iceberg/writer/column_rows.h"
 
 namespace floe::iceberg {
 
@@ -133,68 +131,6 @@ int64_t DataFileWriter::rows_written() const {
 }
 int64_t DataFileWriter::EstimatedFileSize() const {
   return writer_ ? writer_->EstimatedFileSize() : 0;
-}
-
-Result<std::unique_ptr<RollingDataFileWriter>> RollingDataFileWriter::Make(
-    FileIO& io, std::string table_location, const Schema& schema, const PartitionSpec& spec,
-    std::vector<Literal> partition, RollingWriterOptions options) {
-  if (options.target_file_size <= 0 || options.rows_per_check <= 0) {
-    return Status::InvalidArgument("target file size and rows per check must be positive");
-  }
-  while (!table_location.empty() && table_location.back() == '/') table_location.pop_back();
-  std::string directory = table_location + "/data/";
-  if (!spec.fields.empty()) {
-    FLOE_ASSIGN_OR_RETURN(std::string partition_path, spec.PartitionPath(partition));
-    directory += partition_path + "/";
-  }
-  if (options.file_prefix.empty()) options.file_prefix = NewUuidV4();
-  options.file.spec_id = spec.spec_id;
-  return std::unique_ptr<RollingDataFileWriter>(
-      new RollingDataFileWriter(io, std::move(directory), schema, std::move(partition), std::move(options)));
-}
-
-Status RollingDataFileWriter::Write(const RecordBatch& batch) {
-  for (int64_t begin = 0; begin < batch.num_rows; begin += options_.rows_per_check) {
-    const int64_t end = std::min(batch.num_rows, begin + options_.rows_per_check);
-    if (!current_) {
-      char name[32];
-      std::snprintf(name, sizeof(name), "-%05d.parquet", file_counter_++);
-      FLOE_ASSIGN_OR_RETURN(current_, DataFileWriter::Open(io_, directory_ + options_.file_prefix + name,
-                                                           schema_, partition_, options_.file));
-    }
-    if (begin == 0 && end == batch.num_rows) {
-      FLOE_RETURN_IF_ERROR(current_->Write(batch));
-    } else {
-      FLOE_ASSIGN_OR_RETURN(RecordBatch slice, SliceBatch(batch, begin, end));
-      FLOE_RETURN_IF_ERROR(current_->Write(slice));
-    }
-    FLOE_RETURN_IF_ERROR(RollIfNeeded());
-  }
-  return Status::OK();
-}
-
-Status RollingDataFileWriter::RollIfNeeded() {
-  if (!current_ || current_->EstimatedFileSize() < options_.target_file_size) return Status::OK();
-  auto file = current_->Close();
-  current_.reset();
-  if (!file.ok()) return file.status();
-  written_.push_back(std::move(file).value());
-  return Status::OK();
-}
-
-Result<std::vector<DataFile>> RollingDataFileWriter::Close() {
-  if (current_) {
-    auto file = current_->Close();
-    current_.reset();
-    if (!file.ok()) return file.status();
-    written_.push_back(std::move(file).value());
-  }
-  return std::move(written_);
-}
-
-void RollingDataFileWriter::Abort() {
-  if (current_) current_->Abort();
-  current_.reset();
 }
 
 }  // namespace floe::iceberg

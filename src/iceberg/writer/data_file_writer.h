@@ -1,5 +1,5 @@
-// Writers of Iceberg data files (Parquet): one file, a rolling sequence of
-// files, and a fan-out over partitions.
+// Writers of Iceberg data files (Parquet): one file, and rolling files fanned
+// out over partitions that report where each row landed.
 //
 // Contract: files carry field_id on every Parquet schema element (from the
 // Iceberg schema via ToFloeSchema), the footer key "iceberg.schema" (the
@@ -87,69 +87,82 @@ struct RollingWriterOptions {
   std::string file_prefix;
 };
 
-// Writes one partition's rows into <table location>/data/[<partition path>/]
-// <prefix>-<n>.parquet files, starting a new file once the current one's
-// estimated size reaches the target.
-class RollingDataFileWriter {
- public:
-  static Result<std::unique_ptr<RollingDataFileWriter>> Make(FileIO& io, std::string table_location,
-                                                             const Schema& schema, const PartitionSpec& spec,
-                                                             std::vector<Literal> partition,
-                                                             RollingWriterOptions options);
-  Status Write(const RecordBatch& batch);
-  // Closes the open file; returns every file written, in order.
-  Result<std::vector<DataFile>> Close();
-  // Aborts the open file; files already closed stay (the caller owns them).
-  void Abort();
-
- private:
-  RollingDataFileWriter(FileIO& io, std::string directory, Schema schema, std::vector<Literal> partition,
-                        RollingWriterOptions options)
-      : io_(io),
-        directory_(std::move(directory)),
-        schema_(std::move(schema)),
-        partition_(std::move(partition)),
-        options_(std::move(options)) {}
-  Status RollIfNeeded();
-
-  FileIO& io_;
-  std::string directory_;
-  Schema schema_;
-  std::vector<Literal> partition_;
-  RollingWriterOptions options_;
-  std::unique_ptr<DataFileWriter> current_;
-  std::vector<DataFile> written_;
-  int file_counter_ = 0;
+// Where a written row landed: the number of its data file (files are numbered
+// 0, 1, ... in the order the writer opens them, across partitions) and its
+// 0-based position in that file — what a position delete or a deletion vector
+// names.
+struct RowLocation {
+  int32_t file = 0;
+  int64_t position = 0;
 };
 
-// Computes each row's partition tuple with the spec's transforms and routes
-// rows to one RollingDataFileWriter per partition.
+// Writes rows into rolling data files, one sequence of files per partition:
+// <table location>/data/[<partition path>/]<prefix>-<n>.parquet, n the file's
+// number. A partition's open file is closed once its estimated size reaches
+// the target (checked every `rows_per_check` rows) and the partition's next
+// rows start a new file. Rows keep the order given within each partition;
+// partitions are opened in the order their first row arrives, so the same
+// input gives the same files.
+//
+// Close returns every file, indexed by its number, and keeps them: path(n)
+// still answers, and AbortAndDelete still deletes them (for a commit that
+// definitely failed). Abort discards only the open files; closed files stay
+// and belong to the caller.
 class PartitionedWriter {
  public:
+  // Routes each row by the spec's transforms (an unpartitioned spec has one
+  // partition, the empty tuple).
   static Result<std::unique_ptr<PartitionedWriter>> Make(FileIO& io, std::string table_location,
                                                          const Schema& schema, const PartitionSpec& spec,
                                                          RollingWriterOptions options);
-  Status Write(const RecordBatch& batch);
+  // Writes every row into `partition`, a tuple of `spec` (compaction rewrites
+  // the rows of one partition, possibly of an older spec).
+  static Result<std::unique_ptr<PartitionedWriter>> MakeForPartition(FileIO& io, std::string table_location,
+                                                                     const Schema& schema,
+                                                                     const PartitionSpec& spec,
+                                                                     std::vector<Literal> partition,
+                                                                     RollingWriterOptions options);
+  ~PartitionedWriter();
+
+  // Batches have the columns of ToFloeSchema(schema). With `locations`,
+  // appends one entry per row of `batch`, in row order.
+  Status Write(const RecordBatch& batch, std::vector<RowLocation>* locations = nullptr);
+  // The path of data file number `file` (< files_opened()).
+  const std::string& path(int32_t file) const { return paths_[static_cast<size_t>(file)]; }
+  int32_t files_opened() const { return static_cast<int32_t>(paths_.size()); }
+
   Result<std::vector<DataFile>> Close();
   void Abort();
+  void AbortAndDelete();
 
  private:
+  struct PartitionFiles {
+    std::vector<Literal> tuple;
+    std::string directory;
+    std::unique_ptr<DataFileWriter> current;
+    int32_t current_number = -1;
+  };
+
   PartitionedWriter(FileIO& io, std::string table_location, Schema schema, PartitionSpec spec,
-                    RollingWriterOptions options)
-      : io_(io),
-        table_location_(std::move(table_location)),
-        schema_(std::move(schema)),
-        spec_(std::move(spec)),
-        options_(std::move(options)) {}
+                    std::optional<std::vector<Literal>> fixed_partition, RollingWriterOptions options);
+  static Result<std::unique_ptr<PartitionedWriter>> MakeWriter(
+      FileIO& io, std::string table_location, const Schema& schema, const PartitionSpec& spec,
+      std::optional<std::vector<Literal>> fixed_partition, RollingWriterOptions options);
+  Result<PartitionFiles*> PartitionFor(std::string key, const std::vector<Literal>& tuple);
+  // Row i of `rows` lands in (*locations)[slots ? (*slots)[i] : first_slot + i].
+  Status WriteToPartition(PartitionFiles& partition, const RecordBatch& rows, size_t first_slot,
+                          const std::vector<int64_t>* slots, std::vector<RowLocation>* locations);
+  Status CloseCurrent(PartitionFiles& partition);
 
   FileIO& io_;
   std::string table_location_;
   Schema schema_;
   PartitionSpec spec_;
+  std::optional<std::vector<Literal>> fixed_partition_;
   RollingWriterOptions options_;
-  // Writer index by an exact encoding of the partition tuple.
-  std::map<std::string, size_t> writer_index_;
-  std::vector<std::unique_ptr<RollingDataFileWriter>> writers_;
+  std::map<std::string, PartitionFiles> partitions_;  // by an exact encoding of the tuple
+  std::vector<std::string> paths_;                    // by file number
+  std::vector<DataFile> closed_;                      // by file number; empty path while open
 };
 
 // The partition tuple of every row of `batch` (columns of ToFloeSchema(schema)).

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
@@ -234,7 +235,7 @@ TEST(DataFileWriterTest, TruncatesLongStringBounds) {
   EXPECT_EQ(file.upper_bounds.count(2), 0u);  // 0xFF * 20 cannot be rounded up
 }
 
-TEST(RollingDataFileWriterTest, RollsAtTheTargetSize) {
+TEST(PartitionedWriterTest, RollsAtTheTargetSize) {
   testing::TempDir dir;
   auto io = MakeLocalFileIO();
   const Schema schema = TestSchema();
@@ -242,8 +243,9 @@ TEST(RollingDataFileWriterTest, RollsAtTheTargetSize) {
   options.target_file_size = 1;  // every size check rolls
   options.rows_per_check = 2;
   options.file_prefix = "00000-test";
-  ASSERT_OK_AND_ASSIGN(auto writer, RollingDataFileWriter::Make(*io, dir.path().string() + "/", schema,
-                                                                PartitionSpec::Unpartitioned(), {}, options));
+  ASSERT_OK_AND_ASSIGN(auto writer,
+                       PartitionedWriter::MakeForPartition(*io, dir.path().string() + "/", schema,
+                                                           PartitionSpec::Unpartitioned(), {}, options));
   ASSERT_OK(writer->Write(TestBatch(schema, 5)));
   ASSERT_OK_AND_ASSIGN(std::vector<DataFile> files, writer->Close());
   ASSERT_EQ(files.size(), 3u);
@@ -287,6 +289,116 @@ TEST(PartitionedWriterTest, RoutesRowsByTransformedValues) {
     EXPECT_EQ(f.lower_bounds.at(1), Le64(static_cast<int64_t>(i)));
     EXPECT_EQ(f.upper_bounds.at(1), Le64(static_cast<int64_t>(i)));
   }
+}
+
+// The row-location sink: each row's (file number, position) names the row
+// a reader finds at that position of that file, across partitions and rolls.
+TEST(PartitionedWriterTest, ReportsWhereEveryRowLanded) {
+  testing::TempDir dir;
+  auto io = MakeLocalFileIO();
+  const Schema schema = TestSchema();
+  PartitionSpec spec;
+  spec.spec_id = 3;
+  spec.fields = {PartitionField{1, 1000, "id_bucket", Transform::Bucket(3)}};
+  RollingWriterOptions options;
+  options.target_file_size = 1;  // every size check rolls
+  options.rows_per_check = 2;
+  options.file_prefix = "b7-test";
+  ASSERT_OK_AND_ASSIGN(auto writer, PartitionedWriter::Make(*io, dir.path().string(), schema, spec, options));
+  const RecordBatch batch = TestBatch(schema, 11);
+  std::vector<RowLocation> locations = {RowLocation{-1, -1}};  // entries are appended after it
+  ASSERT_OK(writer->Write(batch, &locations));
+  ASSERT_OK(writer->Write(batch, &locations));
+  ASSERT_EQ(locations.size(), 23u);
+  ASSERT_OK_AND_ASSIGN(std::vector<DataFile> files, writer->Close());
+  ASSERT_EQ(static_cast<int32_t>(files.size()), writer->files_opened());
+  ASSERT_OK_AND_ASSIGN(auto tuples, ComputePartitionTuples(schema, spec, batch));
+  for (int32_t n = 0; n < writer->files_opened(); ++n) {
+    char name[32];
+    std::snprintf(name, sizeof(name), "b7-test-%05d.parquet", n);
+    EXPECT_EQ(writer->path(n), files[static_cast<size_t>(n)].file_path);
+    EXPECT_TRUE(writer->path(n).ends_with(name)) << writer->path(n);
+  }
+  // Read every file back and check each reported location holds its row's id.
+  std::vector<std::vector<int64_t>> ids(files.size());
+  for (size_t n = 0; n < files.size(); ++n) {
+    ASSERT_OK_AND_ASSIGN(auto input, io->OpenRead(files[n].file_path));
+    ASSERT_OK_AND_ASSIGN(auto reader,
+                         parquet::ParquetFileReader::Open(std::shared_ptr<InputFile>(std::move(input))));
+    for (int g = 0; g < reader->num_row_groups(); ++g) {
+      ASSERT_OK_AND_ASSIGN(RecordBatch rows, reader->ReadRowGroup(g, {0}));
+      for (int64_t r = 0; r < rows.num_rows; ++r) ids[n].push_back(rows.columns[0].Value<int64_t>(r));
+    }
+    EXPECT_EQ(static_cast<int64_t>(ids[n].size()), files[n].record_count);
+  }
+  std::vector<int> seen(files.size());
+  for (size_t slot = 1; slot < locations.size(); ++slot) {
+    const int64_t row = static_cast<int64_t>((slot - 1) % 11);
+    const RowLocation& at = locations[slot];
+    ASSERT_GE(at.file, 0);
+    ASSERT_LT(at.file, writer->files_opened());
+    ASSERT_LT(at.position, static_cast<int64_t>(ids[static_cast<size_t>(at.file)].size()));
+    EXPECT_EQ(ids[static_cast<size_t>(at.file)][static_cast<size_t>(at.position)], row) << "slot " << slot;
+    EXPECT_EQ(files[static_cast<size_t>(at.file)].partition, tuples[static_cast<size_t>(row)]);
+    ++seen[static_cast<size_t>(at.file)];
+  }
+  for (size_t n = 0; n < files.size(); ++n) EXPECT_EQ(seen[n], files[n].record_count) << "file " << n;
+  EXPECT_EQ(locations[0].file, -1);  // entries before the call are left alone
+  // Numbers follow the order files were opened: the first row's partition first.
+  EXPECT_EQ(locations[1].file, 0);
+  EXPECT_EQ(locations[1].position, 0);
+}
+
+TEST(PartitionedWriterTest, AbortAndDeleteRemovesClosedAndOpenFiles) {
+  testing::TempDir dir;
+  auto io = MakeLocalFileIO();
+  const Schema schema = TestSchema();
+  RollingWriterOptions options;
+  options.target_file_size = 1;
+  options.rows_per_check = 3;
+  ASSERT_OK_AND_ASSIGN(auto writer, PartitionedWriter::Make(*io, dir.path().string(), schema,
+                                                            PartitionSpec::Unpartitioned(), options));
+  ASSERT_OK(writer->Write(TestBatch(schema, 7)));
+  ASSERT_OK_AND_ASSIGN(std::vector<DataFile> files, writer->Close());
+  ASSERT_EQ(files.size(), 3u);
+  for (const DataFile& f : files) EXPECT_TRUE(std::filesystem::exists(f.file_path)) << f.file_path;
+  // The commit failed after Close: the files still belong to the writer.
+  writer->AbortAndDelete();
+  for (const DataFile& f : files) EXPECT_FALSE(std::filesystem::exists(f.file_path)) << f.file_path;
+  EXPECT_EQ(writer->files_opened(), 0);
+
+  ASSERT_OK_AND_ASSIGN(auto open_writer, PartitionedWriter::Make(*io, dir.path().string(), schema,
+                                                                 PartitionSpec::Unpartitioned(), {}));
+  ASSERT_OK(open_writer->Write(TestBatch(schema, 2)));
+  open_writer->AbortAndDelete();  // never closed: nothing was published
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path() / "data"));
+}
+
+TEST(PartitionedWriterTest, MakeForPartitionRefusesATupleOfAnotherSpec) {
+  testing::TempDir dir;
+  auto io = MakeLocalFileIO();
+  EXPECT_EQ(PartitionedWriter::MakeForPartition(*io, dir.path().string(), TestSchema(),
+                                                PartitionSpec::Unpartitioned(), {Literal::Long(1)}, {})
+                .status()
+                .kind(),
+            ErrorKind::kInvalidArgument);
+}
+
+// A batch whose source column is narrower than the schema says (int32 where
+// a long is declared) is refused instead of read past its values.
+TEST(PartitionedWriterTest, RefusesASourceColumnOfTheWrongWidth) {
+  const Schema schema = TestSchema();
+  RecordBatch batch = TestBatch(schema, 3);
+  Column narrow(Int32());
+  for (int32_t i = 0; i < 3; ++i) narrow.AppendValue<int32_t>(i);
+  batch.columns[0] = narrow;
+  PartitionSpec spec;
+  spec.fields = {PartitionField{1, 1000, "id", Transform::Identity()}};
+  auto tuples = ComputePartitionTuples(schema, spec, batch);
+  ASSERT_FALSE(tuples.ok());
+  EXPECT_EQ(tuples.status().kind(), ErrorKind::kInvalidArgument);
+  EXPECT_NE(tuples.status().message().find("partition field 'id'"), std::string::npos)
+      << tuples.status().message();
 }
 
 TEST(ColumnRowsTest, TakesNestedRows) {
