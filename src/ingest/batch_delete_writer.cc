@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <memory>
 
+#include "iceberg/puffin/deletion_vector.h"
 #include "iceberg/transaction/snapshot_producer.h"
 #include "iceberg/transaction/table_reading.h"
-#include "iceberg/writer/deletion_vector.h"
 #include "iceberg/writer/position_delete_writer.h"
 
 namespace floe::ingest {

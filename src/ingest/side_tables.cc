@@ -4,9 +4,9 @@
 #include <charconv>
 #include <utility>
 
+#include "columnar/column_rows.h"
 #include "iceberg/manifest/manifest_io.h"
 #include "iceberg/transaction/table.h"
-#include "iceberg/writer/column_rows.h"
 #include "iceberg/writer/data_file_writer.h"
 #include "ingest/batch_recovery.h"
 #include "ingest/schema/schema_reconcile.h"
@@ -79,7 +79,7 @@ Status SideTables::Add(const std::string& suffix, RecordBatch rows) {
                                    SchemaToString(rows.schema) + " after rows with schema " +
                                    SchemaToString(held.schema));
   }
-  FLOE_ASSIGN_OR_RETURN(held, iceberg::ConcatBatches({held, rows}));
+  FLOE_ASSIGN_OR_RETURN(held, ConcatBatches({held, rows}));
   return Status::OK();
 }
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "iceberg/writer/column_rows.h"
+#include "columnar/column_rows.h"
 
 namespace floe::ingest {
 
@@ -155,7 +155,7 @@ DecodedChunk SourceChunkReader::Read(const ChunkRead& read) {
   if (static_cast<int64_t>(decoded.take.size()) == batch->num_rows) {
     taken = std::move(batch).value();
   } else {
-    auto rows = iceberg::TakeBatchRows(*batch, decoded.take);
+    auto rows = TakeBatchRows(*batch, decoded.take);
     if (!rows.ok()) {
       decoded.status = rows.status();
       return decoded;

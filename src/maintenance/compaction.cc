@@ -27,14 +27,14 @@
 #include <string>
 #include <vector>
 
+#include "columnar/column_rows.h"
 #include "iceberg/manifest/manifest_io.h"
+#include "iceberg/scan/delete_readers.h"
 #include "iceberg/scan/table_scan.h"
 #include "iceberg/spec/snapshot_ancestry.h"
 #include "iceberg/transaction/commit_retry.h"
 #include "iceberg/transaction/table_reading.h"
-#include "iceberg/writer/column_rows.h"
 #include "iceberg/writer/data_file_writer.h"
-#include "iceberg/writer/delete_readers.h"
 #include "maintenance/maintenance.h"
 #include "maintenance/property_util.h"
 #include "maintenance/row_sort.h"
@@ -200,7 +200,7 @@ class GroupRewriter {
     int64_t pending_bytes = 0;
     auto flush = [&]() -> Status {
       if (pending.empty()) return Status::OK();
-      FLOE_ASSIGN_OR_RETURN(RecordBatch all, iceberg::ConcatBatches(pending));
+      FLOE_ASSIGN_OR_RETURN(RecordBatch all, ConcatBatches(pending));
       pending.clear();
       pending_bytes = 0;
       FLOE_ASSIGN_OR_RETURN(RecordBatch sorted, SortBatch(all, options_.sort_columns));

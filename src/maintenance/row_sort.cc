@@ -5,7 +5,7 @@
 #include <cstring>
 #include <numeric>
 
-#include "iceberg/writer/column_rows.h"
+#include "columnar/column_rows.h"
 
 namespace floe::maintenance {
 namespace {
@@ -118,7 +118,7 @@ Result<RecordBatch> SortBatch(const RecordBatch& batch, const std::vector<std::s
     }
     return false;
   });
-  return iceberg::TakeBatchRows(batch, order);
+  return TakeBatchRows(batch, order);
 }
 
 }  // namespace floe::maintenance

@@ -7,9 +7,9 @@
 #include <unordered_map>
 #include <utility>
 
+#include "columnar/column_rows.h"
 #include "iceberg/manifest/manifest_io.h"
-#include "iceberg/writer/column_rows.h"
-#include "iceberg/writer/delete_readers.h"
+#include "iceberg/scan/delete_readers.h"
 
 namespace floe::iceberg {
 namespace {

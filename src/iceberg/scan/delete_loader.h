@@ -1,5 +1,5 @@
-// Equality deletes for scans: key sets of deleted rows. (Position deletes and
-// deletion vectors are read by iceberg/writer/delete_readers.h.)
+// Equality deletes for scans: key sets of deleted rows. (The delete files
+// themselves are read by delete_readers.h.)
 //
 // Contract: equality delete files
 // are read by field id onto the table schema's types (so a promoted column

@@ -4,17 +4,16 @@
 #include <cstring>
 #include <utility>
 
+#include "columnar/column_rows.h"
 #include "formats/parquet/file_reader.h"
 #include "iceberg/manifest/manifest_io.h"
+#include "iceberg/puffin/deletion_vector.h"
 #include "iceberg/scan/delete_loader.h"
+#include "iceberg/scan/delete_readers.h"
 #include "iceberg/scan/projection.h"
 #include "iceberg/scan/pruning.h"
 #include "iceberg/spec/column_literal.h"
 #include "iceberg/spec/row_lineage.h"
-#include "iceberg/writer/column_rows.h"
-#include "iceberg/writer/delete_readers.h"
-#include "iceberg/writer/deletion_vector.h"
-#include "iceberg/writer/position_delete_writer.h"
 
 namespace floe::iceberg {
 namespace {
@@ -273,7 +272,7 @@ Result<std::unique_ptr<TableScan>> TableScan::Make(TableMetadata metadata, std::
   scan->row_lineage_ = options.row_lineage;
   FLOE_ASSIGN_OR_RETURN(scan->output_schema_, ToFloeSchema(scan->projected_));
   if (scan->with_row_positions_) {
-    scan->output_schema_.push_back(MakeField(kRowPositionColumn, Int64(), false, kRowPositionFieldId));
+    scan->output_schema_.push_back(MakeField(kRowPositionColumn, Int64(), false, kDeletePosFieldId));
   }
   for (const Predicate& predicate : options.filter) {
     FLOE_ASSIGN_OR_RETURN(BoundPredicate bound, BindPredicate(predicate, *schema));

@@ -13,7 +13,7 @@
 // share spec and partition, or are unpartitioned (global). A TaskReader
 // returns the task's live rows one Parquet row group at a time, as batches
 // of ToFloeSchema(projected_schema()), plus a trailing `_pos` column (each
-// row's position in its data file, field id kRowPositionFieldId) when
+// row's position in its data file, field id kDeletePosFieldId) when
 // ScanOptions::with_row_positions is set. With row_lineage the projection
 // ends with the two lineage columns, read from the file where present and
 // non-null, else inherited (the file's first_row_id + position, its data

@@ -22,6 +22,12 @@
 
 namespace floe::iceberg {
 
+// Reserved field ids of the metadata columns delete files name (spec,
+// "Reserved Field IDs"): a position delete file's file_path and pos; pos is
+// the _pos row-position column, which deletion-vector blobs list as their field.
+inline constexpr int32_t kDeleteFilePathFieldId = 2147483546;
+inline constexpr int32_t kDeletePosFieldId = 2147483545;
+
 struct Schema {
   int32_t schema_id = 0;
   std::vector<int32_t> identifier_field_ids;

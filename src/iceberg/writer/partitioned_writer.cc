@@ -1,9 +1,9 @@
 // PartitionedWriter and ComputePartitionTuples (declared in data_file_writer.h).
 #include <cstdio>
 
+#include "columnar/column_rows.h"
 #include "iceberg/spec/column_literal.h"
 #include "iceberg/spec/random_ids.h"
-#include "iceberg/writer/column_rows.h"
 #include "iceberg/writer/data_file_writer.h"
 
 namespace floe::iceberg {

@@ -22,9 +22,6 @@
 
 namespace floe::iceberg {
 
-inline constexpr int32_t kDeleteFilePathFieldId = 2147483546;
-inline constexpr int32_t kDeletePosFieldId = 2147483545;
-
 // The Iceberg schema of position delete files.
 Schema PositionDeleteSchema();
 

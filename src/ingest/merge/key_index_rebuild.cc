@@ -5,8 +5,8 @@
 #include <map>
 
 #include "formats/parquet/file_reader.h"
+#include "iceberg/scan/delete_readers.h"
 #include "iceberg/scan/table_scan.h"
-#include "iceberg/writer/delete_readers.h"
 
 namespace floe::ingest::key_index_internal {
 namespace {

@@ -7,10 +7,10 @@
 #include <memory>
 #include <utility>
 
+#include "columnar/column_rows.h"
 #include "common/base64.h"
 #include "formats/connect/connect_columns.h"
 #include "formats/json/json_document_decoder.h"
-#include "iceberg/writer/column_rows.h"
 #include "ingest/schema/column_cast.h"
 
 namespace floe::ingest {
@@ -421,7 +421,7 @@ Result<DecodedRecords> DecodeKafkaJsonRecords(const std::string& topic, int32_t 
       }
     }
     if (keep.size() != static_cast<size_t>(batch.num_rows)) {
-      FLOE_ASSIGN_OR_RETURN(batch, iceberg::TakeBatchRows(batch, keep));
+      FLOE_ASSIGN_OR_RETURN(batch, TakeBatchRows(batch, keep));
     }
     part.batch = std::move(batch);
     if (!part.records.empty()) parts.push_back(std::move(part));
@@ -473,14 +473,14 @@ Result<DecodedRecords> DecodeKafkaJsonRecords(const std::string& topic, int32_t 
     if (conformed.size() == 1) {
       rows = std::move(conformed.front());
     } else if (!conformed.empty()) {
-      FLOE_ASSIGN_OR_RETURN(rows, iceberg::ConcatBatches(conformed));
+      FLOE_ASSIGN_OR_RETURN(rows, ConcatBatches(conformed));
       // ConcatBatches keeps part order; put the rows back in offset order.
       std::vector<int64_t> base(conformed.size(), 0);
       for (size_t c = 1; c < conformed.size(); ++c) base[c] = base[c - 1] + conformed[c - 1].num_rows;
       std::vector<int64_t> take;
       take.reserve(order.size());
       for (const auto& [record, at] : order) take.push_back(base[at.first] + at.second);
-      FLOE_ASSIGN_OR_RETURN(rows, iceberg::TakeBatchRows(rows, take));
+      FLOE_ASSIGN_OR_RETURN(rows, TakeBatchRows(rows, take));
     }
     if (options.metadata_column && !conformed.empty()) {
       Column kafka = MakeEmptyColumn(Struct(KafkaMetadataMembers()));

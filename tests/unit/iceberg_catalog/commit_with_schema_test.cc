@@ -10,9 +10,9 @@
 
 #include "catalog_test_util.h"
 #include "formats/avro/container_reader.h"
+#include "iceberg/puffin/deletion_vector.h"
 #include "iceberg/scan/table_scan.h"
 #include "iceberg/writer/data_file_writer.h"
-#include "iceberg/writer/deletion_vector.h"
 #include "iceberg/writer/position_delete_writer.h"
 
 namespace floe::iceberg {

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "catalog/table/catalog.h"
+#include "iceberg/puffin/deletion_vector.h"
 #include "iceberg/transaction/table.h"
 #include "iceberg/writer/data_file_writer.h"
-#include "iceberg/writer/deletion_vector.h"
 #include "iceberg/writer/position_delete_writer.h"
 #include "io/prefix_mapping_file_io.h"
 #include "test_util.h"

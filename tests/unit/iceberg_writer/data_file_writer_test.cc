@@ -1,6 +1,6 @@
 // Data files written for Iceberg: Parquet layout (field ids, iceberg.schema,
 // physical types), DataFile metrics against what the file holds, bound
-// truncation, rolling and partition fan-out.
+// truncation, rolling, partition fan-out and the row-location sink.
 #include "iceberg/writer/data_file_writer.h"
 
 #include <gtest/gtest.h>
@@ -13,7 +13,6 @@
 #include "formats/parquet/file_reader.h"
 #include "iceberg/spec/single_value.h"
 #include "iceberg/writer/column_bounds.h"
-#include "iceberg/writer/column_rows.h"
 #include "test_util.h"
 
 namespace floe::iceberg {
@@ -399,19 +398,6 @@ TEST(PartitionedWriterTest, RefusesASourceColumnOfTheWrongWidth) {
   EXPECT_EQ(tuples.status().kind(), ErrorKind::kInvalidArgument);
   EXPECT_NE(tuples.status().message().find("partition field 'id'"), std::string::npos)
       << tuples.status().message();
-}
-
-TEST(ColumnRowsTest, TakesNestedRows) {
-  const Schema schema = TestSchema();
-  RecordBatch batch = TestBatch(schema, 4);
-  ASSERT_OK_AND_ASSIGN(RecordBatch taken, TakeBatchRows(batch, {3, 1, 2}));
-  EXPECT_EQ(taken.num_rows, 3);
-  for (const Column& c : taken.columns) EXPECT_EQ(c.Validate(), "");
-  EXPECT_EQ(taken.columns[1].StringAt(0), "alpha");
-  EXPECT_EQ(taken.columns[5].offsets, (std::vector<int64_t>{0, 3, 4, 6}));
-  EXPECT_EQ(taken.columns[5].children[0].StringAt(3), "tag0");
-  EXPECT_TRUE(taken.columns[4].IsNull(2));
-  EXPECT_EQ(TakeRows(batch.columns[0], {4}).status().kind(), ErrorKind::kInvalidArgument);
 }
 
 }  // namespace

@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "iceberg/manifest/manifest_io.h"
+#include "iceberg/puffin/deletion_vector.h"
 #include "iceberg/writer/data_file_writer.h"
-#include "iceberg/writer/deletion_vector.h"
 #include "iceberg/writer/position_delete_writer.h"
 #include "test_util.h"
 

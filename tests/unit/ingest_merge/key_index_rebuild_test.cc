@@ -9,9 +9,9 @@
 #include <fstream>
 
 #include "catalog/table/catalog.h"
+#include "iceberg/puffin/deletion_vector.h"
 #include "iceberg/transaction/table.h"
 #include "iceberg/writer/data_file_writer.h"
-#include "iceberg/writer/deletion_vector.h"
 #include "iceberg/writer/position_delete_writer.h"
 #include "ingest/merge/key_index.h"
 #include "test_util.h"

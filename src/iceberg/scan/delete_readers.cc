@@ -1,11 +1,10 @@
-#include "iceberg/writer/delete_readers.h"
+#include "iceberg/scan/delete_readers.h"
 
 #include <algorithm>
 
+#include "columnar/column_rows.h"
 #include "formats/parquet/file_reader.h"
-#include "iceberg/writer/column_rows.h"
-#include "iceberg/writer/deletion_vector.h"
-#include "iceberg/writer/position_delete_writer.h"
+#include "iceberg/puffin/deletion_vector.h"
 
 namespace floe::iceberg {
 

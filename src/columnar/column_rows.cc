@@ -1,10 +1,10 @@
-#include "iceberg/writer/column_rows.h"
+#include "columnar/column_rows.h"
 
 #include <algorithm>
 #include <numeric>
 #include <string>
 
-namespace floe::iceberg {
+namespace floe {
 
 namespace {
 
@@ -161,4 +161,4 @@ Result<RecordBatch> ConcatBatches(const std::vector<RecordBatch>& batches) {
   return out;
 }
 
-}  // namespace floe::iceberg
+}  // namespace floe

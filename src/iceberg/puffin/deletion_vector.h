@@ -20,14 +20,12 @@
 
 #include "common/status.h"
 #include "iceberg/manifest/manifest_types.h"
-#include "iceberg/writer/puffin.h"
+#include "iceberg/puffin/puffin.h"
 #include "io/file_io.h"
 
 namespace floe::iceberg {
 
 inline constexpr std::string_view kDeletionVectorBlobType = "deletion-vector-v1";
-// Field id of the _pos metadata column, which DV blobs list as their field.
-inline constexpr int32_t kRowPositionFieldId = 2147483545;
 
 // Positions may come in any order; duplicates collapse. Negative positions
 // are InvalidArgument.

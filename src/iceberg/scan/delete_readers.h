@@ -4,8 +4,8 @@
 // Contract: files are untrusted; columns are found by Iceberg field id
 // (falling back to the column name when the file has no ids), a null in a
 // required delete column or a missing column is Corruption naming the file.
-// These live in the writer layer because they need the Parquet reader and
-// the deletion-vector codec, which the manifest layer does not depend on.
+// Used by scans, the key-index rebuild and compaction; the deletion-vector
+// codec they share with the writers lives in iceberg/puffin.
 #pragma once
 
 #include <cstdint>

@@ -13,7 +13,7 @@
 #include "columnar/column.h"
 #include "common/status.h"
 
-namespace floe::iceberg {
+namespace floe {
 
 Result<Column> TakeRows(const Column& column, const std::vector<int64_t>& indices);
 Result<RecordBatch> TakeBatchRows(const RecordBatch& batch, const std::vector<int64_t>& indices);
@@ -24,4 +24,4 @@ Result<RecordBatch> ConcatBatches(const std::vector<RecordBatch>& batches);
 // Rows [begin, end) of the batch.
 Result<RecordBatch> SliceBatch(const RecordBatch& batch, int64_t begin, int64_t end);
 
-}  // namespace floe::iceberg
+}  // namespace floe

@@ -1,4 +1,4 @@
-#include "iceberg/writer/deletion_vector.h"
+#include "iceberg/puffin/deletion_vector.h"
 
 #include <roaring/roaring.h>
 #include <zlib.h>
@@ -7,6 +7,8 @@
 #include <cstring>
 #include <map>
 #include <set>
+
+#include "iceberg/spec/schema.h"
 
 namespace floe::iceberg {
 
@@ -172,7 +174,7 @@ Status DeletionVectorWriter::Add(const std::string& data_file_path, std::vector<
   FLOE_ASSIGN_OR_RETURN(std::string blob, SerializeDeletionVector(positions));
   PuffinBlobMetadata metadata;
   metadata.type = std::string(kDeletionVectorBlobType);
-  metadata.fields = {kRowPositionFieldId};
+  metadata.fields = {kDeletePosFieldId};
   metadata.properties["referenced-data-file"] = data_file_path;
   metadata.properties["cardinality"] = std::to_string(positions.size());
   FLOE_ASSIGN_OR_RETURN(PuffinBlobMetadata written, puffin_->AddBlob(std::move(metadata), blob));

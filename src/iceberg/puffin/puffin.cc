@@ -1,4 +1,4 @@
-#include "iceberg/writer/puffin.h"
+#include "iceberg/puffin/puffin.h"
 
 #include <cstring>
 
