@@ -6,6 +6,7 @@
 #include <ctime>
 #include <map>
 
+#include "common/strings.h"
 #include "io/http/url_encoding.h"
 
 namespace floe::aws {
@@ -109,7 +110,7 @@ Result<SigV4Signature> SignV4(const SigV4Request& request, const SigV4Credential
   // Header names are case-insensitive; repeated headers join with ','.
   std::map<std::string, std::string> headers;
   for (const auto& [name, value] : request.headers) {
-    std::string key = ToLower(CanonicalHeaderValue(name));
+    std::string key = AsciiLower(CanonicalHeaderValue(name));
     std::string canonical = CanonicalHeaderValue(value);
     auto [it, inserted] = headers.emplace(key, canonical);
     if (!inserted) it->second += "," + canonical;

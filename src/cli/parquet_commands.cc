@@ -10,6 +10,7 @@
 #include "cli/parquet_convert_command.h"
 #include "cli/rows_output.h"
 #include "columnar/json_format.h"
+#include "common/strings.h"
 #include "formats/parquet/file_reader.h"
 #include "formats/parquet/parquet_chunked_reader.h"
 #include "formats/parquet/reader/physical_conversion.h"
@@ -56,9 +57,7 @@ std::string StatValue(const parquet::ColumnDescriptor& leaf, const std::string& 
   } else if (static_cast<int>(bytes.size()) == spec.width) {
     column.values.assign(bytes.begin(), bytes.end());
   } else {
-    std::string hex = "0x";
-    for (unsigned char c : bytes) hex += "0123456789abcdef"[c >> 4], hex += "0123456789abcdef"[c & 15];
-    return hex;
+    return "0x" + HexEncode(bytes);
   }
   if (!parquet::ConvertPhysicalToLeafType(leaf, 1, &column).ok()) return "(invalid)";
   std::string out;

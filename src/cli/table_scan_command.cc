@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/table_source.h"
 #include "columnar/json_format.h"
+#include "common/strings.h"
 #include "iceberg/scan/table_scan.h"
 #include "iceberg/spec/table_metadata.h"
 
@@ -66,9 +67,7 @@ std::vector<std::string> SplitConjunction(const std::string& text) {
       continue;
     }
     if (c == ' ' && i + 5 <= text.size()) {
-      std::string word = text.substr(i, 5);
-      for (char& w : word) w = static_cast<char>(std::tolower(static_cast<unsigned char>(w)));
-      if (word == " and ") {
+      if (EqualsIgnoreAsciiCase(std::string_view(text).substr(i, 5), " and ")) {
         out.push_back(text.substr(start, i - start));
         start = i + 5;
         i += 4;

@@ -5,11 +5,11 @@
 #include <cstring>
 
 #include "columnar/calendar.h"
+#include "common/strings.h"
+#include "common/utf8.h"
 
 namespace floe {
 namespace {
-
-constexpr char kHex[] = "0123456789abcdef";
 
 void AppendPadded(uint64_t value, int width, std::string* out) {
   char buf[24];
@@ -99,19 +99,66 @@ void AppendInteger(I value, std::string* out) {
   out->append(buf, result.ptr);
 }
 
-void AppendHex(const uint8_t* bytes, size_t n, std::string* out) {
-  for (size_t i = 0; i < n; ++i) {
-    out->push_back(kHex[bytes[i] >> 4]);
-    out->push_back(kHex[bytes[i] & 15]);
+void AppendJsonString(std::string_view text, std::string* out) {
+  out->push_back('"');
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  for (size_t i = 0; i < n;) {
+    // Runs of printable ASCII are copied in one append.
+    size_t run = i;
+    while (run < n && s[run] >= 0x20 && s[run] < 0x80 && s[run] != '"' && s[run] != '\\') ++run;
+    if (run > i) {
+      out->append(reinterpret_cast<const char*>(s + i), run - i);
+      i = run;
+      continue;
+    }
+    const unsigned char c = s[i];
+    switch (c) {
+      case '"':
+        out->append("\\\"");
+        ++i;
+        continue;
+      case '\\':
+        out->append("\\\\");
+        ++i;
+        continue;
+      case '\n':
+        out->append("\\n");
+        ++i;
+        continue;
+      case '\r':
+        out->append("\\r");
+        ++i;
+        continue;
+      case '\t':
+        out->append("\\t");
+        ++i;
+        continue;
+      default: break;
+    }
+    if (c < 0x20) {
+      out->append("\\u00");
+      out->push_back(kLowerHexDigits[c >> 4]);
+      out->push_back(kLowerHexDigits[c & 15]);
+      ++i;
+      continue;
+    }
+    const size_t length = Utf8SequenceLength(text, i);
+    if (length == 0) {
+      out->append("\\uFFFD");
+      ++i;
+    } else {
+      out->append(reinterpret_cast<const char*>(s + i), length);
+      i += length;
+    }
   }
+  out->push_back('"');
 }
 
-void AppendUuid(const uint8_t* b, std::string* out) {
-  for (int i = 0; i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out->push_back('-');
-    out->push_back(kHex[b[i] >> 4]);
-    out->push_back(kHex[b[i] & 15]);
-  }
+// The `width` bytes of fixed-width slot `row`.
+std::string_view ValueBytes(const Column& c, int64_t row, size_t width) {
+  return std::string_view(reinterpret_cast<const char*>(c.values.data()) + static_cast<size_t>(row) * width,
+                          width);
 }
 
 // Scalar text without JSON quoting; returns false for nested types.
@@ -155,21 +202,11 @@ bool AppendScalarText(const Column& c, int64_t row, bool json, std::string* out)
         out->append(c.StringAt(row));
       }
       return true;
-    case TypeId::kBinary:
-      quoted([&] {
-        const std::string_view v = c.StringAt(row);
-        AppendHex(reinterpret_cast<const uint8_t*>(v.data()), v.size(), out);
-      });
-      return true;
+    case TypeId::kBinary: quoted([&] { AppendHex(c.StringAt(row), out); }); return true;
     case TypeId::kFixedBinary:
-      quoted([&] {
-        AppendHex(c.values.data() + static_cast<size_t>(row) * static_cast<size_t>(t.byte_width),
-                  static_cast<size_t>(t.byte_width), out);
-      });
+      quoted([&] { AppendHex(ValueBytes(c, row, static_cast<size_t>(t.byte_width)), out); });
       return true;
-    case TypeId::kUuid:
-      quoted([&] { AppendUuid(c.values.data() + static_cast<size_t>(row) * 16, out); });
-      return true;
+    case TypeId::kUuid: quoted([&] { AppendUuid(ValueBytes(c, row, 16), out); }); return true;
     default: return false;
   }
 }
@@ -200,86 +237,6 @@ float HalfToFloat(uint16_t h) {
   float f;
   std::memcpy(&f, &bits, 4);
   return f;
-}
-
-size_t Utf8SequenceLength(const unsigned char* s, size_t n) {
-  const unsigned char c = s[0];
-  size_t length;
-  uint32_t min;
-  if (c < 0x80) return 1;
-  if ((c & 0xE0) == 0xC0) {
-    length = 2, min = 0x80;
-  } else if ((c & 0xF0) == 0xE0) {
-    length = 3, min = 0x800;
-  } else if ((c & 0xF8) == 0xF0) {
-    length = 4, min = 0x10000;
-  } else {
-    return 0;
-  }
-  if (n < length) return 0;
-  uint32_t cp = c & (0x7F >> length);
-  for (size_t i = 1; i < length; ++i) {
-    if ((s[i] & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (s[i] & 0x3F);
-  }
-  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return length;
-}
-
-void AppendJsonString(std::string_view text, std::string* out) {
-  out->push_back('"');
-  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-  const size_t n = text.size();
-  for (size_t i = 0; i < n;) {
-    // Runs of printable ASCII are copied in one append.
-    size_t run = i;
-    while (run < n && s[run] >= 0x20 && s[run] < 0x80 && s[run] != '"' && s[run] != '\\') ++run;
-    if (run > i) {
-      out->append(reinterpret_cast<const char*>(s + i), run - i);
-      i = run;
-      continue;
-    }
-    const unsigned char c = s[i];
-    switch (c) {
-      case '"':
-        out->append("\\\"");
-        ++i;
-        continue;
-      case '\\':
-        out->append("\\\\");
-        ++i;
-        continue;
-      case '\n':
-        out->append("\\n");
-        ++i;
-        continue;
-      case '\r':
-        out->append("\\r");
-        ++i;
-        continue;
-      case '\t':
-        out->append("\\t");
-        ++i;
-        continue;
-      default: break;
-    }
-    if (c < 0x20) {
-      out->append("\\u00");
-      out->push_back(kHex[c >> 4]);
-      out->push_back(kHex[c & 15]);
-      ++i;
-      continue;
-    }
-    const size_t length = Utf8SequenceLength(s + i, n - i);
-    if (length == 0) {
-      out->append("\\uFFFD");
-      ++i;
-    } else {
-      out->append(reinterpret_cast<const char*>(s + i), length);
-      i += length;
-    }
-  }
-  out->push_back('"');
 }
 
 void AppendJsonValue(const Column& column, int64_t row, std::string* out) {

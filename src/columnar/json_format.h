@@ -35,9 +35,6 @@ void AppendCsvHeader(const Schema& schema, std::string* out);
 void AppendCsvRow(const RecordBatch& batch, int64_t row, std::string* out);
 
 // Building blocks, exposed for tests and other renderers.
-// The length of the well-formed UTF-8 sequence at s[0..n) (n > 0), or 0
-// when it is ill-formed (overlong, surrogate, past U+10FFFF, truncated).
-size_t Utf8SequenceLength(const unsigned char* s, size_t n);
 // A JSON string literal of `text` (quotes included), escaped as above.
 void AppendJsonString(std::string_view text, std::string* out);
 std::string FormatDate(int32_t days_since_epoch);

@@ -1,15 +1,10 @@
 #include "columnar/uuid_text.h"
 
+#include "common/strings.h"
+
 namespace floe {
 
 namespace {
-
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 Status InvalidUuid(std::string_view text) {
   // Quote at most 64 bytes: the text may be an arbitrarily long bad value.
@@ -28,8 +23,8 @@ Result<std::string> ParseUuid(std::string_view text) {
       ++i;
       continue;
     }
-    int hi = HexDigit(text[i]);
-    int lo = i + 1 < text.size() ? HexDigit(text[i + 1]) : -1;
+    int hi = HexDigitValue(text[i]);
+    int lo = i + 1 < text.size() ? HexDigitValue(text[i + 1]) : -1;
     if (hi < 0 || lo < 0) return InvalidUuid(text);
     out.push_back(static_cast<char>(hi * 16 + lo));
     i += 2;
@@ -39,14 +34,8 @@ Result<std::string> ParseUuid(std::string_view text) {
 }
 
 std::string FormatUuid(std::string_view bytes16) {
-  static const char* kHex = "0123456789abcdef";
   std::string out;
-  for (size_t i = 0; i < bytes16.size() && i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
-    auto c = static_cast<unsigned char>(bytes16[i]);
-    out += kHex[c >> 4];
-    out += kHex[c & 15];
-  }
+  AppendUuid(bytes16, &out);
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <utility>
 
+#include "common/strings.h"
 #include "demo/demo_random.h"
 #include "demo/demo_stream.h"
 #include "demo/demo_tables.h"
@@ -79,9 +80,9 @@ std::string JoinPath(const std::string& root, const std::string& relative) {
 }
 
 std::string Hex(uint64_t value, int digits) {
-  static constexpr char kDigits[] = "0123456789abcdef";
   std::string out(static_cast<size_t>(digits), '0');
-  for (int i = digits - 1; i >= 0; --i, value >>= 4) out[static_cast<size_t>(i)] = kDigits[value & 0xF];
+  for (int i = digits - 1; i >= 0; --i, value >>= 4)
+    out[static_cast<size_t>(i)] = kLowerHexDigits[value & 0xF];
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <span>
 
+#include "common/strings.h"
 #include "demo/demo_random.h"
 
 namespace floe::demo {
@@ -382,10 +383,11 @@ std::string LongText(DemoRandom& random) {
   return text;
 }
 
-std::string AsciiLower(std::string text) {
+// The letters (lower-cased) and digits of `text`: a code or an e-mail local part.
+std::string LowerAlphanumerics(std::string_view text) {
   std::string out;
   for (char c : text) {
-    if (c >= 'A' && c <= 'Z') out += static_cast<char>(c - 'A' + 'a');
+    c = AsciiLower(c);
     if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) out += c;
   }
   return out;
@@ -416,10 +418,9 @@ Schema DemoSchema(const DemoTable& table, int generation) {
 }
 
 std::string SeqvalHex(uint64_t seqval) {
-  static constexpr char kDigits[] = "0123456789ABCDEF";
   std::string out;
   do {
-    out.insert(out.begin(), kDigits[seqval & 0xF]);
+    out.insert(out.begin(), kUpperHexDigits[seqval & 0xF]);
     seqval >>= 4;
   } while (seqval != 0);
   return out;
@@ -473,7 +474,7 @@ void DemoBatchBuilder::AppendBusinessValue(size_t column_index, const RowImage& 
       break;
     case ValueKind::kTypecode: {
       const Words names = PoolWords(WordPool::kLossTypeName);
-      std::string code = AsciiLower(names[static_cast<size_t>(image.id - 1) % names.size()]);
+      std::string code = LowerAlphanumerics(names[static_cast<size_t>(image.id - 1) % names.size()]);
       if (static_cast<size_t>(image.id) > names.size()) code += "_" + std::to_string(image.id);
       column.AppendBytes(code.empty() ? "type_" + std::to_string(image.id) : code);
       break;
@@ -492,7 +493,7 @@ void DemoBatchBuilder::AppendBusinessValue(size_t column_index, const RowImage& 
     }
     case ValueKind::kEmail: {
       const Words first = PoolWords(WordPool::kFirstName);
-      std::string local = AsciiLower(first[random.Below(first.size())]);
+      std::string local = LowerAlphanumerics(first[random.Below(first.size())]);
       column.AppendBytes((local.empty() ? "contact" : local) + "." + std::to_string(image.id) +
                          "@example.com");
       break;

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "columnar/json_format.h"
+#include "common/utf8.h"
 
 namespace floe::formats {
 
@@ -24,7 +24,7 @@ size_t FindInvalidUtf8(std::string_view text) {
       ++i;
       continue;
     }
-    const size_t length = Utf8SequenceLength(s + i, n - i);
+    const size_t length = Utf8SequenceLength(text, i);
     if (length == 0) return i;
     i += length;
   }

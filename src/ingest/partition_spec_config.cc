@@ -5,6 +5,8 @@
 #include <charconv>
 #include <string_view>
 
+#include "common/strings.h"
+
 namespace floe::ingest {
 
 namespace {
@@ -13,13 +15,6 @@ std::string_view Trim(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
   return text;
-}
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
 }
 
 struct ParsedEntry {
@@ -42,7 +37,7 @@ Result<ParsedEntry> SplitEntry(std::string_view entry, const std::string& quoted
     return Status::InvalidArgument("partition_by " + quoted + ": expected transform(arguments)");
   }
   ParsedEntry parsed;
-  parsed.transform_name = Lower(Trim(entry.substr(0, open)));
+  parsed.transform_name = AsciiLower(Trim(entry.substr(0, open)));
   std::string_view inside = entry.substr(open + 1, entry.size() - open - 2);
   while (true) {
     const size_t comma = inside.find(',');

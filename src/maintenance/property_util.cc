@@ -4,6 +4,8 @@
 #include <charconv>
 #include <limits>
 
+#include "common/strings.h"
+
 namespace floe::maintenance {
 
 int64_t LongProperty(const iceberg::TableMetadata& metadata, const char* key, int64_t fallback) {
@@ -20,8 +22,7 @@ int IntProperty(const iceberg::TableMetadata& metadata, const char* key, int fal
 }
 
 Result<Codec> ParquetCodecFromProperties(const iceberg::TableMetadata& metadata) {
-  std::string name = metadata.Property(kCompressionCodecProperty, "zstd");
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string name = AsciiLower(metadata.Property(kCompressionCodecProperty, "zstd"));
   if (name == "zstd") return Codec::kZstd;
   if (name == "snappy") return Codec::kSnappy;
   if (name == "gzip") return Codec::kGzip;

@@ -14,7 +14,7 @@ using iceberg::OrderedJson;
 
 namespace {
 
-constexpr int kMaxPages = 100000;
+constexpr int kMaxListPages = 100000;
 
 bool IsSuccess(long status) {
   return status >= 200 && status < 300;
@@ -103,6 +103,28 @@ Result<LoadedTable> LoadedTableFromJson(const std::string& body, const std::stri
   return LoadedTable{std::move(*parsed), location->value_or("")};
 }
 
+Result<CatalogConfigAnswer> CatalogConfigFromJson(const std::string& body, const std::string& context) {
+  FLOE_ASSIGN_OR_RETURN(Json json, ParseObject(body, context));
+  CatalogConfigAnswer answer;
+  FLOE_ASSIGN_OR_RETURN(answer.defaults, OptionalStringMap(json, "defaults", context));
+  FLOE_ASSIGN_OR_RETURN(answer.overrides, OptionalStringMap(json, "overrides", context));
+  return answer;
+}
+
+Result<std::string> ListPageFromJson(const std::string& body, std::string_view array_key,
+                                     const std::string& context,
+                                     const std::function<Status(const Json&)>& on_entry) {
+  FLOE_ASSIGN_OR_RETURN(Json json, ParseObject(body, context));
+  auto list = iceberg::GetOptionalArray(json, array_key);
+  if (!list.ok()) return list.status().WithContext(context);
+  if (*list != nullptr) {
+    for (const Json& entry : **list) FLOE_RETURN_IF_ERROR(on_entry(entry));
+  }
+  auto next = iceberg::GetOptionalString(json, "next-page-token");
+  if (!next.ok()) return next.status().WithContext(context);
+  return next->value_or("");
+}
+
 Result<std::unique_ptr<RestCatalog>> RestCatalog::Open(const RestCatalogOptions& options,
                                                        std::shared_ptr<FileIO> io, const aws::EnvLookup& env) {
   FLOE_ASSIGN_OR_RETURN(std::unique_ptr<RestSession> session, RestSession::Open(options, env));
@@ -119,12 +141,12 @@ Status RestCatalog::LoadConfig() {
   RestRequest request{"GET", "/v1/config", {}, "", ""};
   if (!options_.warehouse.empty()) request.query.emplace_back("warehouse", options_.warehouse);
   FLOE_ASSIGN_OR_RETURN(RestReply reply, Call(*session_, request, RequestKind::kRead, operation));
-  FLOE_ASSIGN_OR_RETURN(Json json, ParseObject(reply.body, operation));
-  FLOE_ASSIGN_OR_RETURN(auto merged, OptionalStringMap(json, "defaults", operation));
+  FLOE_ASSIGN_OR_RETURN(CatalogConfigAnswer answer, CatalogConfigFromJson(reply.body, operation));
+  std::map<std::string, std::string> merged = std::move(answer.defaults);
+  const std::map<std::string, std::string>& overrides = answer.overrides;
   if (!options_.prefix.empty()) merged["prefix"] = options_.prefix;
   if (!options_.warehouse.empty()) merged["warehouse"] = options_.warehouse;
-  FLOE_ASSIGN_OR_RETURN(auto overrides, OptionalStringMap(json, "overrides", operation));
-  for (auto& [key, value] : overrides) merged[key] = value;
+  for (const auto& [key, value] : overrides) merged[key] = value;
 
   prefix_ = merged.count("prefix") ? merged["prefix"] : "";
   while (!prefix_.empty() && prefix_.front() == '/') prefix_.erase(prefix_.begin());
@@ -166,33 +188,16 @@ Status RestCatalog::CreateNamespace(const Namespace& ns, const Properties& prope
 
 Result<std::vector<Namespace>> RestCatalog::ListNamespaces(const Namespace& parent) {
   const std::string operation = "listing namespaces under '" + NamespaceToString(parent) + "'";
+  RestRequest request{"GET", Root() + "/namespaces", {}, "", ""};
+  if (!parent.empty()) request.query.emplace_back("parent", NamespaceToDecoded(parent));
   std::vector<Namespace> out;
-  std::set<std::string> seen_tokens;
-  std::string page_token;
-  for (int page = 0; page < kMaxPages; ++page) {
-    RestRequest request{"GET", Root() + "/namespaces", {}, "", ""};
-    if (!parent.empty()) request.query.emplace_back("parent", NamespaceToDecoded(parent));
-    if (!page_token.empty()) request.query.emplace_back("pageToken", page_token);
-    FLOE_ASSIGN_OR_RETURN(RestReply reply, Call(*session_, request, RequestKind::kRead, operation));
-    FLOE_ASSIGN_OR_RETURN(Json json, ParseObject(reply.body, operation));
-    auto list = iceberg::GetOptionalArray(json, "namespaces");
-    if (!list.ok()) return list.status().WithContext(operation);
-    if (*list != nullptr) {
-      for (const Json& entry : **list) {
-        auto ns = NamespaceFromJson(entry, "namespaces entry");
-        if (!ns.ok()) return Status::Corruption(operation + ": " + ns.status().message());
-        out.push_back(std::move(*ns));
-      }
-    }
-    auto next = iceberg::GetOptionalString(json, "next-page-token");
-    if (!next.ok()) return next.status().WithContext(operation);
-    if (!next->has_value() || (*next)->empty()) return out;
-    if (!seen_tokens.insert(**next).second) {
-      return Status::Corruption(operation + ": the server repeated page token '" + **next + "'");
-    }
-    page_token = **next;
-  }
-  return Status::Corruption(operation + ": more than " + std::to_string(kMaxPages) + " pages");
+  FLOE_RETURN_IF_ERROR(ListAllPages(request, "namespaces", operation, [&](const Json& entry) -> Status {
+    auto ns = NamespaceFromJson(entry, "namespaces entry");
+    if (!ns.ok()) return Status::Corruption(operation + ": " + ns.status().message());
+    out.push_back(std::move(*ns));
+    return Status::OK();
+  }));
+  return out;
 }
 
 Result<bool> RestCatalog::NamespaceExists(const Namespace& ns) {
@@ -233,32 +238,35 @@ Status RestCatalog::DropNamespace(const Namespace& ns) {
 
 Result<std::vector<TableIdentifier>> RestCatalog::ListTables(const Namespace& ns) {
   const std::string operation = "listing tables of namespace '" + NamespaceToString(ns) + "'";
+  RestRequest request{"GET", NamespacePath(ns) + "/tables", {}, "", ""};
   std::vector<TableIdentifier> out;
+  FLOE_RETURN_IF_ERROR(ListAllPages(request, "identifiers", operation, [&](const Json& entry) -> Status {
+    auto id = TableIdentifierFromJson(entry);
+    if (!id.ok()) return Status::Corruption(operation + ": " + id.status().message());
+    out.push_back(std::move(*id));
+    return Status::OK();
+  }));
+  return out;
+}
+
+Status RestCatalog::ListAllPages(RestRequest request, std::string_view array_key,
+                                 const std::string& operation,
+                                 const std::function<Status(const Json&)>& on_entry) {
   std::set<std::string> seen_tokens;
   std::string page_token;
-  for (int page = 0; page < kMaxPages; ++page) {
-    RestRequest request{"GET", NamespacePath(ns) + "/tables", {}, "", ""};
+  const size_t base_query = request.query.size();
+  for (int page = 0; page < kMaxListPages; ++page) {
+    request.query.resize(base_query);
     if (!page_token.empty()) request.query.emplace_back("pageToken", page_token);
     FLOE_ASSIGN_OR_RETURN(RestReply reply, Call(*session_, request, RequestKind::kRead, operation));
-    FLOE_ASSIGN_OR_RETURN(Json json, ParseObject(reply.body, operation));
-    auto list = iceberg::GetOptionalArray(json, "identifiers");
-    if (!list.ok()) return list.status().WithContext(operation);
-    if (*list != nullptr) {
-      for (const Json& entry : **list) {
-        auto id = TableIdentifierFromJson(entry);
-        if (!id.ok()) return Status::Corruption(operation + ": " + id.status().message());
-        out.push_back(std::move(*id));
-      }
+    FLOE_ASSIGN_OR_RETURN(std::string next, ListPageFromJson(reply.body, array_key, operation, on_entry));
+    if (next.empty()) return Status::OK();
+    if (!seen_tokens.insert(next).second) {
+      return Status::Corruption(operation + ": the server repeated page token '" + next + "'");
     }
-    auto next = iceberg::GetOptionalString(json, "next-page-token");
-    if (!next.ok()) return next.status().WithContext(operation);
-    if (!next->has_value() || (*next)->empty()) return out;
-    if (!seen_tokens.insert(**next).second) {
-      return Status::Corruption(operation + ": the server repeated page token '" + **next + "'");
-    }
-    page_token = **next;
+    page_token = std::move(next);
   }
-  return Status::Corruption(operation + ": more than " + std::to_string(kMaxPages) + " pages");
+  return Status::Corruption(operation + ": more than " + std::to_string(kMaxListPages) + " pages");
 }
 
 Result<std::shared_ptr<iceberg::TableOperations>> RestCatalog::OpsFromLoadResult(

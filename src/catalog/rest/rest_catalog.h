@@ -16,9 +16,12 @@
 // the table's config). Listings follow next-page-token.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "catalog/rest/rest_options.h"
@@ -66,6 +69,11 @@ class RestCatalog final : public Catalog {
       : options_(std::move(options)), session_(std::move(session)), io_(std::move(io)), io_given_(io_given) {}
 
   Status LoadConfig();
+  // GETs every page of a list operation (pageToken / next-page-token),
+  // handing each element of the answer's `array_key` array to `on_entry`.
+  // A repeated token or more than kMaxListPages pages is Corruption.
+  Status ListAllPages(RestRequest request, std::string_view array_key, const std::string& operation,
+                      const std::function<Status(const iceberg::Json&)>& on_entry);
   // "/v1/<prefix>" or "/v1".
   std::string Root() const;
   std::string NamespacePath(const Namespace& ns) const;
@@ -109,9 +117,27 @@ class RestTableOperations final : public iceberg::TableOperations {
   std::optional<iceberg::LoadedTable> cached_;
 };
 
-// Parses a LoadTableResult / CommitTableResponse body: metadata-location and
+// Parsers of the server's answers (untrusted input: malformed JSON, wrong
+// member types or invalid names are Corruption or InvalidArgument naming
+// `context`, never a crash).
+//
+// A LoadTableResult / CommitTableResponse body: metadata-location and
 // metadata (and `config` into *config when given).
 Result<iceberg::LoadedTable> LoadedTableFromJson(const std::string& body, const std::string& context,
                                                  std::map<std::string, std::string>* config = nullptr);
+
+// A CatalogConfig body (GET /v1/config).
+struct CatalogConfigAnswer {
+  std::map<std::string, std::string> defaults;
+  std::map<std::string, std::string> overrides;
+};
+Result<CatalogConfigAnswer> CatalogConfigFromJson(const std::string& body, const std::string& context);
+
+// One page of a list answer: each element of the array `array_key` (absent or
+// null: none) goes to `on_entry`; returns the next page token, "" on the last
+// page.
+Result<std::string> ListPageFromJson(const std::string& body, std::string_view array_key,
+                                     const std::string& context,
+                                     const std::function<Status(const iceberg::Json&)>& on_entry);
 
 }  // namespace floe::catalog::rest

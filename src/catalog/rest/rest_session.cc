@@ -7,6 +7,7 @@
 
 #include "catalog/rest/rest_protocol.h"
 #include "common/redaction.h"
+#include "common/strings.h"
 #include "iceberg/spec/json_util.h"
 
 namespace floe::catalog::rest {
@@ -17,15 +18,10 @@ bool IsRead(const std::string& method) {
   return method == "GET" || method == "HEAD";
 }
 
-std::string Lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
 bool HasHeader(const std::vector<std::pair<std::string, std::string>>& headers,
                const std::string& lower_name) {
   for (const auto& [name, value] : headers) {
-    if (Lower(name) == lower_name) return true;
+    if (AsciiLower(name) == lower_name) return true;
   }
   return false;
 }
@@ -122,7 +118,7 @@ Result<aws::SigV4Signature> SignCatalogRequest(const std::string& method, const 
                                                const std::string& amz_date) {
   // A bearer token stays visible to the server under another name; SigV4 owns Authorization.
   for (auto& [name, value] : *headers) {
-    if (Lower(name) == "authorization") name = "Original-Authorization";
+    if (AsciiLower(name) == "authorization") name = "Original-Authorization";
   }
   if (!HasHeader(*headers, "host")) headers->emplace_back("Host", host);
   headers->emplace_back("X-Amz-Date", amz_date);
@@ -134,7 +130,7 @@ Result<aws::SigV4Signature> SignCatalogRequest(const std::string& method, const 
   request.path = encoded_path;  // SignV4 encodes it again: the double encoding of non-S3 services
   request.query = query;
   for (const auto& [name, value] : *headers) {
-    const std::string lower = Lower(name);
+    const std::string lower = AsciiLower(name);
     if (lower == "host" || lower == "content-type" || lower.rfind("x-amz-", 0) == 0) {
       request.headers.emplace_back(name, value);
     }

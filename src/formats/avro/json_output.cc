@@ -3,35 +3,12 @@
 #include <charconv>
 #include <cmath>
 
+#include "common/strings.h"
+#include "common/utf8.h"
+
 namespace floe::avro {
 
 namespace {
-
-// Length of the valid UTF-8 sequence starting at s[i], or 0 if invalid.
-size_t Utf8SequenceLength(std::string_view s, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<uint8_t>(s[k]); };
-  const uint8_t lead = byte(i);
-  size_t length = 0;
-  uint32_t code = 0;
-  if (lead < 0x80) return 1;
-  if (lead >= 0xc2 && lead <= 0xdf) {
-    length = 2, code = lead & 0x1f;
-  } else if (lead >= 0xe0 && lead <= 0xef) {
-    length = 3, code = lead & 0x0f;
-  } else if (lead >= 0xf0 && lead <= 0xf4) {
-    length = 4, code = lead & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + length > s.size()) return 0;
-  for (size_t k = 1; k < length; ++k) {
-    if ((byte(i + k) & 0xc0) != 0x80) return 0;
-    code = (code << 6) | (byte(i + k) & 0x3f);
-  }
-  if ((length == 3 && code < 0x800) || (length == 4 && (code < 0x10000 || code > 0x10ffff))) return 0;
-  if (code >= 0xd800 && code <= 0xdfff) return 0;
-  return length;
-}
 
 template <typename T>
 void AppendReal(T v, std::string* out) {
@@ -46,20 +23,15 @@ void AppendReal(T v, std::string* out) {
   }
 }
 
-void AppendHex(const std::vector<uint8_t>& bytes, std::string* out) {
-  static const char kDigits[] = "0123456789abcdef";
+void AppendQuotedHex(const std::vector<uint8_t>& bytes, std::string* out) {
   out->push_back('"');
-  for (uint8_t b : bytes) {
-    out->push_back(kDigits[b >> 4]);
-    out->push_back(kDigits[b & 15]);
-  }
+  AppendHex(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), out);
   out->push_back('"');
 }
 
 }  // namespace
 
 void AppendJsonString(std::string_view text, std::string* out) {
-  static const char kDigits[] = "0123456789abcdef";
   out->push_back('"');
   for (size_t i = 0; i < text.size();) {
     const uint8_t c = static_cast<uint8_t>(text[i]);
@@ -85,8 +57,8 @@ void AppendJsonString(std::string_view text, std::string* out) {
       default:
         if (c < 0x20) {
           *out += "\\u00";
-          out->push_back(kDigits[c >> 4]);
-          out->push_back(kDigits[c & 15]);
+          out->push_back(kLowerHexDigits[c >> 4]);
+          out->push_back(kLowerHexDigits[c & 15]);
         } else {
           out->push_back(static_cast<char>(c));
         }
@@ -120,7 +92,7 @@ void AppendAvroValueJson(const AvroNode& schema, const AvroValue& value, std::st
     case AvroType::kFloat: AppendReal(value.float_value(), out); return;
     case AvroType::kDouble: AppendReal(value.double_value(), out); return;
     case AvroType::kBytes:
-    case AvroType::kFixed: AppendHex(value.bytes(), out); return;
+    case AvroType::kFixed: AppendQuotedHex(value.bytes(), out); return;
     case AvroType::kString: AppendJsonString(value.string(), out); return;
     case AvroType::kEnum: {
       const int32_t index = value.enum_index();

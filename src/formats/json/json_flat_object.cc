@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "columnar/json_format.h"
+#include "common/utf8.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -57,7 +58,7 @@ inline bool ScanString(std::string_view text, size_t i, size_t* end) {
       return true;
     }
     if (c < 0x80) return false;  // backslash or control character
-    const size_t length = Utf8SequenceLength(bytes + i, text.size() - i);
+    const size_t length = Utf8SequenceLength(text, i);
     if (length == 0) return false;
     i += length;
   }

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "common/strings.h"
+
 namespace floe::parquet {
 namespace {
 
@@ -464,8 +466,7 @@ void RenderNode(const RawNode& n, int indent, std::string* out) {
   if (n.is_group()) {
     out->append("group ");
   } else {
-    std::string type = TypeName(*e.type);
-    for (auto& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string type = AsciiLower(TypeName(*e.type));
     if (*e.type == Type::FIXED_LEN_BYTE_ARRAY)
       type = "fixed_len_byte_array(" + std::to_string(e.type_length.value_or(0)) + ")";
     out->append(type + " ");

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/strings.h"
 #include "iceberg/spec/literal.h"
 
 namespace floe::iceberg {
@@ -48,6 +49,13 @@ struct DataFile {
 
   bool operator==(const DataFile& other) const = default;
 };
+
+// Whether a delete file is a v3 deletion vector (a Puffin blob; the format
+// name is matched in any case, as Java does).
+inline bool IsDeletionVector(const DataFile& file) {
+  return file.content == DataFileContent::kPositionDeletes &&
+         EqualsIgnoreAsciiCase(file.file_format, "PUFFIN");
+}
 
 // manifest_entry.
 struct ManifestEntry {

@@ -34,16 +34,14 @@ Result<std::map<std::string, std::vector<int64_t>>> ReadPositionDeletes(FileIO& 
   if (file.content != DataFileContent::kPositionDeletes) {
     return Status::InvalidArgument(file.file_path + " is not a position delete file");
   }
-  std::string format = file.file_format;
-  std::transform(format.begin(), format.end(), format.begin(), ::toupper);
-  if (format == "PUFFIN") {
+  if (IsDeletionVector(file)) {
     if (!file.referenced_data_file) {
       return Status::Corruption("deletion vector in " + file.file_path + " lacks referenced_data_file");
     }
     FLOE_ASSIGN_OR_RETURN(deletes[*file.referenced_data_file], ReadDeletionVector(io, file));
     return deletes;
   }
-  if (format != "PARQUET")
+  if (!EqualsIgnoreAsciiCase(file.file_format, "PARQUET"))
     return Status::NotSupported(file.file_path + ": position deletes in " + file.file_format);
   const std::string name = "position delete file " + file.file_path;
   auto reader = OpenParquet(io, file.file_path);

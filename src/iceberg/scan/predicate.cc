@@ -7,6 +7,8 @@
 #include <cstring>
 #include <limits>
 
+#include "common/strings.h"
+
 namespace floe::iceberg {
 namespace {
 
@@ -14,12 +16,6 @@ std::string_view Trim(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
   return text;
-}
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 std::string_view Unquote(std::string_view text) {
@@ -199,7 +195,7 @@ const char* PredicateOpName(PredicateOp op) {
 
 Result<Predicate> ParsePredicate(std::string_view text) {
   const std::string_view trimmed = Trim(text);
-  const std::string lower = Lower(trimmed);
+  const std::string lower = AsciiLower(trimmed);
   for (auto [suffix, op] : {std::pair<const char*, PredicateOp>{" is not null", PredicateOp::kNotNull},
                             std::pair<const char*, PredicateOp>{" is null", PredicateOp::kIsNull}}) {
     const std::string_view s(suffix);
@@ -270,7 +266,7 @@ Result<Literal> ParseLiteral(std::string_view text, const Type& type) {
   };
   switch (type.kind) {
     case TypeKind::kBoolean: {
-      const std::string lower = Lower(text);
+      const std::string lower = AsciiLower(text);
       if (lower == "true") return Literal::Boolean(true);
       if (lower == "false") return Literal::Boolean(false);
       return bad("a boolean");

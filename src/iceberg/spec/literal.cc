@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "common/strings.h"
+
 namespace floe::iceberg {
 
 namespace {
@@ -135,15 +137,7 @@ std::string Literal::ToString() const {
     case Kind::kString: return "string(\"" + bytes + "\")";
     case Kind::kUuid: return bytes.size() == 16 ? "uuid(" + FormatUuid(bytes) + ")" : "uuid(?)";
     case Kind::kFixed:
-    case Kind::kBinary: {
-      static const char* kHex = "0123456789abcdef";
-      std::string hex;
-      for (unsigned char c : bytes) {
-        hex += kHex[c >> 4];
-        hex += kHex[c & 15];
-      }
-      return (kind == Kind::kFixed ? "fixed(" : "binary(") + hex + ")";
-    }
+    case Kind::kBinary: return (kind == Kind::kFixed ? "fixed(" : "binary(") + HexEncode(bytes) + ")";
   }
   return "?";
 }

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "common/base64.h"
+#include "common/strings.h"
 #include "iceberg/spec/murmur3.h"
 
 namespace floe::iceberg {
@@ -164,7 +165,6 @@ std::string TruncateUtf8(std::string_view text, int32_t code_points) {
 }
 
 std::string EscapePathComponent(std::string_view text) {
-  static const char* kHex = "0123456789ABCDEF";
   std::string out;
   for (unsigned char c : text) {
     if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
@@ -174,8 +174,8 @@ std::string EscapePathComponent(std::string_view text) {
       out += '+';
     } else {
       out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
+      out += kUpperHexDigits[c >> 4];
+      out += kUpperHexDigits[c & 15];
     }
   }
   return out;

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "common/strings.h"
+
 namespace floe::iceberg {
 
 namespace {
@@ -136,9 +138,7 @@ std::string Type::ToString() const {
 }
 
 Result<Type> ParsePrimitiveType(std::string_view raw) {
-  std::string lowered(Trim(raw));
-  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string lowered = AsciiLower(Trim(raw));
   std::string_view name = lowered;
   for (const auto& p : kPrimitiveNames) {
     if (name == p.name) return PrimitiveType(p.kind);

@@ -87,14 +87,6 @@ std::string PartitionKey(const DataFile& f) {
 
 }  // namespace
 
-bool IsDeletionVector(const DataFile& file) {
-  if (file.content != DataFileContent::kPositionDeletes) return false;
-  std::string format = file.file_format;
-  std::transform(format.begin(), format.end(), format.begin(),
-                 [](unsigned char c) { return std::toupper(c); });
-  return format == "PUFFIN";
-}
-
 SnapshotProducer::SnapshotProducer(Table& table)
     : table_(table),
       starting_snapshot_id_(table.metadata().current_snapshot_id),

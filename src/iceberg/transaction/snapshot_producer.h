@@ -74,9 +74,6 @@ inline constexpr const char* kTotalFilesSize = "total-files-size";
 inline constexpr const char* kChangedPartitionCount = "changed-partition-count";
 }  // namespace summary
 
-// Whether a delete file is a v3 deletion vector (a Puffin blob).
-bool IsDeletionVector(const DataFile& file);
-
 class SnapshotProducer {
  public:
   explicit SnapshotProducer(Table& table);

@@ -61,7 +61,7 @@ int FindColumn(const floe::Schema& schema, const std::string& name) {
     if (schema[i].name == name) return static_cast<int>(i);
   }
   for (size_t i = 0; i < schema.size(); ++i) {
-    if (internal::EqualsIgnoreCase(schema[i].name, name)) return static_cast<int>(i);
+    if (EqualsIgnoreAsciiCase(schema[i].name, name)) return static_cast<int>(i);
   }
   return -1;
 }

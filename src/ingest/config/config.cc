@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "common/redaction.h"
+#include "common/strings.h"
 #include "ingest/config/config_section.h"
 
 namespace floe::ingest {
@@ -87,11 +88,6 @@ std::string ResolveLocation(const ParseContext& context, const std::string& loca
   if (location.rfind("file://", 0) == 0) return "file://" + ResolvePath(context, location.substr(7));
   if (HasScheme(location)) return location;
   return ResolvePath(context, location);
-}
-
-std::string ToLower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
-  return text;
 }
 
 const std::vector<std::string> kModeNames = {"merge", "append"};
@@ -863,7 +859,7 @@ Status ReadTarget(const ParseContext& context, const toml::table* table, TargetC
     target->target_file_size_bytes = *file_size;
   }
   if (codec) {
-    std::string name = ToLower(*codec);
+    std::string name = AsciiLower(*codec);
     if (name == "uncompressed") name = "none";
     static const std::set<std::string> kCodecs = {"snappy", "zstd", "gzip", "brotli", "lz4", "none"};
     if (!kCodecs.count(name)) {
@@ -1274,7 +1270,7 @@ TableSettings PipelineConfig::ForTable(const std::string& source_table) const {
   settings.schema.sample_files = source.schema_sample_files;
   settings.lineage = lineage;
   settings.performance = performance;
-  settings.target_table = ToLower(source_table);
+  settings.target_table = AsciiLower(source_table);
   auto it = tables.find(source_table);
   if (it == tables.end()) return settings;
   const TableOverride& override_settings = it->second;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "common/strings.h"
 #include "ingest/config/config.h"
 
 namespace floe::ingest {
@@ -35,9 +36,7 @@ std::optional<int64_t> ParseScaled(std::string_view text,
   while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.back()))) unit.pop_back();
   int64_t scale = no_unit_scale;
   if (!unit.empty()) {
-    std::string lower = unit;
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return std::tolower(c); });
+    const std::string lower = AsciiLower(unit);
     bool found = false;
     for (const auto& [name, unit_scale] : units) {
       if (name == lower) {

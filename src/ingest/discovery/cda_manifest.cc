@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "common/strings.h"
+
 namespace floe::ingest {
 namespace {
 
@@ -30,10 +32,9 @@ std::string Quoted(std::string_view s) {
       out += '\\';
       out += static_cast<char>(c);
     } else if (c < 0x20 || c == 0x7f) {
-      static const char kHex[] = "0123456789abcdef";
       out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
+      out += kLowerHexDigits[c >> 4];
+      out += kLowerHexDigits[c & 15];
     } else {
       out += static_cast<char>(c);
     }

@@ -12,24 +12,17 @@
 #include <cstring>
 #include <string>
 
+#include "columnar/integer_cells.h"
 #include "ingest/merge/key_index.h"
 #include "ingest/merge/murmur3_128.h"
 
 namespace floe::ingest {
 namespace {
 
+// Keys held exactly as an int64: every integer but uint64 (whose upper half
+// does not fit), and dates.
 bool IsExactKeyType(TypeId id) {
-  switch (id) {
-    case TypeId::kInt8:
-    case TypeId::kInt16:
-    case TypeId::kInt32:
-    case TypeId::kInt64:
-    case TypeId::kUInt8:
-    case TypeId::kUInt16:
-    case TypeId::kUInt32:
-    case TypeId::kDate: return true;
-    default: return false;
-  }
+  return (IsIntegerType(id) && id != TypeId::kUInt64) || id == TypeId::kDate;
 }
 
 bool IsHashableKeyType(TypeId id) {
@@ -45,20 +38,6 @@ bool IsHashableKeyType(TypeId id) {
     case TypeId::kFixedBinary:
     case TypeId::kUuid: return true;
     default: return false;
-  }
-}
-
-// int64 value of an exact-key-typed cell.
-int64_t ExactValue(const Column& column, int64_t row) {
-  switch (column.type.id) {
-    case TypeId::kInt8: return column.Value<int8_t>(row);
-    case TypeId::kInt16: return column.Value<int16_t>(row);
-    case TypeId::kInt32:
-    case TypeId::kDate: return column.Value<int32_t>(row);
-    case TypeId::kUInt8: return column.Value<uint8_t>(row);
-    case TypeId::kUInt16: return column.Value<uint16_t>(row);
-    case TypeId::kUInt32: return column.Value<uint32_t>(row);
-    default: return column.Value<int64_t>(row);
   }
 }
 
@@ -89,7 +68,7 @@ Status AppendCanonical(std::string& out, const Column& column, int64_t row, cons
   switch (type.id) {
     case TypeId::kDate:
       out.push_back('d');
-      AppendLittleEndian(out, static_cast<uint64_t>(ExactValue(column, row)), 8);
+      AppendLittleEndian(out, static_cast<uint64_t>(IntegerCellAt(column, row)), 8);
       return Status::OK();
     case TypeId::kUInt64: {
       uint64_t v = column.Value<uint64_t>(row);
@@ -133,7 +112,7 @@ Status AppendCanonical(std::string& out, const Column& column, int64_t row, cons
     default:
       if (IsExactKeyType(type.id)) {
         out.push_back('i');
-        AppendLittleEndian(out, static_cast<uint64_t>(ExactValue(column, row)), 8);
+        AppendLittleEndian(out, static_cast<uint64_t>(IntegerCellAt(column, row)), 8);
         return Status::OK();
       }
       return Status::InvalidArgument(Where(name, row) + ": type " + type.ToString() + " cannot be a key");
@@ -184,7 +163,7 @@ Result<KeyId> KeyEncoder::KeyAt(const std::vector<const Column*>& columns, int64
     if (column.values.size() < static_cast<size_t>(row + 1) * width) {
       return Status::Internal(Where(names_[0], row) + ": column has too few values");
     }
-    return KeyId{0, static_cast<uint64_t>(ExactValue(column, row))};
+    return KeyId{0, static_cast<uint64_t>(IntegerCellAt(column, row))};
   }
   std::string encoded;
   encoded.reserve(32 * columns.size());

@@ -6,6 +6,8 @@
 #include <string_view>
 
 #include "iceberg/spec/literal.h"
+#include "columnar/integer_cells.h"
+#include "common/strings.h"
 
 namespace floe::ingest {
 namespace {
@@ -35,26 +37,9 @@ std::string Where(const std::string& column_name, int64_t row) {
   return "column " + column_name + " row " + std::to_string(row) + ": ";
 }
 
-int HexDigitValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
+// Integers that fit int64 exactly (uint64 does not), dates and timestamps.
 bool IsIntegerLike(TypeId id) {
-  switch (id) {
-    case TypeId::kInt8:
-    case TypeId::kInt16:
-    case TypeId::kInt32:
-    case TypeId::kInt64:
-    case TypeId::kUInt8:
-    case TypeId::kUInt16:
-    case TypeId::kUInt32:
-    case TypeId::kDate:
-    case TypeId::kTimestamp: return true;
-    default: return false;
-  }
+  return (IsIntegerType(id) && id != TypeId::kUInt64) || id == TypeId::kDate || id == TypeId::kTimestamp;
 }
 
 bool IsNumericOrderType(const DataType& type) {
@@ -64,16 +49,8 @@ bool IsNumericOrderType(const DataType& type) {
 
 // The value of a numeric ordering column as int64; the caller checked the type.
 Result<int64_t> NumericValue(const Column& column, int64_t row, const std::string& column_name) {
+  if (IsIntegerLike(column.type.id)) return IntegerCellAt(column, row);
   switch (column.type.id) {
-    case TypeId::kInt8: return int64_t{column.Value<int8_t>(row)};
-    case TypeId::kInt16: return int64_t{column.Value<int16_t>(row)};
-    case TypeId::kInt32:
-    case TypeId::kDate: return int64_t{column.Value<int32_t>(row)};
-    case TypeId::kInt64:
-    case TypeId::kTimestamp: return column.Value<int64_t>(row);
-    case TypeId::kUInt8: return int64_t{column.Value<uint8_t>(row)};
-    case TypeId::kUInt16: return int64_t{column.Value<uint16_t>(row)};
-    case TypeId::kUInt32: return int64_t{column.Value<uint32_t>(row)};
     case TypeId::kDecimal: {
       __int128 unscaled = column.Value<__int128>(row);
       if (unscaled > std::numeric_limits<int64_t>::max() || unscaled < std::numeric_limits<int64_t>::min()) {
@@ -212,13 +189,7 @@ Result<uint64_t> BiasedValue(const Column& column, int64_t row, OrderingKind kin
 }  // namespace
 
 std::string OrderValue::ToHex() const {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out(32, '0');
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    out[2 * i] = kDigits[bytes[i] >> 4];
-    out[2 * i + 1] = kDigits[bytes[i] & 0xF];
-  }
-  return out;
+  return HexEncode(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
 Status CheckOrderColumn(const Column& column, OrderingKind kind, const std::string& column_name) {

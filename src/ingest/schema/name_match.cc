@@ -3,17 +3,9 @@
 #include <cctype>
 #include <unordered_map>
 
-namespace floe::ingest::internal {
+#include "common/strings.h"
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
+namespace floe::ingest::internal {
 
 Result<std::vector<NameMatch>> MatchNames(const std::vector<std::string_view>& table_names,
                                           const std::vector<std::string_view>& source_names) {
@@ -39,7 +31,7 @@ Result<std::vector<NameMatch>> MatchNames(const std::vector<std::string_view>& t
     int free_candidates = 0;
     bool any_candidate = false;
     for (size_t t = 0; t < table_names.size(); ++t) {
-      if (!EqualsIgnoreCase(table_names[t], source_names[s])) continue;
+      if (!EqualsIgnoreAsciiCase(table_names[t], source_names[s])) continue;
       any_candidate = true;
       if (!taken[t]) {
         ++free_candidates;

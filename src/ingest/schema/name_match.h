@@ -23,8 +23,6 @@ struct NameMatch {
   bool matched() const { return kind == Kind::kExact || kind == Kind::kCaseInsensitive; }
 };
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b);
-
 // One NameMatch per source name. InvalidArgument names a duplicated source name.
 Result<std::vector<NameMatch>> MatchNames(const std::vector<std::string_view>& table_names,
                                           const std::vector<std::string_view>& source_names);

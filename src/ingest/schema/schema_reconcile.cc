@@ -4,6 +4,7 @@
 #include <optional>
 #include <utility>
 
+#include "common/strings.h"
 #include "ingest/schema/name_match.h"
 #include "ingest/schema/type_compat.h"
 
@@ -167,7 +168,7 @@ class TypeComparer {
 
 bool IsProtected(const ReconcileOptions& options, std::string_view name) {
   return std::any_of(options.protected_columns.begin(), options.protected_columns.end(),
-                     [&](const std::string& p) { return internal::EqualsIgnoreCase(p, name); });
+                     [&](const std::string& p) { return EqualsIgnoreAsciiCase(p, name); });
 }
 
 }  // namespace
@@ -273,7 +274,7 @@ iceberg::NestedField* FindMember(std::vector<iceberg::NestedField>* fields, cons
   }
   iceberg::NestedField* found = nullptr;
   for (auto& f : *fields) {
-    if (internal::EqualsIgnoreCase(f.name, name)) {
+    if (EqualsIgnoreAsciiCase(f.name, name)) {
       if (found) return nullptr;
       found = &f;
     }

@@ -19,7 +19,6 @@
 #include "ingest/state/ledger.h"
 
 #include <fcntl.h>
-#include <sqlite3.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -30,6 +29,9 @@
 #include <filesystem>
 #include <functional>
 #include <set>
+
+#include "common/strings.h"
+#include "sqlite/sqlite_database.h"
 
 namespace floe::ingest {
 namespace {
@@ -49,38 +51,15 @@ int64_t NowMs() {
 }
 
 std::string Escape(const std::string& text) {
-  static const char kHex[] = "0123456789ABCDEF";
   std::string out;
   for (unsigned char c : text) {
     if (c == '%' || c == '&' || c == '=' || c < 0x20 || c == 0x7f) {
       out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 0xf];
+      out += kUpperHexDigits[c >> 4];
+      out += kUpperHexDigits[c & 0xf];
     } else {
       out += static_cast<char>(c);
     }
-  }
-  return out;
-}
-
-std::optional<std::string> Unescape(std::string_view text) {
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return -1;
-  };
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '%') {
-      out += text[i];
-      continue;
-    }
-    if (i + 2 >= text.size()) return std::nullopt;  // a '%' needs two hex digits after it
-    int high = hex(text[i + 1]), low = hex(text[i + 2]);
-    if (high < 0 || low < 0) return std::nullopt;
-    out += static_cast<char>(high * 16 + low);
-    i += 2;
   }
   return out;
 }
@@ -100,7 +79,7 @@ std::optional<std::vector<std::string>> DecodeList(std::string_view text) {
     size_t end = text.find('&', start);
     std::string_view item =
         text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
-    auto decoded = Unescape(item);
+    auto decoded = PercentDecode(item);
     if (!decoded) return std::nullopt;
     items.push_back(std::move(*decoded));
     if (end == std::string_view::npos) break;
@@ -129,8 +108,8 @@ std::optional<std::vector<std::pair<std::string, std::string>>> DecodePartitionV
         text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
     size_t equals = item.find('=');
     if (equals == std::string_view::npos) return std::nullopt;
-    auto key = Unescape(item.substr(0, equals));
-    auto value = Unescape(item.substr(equals + 1));
+    auto key = PercentDecode(item.substr(0, equals));
+    auto value = PercentDecode(item.substr(equals + 1));
     if (!key || !value) return std::nullopt;
     values.emplace_back(std::move(*key), std::move(*value));
     if (end == std::string_view::npos) break;
@@ -167,81 +146,6 @@ std::optional<FileState> ParseFileState(std::string_view name) {
   return std::nullopt;
 }
 
-// A prepared statement; finalized when it goes out of scope.
-class Statement {
- public:
-  Statement(sqlite3* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
-  Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_), bind_error_(other.bind_error_) {
-    other.stmt_ = nullptr;
-  }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-  ~Statement() { sqlite3_finalize(stmt_); }
-
-  Statement& Bind(int index, int64_t value) { return Check(sqlite3_bind_int64(stmt_, index, value)); }
-  Statement& Bind(int index, const std::string& value) {
-    return Check(
-        sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT));
-  }
-  Statement& Bind(int index, const std::optional<int64_t>& value) {
-    return value ? Bind(index, *value) : Check(sqlite3_bind_null(stmt_, index));
-  }
-
-  // True when a row is available, false when the statement is done.
-  Result<bool> Step() {
-    if (bind_error_ != SQLITE_OK) return SqliteError(db_, bind_error_, "binding a value");
-    int rc = sqlite3_step(stmt_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    return SqliteError(db_, rc, sqlite3_sql(stmt_));
-  }
-  // Runs a statement that returns no rows.
-  Status Run() {
-    FLOE_ASSIGN_OR_RETURN(bool row, Step());
-    (void)row;
-    return Status::OK();
-  }
-  void Reset() {
-    sqlite3_reset(stmt_);
-    sqlite3_clear_bindings(stmt_);
-    bind_error_ = SQLITE_OK;
-  }
-
-  int64_t Int(int column) const { return sqlite3_column_int64(stmt_, column); }
-  std::optional<int64_t> OptionalInt(int column) const {
-    if (sqlite3_column_type(stmt_, column) == SQLITE_NULL) return std::nullopt;
-    return Int(column);
-  }
-  std::string Text(int column) const {
-    const unsigned char* text = sqlite3_column_text(stmt_, column);
-    int size = sqlite3_column_bytes(stmt_, column);
-    return text ? std::string(reinterpret_cast<const char*>(text), static_cast<size_t>(size)) : std::string();
-  }
-
-  static Status SqliteError(sqlite3* db, int rc, const std::string& what) {
-    const char* file = sqlite3_db_filename(db, "main");
-    std::string message = (file && *file ? std::string(file) : std::string("ledger")) + ": " +
-                          sqlite3_errmsg(db) + " (" + what + ")";
-    switch (rc & 0xff) {
-      case SQLITE_BUSY:
-      case SQLITE_LOCKED: return Status::IOError(message, /*retryable=*/true);
-      case SQLITE_CORRUPT:
-      case SQLITE_NOTADB: return Status::Corruption(message);
-      default: return Status::IOError(message);
-    }
-  }
-
- private:
-  Statement& Check(int rc) {
-    if (rc != SQLITE_OK && bind_error_ == SQLITE_OK) bind_error_ = rc;
-    return *this;
-  }
-
-  sqlite3* db_;
-  sqlite3_stmt* stmt_;
-  int bind_error_ = SQLITE_OK;
-};
-
 constexpr const char* kFileColumns =
     "uri, tbl, size, mtime_ms, order_key, fingerprint, folder_ts, partition_values, state, batch_id, "
     "snapshot_id, reason, discovered_at_ms, updated_at_ms, kind, stream, stream_partition, first_position, "
@@ -263,44 +167,25 @@ const char* FileStateName(FileState state) {
 struct Ledger::Impl {
   std::string state_dir;
   std::string db_path;
-  sqlite3* db = nullptr;
+  std::unique_ptr<SqliteDatabase> db;
   int lock_fd = -1;
   bool read_only = false;
 
   ~Impl() {
-    if (db) sqlite3_close_v2(db);
+    db.reset();
     if (lock_fd >= 0) ::close(lock_fd);  // releases the flock
   }
 
-  Result<Statement> Prepare(const std::string& sql) {
-    sqlite3_stmt* stmt = nullptr;
-    int rc = sqlite3_prepare_v2(db, sql.c_str(), static_cast<int>(sql.size()), &stmt, nullptr);
-    if (rc != SQLITE_OK) {
-      sqlite3_finalize(stmt);
-      return Statement::SqliteError(db, rc, "preparing " + sql);
-    }
-    return Statement(db, stmt);
-  }
+  Result<SqliteStatement> Prepare(const std::string& sql) { return db->Prepare(sql); }
+  Status Exec(const std::string& sql) { return db->Exec(sql); }
 
-  Status Exec(const std::string& sql) {
-    char* error = nullptr;
-    int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
-    sqlite3_free(error);
-    if (rc != SQLITE_OK) return Statement::SqliteError(db, rc, sql);
-    return Status::OK();
-  }
-
-  // Runs `body` inside BEGIN IMMEDIATE ... COMMIT; any error rolls back.
+  // Runs `body` in one transaction: a reader takes a snapshot (DEFERRED), a
+  // writer the write lock up front (IMMEDIATE); any error rolls back.
   Status Transaction(const std::function<Status()>& body) {
-    // A reader takes a snapshot (DEFERRED); a writer takes the write lock up front.
-    FLOE_RETURN_IF_ERROR(Exec(read_only ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE"));
-    Status status = body();
-    if (status.ok()) status = Exec("COMMIT");
-    if (!status.ok()) (void)Exec("ROLLBACK");
-    return status;
+    return db->Transaction(body, read_only ? SqliteTransaction::kDeferred : SqliteTransaction::kImmediate);
   }
 
-  Result<LedgerFile> ReadFileRow(const Statement& row) {
+  Result<LedgerFile> ReadFileRow(const SqliteStatement& row) {
     LedgerFile out;
     out.file.uri = row.Text(0);
     out.file.table = row.Text(1);
@@ -338,7 +223,7 @@ struct Ledger::Impl {
     return out;
   }
 
-  Result<std::vector<LedgerFile>> QueryFiles(Statement& query) {
+  Result<std::vector<LedgerFile>> QueryFiles(SqliteStatement& query) {
     std::vector<LedgerFile> files;
     while (true) {
       FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
@@ -351,7 +236,7 @@ struct Ledger::Impl {
 
   // The state of `uri`, or NotFound.
   Result<std::pair<std::string, FileState>> TableAndState(const std::string& uri) {
-    FLOE_ASSIGN_OR_RETURN(Statement query, Prepare("SELECT tbl, state FROM files WHERE uri = ?1"));
+    FLOE_ASSIGN_OR_RETURN(SqliteStatement query, Prepare("SELECT tbl, state FROM files WHERE uri = ?1"));
     query.Bind(1, uri);
     FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
     if (!row) return Status::NotFound("ledger: no file " + uri);
@@ -373,7 +258,7 @@ struct Ledger::Impl {
                                      " and cannot be " + FileStateName(target));
     }
     FLOE_ASSIGN_OR_RETURN(
-        Statement update,
+        SqliteStatement update,
         Prepare("UPDATE files SET state = ?2, reason = ?3, batch_id = NULL, batch_seq = NULL, "
                 "updated_at_ms = ?4 WHERE uri = ?1"));
     update.Bind(1, uri).Bind(2, std::string(FileStateName(target))).Bind(3, reason).Bind(4, NowMs());
@@ -399,7 +284,7 @@ struct Ledger::Impl {
                "CREATE TABLE IF NOT EXISTS watermarks(tbl TEXT PRIMARY KEY, last_ms INTEGER NOT NULL,"
                "  fingerprints TEXT NOT NULL);"
                "INSERT OR IGNORE INTO meta(key, value) VALUES ('next_batch_id', 1);"));
-      FLOE_ASSIGN_OR_RETURN(Statement version,
+      FLOE_ASSIGN_OR_RETURN(SqliteStatement version,
                             Prepare("SELECT value FROM meta WHERE key = 'schema_version'"));
       FLOE_ASSIGN_OR_RETURN(bool row, version.Step());
       if (!row) {
@@ -466,22 +351,11 @@ Result<std::unique_ptr<Ledger>> Ledger::Open(const std::string& state_dir) {
   impl->db_path = (fs::path(state_dir) / "ledger.db").string();
   FLOE_RETURN_IF_ERROR(impl->TakeLock());
 
-  int rc = sqlite3_open_v2(impl->db_path.c_str(), &impl->db,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
-  if (rc != SQLITE_OK) {
-    std::string message = impl->db ? sqlite3_errmsg(impl->db) : sqlite3_errstr(rc);
-    return Status::IOError(impl->db_path + ": cannot open: " + message);
-  }
-  sqlite3_extended_result_codes(impl->db, 1);
-  sqlite3_busy_timeout(impl->db, kBusyTimeoutMs);
-  {
-    FLOE_ASSIGN_OR_RETURN(Statement journal, impl->Prepare("PRAGMA journal_mode=WAL"));
-    FLOE_ASSIGN_OR_RETURN(bool row, journal.Step());
-    if (!row || journal.Text(0) != "wal") {
-      return Status::IOError(impl->db_path + ": cannot switch to WAL journaling (got \"" +
-                             (row ? journal.Text(0) : std::string()) + "\")");
-    }
-  }
+  SqliteOpenOptions options;
+  options.create_if_missing = true;
+  options.busy_timeout_ms = kBusyTimeoutMs;
+  FLOE_ASSIGN_OR_RETURN(impl->db, SqliteDatabase::Open(impl->db_path, options));
+  FLOE_RETURN_IF_ERROR(impl->db->SetJournalMode("wal"));
   FLOE_RETURN_IF_ERROR(impl->Exec("PRAGMA synchronous=FULL"));
   Status schema = impl->CreateSchema();
   if (!schema.ok()) return schema.WithContext("state dir " + state_dir);
@@ -499,14 +373,10 @@ Result<std::unique_ptr<Ledger>> Ledger::OpenReadOnly(const std::string& state_di
     return Status::NotFound("state dir " + state_dir +
                             " has no ledger.db (has `floe run` run with this config?)");
   }
-  int rc =
-      sqlite3_open_v2(impl->db_path.c_str(), &impl->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
-  if (rc != SQLITE_OK) {
-    std::string message = impl->db ? sqlite3_errmsg(impl->db) : sqlite3_errstr(rc);
-    return Status::IOError(impl->db_path + ": cannot open: " + message);
-  }
-  sqlite3_extended_result_codes(impl->db, 1);
-  sqlite3_busy_timeout(impl->db, kBusyTimeoutMs);
+  SqliteOpenOptions options;
+  options.read_only = true;
+  options.busy_timeout_ms = kBusyTimeoutMs;
+  FLOE_ASSIGN_OR_RETURN(impl->db, SqliteDatabase::Open(impl->db_path, options));
   return std::unique_ptr<Ledger>(new Ledger(std::move(impl)));
 }
 
@@ -514,15 +384,15 @@ Result<Ledger::DiscoverResult> Ledger::RecordDiscovered(const std::vector<Source
                                                         int64_t now_ms) {
   DiscoverResult result;
   Status status = impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(Statement lookup,
+    FLOE_ASSIGN_OR_RETURN(SqliteStatement lookup,
                           impl_->Prepare("SELECT size, mtime_ms, state, reason FROM files WHERE uri = ?1"));
     FLOE_ASSIGN_OR_RETURN(
-        Statement requeue,
+        SqliteStatement requeue,
         impl_->Prepare(
             "UPDATE files SET state = 'discovered', reason = '', batch_id = NULL, batch_seq = NULL "
             "WHERE uri = ?1 AND state = 'quarantined'"));
     FLOE_ASSIGN_OR_RETURN(
-        Statement insert,
+        SqliteStatement insert,
         impl_->Prepare(
             "INSERT INTO files(uri, tbl, size, mtime_ms, order_key, fingerprint, folder_ts, "
             "partition_values, state, reason, discovered_at_ms, updated_at_ms, kind, stream, "
@@ -530,11 +400,11 @@ Result<Ledger::DiscoverResult> Ledger::RecordDiscovered(const std::vector<Source
             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'discovered', '', ?9, ?9, ?10, ?11, ?12, ?13, ?14)"));
     // A new range must not overlap a range of its partition the ledger knows.
     FLOE_ASSIGN_OR_RETURN(
-        Statement overlap,
+        SqliteStatement overlap,
         impl_->Prepare("SELECT uri FROM files WHERE kind = 'stream_range' AND stream = ?1 AND "
                        "stream_partition = ?2 AND last_position >= ?3 AND first_position <= ?4 LIMIT 1"));
     FLOE_ASSIGN_OR_RETURN(
-        Statement refresh,
+        SqliteStatement refresh,
         impl_->Prepare(
             "UPDATE files SET tbl = ?2, size = ?3, mtime_ms = ?4, order_key = ?5, fingerprint = ?6, "
             "folder_ts = ?7, partition_values = ?8, updated_at_ms = ?9 WHERE uri = ?1"));
@@ -553,7 +423,7 @@ Result<Ledger::DiscoverResult> Ledger::RecordDiscovered(const std::vector<Source
       lookup.Reset();
       lookup.Bind(1, file.uri);
       FLOE_ASSIGN_OR_RETURN(bool known, lookup.Step());
-      Statement* write = nullptr;
+      SqliteStatement* write = nullptr;
       if (!known) {
         if (range) {
           overlap.Reset();
@@ -616,7 +486,7 @@ Result<Ledger::DiscoverResult> Ledger::RecordDiscovered(const std::vector<Source
 Result<std::vector<LedgerFile>> Ledger::Pending(const std::string& table) {
   std::vector<LedgerFile> files;
   Status status = impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(Statement query,
+    FLOE_ASSIGN_OR_RETURN(SqliteStatement query,
                           impl_->Prepare(std::string("SELECT ") + kFileColumns +
                                          " FROM files WHERE tbl = ?1 AND state = 'discovered' "
                                          "ORDER BY order_key, uri"));
@@ -631,7 +501,7 @@ Result<std::vector<LedgerFile>> Ledger::Pending(const std::string& table) {
 Result<std::vector<std::string>> Ledger::TablesWithWork() {
   std::vector<std::string> tables;
   Status status = impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(Statement query,
+    FLOE_ASSIGN_OR_RETURN(SqliteStatement query,
                           impl_->Prepare("SELECT tbl FROM files WHERE state = 'discovered' "
                                          "UNION SELECT tbl FROM batches WHERE committed = 0 ORDER BY 1"));
     while (true) {
@@ -666,23 +536,23 @@ Result<int64_t> Ledger::OpenBatch(const std::string& table, const std::vector<st
                                        ", only discovered files can join a batch");
       }
     }
-    FLOE_ASSIGN_OR_RETURN(Statement next,
+    FLOE_ASSIGN_OR_RETURN(SqliteStatement next,
                           impl_->Prepare("SELECT max((SELECT value FROM meta WHERE key = 'next_batch_id'), "
                                          "(SELECT coalesce(max(batch_id), 0) + 1 FROM batches))"));
     FLOE_ASSIGN_OR_RETURN(bool row, next.Step());
     if (!row) return Status::Corruption(impl_->db_path + ": meta.next_batch_id is missing");
     batch_id = next.Int(0);
-    FLOE_ASSIGN_OR_RETURN(Statement advance,
+    FLOE_ASSIGN_OR_RETURN(SqliteStatement advance,
                           impl_->Prepare("UPDATE meta SET value = ?1 WHERE key = 'next_batch_id'"));
     advance.Bind(1, batch_id + 1);
     FLOE_RETURN_IF_ERROR(advance.Run());
-    FLOE_ASSIGN_OR_RETURN(Statement insert,
+    FLOE_ASSIGN_OR_RETURN(SqliteStatement insert,
                           impl_->Prepare("INSERT INTO batches(batch_id, tbl, committed, "
                                          "snapshot_id, created_at_ms) VALUES (?1, ?2, 0, NULL, ?3)"));
     int64_t now = NowMs();
     insert.Bind(1, batch_id).Bind(2, table).Bind(3, now);
     FLOE_RETURN_IF_ERROR(insert.Run());
-    FLOE_ASSIGN_OR_RETURN(Statement move,
+    FLOE_ASSIGN_OR_RETURN(SqliteStatement move,
                           impl_->Prepare("UPDATE files SET state = 'in_batch', batch_id = ?1, "
                                          "batch_seq = ?2, updated_at_ms = ?3 WHERE uri = ?4"));
     for (size_t i = 0; i < uris.size(); ++i) {
@@ -699,7 +569,7 @@ Result<int64_t> Ledger::OpenBatch(const std::string& table, const std::vector<st
 Result<std::vector<LedgerBatch>> Ledger::OpenBatches() {
   std::vector<LedgerBatch> batches;
   Status status = impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(Statement query,
+    FLOE_ASSIGN_OR_RETURN(SqliteStatement query,
                           impl_->Prepare("SELECT batch_id, tbl FROM batches WHERE committed = 0 "
                                          "ORDER BY batch_id"));
     while (true) {
@@ -711,7 +581,8 @@ Result<std::vector<LedgerBatch>> Ledger::OpenBatches() {
       batches.push_back(std::move(batch));
     }
     FLOE_ASSIGN_OR_RETURN(
-        Statement files, impl_->Prepare("SELECT uri FROM files WHERE batch_id = ?1 ORDER BY batch_seq, uri"));
+        SqliteStatement files,
+        impl_->Prepare("SELECT uri FROM files WHERE batch_id = ?1 ORDER BY batch_seq, uri"));
     for (LedgerBatch& batch : batches) {
       files.Reset();
       files.Bind(1, batch.batch_id);
@@ -729,7 +600,7 @@ Result<std::vector<LedgerBatch>> Ledger::OpenBatches() {
 
 Status Ledger::CommitBatch(int64_t batch_id, int64_t snapshot_id) {
   return impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(Statement query,
+    FLOE_ASSIGN_OR_RETURN(SqliteStatement query,
                           impl_->Prepare("SELECT committed, snapshot_id FROM batches WHERE batch_id = ?1"));
     query.Bind(1, batch_id);
     FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
@@ -742,11 +613,11 @@ Status Ledger::CommitBatch(int64_t batch_id, int64_t snapshot_id) {
     }
     int64_t now = NowMs();
     FLOE_ASSIGN_OR_RETURN(
-        Statement batch,
+        SqliteStatement batch,
         impl_->Prepare("UPDATE batches SET committed = 1, snapshot_id = ?2 WHERE batch_id = ?1"));
     batch.Bind(1, batch_id).Bind(2, snapshot_id);
     FLOE_RETURN_IF_ERROR(batch.Run());
-    FLOE_ASSIGN_OR_RETURN(Statement files,
+    FLOE_ASSIGN_OR_RETURN(SqliteStatement files,
                           impl_->Prepare("UPDATE files SET state = 'committed', snapshot_id = ?2, "
                                          "updated_at_ms = ?3 WHERE batch_id = ?1 AND "
                                          "state = 'in_batch'"));
@@ -757,7 +628,7 @@ Status Ledger::CommitBatch(int64_t batch_id, int64_t snapshot_id) {
 
 Status Ledger::ReleaseBatch(int64_t batch_id) {
   return impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(Statement query,
+    FLOE_ASSIGN_OR_RETURN(SqliteStatement query,
                           impl_->Prepare("SELECT committed FROM batches WHERE batch_id = ?1"));
     query.Bind(1, batch_id);
     FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
@@ -767,12 +638,12 @@ Status Ledger::ReleaseBatch(int64_t batch_id) {
                                      " is committed and cannot be released");
     }
     FLOE_ASSIGN_OR_RETURN(
-        Statement files,
+        SqliteStatement files,
         impl_->Prepare("UPDATE files SET state = 'discovered', batch_id = NULL, batch_seq = NULL, "
                        "updated_at_ms = ?2 WHERE batch_id = ?1 AND state = 'in_batch'"));
     files.Bind(1, batch_id).Bind(2, NowMs());
     FLOE_RETURN_IF_ERROR(files.Run());
-    FLOE_ASSIGN_OR_RETURN(Statement remove, impl_->Prepare("DELETE FROM batches WHERE batch_id = ?1"));
+    FLOE_ASSIGN_OR_RETURN(SqliteStatement remove, impl_->Prepare("DELETE FROM batches WHERE batch_id = ?1"));
     remove.Bind(1, batch_id);
     return remove.Run();
   });
@@ -799,11 +670,11 @@ Result<int64_t> Ledger::Retry(const std::optional<std::string>& table) {
         "UPDATE files SET state = 'discovered', reason = '', updated_at_ms = ?1 "
         "WHERE state IN ('quarantined', 'skipped')";
     if (table) sql += " AND tbl = ?2";
-    FLOE_ASSIGN_OR_RETURN(Statement update, impl_->Prepare(sql));
+    FLOE_ASSIGN_OR_RETURN(SqliteStatement update, impl_->Prepare(sql));
     update.Bind(1, NowMs());
     if (table) update.Bind(2, *table);
     FLOE_RETURN_IF_ERROR(update.Run());
-    changed = sqlite3_changes(impl_->db);
+    changed = impl_->db->Changes();
     return Status::OK();
   });
   if (!status.ok()) return status;
@@ -813,7 +684,7 @@ Result<int64_t> Ledger::Retry(const std::optional<std::string>& table) {
 Status Ledger::RetryFiles(const std::vector<std::string>& uris) {
   return impl_->Transaction([&]() -> Status {
     FLOE_ASSIGN_OR_RETURN(
-        Statement update,
+        SqliteStatement update,
         impl_->Prepare(
             "UPDATE files SET state = 'discovered', reason = '', updated_at_ms = ?2 WHERE uri = ?1"));
     for (const std::string& uri : uris) {
@@ -835,7 +706,7 @@ Status Ledger::ResetTable(const std::string& table) {
   return impl_->Transaction([&]() -> Status {
     for (const char* sql : {"DELETE FROM files WHERE tbl = ?1", "DELETE FROM batches WHERE tbl = ?1",
                             "DELETE FROM watermarks WHERE tbl = ?1"}) {
-      FLOE_ASSIGN_OR_RETURN(Statement remove, impl_->Prepare(sql));
+      FLOE_ASSIGN_OR_RETURN(SqliteStatement remove, impl_->Prepare(sql));
       remove.Bind(1, table);
       FLOE_RETURN_IF_ERROR(remove.Run());
     }
@@ -850,7 +721,7 @@ Result<std::vector<LedgerFile>> Ledger::Files(const LedgerFilter& filter) {
     if (filter.table) sql += " AND tbl = ?1";
     if (filter.state) sql += " AND state = ?2";
     sql += " ORDER BY tbl, order_key, uri";
-    FLOE_ASSIGN_OR_RETURN(Statement query, impl_->Prepare(sql));
+    FLOE_ASSIGN_OR_RETURN(SqliteStatement query, impl_->Prepare(sql));
     if (filter.table) query.Bind(1, *filter.table);
     if (filter.state) query.Bind(2, std::string(FileStateName(*filter.state)));
     FLOE_ASSIGN_OR_RETURN(files, impl_->QueryFiles(query));
@@ -864,7 +735,7 @@ Result<std::optional<std::pair<int64_t, int64_t>>> Ledger::LastCommittedSnapshot
   std::optional<std::pair<int64_t, int64_t>> last;
   Status status = impl_->Transaction([&]() -> Status {
     FLOE_ASSIGN_OR_RETURN(
-        Statement query,
+        SqliteStatement query,
         impl_->Prepare("SELECT batch_id, snapshot_id FROM batches WHERE tbl = ?1 AND committed = 1 "
                        "AND snapshot_id IS NOT NULL AND snapshot_id != 0 "
                        "ORDER BY batch_id DESC LIMIT 1"));
@@ -880,7 +751,7 @@ Result<std::optional<std::pair<int64_t, int64_t>>> Ledger::LastCommittedSnapshot
 Result<std::map<std::pair<std::string, std::string>, std::string>> Ledger::StreamEnds() {
   std::map<std::pair<std::string, std::string>, std::string> ends;
   Status status = impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(Statement query,
+    FLOE_ASSIGN_OR_RETURN(SqliteStatement query,
                           impl_->Prepare("SELECT stream, stream_partition, MAX(last_position) FROM files "
                                          "WHERE kind = 'stream_range' GROUP BY stream, stream_partition"));
     while (true) {
@@ -897,7 +768,7 @@ Result<std::map<std::pair<std::string, std::string>, std::string>> Ledger::Strea
 Result<std::optional<TableWatermark>> Ledger::Watermark(const std::string& table) {
   std::optional<TableWatermark> watermark;
   Status status = impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(Statement query,
+    FLOE_ASSIGN_OR_RETURN(SqliteStatement query,
                           impl_->Prepare("SELECT last_ms, fingerprints FROM watermarks WHERE tbl = ?1"));
     query.Bind(1, table);
     FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
@@ -917,7 +788,7 @@ Result<std::optional<TableWatermark>> Ledger::Watermark(const std::string& table
 Result<std::map<std::string, TableWatermark>> Ledger::Watermarks() {
   std::map<std::string, TableWatermark> watermarks;
   Status status = impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(Statement query,
+    FLOE_ASSIGN_OR_RETURN(SqliteStatement query,
                           impl_->Prepare("SELECT tbl, last_ms, fingerprints FROM watermarks"));
     while (true) {
       FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
@@ -939,7 +810,7 @@ Status Ledger::SetWatermark(const TableWatermark& watermark) {
   if (watermark.table.empty()) return Status::InvalidArgument("ledger: a watermark needs a table name");
   return impl_->Transaction([&]() -> Status {
     FLOE_ASSIGN_OR_RETURN(
-        Statement upsert,
+        SqliteStatement upsert,
         impl_->Prepare("INSERT INTO watermarks(tbl, last_ms, fingerprints) VALUES (?1, ?2, ?3) "
                        "ON CONFLICT(tbl) DO UPDATE SET last_ms = excluded.last_ms, "
                        "fingerprints = excluded.fingerprints"));

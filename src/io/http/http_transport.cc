@@ -8,6 +8,8 @@
 #include <cctype>
 #include <cstring>
 
+#include "common/strings.h"
+
 namespace floe::http {
 namespace {
 
@@ -66,8 +68,7 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   }
   size_t colon = line.find(':');
   if (colon == std::string::npos) return n;
-  std::string name = line.substr(0, colon);
-  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string name = AsciiLower(std::string_view(line).substr(0, colon));
   size_t value_start = line.find_first_not_of(" \t", colon + 1);
   ex->response->headers[name] = value_start == std::string::npos ? "" : line.substr(value_start);
   return n;

@@ -11,6 +11,7 @@
 #include "aws/digest.h"
 #include "aws/retry.h"
 #include "aws/sigv4.h"
+#include "common/strings.h"
 #include "io/http/url_encoding.h"
 #include "io/s3/s3_xml.h"
 
