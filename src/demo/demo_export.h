@@ -1,6 +1,10 @@
-// Demo CDA export generator: writes a realistic Guidewire CDA export (the
-// layout of cda-format.md) with floe's own Parquet writer, for the demo, the
-// tests and the benchmarks.
+// Demo CDA export generator: writes a realistic Guidewire CDA export with
+// floe's own Parquet writer, for the demo, the tests and the benchmarks. The
+// layout is the one ingest/source/cda_source.h reads: <root>/manifest.json
+// (per table lastSuccessfulWriteTimestamp and the schemaHistory of
+// fingerprints, ingest/source/cda_manifest.h) and
+// <root>/<table>/<fingerprint>/<timestamp ms>/part-*.parquet, with
+// .cda/batch-metrics.json beside the part files.
 //
 // Contract: deterministic for a given seed and options. Several tables of
 // 10+ columns (id bigint, publicid, createtime/updatetime timestamps,
