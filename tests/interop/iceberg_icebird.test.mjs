@@ -2,10 +2,11 @@
 // delta with position deletes, an added column, identity/bucket/truncate/day
 // partitions; several snapshots each) read by icebird, an independent Iceberg
 // reader, from their current metadata.json. The rows must equal what the
-// writer test (tests/unit/cli/write_tables_for_icebird_test.cc) recorded in
+// writer tool (tests/tools/write_icebird_tables.cc) recorded in
 // <table>.expected.json: same count, every value equal, rows sorted by id.
 //
-// Env: FLOE_BIN (required; the gtest executable sits in its tests/ folder).
+// Env: FLOE_BIN (required), FLOE_TOOLS_DIR (the built test tools; default
+// tests/tools beside FLOE_BIN's folder).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -15,7 +16,8 @@ import path from 'node:path';
 import { icebergRead } from 'icebird';
 
 const FLOE = process.env.FLOE_BIN;
-const DRIVER = FLOE && path.join(path.dirname(FLOE), 'tests', 'cli_write_tables_for_icebird_test');
+const TOOLS = process.env.FLOE_TOOLS_DIR || (FLOE && path.join(path.dirname(FLOE), 'tests', 'tools'));
+const DRIVER = TOOLS && path.join(TOOLS, 'write_icebird_tables');
 const TABLES = ['appends', 'deletes', 'evolved', 'partitioned'];
 
 // icebird fetches every file by URL; serve local absolute paths from disk
@@ -31,7 +33,7 @@ globalThis.fetch = async (url, init) => {
   return realFetch(url, init);
 };
 
-// icebird's value -> the writer test's cell convention (see its header).
+// icebird's value -> the writer tool's cell convention (see its header).
 function render(column, value) {
   if (value === null || value === undefined) return null;
   if (value instanceof Date) return String(BigInt(value.getTime()) * 1000n);
@@ -44,12 +46,12 @@ function render(column, value) {
 
 test('icebird reads the tables floe writes', async (t) => {
   if (!FLOE || !fs.existsSync(DRIVER)) {
-    t.skip(`skipped: FLOE_BIN or the writer test ${DRIVER} is missing (build the tests)`);
+    t.skip(`skipped: FLOE_BIN or the writer tool ${DRIVER} is missing (build the tests)`);
     return;
   }
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'floe-icebird-'));
   try {
-    execFileSync(DRIVER, [], { env: { ...process.env, FLOE_INTEROP_OUT: out }, stdio: 'pipe' });
+    execFileSync(DRIVER, [out], { stdio: 'pipe' });
     for (const table of TABLES) {
       await t.test(`ns.${table}`, async () => {
         const expected = JSON.parse(fs.readFileSync(path.join(out, `${table}.expected.json`), 'utf8'));

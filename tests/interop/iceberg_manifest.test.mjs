@@ -1,6 +1,6 @@
 // Interop: the manifests, manifest lists and data files floe's Iceberg
-// writer produces, checked by independent readers. The C++ test
-// iceberg_writer_interop_output_test writes the file set into FLOE_INTEROP_OUT
+// writer produces, checked by independent readers. The test tool
+// write_interop_file_set (tests/tools) writes the file set into a temp dir
 // (with expected.json); avsc must decode every Avro file with the record
 // names and field ids Iceberg readers bind to, and DuckDB must read every data
 // file with field ids on the schema and the iceberg.schema footer key.
@@ -17,7 +17,8 @@ import { BigLong } from '../tools/avro_exact.mjs';
 import { openDuckDB, sqlString } from '../tools/readers.mjs';
 
 const FLOE = process.env.FLOE_BIN;
-const DRIVER = FLOE ? path.join(path.dirname(FLOE), 'tests', 'iceberg_writer_interop_output_test') : '';
+const TOOLS = process.env.FLOE_TOOLS_DIR || (FLOE && path.join(path.dirname(FLOE), 'tests', 'tools'));
+const DRIVER = TOOLS ? path.join(TOOLS, 'write_interop_file_set') : '';
 const skip = !FLOE ? 'FLOE_BIN is not set'
   : !fs.existsSync(DRIVER) ? `the writer driver ${DRIVER} is not built` : false;
 
@@ -67,7 +68,7 @@ let db;
 before(async () => {
   if (skip) return;
   out = fs.mkdtempSync(path.join(os.tmpdir(), 'floe-iceberg-interop-'));
-  execFileSync(DRIVER, [], { env: { ...process.env, FLOE_INTEROP_OUT: out }, stdio: 'pipe' });
+  execFileSync(DRIVER, [out], { stdio: 'pipe' });
   expected = JSON.parse(fs.readFileSync(path.join(out, 'expected.json'), 'utf8'));
   db = await openDuckDB();
 });

@@ -13,7 +13,8 @@ import { icebergManifests } from 'icebird';
 import { splitManifestEntries } from 'icebird/src/manifest.js';
 
 const FLOE = process.env.FLOE_BIN;
-const DRIVER = FLOE && path.join(path.dirname(FLOE), 'tests', 'iceberg_catalog_write_fixture_tables_test');
+const TOOLS = process.env.FLOE_TOOLS_DIR || (FLOE && path.join(path.dirname(FLOE), 'tests', 'tools'));
+const DRIVER = TOOLS && path.join(TOOLS, 'write_fixture_tables');
 
 // icebird fetches every file; serve local absolute paths from disk.
 const realFetch = globalThis.fetch;
@@ -28,7 +29,7 @@ globalThis.fetch = async (url, init) => {
 function writeWarehouse() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'floe-iceberg-write-'));
   const warehouse = path.join(dir, 'wh');
-  execFileSync(DRIVER, [], { env: { ...process.env, FLOE_INTEROP_OUT: warehouse }, stdio: 'pipe' });
+  execFileSync(DRIVER, [warehouse], { stdio: 'pipe' });
   return { dir, warehouse };
 }
 

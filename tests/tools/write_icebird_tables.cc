@@ -2,17 +2,19 @@
 // and Table API, for the icebird interop test (tests/interop/
 // iceberg_icebird.test.mjs), and checks them with floe's own scan.
 //
-// With FLOE_INTEROP_OUT set, the SQLite catalog (catalog.db) and warehouse
-// (warehouse/) go there, and for every table <t> of namespace ns it writes
+//   write_icebird_tables OUT_DIR
+//
+// OUT_DIR receives the SQLite catalog (catalog.db) and warehouse
+// (warehouse/), and for every table <t> of namespace ns
 // <t>.metadata_location (the current metadata file path) and
 // <t>.expected.json: {"table": "ns.<t>", "columns": [names], "rows": [[cells]]}
 // with the current snapshot's live rows sorted by id. Every cell is a string
 // or null: long as decimal digits, string as is, decimal(10,2) as "-12.34",
 // timestamp as microseconds since the epoch in decimal digits, boolean as
 // "true"/"false". A column added after a file was written reads as null there.
-// Without FLOE_INTEROP_OUT everything goes to a temporary directory.
+// The tool fails (exit 1) when floe's scan of a table differs from what it
+// wrote.
 #include <algorithm>
-#include <cstdlib>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -26,7 +28,7 @@
 #include "iceberg/writer/data_file_writer.h"
 #include "iceberg/writer/position_delete_writer.h"
 #include "io/file_io.h"
-#include "test_util.h"
+#include "tool_main.h"
 
 namespace floe::iceberg {
 namespace {
@@ -66,7 +68,7 @@ std::string RenderDecimal(__int128 unscaled, int32_t scale) {
   return negative ? "-" + digits : digits;
 }
 
-RecordBatch BuildBatch(const floe::Schema& schema, const std::vector<Row>& rows) {
+Result<RecordBatch> BuildBatch(const floe::Schema& schema, const std::vector<Row>& rows) {
   RecordBatch batch;
   batch.schema = schema;
   batch.num_rows = static_cast<int64_t>(rows.size());
@@ -84,10 +86,10 @@ RecordBatch BuildBatch(const floe::Schema& schema, const std::vector<Row>& rows)
         case TypeId::kBool: column.AppendValue<uint8_t>(*cell == "true" ? 1 : 0); break;
         case TypeId::kDecimal: column.AppendValue<__int128>(ParseDecimal(*cell)); break;
         case TypeId::kString: column.AppendBytes(*cell); break;
-        default: ADD_FAILURE() << "unexpected column type " << schema[c].type.ToString();
+        default: return Status::Internal("unexpected column type " + schema[c].type.ToString());
       }
     }
-    EXPECT_EQ(column.Validate(), "") << schema[c].name;
+    FLOE_RETURN_IF_ERROR(tools::Check(column.Validate().empty(), "column " + schema[c].name + " is valid"));
     batch.columns.push_back(std::move(column));
   }
   return batch;
@@ -130,19 +132,14 @@ std::string JsonString(const std::string& text) {
   return out + "\"";
 }
 
-class IcebirdTables : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const char* out = std::getenv("FLOE_INTEROP_OUT");
-    out_ = (out != nullptr && *out != '\0') ? std::string(out) : temp_.path().string();
-    std::filesystem::create_directories(out_);
-    io_ = MakeLocalFileIO();
-    auto catalog = catalog::OpenSqlCatalog("sqlite://" + out_ + "/catalog.db", out_ + "/warehouse", io_);
-    ASSERT_OK(catalog.status());
-    catalog_ = std::move(*catalog);
-    // Every test of this suite shares the catalog under FLOE_INTEROP_OUT.
-    Status created = catalog_->CreateNamespace({"ns"}, {});
-    if (created.kind() != ErrorKind::kAlreadyExists) ASSERT_OK(created);
+class IcebirdTables {
+ public:
+  explicit IcebirdTables(std::string out) : out_(std::move(out)), io_(MakeLocalFileIO()) {}
+
+  Status Open() {
+    FLOE_ASSIGN_OR_RETURN(
+        catalog_, catalog::OpenSqlCatalog("sqlite://" + out_ + "/catalog.db", out_ + "/warehouse", io_));
+    return catalog_->CreateNamespace({"ns"}, {});
   }
 
   Result<Table> Create(const std::string& name, const Schema& schema,
@@ -161,26 +158,28 @@ class IcebirdTables : public ::testing::Test {
     FLOE_ASSIGN_OR_RETURN(
         auto writer, DataFileWriter::Open(*io_, table.metadata().location + "/data/" + file_name, schema, {},
                                           DataFileWriterOptions{}));
-    FLOE_RETURN_IF_ERROR(writer->Write(BuildBatch(floe_schema, rows)));
+    FLOE_ASSIGN_OR_RETURN(RecordBatch batch, BuildBatch(floe_schema, rows));
+    FLOE_RETURN_IF_ERROR(writer->Write(batch));
     return writer->Close();
   }
 
-  // Scans the current snapshot with floe, writes the output files when
-  // asked, and checks the rows against `expected`.
-  void Finish(Table& table, const std::string& name, const std::vector<Row>& expected) {
-    ASSERT_OK_AND_ASSIGN(auto scan, TableScan::Make(table.metadata(), io_));
-    ASSERT_OK_AND_ASSIGN(auto tasks, scan->PlanFiles());
+  // Scans the current snapshot with floe, checks the rows against
+  // `expected` and writes the table's output files.
+  Status Finish(Table& table, const std::string& name, const std::vector<Row>& expected) {
+    FLOE_ASSIGN_OR_RETURN(auto scan, TableScan::Make(table.metadata(), io_));
+    FLOE_ASSIGN_OR_RETURN(auto tasks, scan->PlanFiles());
     std::vector<Row> scanned;
     for (const auto& task : tasks) {
-      ASSERT_OK_AND_ASSIGN(auto reader, scan->Open(task));
+      FLOE_ASSIGN_OR_RETURN(auto reader, scan->Open(task));
       while (true) {
-        ASSERT_OK_AND_ASSIGN(auto batch, reader->Next());
+        FLOE_ASSIGN_OR_RETURN(auto batch, reader->Next());
         if (!batch) break;
         for (Row& row : RenderBatch(*batch)) scanned.push_back(std::move(row));
       }
     }
     const std::vector<Row> want = SortedById(expected);
-    EXPECT_EQ(SortedById(scanned), want) << "floe scan of ns." << name;
+    FLOE_RETURN_IF_ERROR(
+        tools::Check(SortedById(scanned) == want, "floe's scan of ns." + name + " returns the rows written"));
 
     std::string json = "{\"table\": \"ns." + name + "\", \"columns\": [";
     const Schema& schema = *table.metadata().CurrentSchema();
@@ -196,9 +195,15 @@ class IcebirdTables : public ::testing::Test {
     json += "]}\n";
     std::ofstream(out_ + "/" + name + ".expected.json") << json;
     std::ofstream(out_ + "/" + name + ".metadata_location") << table.metadata_location();
+    return Status::OK();
   }
 
-  floe::testing::TempDir temp_;
+  Status Appends();
+  Status Deletes();
+  Status Evolved();
+  Status Partitioned();
+
+ private:
   std::string out_;
   std::shared_ptr<FileIO> io_;
   std::unique_ptr<catalog::Catalog> catalog_;
@@ -221,65 +226,66 @@ Row CommonRow(int64_t id) {
   return {std::to_string(id), name, amount, Micros(id * 7, id * 3), flag};
 }
 
-TEST_F(IcebirdTables, Appends) {
-  ASSERT_OK_AND_ASSIGN(Table table, Create("appends", CommonSchema()));
+Status IcebirdTables::Appends() {
+  FLOE_ASSIGN_OR_RETURN(Table table, Create("appends", CommonSchema()));
   std::vector<Row> all;
   for (int batch = 0; batch < 3; ++batch) {
     std::vector<Row> rows;
     for (int64_t id = batch * 4 + 1; id <= batch * 4 + 4; ++id) rows.push_back(CommonRow(id));
-    ASSERT_OK_AND_ASSIGN(DataFile file,
-                         WriteDataFile(table, "append-" + std::to_string(batch) + ".parquet", rows));
-    ASSERT_OK(table.NewFastAppend().AppendFile(file).Commit().status());
+    FLOE_ASSIGN_OR_RETURN(DataFile file,
+                          WriteDataFile(table, "append-" + std::to_string(batch) + ".parquet", rows));
+    FLOE_RETURN_IF_ERROR(table.NewFastAppend().AppendFile(file).Commit().status());
     all.insert(all.end(), rows.begin(), rows.end());
   }
-  EXPECT_EQ(table.metadata().snapshots.size(), 3u);
-  Finish(table, "appends", all);
+  FLOE_RETURN_IF_ERROR(tools::Check(table.metadata().snapshots.size() == 3u, "appends has 3 snapshots"));
+  return Finish(table, "appends", all);
 }
 
-TEST_F(IcebirdTables, Deletes) {
-  ASSERT_OK_AND_ASSIGN(Table table, Create("deletes", CommonSchema()));
+Status IcebirdTables::Deletes() {
+  FLOE_ASSIGN_OR_RETURN(Table table, Create("deletes", CommonSchema()));
   std::vector<Row> first;
   for (int64_t id = 1; id <= 10; ++id) first.push_back(CommonRow(id));
-  ASSERT_OK_AND_ASSIGN(DataFile data, WriteDataFile(table, "first.parquet", first));
-  ASSERT_OK(table.NewFastAppend().AppendFile(data).Commit().status());
+  FLOE_ASSIGN_OR_RETURN(DataFile data, WriteDataFile(table, "first.parquet", first));
+  FLOE_RETURN_IF_ERROR(table.NewFastAppend().AppendFile(data).Commit().status());
 
-  ASSERT_OK_AND_ASSIGN(
+  FLOE_ASSIGN_OR_RETURN(
       auto deletes, PositionDeleteWriter::Open(*io_, table.metadata().location + "/data/deletes.parquet", {},
                                                DataFileWriterOptions{}));
-  ASSERT_OK(deletes->Delete(data.file_path, 2));
-  ASSERT_OK(deletes->Delete(data.file_path, 5));
-  ASSERT_OK_AND_ASSIGN(DataFile delete_file, deletes->Close());
+  FLOE_RETURN_IF_ERROR(deletes->Delete(data.file_path, 2));
+  FLOE_RETURN_IF_ERROR(deletes->Delete(data.file_path, 5));
+  FLOE_ASSIGN_OR_RETURN(DataFile delete_file, deletes->Close());
   const std::vector<Row> added = {CommonRow(11), CommonRow(12)};
-  ASSERT_OK_AND_ASSIGN(DataFile second, WriteDataFile(table, "second.parquet", added));
-  ASSERT_OK(table.NewRowDelta().AddRows(second).AddDeletes(delete_file).Commit().status());
+  FLOE_ASSIGN_OR_RETURN(DataFile second, WriteDataFile(table, "second.parquet", added));
+  FLOE_RETURN_IF_ERROR(table.NewRowDelta().AddRows(second).AddDeletes(delete_file).Commit().status());
 
   std::vector<Row> expected;
   for (size_t i = 0; i < first.size(); ++i)
     if (i != 2 && i != 5) expected.push_back(first[i]);
   expected.insert(expected.end(), added.begin(), added.end());
-  Finish(table, "deletes", expected);
+  return Finish(table, "deletes", expected);
 }
 
-TEST_F(IcebirdTables, Evolved) {
-  ASSERT_OK_AND_ASSIGN(Table table, Create("evolved", CommonSchema()));
+Status IcebirdTables::Evolved() {
+  FLOE_ASSIGN_OR_RETURN(Table table, Create("evolved", CommonSchema()));
   std::vector<Row> before = {CommonRow(1), CommonRow(2), CommonRow(3)};
-  ASSERT_OK_AND_ASSIGN(DataFile file, WriteDataFile(table, "before.parquet", before));
-  ASSERT_OK(table.NewFastAppend().AppendFile(file).Commit().status());
-  ASSERT_OK(table.NewUpdateSchema().AddColumn("note", PrimitiveType(TypeKind::kString)).Commit().status());
+  FLOE_ASSIGN_OR_RETURN(DataFile file, WriteDataFile(table, "before.parquet", before));
+  FLOE_RETURN_IF_ERROR(table.NewFastAppend().AppendFile(file).Commit().status());
+  FLOE_RETURN_IF_ERROR(
+      table.NewUpdateSchema().AddColumn("note", PrimitiveType(TypeKind::kString)).Commit().status());
   std::vector<Row> after;
   for (int64_t id = 4; id <= 6; ++id) {
     Row row = CommonRow(id);
     row.push_back(id == 5 ? Cell() : Cell("note " + std::to_string(id)));
     after.push_back(row);
   }
-  ASSERT_OK_AND_ASSIGN(DataFile later, WriteDataFile(table, "after.parquet", after));
-  ASSERT_OK(table.NewFastAppend().AppendFile(later).Commit().status());
+  FLOE_ASSIGN_OR_RETURN(DataFile later, WriteDataFile(table, "after.parquet", after));
+  FLOE_RETURN_IF_ERROR(table.NewFastAppend().AppendFile(later).Commit().status());
   for (Row& row : before) row.push_back(Cell());
   before.insert(before.end(), after.begin(), after.end());
-  Finish(table, "evolved", before);
+  return Finish(table, "evolved", before);
 }
 
-TEST_F(IcebirdTables, Partitioned) {
+Status IcebirdTables::Partitioned() {
   Schema schema;
   schema.fields.push_back(MakeNestedField(1, "id", PrimitiveType(TypeKind::kLong), true));
   schema.fields.push_back(MakeNestedField(2, "region", PrimitiveType(TypeKind::kString)));
@@ -290,8 +296,8 @@ TEST_F(IcebirdTables, Partitioned) {
   spec.fields.push_back(PartitionField{1, 1001, "id_bucket", Transform::Bucket(4)});
   spec.fields.push_back(PartitionField{3, 1002, "name_trunc", Transform::Truncate(3)});
   spec.fields.push_back(PartitionField{4, 1003, "ts_day", Transform::Day()});
-  ASSERT_OK_AND_ASSIGN(Table table, Create("partitioned", schema, spec));
-  ASSERT_OK_AND_ASSIGN(floe::Schema floe_schema, ToFloeSchema(*table.metadata().CurrentSchema()));
+  FLOE_ASSIGN_OR_RETURN(Table table, Create("partitioned", schema, spec));
+  FLOE_ASSIGN_OR_RETURN(floe::Schema floe_schema, ToFloeSchema(*table.metadata().CurrentSchema()));
   const char* regions[] = {"eu", "us", "apac"};
   const char* names[] = {"alpha", "alpine", "beta", "be", "gamma"};
   std::vector<Row> all;
@@ -300,19 +306,31 @@ TEST_F(IcebirdTables, Partitioned) {
     for (int64_t id = commit * 10 + 1; id <= commit * 10 + 10; ++id)
       rows.push_back({std::to_string(id), std::string(regions[id % 3]), std::string(names[id % 5]),
                       Micros(id * 11, id)});
-    ASSERT_OK_AND_ASSIGN(auto writer, PartitionedWriter::Make(
-                                          *io_, table.metadata().location, *table.metadata().CurrentSchema(),
-                                          *table.metadata().DefaultSpec(), RollingWriterOptions{}));
-    ASSERT_OK(writer->Write(BuildBatch(floe_schema, rows)));
-    ASSERT_OK_AND_ASSIGN(std::vector<DataFile> files, writer->Close());
-    EXPECT_GT(files.size(), 3u);
+    FLOE_ASSIGN_OR_RETURN(auto writer, PartitionedWriter::Make(
+                                           *io_, table.metadata().location, *table.metadata().CurrentSchema(),
+                                           *table.metadata().DefaultSpec(), RollingWriterOptions{}));
+    FLOE_ASSIGN_OR_RETURN(RecordBatch batch, BuildBatch(floe_schema, rows));
+    FLOE_RETURN_IF_ERROR(writer->Write(batch));
+    FLOE_ASSIGN_OR_RETURN(std::vector<DataFile> files, writer->Close());
+    FLOE_RETURN_IF_ERROR(tools::Check(files.size() > 3u, "a commit of partitioned writes more than 3 files"));
     FastAppend append = table.NewFastAppend();
     for (const DataFile& f : files) append.AppendFile(f);
-    ASSERT_OK(append.Commit().status());
+    FLOE_RETURN_IF_ERROR(append.Commit().status());
     all.insert(all.end(), rows.begin(), rows.end());
   }
-  Finish(table, "partitioned", all);
+  return Finish(table, "partitioned", all);
 }
 
 }  // namespace
 }  // namespace floe::iceberg
+
+int main(int argc, char** argv) {
+  return floe::tools::ToolMain(argc, argv, [](const std::string& out) -> floe::Status {
+    floe::iceberg::IcebirdTables tables(out);
+    FLOE_RETURN_IF_ERROR(tables.Open());
+    FLOE_RETURN_IF_ERROR(tables.Appends().WithContext("table appends"));
+    FLOE_RETURN_IF_ERROR(tables.Deletes().WithContext("table deletes"));
+    FLOE_RETURN_IF_ERROR(tables.Evolved().WithContext("table evolved"));
+    return tables.Partitioned().WithContext("table partitioned");
+  });
+}

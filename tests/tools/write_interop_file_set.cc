@@ -1,11 +1,10 @@
 // Writes a small Iceberg file set (partitioned data files, a position delete
 // file, a deletion vector, manifests and manifest lists for format versions
-// 1-3) and checks it reads back. With FLOE_INTEROP_OUT set, the files go to
-// that directory with an expected.json describing them, for
-// tests/interop/iceberg_manifest.test.mjs to check with avsc and DuckDB.
-#include <gtest/gtest.h>
-
-#include <cstdlib>
+// 1-3), checks it reads back with floe's readers, and describes it in
+// expected.json, for tests/interop/iceberg_manifest.test.mjs to check with
+// avsc and DuckDB:
+//
+//   write_interop_file_set OUT_DIR
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -14,7 +13,7 @@
 #include "iceberg/puffin/deletion_vector.h"
 #include "iceberg/writer/data_file_writer.h"
 #include "iceberg/writer/position_delete_writer.h"
-#include "test_util.h"
+#include "tool_main.h"
 
 namespace floe::iceberg {
 namespace {
@@ -58,10 +57,7 @@ RecordBatch InteropBatch(const Schema& schema, int rows) {
   return batch;
 }
 
-TEST(InteropOutputTest, WritesAReadableFileSet) {
-  testing::TempDir temp;
-  const char* env = std::getenv("FLOE_INTEROP_OUT");
-  const fs::path out = env && *env ? fs::path(env) : temp.path();
+Status WriteFileSet(const fs::path& out) {
   fs::create_directories(out / "metadata");
   auto io = MakeLocalFileIO();
   const Schema schema = InteropSchema();
@@ -70,13 +66,13 @@ TEST(InteropOutputTest, WritesAReadableFileSet) {
   spec.fields = {PartitionField{2, 1000, "name", Transform::Identity()},
                  PartitionField{4, 1001, "ts_day", Transform::Day()},
                  PartitionField{1, 1002, "id_bucket", Transform::Bucket(8)}};
-  ASSERT_OK_AND_ASSIGN(Type partition_type, spec.PartitionType(schema));
+  FLOE_ASSIGN_OR_RETURN(Type partition_type, spec.PartitionType(schema));
   RollingWriterOptions rolling;
   rolling.file_prefix = "00000-0-interop";
-  ASSERT_OK_AND_ASSIGN(auto writer, PartitionedWriter::Make(*io, out.string(), schema, spec, rolling));
-  ASSERT_OK(writer->Write(InteropBatch(schema, 30)));
-  ASSERT_OK_AND_ASSIGN(std::vector<DataFile> data_files, writer->Close());
-  ASSERT_GT(data_files.size(), 1u);
+  FLOE_ASSIGN_OR_RETURN(auto writer, PartitionedWriter::Make(*io, out.string(), schema, spec, rolling));
+  FLOE_RETURN_IF_ERROR(writer->Write(InteropBatch(schema, 30)));
+  FLOE_ASSIGN_OR_RETURN(std::vector<DataFile> data_files, writer->Close());
+  FLOE_RETURN_IF_ERROR(tools::Check(data_files.size() > 1u, "the writer fans out into several files"));
 
   nlohmann::json expected;
   expected["schema"] = SchemaToJson(schema).dump();
@@ -86,15 +82,15 @@ TEST(InteropOutputTest, WritesAReadableFileSet) {
 
   // Deletes against the first data file, as v2 position deletes and a v3 DV.
   const DataFile& target = data_files[0];
-  ASSERT_OK_AND_ASSIGN(
+  FLOE_ASSIGN_OR_RETURN(
       auto position_writer,
       PositionDeleteWriter::Open(*io, (out / "data" / "deletes-0.parquet").string(), target.partition, {}));
-  ASSERT_OK(position_writer->Delete(target.file_path, 0));
-  ASSERT_OK_AND_ASSIGN(DataFile position_deletes, position_writer->Close());
-  ASSERT_OK_AND_ASSIGN(auto dv_writer,
-                       DeletionVectorWriter::Open(*io, (out / "data" / "dv-0.puffin").string()));
-  ASSERT_OK(dv_writer->Add(target.file_path, {0}, target.partition, spec.spec_id));
-  ASSERT_OK_AND_ASSIGN(std::vector<DataFile> dvs, dv_writer->Close());
+  FLOE_RETURN_IF_ERROR(position_writer->Delete(target.file_path, 0));
+  FLOE_ASSIGN_OR_RETURN(DataFile position_deletes, position_writer->Close());
+  FLOE_ASSIGN_OR_RETURN(auto dv_writer,
+                        DeletionVectorWriter::Open(*io, (out / "data" / "dv-0.puffin").string()));
+  FLOE_RETURN_IF_ERROR(dv_writer->Add(target.file_path, {0}, target.partition, spec.spec_id));
+  FLOE_ASSIGN_OR_RETURN(std::vector<DataFile> dvs, dv_writer->Close());
   expected["position_delete_file"] = position_deletes.file_path;
 
   const int64_t snapshot_id = 3051729675574597004;  // above 2^53: exact longs matter
@@ -104,10 +100,10 @@ TEST(InteropOutputTest, WritesAReadableFileSet) {
     data_options.format_version = version;
     data_options.snapshot_id = snapshot_id;
     const std::string data_manifest_path = (out / "metadata" / ("data-v" + v + "-m0.avro")).string();
-    ASSERT_OK_AND_ASSIGN(auto data_manifest_writer,
-                         ManifestWriter::Open(*io, data_manifest_path, schema, spec, data_options));
-    for (const DataFile& f : data_files) ASSERT_OK(data_manifest_writer->Add(f));
-    ASSERT_OK_AND_ASSIGN(ManifestFile data_manifest, data_manifest_writer->Finish());
+    FLOE_ASSIGN_OR_RETURN(auto data_manifest_writer,
+                          ManifestWriter::Open(*io, data_manifest_path, schema, spec, data_options));
+    for (const DataFile& f : data_files) FLOE_RETURN_IF_ERROR(data_manifest_writer->Add(f));
+    FLOE_ASSIGN_OR_RETURN(ManifestFile data_manifest, data_manifest_writer->Finish());
     std::vector<ManifestFile> manifests = {data_manifest};
     expected["manifests"].push_back({{"path", data_manifest_path},
                                      {"version", version},
@@ -117,10 +113,10 @@ TEST(InteropOutputTest, WritesAReadableFileSet) {
       ManifestWriterOptions delete_options = data_options;
       delete_options.content = ManifestContent::kDeletes;
       const std::string delete_manifest_path = (out / "metadata" / ("deletes-v" + v + "-m0.avro")).string();
-      ASSERT_OK_AND_ASSIGN(auto delete_writer,
-                           ManifestWriter::Open(*io, delete_manifest_path, schema, spec, delete_options));
-      ASSERT_OK(delete_writer->Add(version == 2 ? position_deletes : dvs[0]));
-      ASSERT_OK_AND_ASSIGN(ManifestFile delete_manifest, delete_writer->Finish());
+      FLOE_ASSIGN_OR_RETURN(auto delete_writer,
+                            ManifestWriter::Open(*io, delete_manifest_path, schema, spec, delete_options));
+      FLOE_RETURN_IF_ERROR(delete_writer->Add(version == 2 ? position_deletes : dvs[0]));
+      FLOE_ASSIGN_OR_RETURN(ManifestFile delete_manifest, delete_writer->Finish());
       manifests.push_back(delete_manifest);
       expected["manifests"].push_back(
           {{"path", delete_manifest_path}, {"version", version}, {"content", "deletes"}, {"entries", 1}});
@@ -131,15 +127,17 @@ TEST(InteropOutputTest, WritesAReadableFileSet) {
     list_options.sequence_number = version >= 2 ? 1 : 0;
     if (version >= 3) list_options.first_row_id = 0;
     const std::string list_path = (out / "metadata" / ("snap-v" + v + ".avro")).string();
-    ASSERT_OK(WriteManifestList(*io, list_path, manifests, list_options));
+    FLOE_RETURN_IF_ERROR(WriteManifestList(*io, list_path, manifests, list_options));
     expected["manifest_lists"].push_back(
         {{"path", list_path}, {"version", version}, {"entries", manifests.size()}});
 
     // Read back what was just written.
-    ASSERT_OK_AND_ASSIGN(std::vector<ManifestFile> listed, ReadManifestList(*io, list_path));
-    ASSERT_EQ(listed.size(), manifests.size());
-    ASSERT_OK_AND_ASSIGN(std::vector<ManifestEntry> entries, ReadManifest(*io, listed[0], partition_type));
-    ASSERT_EQ(entries.size(), data_files.size());
+    FLOE_ASSIGN_OR_RETURN(std::vector<ManifestFile> listed, ReadManifestList(*io, list_path));
+    FLOE_RETURN_IF_ERROR(
+        tools::Check(listed.size() == manifests.size(), list_path + " lists every manifest"));
+    FLOE_ASSIGN_OR_RETURN(std::vector<ManifestEntry> entries, ReadManifest(*io, listed[0], partition_type));
+    FLOE_RETURN_IF_ERROR(
+        tools::Check(entries.size() == data_files.size(), "the v" + v + " data manifest holds every file"));
     // v3: a data file written without first_row_id inherits one on read (the
     // manifest's first_row_id plus the rows of the files before it); the rest
     // reads back as written.
@@ -148,12 +146,20 @@ TEST(InteropOutputTest, WritesAReadableFileSet) {
       DataFile expected_file = data_files[i];
       if (version >= 3 && !expected_file.first_row_id) expected_file.first_row_id = next_row_id;
       next_row_id += data_files[i].record_count;
-      EXPECT_EQ(entries[i].data_file, expected_file) << "version " << version << ", file " << i;
+      FLOE_RETURN_IF_ERROR(
+          tools::Check(entries[i].data_file == expected_file,
+                       "entry " + std::to_string(i) + " of the v" + v + " data manifest reads back equal"));
     }
   }
   expected["snapshot_id"] = std::to_string(snapshot_id);
   std::ofstream(out / "expected.json") << expected.dump(2);
+  return Status::OK();
 }
 
 }  // namespace
 }  // namespace floe::iceberg
+
+int main(int argc, char** argv) {
+  return floe::tools::ToolMain(argc, argv,
+                               [](const std::string& out) { return floe::iceberg::WriteFileSet(out); });
+}
