@@ -566,14 +566,16 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(PipelineConfig config, Pipeline
   impl->ledger = std::move(*ledger);
 
   auto source = OpenSource(config.source, config.s3, config.performance.memory_budget_bytes,
-                           config.trigger.max_records_per_batch);
+                           config.trigger.max_records_per_batch, options.wrap_file_io);
   if (!source.ok()) return source.status();
   impl->source = std::move(*source);
 
+  if (options.wrap_file_io) config.catalog.wrap_io = options.wrap_file_io;
   auto tables = catalog::OpenCatalog(config.catalog);
   if (!tables.ok()) return tables.status();
   impl->tables = std::move(*tables);
   impl->state_io = MakeLocalFileIO();
+  if (options.wrap_file_io) impl->state_io = options.wrap_file_io(impl->state_io);
   impl->config = std::move(config);
   return std::unique_ptr<Pipeline>(new Pipeline(std::move(impl)));
 }

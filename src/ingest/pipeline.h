@@ -149,6 +149,9 @@ struct PipelineOptions {
   bool timestamps = false;
   // Also log what is normally quiet: idle polls, settling files every poll.
   bool verbose = false;
+  // Tests only: wraps every FileIO the pipeline uses (source, catalog and
+  // tables, state dir), e.g. in a FaultInjectingFileIO. Empty: none.
+  FileIOWrapper wrap_file_io;
 };
 
 class Pipeline {

@@ -7,7 +7,7 @@
 namespace floe::ingest {
 
 Result<Source> OpenSource(const SourceConfig& config, const s3::S3Options& s3, int64_t memory_budget_bytes,
-                          int64_t max_records_per_unit) {
+                          int64_t max_records_per_unit, const FileIOWrapper& wrap_io) {
   if (config.discovery == DiscoveryKind::kKafka) {
     Source source;
     auto discovery = KafkaDiscovery::Open(config, max_records_per_unit, "floe-discovery");
@@ -24,6 +24,7 @@ Result<Source> OpenSource(const SourceConfig& config, const s3::S3Options& s3, i
   }
   auto io = FileIOForUri(config.uri, s3);
   if (!io.ok()) return io.status().WithContext("source " + config.uri);
+  if (wrap_io) *io = wrap_io(std::move(*io));
   FLOE_ASSIGN_OR_RETURN(std::unique_ptr<FileFormat> owned_format,
                         MakeFileFormat(config, memory_budget_bytes));
   std::shared_ptr<const FileFormat> format(std::move(owned_format));

@@ -10,7 +10,8 @@
 // second line for configs built in code) and builds them with the FileIO
 // of the source uri ([s3] settings for s3:// uris); a Kafka source
 // (discovery "kafka") gets a KafkaDiscovery and a KafkaUnitOpener, each with
-// its own client.
+// its own client. File sources pass the FileIO through `wrap_io` when one
+// is given (tests).
 #pragma once
 
 #include <memory>
@@ -31,6 +32,7 @@ struct Source {
 // `max_records_per_unit` is [trigger] max_records_per_batch (streams).
 Result<Source> OpenSource(const SourceConfig& config, const s3::S3Options& s3,
                           int64_t memory_budget_bytes = PerformanceConfig{}.memory_budget_bytes,
-                          int64_t max_records_per_unit = TriggerConfig{}.max_records_per_batch);
+                          int64_t max_records_per_unit = TriggerConfig{}.max_records_per_batch,
+                          const FileIOWrapper& wrap_io = nullptr);
 
 }  // namespace floe::ingest

@@ -181,6 +181,10 @@ bool FaultInjectingFileIO::fault_fired() const {
   return state_->fired;
 }
 
+std::shared_ptr<FileIO> FaultInjectingFileIO::Wrap(std::shared_ptr<FileIO> other_base) const {
+  return std::shared_ptr<FileIO>(new FaultInjectingFileIO(std::move(other_base), state_));
+}
+
 std::vector<std::string> FaultInjectingFileIO::CallLog() const {
   std::lock_guard<std::mutex> lock(state_->mutex);
   return state_->log;

@@ -66,6 +66,10 @@ class FaultInjectingFileIO final : public FileIO {
   bool fault_fired() const;
   // "17 Close /w/data/a.parquet" for each call so far (for failure messages).
   std::vector<std::string> CallLog() const;
+  // A view of this wrapper over another FileIO: the same plan and the same
+  // counter, so the calls of all the FileIOs an operation uses (source,
+  // warehouse, state) are numbered in one sequence.
+  std::shared_ptr<FileIO> Wrap(std::shared_ptr<FileIO> other_base) const;
 
   Result<std::unique_ptr<InputFile>> OpenRead(const std::string& path) override;
   Result<std::unique_ptr<OutputFile>> Create(const std::string& path, CreateOptions options = {}) override;
@@ -78,6 +82,9 @@ class FaultInjectingFileIO final : public FileIO {
   struct State;
 
  private:
+  FaultInjectingFileIO(std::shared_ptr<FileIO> base, std::shared_ptr<State> state)
+      : base_(std::move(base)), state_(std::move(state)) {}
+
   std::shared_ptr<FileIO> base_;
   std::shared_ptr<State> state_;
 };

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -76,6 +77,10 @@ class FileIO {
   Status WriteAll(const std::string& path, std::span<const uint8_t> bytes, CreateOptions options = {});
   Status WriteAll(const std::string& path, const std::string& bytes, CreateOptions options = {});
 };
+
+// Wraps a FileIO in another (tests put every FileIO of an operation behind a
+// FaultInjectingFileIO through one of these).
+using FileIOWrapper = std::function<std::shared_ptr<FileIO>(std::shared_ptr<FileIO>)>;
 
 // A FileIO for the local filesystem; accepts plain paths and file:// URIs.
 std::shared_ptr<FileIO> MakeLocalFileIO();

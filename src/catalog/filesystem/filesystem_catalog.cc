@@ -226,7 +226,8 @@ class FilesystemCatalog final : public Catalog {
 
 }  // namespace
 
-Result<std::unique_ptr<Catalog>> OpenFilesystemCatalog(const std::string& warehouse) {
+Result<std::unique_ptr<Catalog>> OpenFilesystemCatalog(const std::string& warehouse,
+                                                       std::shared_ptr<FileIO> io) {
   if (warehouse.find("://") != std::string::npos && warehouse.rfind("file://", 0) != 0) {
     return Status::NotSupported("the filesystem catalog needs a local warehouse (atomic create), not " +
                                 warehouse);
@@ -237,7 +238,8 @@ Result<std::unique_ptr<Catalog>> OpenFilesystemCatalog(const std::string& wareho
   std::error_code ec;
   fs::create_directories(root, ec);
   if (ec) return Status::IOError("creating warehouse directory " + root + ": " + ec.message());
-  return std::unique_ptr<Catalog>(std::make_unique<FilesystemCatalog>(MakeLocalFileIO(), root));
+  if (io == nullptr) io = MakeLocalFileIO();
+  return std::unique_ptr<Catalog>(std::make_unique<FilesystemCatalog>(std::move(io), root));
 }
 
 }  // namespace floe::catalog

@@ -18,7 +18,9 @@
 
 namespace floe::catalog {
 
-// `warehouse` is a local directory (plain path or file:// URI), created when missing.
-Result<std::unique_ptr<Catalog>> OpenFilesystemCatalog(const std::string& warehouse);
+// `warehouse` is a local directory (plain path or file:// URI), created when
+// missing. `io` reaches it (empty: the local FileIO; tests pass a wrapper).
+Result<std::unique_ptr<Catalog>> OpenFilesystemCatalog(const std::string& warehouse,
+                                                       std::shared_ptr<FileIO> io = nullptr);
 
 }  // namespace floe::catalog

@@ -28,6 +28,13 @@ std::string KindOfUri(const std::string& uri) {
   return "";
 }
 
+// The FileIO a catalog's tables use: `io` (the warehouse's, or the local
+// FileIO when none was chosen) through the test wrapper when one is set.
+std::shared_ptr<FileIO> TablesIo(const CatalogOptions& options, std::shared_ptr<FileIO> io) {
+  if (!options.wrap_io) return io;
+  return options.wrap_io(io ? std::move(io) : MakeLocalFileIO());
+}
+
 Result<std::unique_ptr<Catalog>> OpenFilesystem(const CatalogOptions& options) {
   std::string root = options.uri.empty() ? "" : LocalPathOf(options.uri);
   if (root.empty()) root = options.warehouse.empty() ? "" : LocalPathOf(options.warehouse);
@@ -39,7 +46,7 @@ Result<std::unique_ptr<Catalog>> OpenFilesystem(const CatalogOptions& options) {
     return Status::InvalidArgument("the filesystem catalog " + RedactUri(options.uri) +
                                    " is its own warehouse; got warehouse " + options.warehouse);
   }
-  return OpenFilesystemCatalog(root);
+  return OpenFilesystemCatalog(root, TablesIo(options, nullptr));
 }
 
 Result<std::unique_ptr<Catalog>> OpenSql(const CatalogOptions& options) {
@@ -49,7 +56,7 @@ Result<std::unique_ptr<Catalog>> OpenSql(const CatalogOptions& options) {
     if (!warehouse_io.ok()) return warehouse_io.status().WithContext("warehouse " + options.warehouse);
     io = std::move(*warehouse_io);
   }
-  return OpenSqlCatalog(options.uri, options.warehouse, std::move(io), options.name,
+  return OpenSqlCatalog(options.uri, options.warehouse, TablesIo(options, std::move(io)), options.name,
                         options.create_if_missing);
 }
 
@@ -58,7 +65,7 @@ Result<std::unique_ptr<Catalog>> OpenRest(const CatalogOptions& options) {
   rest_options.uri = options.uri;
   if (!options.warehouse.empty()) rest_options.warehouse = options.warehouse;
   rest_options.s3 = options.s3;
-  FLOE_ASSIGN_OR_RETURN(auto catalog, rest::RestCatalog::Open(rest_options, nullptr));
+  FLOE_ASSIGN_OR_RETURN(auto catalog, rest::RestCatalog::Open(rest_options, TablesIo(options, nullptr)));
   return std::unique_ptr<Catalog>(std::move(catalog));
 }
 

@@ -27,6 +27,7 @@
 // - Errors name the catalog by its uri with any password masked.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -46,6 +47,9 @@ struct CatalogOptions {
   glue::GlueCatalogOptions glue;
   s3::S3Options s3;
   bool create_if_missing = true;
+  // Tests only: wraps the FileIO the catalog and its tables use (fault
+  // injection). Empty: the FileIO of the warehouse as it is.
+  FileIOWrapper wrap_io;
 };
 
 // Options for a command line's --catalog URI [--warehouse W] [--catalog-name N]

@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "catalog/filesystem/filesystem_catalog.h"
+#include "catalog/open/open_catalog.h"
 #include "catalog/table/catalog.h"
 #include "columnar/column.h"
 #include "formats/parquet/file_writer.h"
@@ -110,7 +111,7 @@ class PipelineTest : public ::testing::Test {
   Result<std::unique_ptr<Pipeline>> OpenPipeline() { return OpenPipeline(config_); }
 
   std::unique_ptr<catalog::Catalog> ReadCatalog() {
-    auto tables = catalog::OpenFilesystemCatalog(config_.catalog.warehouse);
+    auto tables = catalog::OpenCatalog(config_.catalog);
     EXPECT_TRUE(tables.ok()) << tables.status().ToString();
     return tables.ok() ? std::move(*tables) : nullptr;
   }

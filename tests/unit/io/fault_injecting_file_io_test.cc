@@ -134,5 +134,18 @@ TEST(FaultInjectingFileIOTest, StickyPlansFailEverythingAfterAndHooksRunOnce) {
   EXPECT_OK(io.Exists(dir.File("a")));
 }
 
+TEST(FaultInjectingFileIOTest, WrappedViewsShareOneCounter) {
+  testing::TempDir dir;
+  FaultPlan plan;
+  plan.fail_at = 2;
+  FaultInjectingFileIO io(MakeLocalFileIO(), plan);
+  std::shared_ptr<FileIO> other = io.Wrap(MakeLocalFileIO());
+  EXPECT_OK(io.Exists(dir.File("a")));              // 0
+  EXPECT_OK(other->Exists(dir.File("b")));          // 1
+  EXPECT_FALSE(other->Exists(dir.File("c")).ok());  // 2: the planned call, through the view
+  EXPECT_EQ(io.calls(), 3);
+  EXPECT_TRUE(io.fault_fired());
+}
+
 }  // namespace
 }  // namespace floe
