@@ -1,0 +1,142 @@
+// Fault injection at every I/O call of one compaction (two partitions of
+// small files, position deletes on two of them) in a SQLite catalog, one
+// test case per call index: the call fails (a retryable storage error) or
+// the process dies at it, with the write lost or torn. Then compaction runs
+// again without faults. Afterwards the table reads exactly the rows it held
+// before, every file any snapshot needs exists, every partition is one file
+// with no deletes left, and no row is live twice.
+#include <gtest/gtest.h>
+
+#include "fault_test_util.h"
+#include "maintenance/maintenance.h"
+#include "maintenance_test_util.h"
+
+namespace floe::maintenance {
+namespace {
+
+using floe::testing::FaultMode;
+using iceberg::DataFile;
+using iceberg::DataFileContent;
+using testing::MaintenanceTableTest;
+using testing::Range;
+
+[[maybe_unused]] const bool kTmpfs = (floe::testing::UseTmpfsForTempDirs(), true);
+
+// More than a compaction's calls (see TheCasesCoverEveryCallOfTheCompaction).
+constexpr int64_t kMaxCalls = 240;
+
+struct Case {
+  FaultMode mode;
+  int64_t index;
+};
+
+class CompactionFaultTest : public MaintenanceTableTest {
+ protected:
+  // Three small files in partition a with deletes on two of them, two in b.
+  void FillTable() {
+    iceberg::Table table = Open();
+    std::vector<DataFile> a;
+    for (int i = 0; i < 3; ++i) a.push_back(Append(table, Range(i * 10, i * 10 + 10), "a"));
+    for (int i = 0; i < 2; ++i) Append(table, Range(100 + i * 10, 100 + i * 10 + 10), "b");
+    CommitDeletes(table, WritePositionDeletes(table, "a", {{a[0].file_path, 3}, {a[2].file_path, 7}}));
+    expected_ = ScanIds(table);
+    ASSERT_EQ(expected_.size(), 48u);
+  }
+
+  static CompactionOptions Options() {
+    CompactionOptions options;
+    options.min_input_files = 2;
+    return options;
+  }
+
+  // Compacts the table through a catalog whose FileIO is `io`.
+  Status Compact(std::shared_ptr<FileIO> io) {
+    FLOE_ASSIGN_OR_RETURN(auto catalog, catalog::OpenSqlCatalog("sqlite://" + dir_.File("catalog.db"),
+                                                                dir_.File("warehouse"), std::move(io)));
+    FLOE_ASSIGN_OR_RETURN(auto ops, catalog->LoadTable(id_));
+    FLOE_ASSIGN_OR_RETURN(iceberg::Table table, iceberg::Table::Load(ops));
+    return CompactTable(table, Options()).status();
+  }
+
+  // Calls of a fault-free compaction, logged (measured once, in this test's
+  // directory, which then starts again).
+  const std::vector<std::string>& CallsOfACleanCompaction() {
+    static std::vector<std::string> calls;
+    if (!calls.empty()) return calls;
+    FillTable();
+    FaultInjectingFileIO counter(MakeLocalFileIO());
+    EXPECT_OK(Compact(counter.Wrap(MakeLocalFileIO())));
+    calls = counter.CallLog();
+    catalog_.reset();
+    for (const auto& entry : std::filesystem::directory_iterator(dir_.path()))
+      std::filesystem::remove_all(entry);
+    SetUp();
+    return calls;
+  }
+
+  void ExpectConsistentAfterACleanRerun() {
+    ASSERT_OK(Compact(MakeLocalFileIO()));
+    iceberg::Table table = Open();
+    EXPECT_EQ(ScanIds(table), expected_);  // sorted: a row live twice would show twice
+    EXPECT_EQ(LiveFiles(table, DataFileContent::kData).size(), 2u);
+    EXPECT_TRUE(LiveFiles(table, DataFileContent::kPositionDeletes).empty());
+    const std::set<std::string> on_disk = FilesOnDisk();
+    for (const std::string& needed : FilesNeededBySnapshots(table)) {
+      EXPECT_TRUE(on_disk.count(needed)) << needed << " is referenced but missing";
+    }
+  }
+
+  void RunCase(const Case& c) {
+    const std::vector<std::string>& calls = CallsOfACleanCompaction();
+    if (c.index >= static_cast<int64_t>(calls.size()))
+      GTEST_SKIP() << "the compaction makes " << calls.size() << " calls";
+    if (floe::testing::SameAsALostWrite(c.mode, calls[static_cast<size_t>(c.index)]))
+      GTEST_SKIP() << "call " << c.index << " publishes no file: the same case as CrashLost";
+    SCOPED_TRACE("the fault is at call " + calls[static_cast<size_t>(c.index)]);
+    FillTable();
+    FaultInjectingFileIO faults(MakeLocalFileIO());
+    const FaultPlan plan = floe::testing::PlanFor(c.mode, c.index);
+    if (c.mode == FaultMode::kFail) {
+      faults.Reset(plan);
+      (void)Compact(faults.Wrap(MakeLocalFileIO()));
+      ASSERT_TRUE(faults.fault_fired());
+    } else {
+      ASSERT_TRUE(floe::testing::RunUntilCrash(plan, [&](FaultPlan armed) {
+        faults.Reset(std::move(armed));
+        (void)Compact(faults.Wrap(MakeLocalFileIO()));
+      }));
+    }
+    ExpectConsistentAfterACleanRerun();
+  }
+
+  std::vector<int64_t> expected_;
+};
+
+TEST_F(CompactionFaultTest, TheCasesCoverEveryCallOfTheCompaction) {
+  const auto calls = static_cast<int64_t>(CallsOfACleanCompaction().size());
+  EXPECT_GT(calls, 20);
+  EXPECT_LE(calls, kMaxCalls) << "raise kMaxCalls to " << calls << " so every call has a case";
+}
+
+class CompactionFaultAtEveryCall : public CompactionFaultTest, public ::testing::WithParamInterface<Case> {};
+
+TEST_P(CompactionFaultAtEveryCall, KeepsTheRowsAndEveryReferencedFile) {
+  RunCase(GetParam());
+}
+
+std::vector<Case> AllCases() {
+  std::vector<Case> cases;
+  for (FaultMode mode : {FaultMode::kFail, FaultMode::kCrashLost, FaultMode::kCrashTorn}) {
+    for (int64_t index = 0; index < kMaxCalls; ++index) cases.push_back(Case{mode, index});
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Compaction, CompactionFaultAtEveryCall, ::testing::ValuesIn(AllCases()),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return std::string(floe::testing::FaultModeName(info.param.mode)) + "AtCall" +
+                                  std::to_string(info.param.index);
+                         });
+
+}  // namespace
+}  // namespace floe::maintenance
