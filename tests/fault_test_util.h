@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "io/fault_injecting_file_io.h"
 
@@ -80,6 +81,58 @@ inline bool RunUntilCrash(FaultPlan plan, const std::function<void(FaultPlan)>& 
     return false;
   }
   return true;
+}
+
+// One test case: a fault of `mode` at call `index` of an operation run
+// against a catalog of kind `catalog` ("filesystem" or "sql").
+struct FaultCase {
+  std::string catalog;
+  FaultMode mode = FaultMode::kFail;
+  int64_t index = 0;
+};
+
+// Every mode at every index below `max_calls` for each catalog, except torn
+// writes against the filesystem catalog: its protocol needs atomic create
+// (FileIO's contract) and rightly refuses a torn vN.metadata.json.
+inline std::vector<FaultCase> FaultCases(const std::vector<std::string>& catalogs, int64_t max_calls) {
+  std::vector<FaultCase> cases;
+  for (const std::string& catalog : catalogs) {
+    for (FaultMode mode : {FaultMode::kFail, FaultMode::kCrashLost, FaultMode::kCrashTorn}) {
+      if (catalog == "filesystem" && mode == FaultMode::kCrashTorn) continue;
+      for (int64_t index = 0; index < max_calls; ++index) cases.push_back(FaultCase{catalog, mode, index});
+    }
+  }
+  return cases;
+}
+
+inline std::string FaultCaseName(const ::testing::TestParamInfo<FaultCase>& info) {
+  return (info.param.catalog == "sql" ? std::string("Sqlite") : std::string("Filesystem")) +
+         FaultModeName(info.param.mode) + "AtCall" + std::to_string(info.param.index);
+}
+
+// Runs `operation(faults, plan)` with `c`'s fault planned (the operation
+// arms it with faults.Reset(plan) once its setup is done): in this process
+// for kFail, in a child that dies at the fault for the crash modes. `calls`
+// is the log of a fault-free run. Skips the case when the index is past the
+// operation's calls or the case is a torn write where nothing is published;
+// a fault that never came is a failure. The caller checks the outcome unless
+// the test IsSkipped() or HasFailure().
+inline void InjectFault(const FaultCase& c, const std::vector<std::string>& calls,
+                        const std::function<void(FaultInjectingFileIO&, FaultPlan)>& operation) {
+  if (c.index >= static_cast<int64_t>(calls.size())) {
+    GTEST_SKIP() << "the operation makes " << calls.size() << " calls";
+  }
+  if (SameAsALostWrite(c.mode, calls[static_cast<size_t>(c.index)])) {
+    GTEST_SKIP() << "call " << c.index << " publishes no file: the same case as CrashLost";
+  }
+  FaultInjectingFileIO faults(MakeLocalFileIO());
+  const FaultPlan plan = PlanFor(c.mode, c.index);
+  if (c.mode == FaultMode::kFail) {
+    operation(faults, plan);
+    EXPECT_TRUE(faults.fault_fired()) << "the operation ended before call " << c.index;
+    return;
+  }
+  RunUntilCrash(plan, [&](FaultPlan armed) { operation(faults, std::move(armed)); });
 }
 
 // These tests crash processes, never the machine: the page cache survives,

@@ -3,8 +3,7 @@
 // table with one snapshot, for a filesystem and a SQLite catalog, one test
 // case per call index: the call fails (a retryable storage error) or the
 // process dies at it (the write lost, or torn when the catalog is SQLite;
-// the filesystem catalog requires atomic create, see ingest's
-// pipeline_fault_test). Then the caller recovers as the pipeline does: the
+// fault_test_util.h says why). Then the caller recovers as the pipeline does: the
 // batch is looked up in the table's history and committed again only when
 // absent. Afterwards the table loads, every snapshot's manifest list,
 // manifests and files are readable, batch 2 is in exactly one snapshot and
@@ -20,18 +19,12 @@
 namespace floe::iceberg {
 namespace {
 
-using floe::testing::FaultMode;
+using floe::testing::FaultCase;
 
 [[maybe_unused]] const bool kTmpfs = (floe::testing::UseTmpfsForTempDirs(), true);
 
 // More than a commit's calls (see TheCasesCoverEveryCallOfTheCommit).
 constexpr int64_t kMaxCalls = 40;
-
-struct Case {
-  std::string catalog;  // "filesystem" | "sql"
-  FaultMode mode;
-  int64_t index;
-};
 
 class CommitFaultTest : public ::testing::Test {
  protected:
@@ -115,26 +108,17 @@ class CommitFaultTest : public ::testing::Test {
               (std::vector<std::string>{Data("a-deletes.parquet"), Data("a.parquet"), Data("b.parquet")}));
   }
 
-  void RunCase(const Case& c) {
+  void RunCase(const FaultCase& c) {
     const std::vector<std::string>& calls = CallsOfACleanCommit(c.catalog);
-    if (c.index >= static_cast<int64_t>(calls.size()))
-      GTEST_SKIP() << "the commit makes " << calls.size() << " calls";
-    if (floe::testing::SameAsALostWrite(c.mode, calls[static_cast<size_t>(c.index)]))
-      GTEST_SKIP() << "call " << c.index << " publishes no file: the same case as CrashLost";
-    SCOPED_TRACE("the fault is at call " + calls[static_cast<size_t>(c.index)]);
+    SCOPED_TRACE(c.index < static_cast<int64_t>(calls.size())
+                     ? "the fault is at call " + calls[static_cast<size_t>(c.index)]
+                     : "");
     CreateTable(c.catalog);
-    FaultInjectingFileIO faults(MakeLocalFileIO());
-    const FaultPlan plan = floe::testing::PlanFor(c.mode, c.index);
-    if (c.mode == FaultMode::kFail) {
-      faults.Reset(plan);
+    floe::testing::InjectFault(c, calls, [&](FaultInjectingFileIO& faults, FaultPlan plan) {
+      faults.Reset(std::move(plan));
       (void)CommitBatch2(c.catalog, faults.Wrap(MakeLocalFileIO()));
-      ASSERT_TRUE(faults.fault_fired());
-    } else {
-      ASSERT_TRUE(floe::testing::RunUntilCrash(plan, [&](FaultPlan armed) {
-        faults.Reset(std::move(armed));
-        (void)CommitBatch2(c.catalog, faults.Wrap(MakeLocalFileIO()));
-      }));
-    }
+    });
+    if (IsSkipped() || HasFailure()) return;
     RecoverAndCheck(c.catalog);
   }
 
@@ -153,30 +137,15 @@ TEST_F(CommitFaultTest, TheCasesCoverEveryCallOfTheCommit) {
   }
 }
 
-class CommitFaultAtEveryCall : public CommitFaultTest, public ::testing::WithParamInterface<Case> {};
+class CommitFaultAtEveryCall : public CommitFaultTest, public ::testing::WithParamInterface<FaultCase> {};
 
 TEST_P(CommitFaultAtEveryCall, LeavesTheTableReadableWithTheBatchOnce) {
   RunCase(GetParam());
 }
 
-std::vector<Case> AllCases() {
-  std::vector<Case> cases;
-  for (const std::string catalog : {"filesystem", "sql"}) {
-    for (FaultMode mode : {FaultMode::kFail, FaultMode::kCrashLost, FaultMode::kCrashTorn}) {
-      if (catalog == "filesystem" && mode == FaultMode::kCrashTorn) continue;  // see the file comment
-      for (int64_t index = 0; index < kMaxCalls; ++index) cases.push_back(Case{catalog, mode, index});
-    }
-  }
-  return cases;
-}
-
-INSTANTIATE_TEST_SUITE_P(Commit, CommitFaultAtEveryCall, ::testing::ValuesIn(AllCases()),
-                         [](const ::testing::TestParamInfo<Case>& info) {
-                           return (info.param.catalog == "sql" ? std::string("Sqlite")
-                                                               : std::string("Filesystem")) +
-                                  floe::testing::FaultModeName(info.param.mode) + "AtCall" +
-                                  std::to_string(info.param.index);
-                         });
+INSTANTIATE_TEST_SUITE_P(Commit, CommitFaultAtEveryCall,
+                         ::testing::ValuesIn(floe::testing::FaultCases({"filesystem", "sql"}, kMaxCalls)),
+                         floe::testing::FaultCaseName);
 
 }  // namespace
 }  // namespace floe::iceberg

@@ -9,25 +9,17 @@
 // file is committed once (and counted once by the table's snapshots), no
 // batch id is in two snapshots and no batch is left open.
 //
-// A torn file is what storage without atomic publish leaves; the filesystem
-// catalog requires atomic create (FileIO's contract) and refuses to guess
-// around a torn vN.metadata.json, so torn writes run against the SQLite
-// catalog, whose metadata files have unique names.
+// A torn file is what storage without atomic publish leaves; torn writes
+// run against the SQLite catalog only (fault_test_util.h says why).
 #include "fault_test_util.h"
 #include "pipeline_test_util.h"
 
 namespace floe::ingest::pipeline_testing {
 namespace {
 
-using floe::testing::FaultMode;
+using floe::testing::FaultCase;
 
 [[maybe_unused]] const bool kTmpfs = (floe::testing::UseTmpfsForTempDirs(), true);
-
-struct Case {
-  std::string catalog;  // "filesystem" | "sql"
-  FaultMode mode;
-  int64_t index;
-};
 
 // More than a batch's calls (120 with the filesystem catalog, 101 with SQLite when
 // written), so every call has a case; TheCasesCoverEveryCallOfTheBatch says
@@ -132,24 +124,17 @@ class PipelineFaultTest : public PipelineTest {
   }
 
   // One case: the fault at `index`, then the clean rerun and the checks.
-  void RunCase(const Case& c) {
+  void RunCase(const FaultCase& c) {
     UseCatalog(c.catalog);
     const std::vector<std::string>& calls = CallsOfACleanBatch(c.catalog);
-    if (c.index >= static_cast<int64_t>(calls.size()))
-      GTEST_SKIP() << "the batch makes " << calls.size() << " calls";
-    if (floe::testing::SameAsALostWrite(c.mode, calls[static_cast<size_t>(c.index)]))
-      GTEST_SKIP() << "call " << c.index << " publishes no file: the same case as CrashLost";
-    SCOPED_TRACE("the fault is at call " + calls[static_cast<size_t>(c.index)]);
+    SCOPED_TRACE(c.index < static_cast<int64_t>(calls.size())
+                     ? "the fault is at call " + calls[static_cast<size_t>(c.index)]
+                     : "");
     PrepareTheBatch();
-    FaultInjectingFileIO faults(MakeLocalFileIO());
-    const FaultPlan plan = floe::testing::PlanFor(c.mode, c.index);
-    if (c.mode == FaultMode::kFail) {
-      (void)RunWith(faults, plan);
-      ASSERT_TRUE(faults.fault_fired());
-    } else {
-      ASSERT_TRUE(floe::testing::RunUntilCrash(
-          plan, [&](FaultPlan armed) { (void)RunWith(faults, std::move(armed)); }));
-    }
+    floe::testing::InjectFault(c, calls, [&](FaultInjectingFileIO& faults, FaultPlan plan) {
+      (void)RunWith(faults, std::move(plan));
+    });
+    if (IsSkipped() || HasFailure()) return;
     ExpectConsistentAfterACleanRerun();
   }
 };
@@ -163,29 +148,15 @@ TEST_F(PipelineFaultTest, TheCasesCoverEveryCallOfTheBatch) {
   }
 }
 
-class FaultAtEveryCall : public PipelineFaultTest, public ::testing::WithParamInterface<Case> {};
+class FaultAtEveryCall : public PipelineFaultTest, public ::testing::WithParamInterface<FaultCase> {};
 
 TEST_P(FaultAtEveryCall, LeavesTheTableAndLedgerConsistentAfterARerun) {
   RunCase(GetParam());
 }
 
-std::vector<Case> AllCases() {
-  std::vector<Case> cases;
-  for (const std::string catalog : {"filesystem", "sql"}) {
-    for (FaultMode mode : {FaultMode::kFail, FaultMode::kCrashLost, FaultMode::kCrashTorn}) {
-      if (catalog == "filesystem" && mode == FaultMode::kCrashTorn) continue;  // see the file comment
-      for (int64_t index = 0; index < kMaxCalls; ++index) cases.push_back(Case{catalog, mode, index});
-    }
-  }
-  return cases;
-}
-
-std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
-  return (info.param.catalog == "sql" ? std::string("Sqlite") : std::string("Filesystem")) +
-         floe::testing::FaultModeName(info.param.mode) + "AtCall" + std::to_string(info.param.index);
-}
-
-INSTANTIATE_TEST_SUITE_P(Batch, FaultAtEveryCall, ::testing::ValuesIn(AllCases()), CaseName);
+INSTANTIATE_TEST_SUITE_P(Batch, FaultAtEveryCall,
+                         ::testing::ValuesIn(floe::testing::FaultCases({"filesystem", "sql"}, kMaxCalls)),
+                         floe::testing::FaultCaseName);
 
 }  // namespace
 }  // namespace floe::ingest::pipeline_testing

@@ -14,7 +14,7 @@
 namespace floe::maintenance {
 namespace {
 
-using floe::testing::FaultMode;
+using floe::testing::FaultCase;
 using iceberg::DataFile;
 using iceberg::DataFileContent;
 using testing::MaintenanceTableTest;
@@ -24,11 +24,6 @@ using testing::Range;
 
 // More than a compaction's calls (see TheCasesCoverEveryCallOfTheCompaction).
 constexpr int64_t kMaxCalls = 240;
-
-struct Case {
-  FaultMode mode;
-  int64_t index;
-};
 
 class CompactionFaultTest : public MaintenanceTableTest {
  protected:
@@ -86,26 +81,17 @@ class CompactionFaultTest : public MaintenanceTableTest {
     }
   }
 
-  void RunCase(const Case& c) {
+  void RunCase(const FaultCase& c) {
     const std::vector<std::string>& calls = CallsOfACleanCompaction();
-    if (c.index >= static_cast<int64_t>(calls.size()))
-      GTEST_SKIP() << "the compaction makes " << calls.size() << " calls";
-    if (floe::testing::SameAsALostWrite(c.mode, calls[static_cast<size_t>(c.index)]))
-      GTEST_SKIP() << "call " << c.index << " publishes no file: the same case as CrashLost";
-    SCOPED_TRACE("the fault is at call " + calls[static_cast<size_t>(c.index)]);
+    SCOPED_TRACE(c.index < static_cast<int64_t>(calls.size())
+                     ? "the fault is at call " + calls[static_cast<size_t>(c.index)]
+                     : "");
     FillTable();
-    FaultInjectingFileIO faults(MakeLocalFileIO());
-    const FaultPlan plan = floe::testing::PlanFor(c.mode, c.index);
-    if (c.mode == FaultMode::kFail) {
-      faults.Reset(plan);
+    floe::testing::InjectFault(c, calls, [&](FaultInjectingFileIO& faults, FaultPlan plan) {
+      faults.Reset(std::move(plan));
       (void)Compact(faults.Wrap(MakeLocalFileIO()));
-      ASSERT_TRUE(faults.fault_fired());
-    } else {
-      ASSERT_TRUE(floe::testing::RunUntilCrash(plan, [&](FaultPlan armed) {
-        faults.Reset(std::move(armed));
-        (void)Compact(faults.Wrap(MakeLocalFileIO()));
-      }));
-    }
+    });
+    if (IsSkipped() || HasFailure()) return;
     ExpectConsistentAfterACleanRerun();
   }
 
@@ -118,25 +104,16 @@ TEST_F(CompactionFaultTest, TheCasesCoverEveryCallOfTheCompaction) {
   EXPECT_LE(calls, kMaxCalls) << "raise kMaxCalls to " << calls << " so every call has a case";
 }
 
-class CompactionFaultAtEveryCall : public CompactionFaultTest, public ::testing::WithParamInterface<Case> {};
+class CompactionFaultAtEveryCall : public CompactionFaultTest,
+                                   public ::testing::WithParamInterface<FaultCase> {};
 
 TEST_P(CompactionFaultAtEveryCall, KeepsTheRowsAndEveryReferencedFile) {
   RunCase(GetParam());
 }
 
-std::vector<Case> AllCases() {
-  std::vector<Case> cases;
-  for (FaultMode mode : {FaultMode::kFail, FaultMode::kCrashLost, FaultMode::kCrashTorn}) {
-    for (int64_t index = 0; index < kMaxCalls; ++index) cases.push_back(Case{mode, index});
-  }
-  return cases;
-}
-
-INSTANTIATE_TEST_SUITE_P(Compaction, CompactionFaultAtEveryCall, ::testing::ValuesIn(AllCases()),
-                         [](const ::testing::TestParamInfo<Case>& info) {
-                           return std::string(floe::testing::FaultModeName(info.param.mode)) + "AtCall" +
-                                  std::to_string(info.param.index);
-                         });
+INSTANTIATE_TEST_SUITE_P(Compaction, CompactionFaultAtEveryCall,
+                         ::testing::ValuesIn(floe::testing::FaultCases({"sql"}, kMaxCalls)),
+                         floe::testing::FaultCaseName);
 
 }  // namespace
 }  // namespace floe::maintenance
