@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs one libFuzzer target for a bounded time over its seed corpus.
 #   run_fuzz.sh <fuzzer binary> <name> <seconds>
-# Seeds: tests/fuzz/seeds/<name>/ in the repo, plus files the target's
-# seed list names from the shared test data when it is present. A crash,
+# Seeds: tests/fuzz/seeds/<name>/ in the repo, tests/regress/<name>/ (each
+# replayed alone first), plus files the target's seed list names from the
+# shared test data when it is present. A crash,
 # leak or sanitizer report fails the run (libFuzzer exits non-zero).
 # FLOE_FUZZ_SECONDS, when set, replaces <seconds> (a longer suite-wide run).
 # Long run of one target (documented in docs/testing.md): run_fuzz.sh <binary> <name> 3600
@@ -16,6 +17,17 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/corpus"
 if [ -d "$src/tests/fuzz/seeds/$name" ]; then cp -r "$src/tests/fuzz/seeds/$name/." "$work/corpus/"; fi
+# Inputs that once crashed, hung or were misread (tests/regress/README.md):
+# replayed one by one first, so a regression fails with its own name, then
+# kept in the corpus.
+if [ -d "$src/tests/regress/$name" ]; then
+  for f in "$src/tests/regress/$name"/*; do
+    [ -f "$f" ] || continue
+    "$bin" -rss_limit_mb=2048 -timeout=30 "$f" >"$work/replay.log" 2>&1 ||
+      { echo "fuzz $name: regression input $(basename "$f") fails again" >&2; tail -20 "$work/replay.log" >&2; exit 1; }
+    cp "$f" "$work/corpus/regress-$(basename "$f")"
+  done
+fi
 n=0
 if [ -f "$src/tests/fuzz/seeds/$name.shared" ] && [ -d "$shared" ]; then
   while read -r glob; do
