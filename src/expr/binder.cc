@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "common/strings.h"
 #include "expr/constants.h"
 #include "expr/evaluator.h"
 #include "expr/expr_types.h"
@@ -17,12 +18,6 @@
 
 namespace floe::expr {
 namespace {
-
-std::string AsciiLower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 Status Error(int32_t position, const std::string& message) {
   return Status::InvalidArgument("position " + std::to_string(position) + ": " + message);

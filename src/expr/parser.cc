@@ -3,16 +3,11 @@
 #include <cctype>
 #include <utility>
 
+#include "common/strings.h"
 #include "expr/lexer.h"
 
 namespace floe::expr {
 namespace {
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // Words that cannot name a column unless quoted.
 bool IsReserved(const std::string& lower) {
@@ -49,7 +44,7 @@ class Parser {
   }
   bool IsKeyword(std::string_view word, size_t ahead = 0) const {
     const Token& t = Peek(ahead);
-    return t.kind == TokenKind::kIdentifier && Lower(t.text) == word;
+    return t.kind == TokenKind::kIdentifier && AsciiLower(t.text) == word;
   }
   bool IsSymbol(std::string_view symbol, size_t ahead = 0) const {
     const Token& t = Peek(ahead);
@@ -72,7 +67,7 @@ class Parser {
   Status ExpectKeyword(std::string_view word) {
     if (TakeKeyword(word)) return Status::OK();
     std::string upper(word);
-    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    for (char& c : upper) c = AsciiUpper(c);
     return Expected(upper);
   }
   Status ExpectSymbol(std::string_view symbol) {
@@ -197,7 +192,7 @@ class Parser {
     if (IsKeyword("like") || IsKeyword("ilike")) {
       const Token& op = Take();
       Node node = Make(ParsedKind::kLike, op.position);
-      node->op = Lower(op.text);
+      node->op = AsciiLower(op.text);
       node->negated = negated;
       FLOE_ASSIGN_OR_RETURN(Node pattern, Concat());
       node->children.push_back(std::move(left));
@@ -277,11 +272,11 @@ class Parser {
   // type := word [word...] [ '(' number [',' number] ')' ], lower-cased, as "decimal(10,2)".
   Result<std::string> TypeName() {
     if (Peek().kind != TokenKind::kIdentifier) return Expected("a type name");
-    std::string name = Lower(Take().text);
+    std::string name = AsciiLower(Take().text);
     // "timestamp with time zone" and "double precision".
     while (Peek().kind == TokenKind::kIdentifier &&
            (IsKeyword("with") || IsKeyword("time") || IsKeyword("zone") || IsKeyword("precision"))) {
-      name += " " + Lower(Take().text);
+      name += " " + AsciiLower(Take().text);
     }
     if (TakeSymbol("(")) {
       name += "(";
@@ -330,7 +325,7 @@ class Parser {
         return Expected("an expression");
       case TokenKind::kIdentifier: break;
     }
-    const std::string word = Lower(t.text);
+    const std::string word = AsciiLower(t.text);
     if (word == "null") {
       Take();
       return Make(ParsedKind::kNull, position);
@@ -393,7 +388,7 @@ class Parser {
       const Token& t = Peek();
       if (t.kind == TokenKind::kQuotedIdentifier) {
         node->path.push_back(Take().text);
-      } else if (t.kind == TokenKind::kIdentifier && !IsReserved(Lower(t.text))) {
+      } else if (t.kind == TokenKind::kIdentifier && !IsReserved(AsciiLower(t.text))) {
         node->path.push_back(Take().text);
       } else {
         return Expected("a column name");

@@ -6,6 +6,7 @@
 
 #include "columnar/calendar.h"
 #include "columnar/json_format.h"
+#include "common/strings.h"
 
 namespace floe::expr {
 namespace {
@@ -394,26 +395,20 @@ std::string FormatTimestampText(int64_t micros, bool utc) {
 }
 
 std::string FormatUuidText(const uint8_t* b) {
-  static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
-  for (int i = 0; i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out.push_back('-');
-    out.push_back(kHex[b[i] >> 4]);
-    out.push_back(kHex[b[i] & 15]);
-  }
+  AppendUuid(std::string_view(reinterpret_cast<const char*>(b), 16), &out);
   return out;
 }
 
 std::string FormatBinaryText(std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   for (unsigned char c : bytes) {
     if (c >= 0x20 && c < 0x7F && c != '\\') {
       out.push_back(static_cast<char>(c));
     } else {
       out += "\\x";
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
+      out.push_back(kUpperHexDigits[c >> 4]);
+      out.push_back(kUpperHexDigits[c & 15]);
     }
   }
   return out;
