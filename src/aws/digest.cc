@@ -5,6 +5,7 @@
 #include <openssl/sha.h>
 
 #include "common/base64.h"
+#include "common/strings.h"
 
 namespace floe::aws {
 namespace {
@@ -16,14 +17,7 @@ std::span<const uint8_t> AsBytes(std::string_view text) {
 }  // namespace
 
 std::string LowerHex(std::span<const uint8_t> bytes) {
-  static constexpr char kHexDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (uint8_t b : bytes) {
-    out.push_back(kHexDigits[b >> 4]);
-    out.push_back(kHexDigits[b & 0xF]);
-  }
-  return out;
+  return HexEncode(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
 std::string Sha256Hex(std::span<const uint8_t> bytes) {

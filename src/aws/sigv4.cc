@@ -12,12 +12,6 @@
 namespace floe::aws {
 namespace {
 
-std::string ToLower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // Trims both ends and collapses each run of spaces/tabs into one space.
 std::string CanonicalHeaderValue(std::string_view value) {
   std::string out;

@@ -2,6 +2,8 @@
 
 #include <tuple>
 
+#include "common/strings.h"
+
 namespace floe::catalog {
 
 std::string NamespaceToString(const Namespace& ns) {
@@ -22,10 +24,9 @@ Status ValidateName(std::string_view name, std::string_view what) {
   for (char ch : name) {
     const auto c = static_cast<unsigned char>(ch);
     if (c < 0x20 || c == 0x7f) {
-      static constexpr char kHex[] = "0123456789abcdef";
       shown += "\\x";
-      shown += kHex[c >> 4];
-      shown += kHex[c & 15];
+      shown += kLowerHexDigits[c >> 4];
+      shown += kLowerHexDigits[c & 15];
       control = true;
     } else {
       shown += ch;

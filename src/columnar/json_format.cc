@@ -99,6 +99,8 @@ void AppendInteger(I value, std::string* out) {
   out->append(buf, result.ptr);
 }
 
+}  // namespace
+
 void AppendJsonString(std::string_view text, std::string* out) {
   out->push_back('"');
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());
@@ -154,6 +156,8 @@ void AppendJsonString(std::string_view text, std::string* out) {
   }
   out->push_back('"');
 }
+
+namespace {
 
 // The `width` bytes of fixed-width slot `row`.
 std::string_view ValueBytes(const Column& c, int64_t row, size_t width) {

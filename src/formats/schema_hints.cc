@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "common/strings.h"
+
 namespace floe::formats {
 namespace {
 
@@ -101,7 +103,7 @@ class HintParser {
     std::string word;
     while (pos_ < text_.size() &&
            (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) {
-      word.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(text_[pos_++]))));
+      word.push_back(AsciiLower(text_[pos_++]));
     }
     if (word.empty()) return Error("expected a type name");
     if (word == "boolean" || word == "bool") return Bool();

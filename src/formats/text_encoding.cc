@@ -38,8 +38,7 @@ void Latin1ToUtf8(std::string_view text, std::string* out) {
     if (c < 0x80) {
       out->push_back(ch);
     } else {
-      out->push_back(static_cast<char>(0xC0 | (c >> 6)));
-      out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+      AppendUtf8(c, out);
     }
   }
 }

@@ -14,6 +14,7 @@
 
 #include "catalog/open/open_catalog.h"
 #include "common/malloc_tuning.h"
+#include "common/strings.h"
 #include "common/text_table.h"
 #include "ingest/batch_planner.h"
 #include "ingest/pipeline_impl.h"
@@ -47,11 +48,6 @@ std::string QuarantineLine(const QuarantinedFile& file) {
     reason.remove_prefix(file.uri.size() + 2);
   }
   return "quarantined " + file.uri + ": " + std::string(reason);
-}
-
-std::string Lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
 }
 
 }  // namespace
@@ -161,7 +157,7 @@ int64_t Pipeline::Impl::NowMs() const {
 Result<catalog::TableIdentifier> Pipeline::Impl::TargetOf(const std::string& source_table) const {
   const TableSettings settings = config.ForTable(source_table);
   catalog::TableIdentifier id;
-  id.name = settings.target_table.empty() ? Lower(source_table) : settings.target_table;
+  id.name = settings.target_table.empty() ? AsciiLower(source_table) : settings.target_table;
   if (id.name.empty()) return Status::InvalidArgument("source table name is empty");
   FLOE_ASSIGN_OR_RETURN(id.ns, catalog::ParseNamespace(settings.target.ns));
   return id;

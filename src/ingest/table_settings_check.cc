@@ -4,17 +4,13 @@
 #include <cctype>
 #include <set>
 
+#include "common/strings.h"
 #include "ingest/batch_recovery.h"
 #include "ingest/partition_spec_config.h"
 
 namespace floe::ingest {
 
 namespace {
-
-std::string Lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
 
 std::string JoinNames(const std::vector<std::string>& names) {
   std::string out = "[";
@@ -47,7 +43,7 @@ std::string RecordKeyInSchema(const std::vector<std::string>& keys, iceberg::Sch
       if (field.name == key) match = &field;
     }
     for (iceberg::NestedField& field : schema->fields) {
-      if (match == nullptr && Lower(field.name) == Lower(key)) match = &field;
+      if (match == nullptr && EqualsIgnoreAsciiCase(field.name, key)) match = &field;
     }
     if (match == nullptr) continue;  // the convention's binding reports missing key columns
     const bool eligible = match->type.is_primitive() && match->type.kind != iceberg::TypeKind::kFloat &&
@@ -75,10 +71,10 @@ Status CheckRecordedKey(const iceberg::TableMetadata& table, const std::vector<s
   for (int32_t id : schema->identifier_field_ids) {
     const std::string name = schema->FindNameById(id);
     recorded.push_back(name);
-    recorded_lower.insert(Lower(name));
+    recorded_lower.insert(AsciiLower(name));
   }
   std::set<std::string> configured_lower;
-  for (const std::string& key : keys) configured_lower.insert(Lower(key));
+  for (const std::string& key : keys) configured_lower.insert(AsciiLower(key));
   if (configured_lower == recorded_lower) return Status::OK();
   return Status::InvalidArgument(
       "table " + table_name + " records its merge key " + JoinNames(recorded) +

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/json.h"
+#include "common/strings.h"
 #include "io/http/url_encoding.h"
 #include "io/s3/s3_client.h"
 
@@ -175,8 +176,8 @@ Result<S3EventMessage> ParseS3EventMessage(std::string_view body, const std::str
 int CompareSequencers(std::string_view a, std::string_view b) {
   const size_t width = std::max(a.size(), b.size());
   for (size_t i = 0; i < width; ++i) {
-    const int x = i < a.size() ? std::toupper(static_cast<unsigned char>(a[i])) : '0';
-    const int y = i < b.size() ? std::toupper(static_cast<unsigned char>(b[i])) : '0';
+    const char x = i < a.size() ? AsciiUpper(a[i]) : '0';
+    const char y = i < b.size() ? AsciiUpper(b[i]) : '0';
     if (x != y) return x < y ? -1 : 1;
   }
   return 0;

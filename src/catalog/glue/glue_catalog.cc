@@ -4,6 +4,7 @@
 
 #include "catalog/glue/glue_columns.h"
 #include "catalog/table/metastore_table_operations.h"
+#include "common/strings.h"
 #include "iceberg/spec/table_metadata_builder.h"
 #include "io/s3/file_io_factory.h"
 
@@ -104,11 +105,7 @@ std::string StripTrailingSlashes(std::string text) {
 }
 
 bool IsIcebergTableType(const std::string& table_type) {
-  if (table_type.size() != 7) return false;
-  for (size_t i = 0; i < 7; ++i) {
-    if (std::toupper(static_cast<unsigned char>(table_type[i])) != kIcebergTableType[i]) return false;
-  }
-  return true;
+  return EqualsIgnoreAsciiCase(table_type, kIcebergTableType);
 }
 
 // A Glue Table object as GlueTable; `context` names it.

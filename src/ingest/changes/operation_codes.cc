@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "columnar/integer_cells.h"
+#include "common/strings.h"
 #include "ingest/schema/name_match.h"
 
 namespace floe::ingest {

@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 
+#include "common/strings.h"
 #include "iceberg/spec/literal.h"
 
 namespace floe::ingest {
@@ -16,9 +17,7 @@ constexpr const char* kHiveNullValue = "__HIVE_DEFAULT_PARTITION__";
 
 // Column names compare as the schema reconciliation matches them: ignoring ASCII case.
 bool SameName(std::string_view a, std::string_view b) {
-  return std::ranges::equal(a, b, [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-  });
+  return EqualsIgnoreAsciiCase(a, b);
 }
 
 // One constant column: its type and its single value (or null).

@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 
+#include "common/strings.h"
 #include "ingest/schema/name_match.h"
 #include "ingest/schema/type_compat.h"
 
@@ -58,7 +59,7 @@ floe::Schema VoteNewTableSchema(const std::vector<floe::Schema>& samples, int fo
     for (const Field& field : sample) {
       ColumnVotes* column = nullptr;
       for (ColumnVotes& candidate : columns) {
-        if (internal::EqualsIgnoreCase(candidate.name, field.name)) column = &candidate;
+        if (EqualsIgnoreAsciiCase(candidate.name, field.name)) column = &candidate;
       }
       if (column == nullptr) {
         columns.push_back({field.name, {}});

@@ -10,8 +10,8 @@
 #include <mutex>
 #include <thread>
 
+#include "aws/environment.h"
 #include "catalog/rest/rest_catalog.h"
-#include "io/s3/s3_config.h"
 #include "test_util.h"
 
 namespace floe::catalog::rest {
@@ -65,7 +65,7 @@ class RestPagingTest : public ::testing::Test {
     RestCatalogOptions options;
     options.uri = "http://127.0.0.1:" + std::to_string(port_);
     options.max_attempts = 1;
-    auto client = RestCatalog::Open(options, nullptr, s3::MapEnvironment({}));
+    auto client = RestCatalog::Open(options, nullptr, aws::MapEnvironment({}));
     ASSERT_OK(client.status());
     client_ = std::move(*client);
   }

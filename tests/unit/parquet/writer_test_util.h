@@ -10,6 +10,7 @@
 
 #include "column_builders.h"
 #include "columnar/column.h"
+#include "common/strings.h"
 #include "formats/parquet/file_reader.h"
 #include "formats/parquet/file_writer.h"
 #include "io/file_io.h"
@@ -18,11 +19,7 @@
 namespace floe::parquet::testing {
 
 inline void AppendHex(const uint8_t* p, size_t n, std::string* out) {
-  static const char* kDigits = "0123456789abcdef";
-  for (size_t i = 0; i < n; ++i) {
-    out->push_back(kDigits[p[i] >> 4]);
-    out->push_back(kDigits[p[i] & 15]);
-  }
+  floe::AppendHex(std::string_view(reinterpret_cast<const char*>(p), n), out);
 }
 
 // An exact rendering of slot `i` of `c`.
