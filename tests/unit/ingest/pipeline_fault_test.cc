@@ -21,10 +21,11 @@ using floe::testing::FaultCase;
 
 [[maybe_unused]] const bool kTmpfs = (floe::testing::UseTmpfsForTempDirs(), true);
 
-// More than a batch's calls (120 with the filesystem catalog, 101 with SQLite when
-// written), so every call has a case; TheCasesCoverEveryCallOfTheBatch says
-// when to raise it.
-constexpr int64_t kMaxCalls = 128;
+// max_calls: more than a batch's calls (120 with the filesystem catalog, 101
+// with SQLite when written), so every call has a case in the exhaustive mode;
+// slots: more than the batch's default spread (fault_test_util.h describes
+// the two modes). TheCasesCoverEveryCallOfTheBatch says when to raise them.
+constexpr floe::testing::FaultCoverage kCoverage{.max_calls = 128, .stride = 4, .slots = 48};
 
 // The rows after both batches: 1 keeps its first version (its second change
 // is older), 2 and 4 updated, 3 deleted, 5 untouched, 6 and 7 new.
@@ -127,11 +128,9 @@ class PipelineFaultTest : public PipelineTest {
   void RunCase(const FaultCase& c) {
     UseCatalog(c.catalog);
     const std::vector<std::string>& calls = CallsOfACleanBatch(c.catalog);
-    SCOPED_TRACE(c.index < static_cast<int64_t>(calls.size())
-                     ? "the fault is at call " + calls[static_cast<size_t>(c.index)]
-                     : "");
+    SCOPED_TRACE(floe::testing::FaultTrace(c, calls, kCoverage));
     PrepareTheBatch();
-    floe::testing::InjectFault(c, calls, [&](FaultInjectingFileIO& faults, FaultPlan plan) {
+    floe::testing::InjectFault(c, calls, kCoverage, [&](FaultInjectingFileIO& faults, FaultPlan plan) {
       (void)RunWith(faults, std::move(plan));
     });
     if (IsSkipped() || HasFailure()) return;
@@ -144,7 +143,7 @@ TEST_F(PipelineFaultTest, TheCasesCoverEveryCallOfTheBatch) {
     UseCatalog(catalog);
     const auto calls = static_cast<int64_t>(CallsOfACleanBatch(catalog).size());
     EXPECT_GT(calls, 10) << catalog;
-    EXPECT_LE(calls, kMaxCalls) << catalog << ": raise kMaxCalls to " << calls << " so every call has a case";
+    floe::testing::ExpectTheCasesCoverEveryCall(CallsOfACleanBatch(catalog), kCoverage, catalog);
   }
 }
 
@@ -155,7 +154,7 @@ TEST_P(FaultAtEveryCall, LeavesTheTableAndLedgerConsistentAfterARerun) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Batch, FaultAtEveryCall,
-                         ::testing::ValuesIn(floe::testing::FaultCases({"filesystem", "sql"}, kMaxCalls)),
+                         ::testing::ValuesIn(floe::testing::FaultCases({"filesystem", "sql"}, kCoverage)),
                          floe::testing::FaultCaseName);
 
 }  // namespace

@@ -83,9 +83,11 @@ class MaintenanceTableTest : public ::testing::Test {
 
   std::string Location() { return dir_.File("warehouse") + "/db/events"; }
 
+  // `name`: the file's name without ".parquet" (default: a random UUID).
   DataFile WriteData(iceberg::Table& table, const std::vector<int64_t>& ids, const std::string& cat,
-                     const std::vector<int64_t>& values = {}) {
-    const std::string path = Location() + "/data/cat=" + cat + "/" + iceberg::NewUuidV4() + ".parquet";
+                     const std::vector<int64_t>& values = {}, const std::string& name = "") {
+    const std::string path =
+        Location() + "/data/cat=" + cat + "/" + (name.empty() ? iceberg::NewUuidV4() : name) + ".parquet";
     iceberg::DataFileWriterOptions options;
     options.spec_id = 0;
     auto writer =
@@ -98,17 +100,19 @@ class MaintenanceTableTest : public ::testing::Test {
   }
 
   // Appends one file of `ids` in partition `cat` as its own snapshot.
-  DataFile Append(iceberg::Table& table, const std::vector<int64_t>& ids, const std::string& cat) {
-    DataFile file = WriteData(table, ids, cat);
+  DataFile Append(iceberg::Table& table, const std::vector<int64_t>& ids, const std::string& cat,
+                  const std::string& name = "") {
+    DataFile file = WriteData(table, ids, cat, {}, name);
     EXPECT_OK(table.NewFastAppend().AppendFile(file).Commit().status());
     return file;
   }
 
   // A position delete file for (data file, position) pairs of partition `cat`.
   DataFile WritePositionDeletes(iceberg::Table& table, const std::string& cat,
-                                const std::vector<std::pair<std::string, int64_t>>& rows) {
-    const std::string path =
-        Location() + "/data/cat=" + cat + "/" + iceberg::NewUuidV4() + "-deletes.parquet";
+                                const std::vector<std::pair<std::string, int64_t>>& rows,
+                                const std::string& name = "") {
+    const std::string path = Location() + "/data/cat=" + cat + "/" +
+                             (name.empty() ? iceberg::NewUuidV4() : name) + "-deletes.parquet";
     auto writer = iceberg::PositionDeleteWriter::Open(table.io(), path, {Literal::String(cat)}, {});
     EXPECT_OK(writer.status());
     for (const auto& [file, pos] : rows) EXPECT_OK((*writer)->Delete(file, pos));
