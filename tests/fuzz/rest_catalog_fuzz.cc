@@ -77,8 +77,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       break;
     }
     case 5: {
-      auto decoded =
-          DecodePercentEscapes(std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1));
+      auto decoded = PercentDecode(std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1));
       if (!decoded.ok()) return 0;
       auto ns = NamespaceFromDecoded(*decoded);
       if (ns.ok()) CheckNamespace(*ns);
