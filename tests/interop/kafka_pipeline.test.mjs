@@ -69,6 +69,30 @@ function skipped(t) {
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// The schema registry stub as its own process: floe asks it for writer
+// schemas while this process waits in spawnSync, so it cannot serve them
+// from here. -> { url, close() }.
+async function startRegistryProcess() {
+  const child = spawn(process.execPath, [path.join(import.meta.dirname, '../tools/schema_registry_stub.mjs')],
+    { stdio: ['pipe', 'pipe', 'inherit'] });
+  const port = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const m = /ready (\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    child.on('exit', (code) => reject(new Error(`the schema registry stub exited (${code}) before it was ready`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise((resolve) => {
+      child.once('exit', resolve);
+      child.stdin.end();
+    }),
+  };
+}
 const NAMESPACE = 'inventory';
 const TOPIC = { customers: 'dbserver1.inventory.customers', orders: 'mysqlserver.shop.orders' };
 const KEY = { customers: 'id', orders: 'order_id' };
@@ -88,12 +112,13 @@ const ORDERING_COLUMNS = ['__source_ts_ms', '__kafka_offset'];
 const DEAD_LETTER_COLUMNS = ['topic', 'partition', 'offset', 'timestamp', 'key', 'value', 'error'];
 
 // A Kafka pipeline under `dir`: `topics` is the [source] line naming them.
-function kafkaConfig(dir, bootstrap, { table = 'customers', topics, source = '', extra = '', name = 'cdc' } = {}) {
+// `registry`: the schema registry's URL for format = "avro".
+function kafkaConfig(dir, bootstrap, { table = 'customers', topics, source = '', extra = '', name = 'cdc', registry } = {}) {
   return writeZoneConfig(dir, `[source]
 discovery = "kafka"
 uri = "kafka://${bootstrap}"
 ${topics ?? `topics = ["${TOPIC[table]}"]`}
-format = "json"
+${registry ? `format = "avro"\nschema_registry = "${registry}"` : 'format = "json"'}
 changes = "debezium"
 ${source}
 [target]
@@ -199,18 +224,21 @@ function coverageProblems(units, marks) {
 const typedCases = [];
 
 for (const [table, partitions] of [['customers', 3], ['orders', 2]]) {
-  for (const format of ['json', 'json-schemaless']) {
+  for (const format of ['json', 'json-schemaless', 'avro']) {
     for (const seed of [1, 2]) {
       test(`${table} (${partitions} partitions), ${format}, seed ${seed}: one --once run equals the oracle by key`, async (t) => {
         if (skipped(t)) return;
         const dir = fs.mkdtempSync(path.join(work, `${table}-${format}-${seed}-`));
         const kafka = await startKafka({ topics: [[TOPIC[table], partitions]] });
+        // Avro records carry their writer schema's id in the registry stub.
+        const registry = format === 'avro' ? await startRegistryProcess() : null;
         try {
           const generated = generateChanges(table, { seed, partitions });
           const dumpPath = path.join(dir, 'dump.jsonl');
-          await produceChanges(kafka.bootstrap, TOPIC[table], generated, { format, dumpPath, partitions });
+          await produceChanges(kafka.bootstrap, TOPIC[table], generated,
+            { format, dumpPath, partitions, registry: registry?.url });
           const marks = await watermarks(kafka.bootstrap, TOPIC[table], partitions);
-          const config = kafkaConfig(dir, kafka.bootstrap, { table });
+          const config = kafkaConfig(dir, kafka.bootstrap, { table, registry: registry?.url });
           const run = runOnce(config);
           assertRunOk(run, 'the run');
 
@@ -229,8 +257,9 @@ for (const [table, partitions] of [['customers', 3], ['orders', 2]]) {
           assert.doesNotMatch(tablesOf(dir), new RegExp(`${table}__dead_letter`), 'tombstones went to the dead letter table');
 
           assert.deepEqual(coverageProblems(kafkaUnits(config), marks), [], 'ledger');
-          if (format === 'json') typedCases.push({ table, seed, dir, dumpPath });
+          if (format !== 'json-schemaless') typedCases.push({ table, seed, format, dir, dumpPath });
         } finally {
+          await registry?.close();
           await kafka.stop();
         }
       });
@@ -242,19 +271,19 @@ for (const [table, partitions] of [['customers', 3], ['orders', 2]]) {
 // the wrapped form's schema types these columns, and floe renders them as
 // the dump's row_text does (decimals with their scale, timestamps with 3/6
 // fraction digits and "Z" when adjusted to UTC, dates, doubles).
-test('format json: decimals, timestamps, dates and doubles equal the dump\'s renderings (typed columns)', async (t) => {
+test('formats json and avro: decimals, timestamps, dates and doubles equal the dump\'s renderings (typed columns)', async (t) => {
   if (skipped(t)) return;
-  if (typedCases.length === 0) {
-    assert.fail('no format "json" run above succeeded: nothing to compare');
+  for (const format of ['json', 'avro']) {
+    if (!typedCases.some((c) => c.format === format)) assert.fail(`no format "${format}" run above succeeded: nothing to compare`);
   }
   const problems = [];
   // Iceberg timestamps hold microseconds: a millisecond Debezium timestamp
   // (io.debezium.time.Timestamp) reads back with 6 fraction digits, the same instant.
   const asMicros = (v) => (v == null ? v : v.replace(/^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})(Z?)$/, '$1000$2'));
-  for (const { table, seed, dir, dumpPath } of typedCases) {
+  for (const { table, seed, format, dir, dumpPath } of typedCases) {
     const expected = await expectedRows(dumpPath, table, TYPED[table]);
     for (const row of expected.values()) for (const c of Object.keys(row)) row[c] = asMicros(row[c]);
-    problems.push(...compareByKey(expected, scanTable(dir, table).rows, { label: `${table} seed ${seed}`, limit: 8 }));
+    problems.push(...compareByKey(expected, scanTable(dir, table).rows, { label: `${table} ${format} seed ${seed}`, limit: 8 }));
   }
   assert.deepEqual(problems, []);
 });

@@ -383,6 +383,30 @@ Status ReadKafkaSourceKeys(SectionReader& section, SourceConfig* source) {
   FLOE_ASSIGN_OR_RETURN(auto metadata, section.Bool("kafka_metadata"));
   FLOE_ASSIGN_OR_RETURN(auto properties, section.StringMap("kafka"));
   FLOE_ASSIGN_OR_RETURN(auto group_id, section.String("group_id"));
+  FLOE_ASSIGN_OR_RETURN(auto registry, section.String("schema_registry"));
+  FLOE_ASSIGN_OR_RETURN(auto registry_auth, section.String("schema_registry_auth"));
+  FLOE_ASSIGN_OR_RETURN(auto registry_token, section.String("schema_registry_token"));
+  if (registry) {
+    if (registry->rfind("http://", 0) != 0 && registry->rfind("https://", 0) != 0) {
+      return section.Error("schema_registry", "expected http(s)://host:port[,http(s)://host:port]");
+    }
+    kafka.schema_registry_url = *registry;
+  }
+  if ((registry_auth || registry_token) && !registry) {
+    return section.Error(registry_auth ? "schema_registry_auth" : "schema_registry_token",
+                         "needs schema_registry");
+  }
+  if (registry_auth && registry_token) {
+    return section.Error("schema_registry_token",
+                         "set schema_registry_auth or schema_registry_token, not both");
+  }
+  if (registry_auth) {
+    if (registry_auth->find(':') == std::string::npos) {
+      return section.Error("schema_registry_auth", "expected \"user:password\"");
+    }
+    kafka.schema_registry_auth = *registry_auth;
+  }
+  if (registry_token) kafka.schema_registry_token = *registry_token;
   if (group_id) {
     if (group_id->empty()) return section.Error("group_id", "is empty");
     kafka.group_id = *group_id;
@@ -492,16 +516,21 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
       }
     }
     source->discovery = DiscoveryKind::kKafka;
-    if (format && source->format != SourceFormat::kJson && source->format != SourceFormat::kJsonLines) {
+    const bool avro_values = format && source->format == SourceFormat::kAvro;
+    if (format && !avro_values && source->format != SourceFormat::kJson &&
+        source->format != SourceFormat::kJsonLines) {
       return section.Error("format", std::string("discovery \"kafka\" reads JSON record values (format = "
-                                                 "\"json\"), not ") +
-                                         SourceFormatName(source->format) +
-                                         (source->format == SourceFormat::kAvro
-                                              ? " (Confluent Avro records through a schema registry are not "
-                                                "supported yet)"
-                                              : ""));
+                                                 "\"json\") or Confluent Avro ones (format = \"avro\"), "
+                                                 "not ") +
+                                         SourceFormatName(source->format));
     }
-    source->format = SourceFormat::kJson;
+    if (avro_values != !source->kafka.schema_registry_url.empty()) {
+      return section.Error(avro_values ? "format" : "schema_registry",
+                           avro_values ? "\"avro\" records carry their writer schema's registry id: set "
+                                         "schema_registry = \"http://host:8081\""
+                                       : "applies to format = \"avro\" (Confluent Avro record values)");
+    }
+    source->format = avro_values ? SourceFormat::kAvro : SourceFormat::kJson;
     if (changes) {
       const ChangeKind kind = static_cast<ChangeKind>(*changes);
       if (kind != ChangeKind::kDebezium && kind != ChangeKind::kAppend && kind != ChangeKind::kColumns) {

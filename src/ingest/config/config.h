@@ -114,6 +114,11 @@ struct KafkaSourceConfig {
   // lag tools only (floe never reads them; it never joins the group).
   // Default "floe-<pipeline name>".
   std::string group_id;
+  // format = "avro": the Confluent schema registry's URL(s), comma-separated,
+  // and its credentials ("user:password" for basic auth, or a bearer token).
+  std::string schema_registry_url;
+  std::optional<std::string> schema_registry_auth;
+  std::optional<std::string> schema_registry_token;
 };
 
 struct SourceConfig {

@@ -7,11 +7,9 @@
 #include <memory>
 #include <utility>
 
-#include "columnar/column_rows.h"
-#include "common/base64.h"
 #include "formats/connect/connect_columns.h"
 #include "formats/json/json_document_decoder.h"
-#include "ingest/schema/column_cast.h"
+#include "columnar/column_rows.h"
 
 namespace floe::ingest {
 
@@ -56,131 +54,11 @@ Schema RawSchemaOf(const connect::ConnectSchema& struct_schema) {
   return schema;
 }
 
-bool IsInteger(TypeId id) {
-  return id == TypeId::kInt8 || id == TypeId::kInt16 || id == TypeId::kInt32 || id == TypeId::kInt64;
-}
-
-int IntegerWidth(TypeId id) {
-  switch (id) {
-    case TypeId::kInt8: return 1;
-    case TypeId::kInt16: return 2;
-    case TypeId::kInt32: return 4;
-    default: return 8;
-  }
-}
-
-// The type both `older` and `newer` values fit, or nullopt: structs by
-// member name (older members first, new ones after), integers and floats
-// widened, anything else only when equal.
-std::optional<DataType> UnionType(const DataType& older, const DataType& newer) {
-  if (older == newer) return older;
-  if (IsInteger(older.id) && IsInteger(newer.id)) {
-    return IntegerWidth(older.id) >= IntegerWidth(newer.id) ? older : newer;
-  }
-  if ((older.id == TypeId::kFloat32 || older.id == TypeId::kFloat64) &&
-      (newer.id == TypeId::kFloat32 || newer.id == TypeId::kFloat64)) {
-    return Float64();
-  }
-  if (older.id == TypeId::kStruct && newer.id == TypeId::kStruct) {
-    std::vector<Field> members = older.children;
-    for (const Field& field : newer.children) {
-      auto it =
-          std::find_if(members.begin(), members.end(), [&](const Field& f) { return f.name == field.name; });
-      if (it == members.end()) {
-        Field added = field;
-        added.nullable = true;
-        members.push_back(std::move(added));
-        continue;
-      }
-      auto joined = UnionType(it->type, field.type);
-      if (!joined) return std::nullopt;
-      it->type = *joined;
-      it->nullable = it->nullable || field.nullable;
-    }
-    for (Field& member : members) {
-      const bool in_newer = std::any_of(newer.children.begin(), newer.children.end(),
-                                        [&](const Field& f) { return f.name == member.name; });
-      if (!in_newer) member.nullable = true;
-    }
-    return Struct(std::move(members));
-  }
-  if (older.id == TypeId::kList && newer.id == TypeId::kList) {
-    auto element = UnionType(older.children[0].type, newer.children[0].type);
-    if (!element) return std::nullopt;
-    Field field = older.children[0];
-    field.type = *element;
-    field.nullable = true;
-    return List(std::move(field));
-  }
-  return std::nullopt;
-}
-
-int ColumnIndex(const Schema& schema, std::string_view name) {
-  for (size_t i = 0; i < schema.size(); ++i) {
-    if (schema[i].name == name) return static_cast<int>(i);
-  }
-  return -1;
-}
-
-Column NullColumn(const DataType& type, int64_t rows) {
-  Column column = MakeEmptyColumn(type);
-  for (int64_t row = 0; row < rows; ++row) {
-    if (type.id == TypeId::kStruct) {
-      for (size_t i = 0; i < type.children.size(); ++i) {
-        column.children[i] = NullColumn(type.children[i].type, rows);
-      }
-      column.validity.assign(static_cast<size_t>((rows + 7) / 8), 0);
-      column.length = rows;
-      column.null_count = rows;
-      return column;
-    }
-    column.AppendNull();
-  }
-  return column;
-}
-
-// `column` as `type` (which UnionType built from the column's own type).
-Result<Column> ConformColumn(Column column, const DataType& type, const std::string& path) {
-  if (column.type == type) return column;
-  if (type.id == TypeId::kStruct && column.type.id == TypeId::kStruct) {
-    Column out = std::move(column);
-    std::vector<Column> children;
-    for (const Field& member : type.children) {
-      int found = -1;
-      for (size_t i = 0; i < out.type.children.size(); ++i) {
-        if (out.type.children[i].name == member.name) found = static_cast<int>(i);
-      }
-      if (found < 0) {
-        children.push_back(NullColumn(member.type, out.length));
-      } else {
-        FLOE_ASSIGN_OR_RETURN(Column child, ConformColumn(std::move(out.children[static_cast<size_t>(found)]),
-                                                          member.type, path + "." + member.name));
-        children.push_back(std::move(child));
-      }
-    }
-    out.children = std::move(children);
-    out.type = type;
-    return out;
-  }
-  return internal::CastColumn(column, type, path);
-}
-
-Schema KafkaMetadataMembers() {
-  return {MakeField("topic", String(), false), MakeField("partition", Int32(), false),
-          MakeField("offset", Int64(), false), MakeField("timestamp", Timestamp(TimeUnit::kMilli, true)),
-          MakeField("key", Binary())};
-}
-
 // A group of records decoded with one decoder: one Connect schema, or none.
 struct Group {
   std::shared_ptr<const connect::ConnectSchema> schema;  // null: schemaless
   std::unique_ptr<json::JsonDocumentDecoder> decoder;
   std::vector<size_t> records;  // indexes into the input, one per row added
-};
-
-struct DeadLetter {
-  size_t record = 0;
-  std::string error;
 };
 
 // The envelope's parts, or an error saying why the value is not one.
@@ -265,20 +143,13 @@ Result<Envelope> ClassifyValue(simdjson::ondemand::parser& parser, const std::st
 
 }  // namespace
 
-Schema DeadLetterSchema() {
-  return {MakeField("topic", String(), false), MakeField("partition", Int32(), false),
-          MakeField("offset", Int64(), false), MakeField("timestamp", Timestamp(TimeUnit::kMicro, true)),
-          MakeField("key", String()),          MakeField("value", String()),
-          MakeField("error", String(), false)};
-}
-
 Result<DecodedRecords> DecodeKafkaJsonRecords(const std::string& topic, int32_t partition,
                                               const std::vector<StreamRecord>& records,
                                               const Schema& table_columns, const KafkaJsonOptions& options,
                                               connect::ConnectSchemaCache& schemas) {
   DecodedRecords out;
   const std::string where = topic + "[" + std::to_string(partition) + "]";
-  std::vector<DeadLetter> dead;
+  std::vector<RecordDeadLetter> dead;
   std::vector<Group> groups;
   std::map<const connect::ConnectSchema*, size_t> group_of;
   std::optional<size_t> schemaless_group;
@@ -360,11 +231,7 @@ Result<DecodedRecords> DecodeKafkaJsonRecords(const std::string& topic, int32_t 
   }
 
   // Each group's rows, exact; rows that did not decode become dead letters.
-  struct Part {
-    RecordBatch batch;
-    std::vector<size_t> records;
-  };
-  std::vector<Part> parts;
+  std::vector<RecordPart> parts;
   for (Group& group : groups) {
     FLOE_ASSIGN_OR_RETURN(RecordBatch raw, group.decoder->Finish());
     std::vector<std::string> errors(group.records.size());
@@ -411,7 +278,7 @@ Result<DecodedRecords> DecodeKafkaJsonRecords(const std::string& topic, int32_t 
       batch = std::move(raw);
     }
     std::vector<int64_t> keep;
-    Part part;
+    RecordPart part;
     for (size_t k = 0; k < group.records.size(); ++k) {
       if (errors[k].empty()) {
         keep.push_back(static_cast<int64_t>(k));
@@ -427,123 +294,8 @@ Result<DecodedRecords> DecodeKafkaJsonRecords(const std::string& topic, int32_t 
     if (!part.records.empty()) parts.push_back(std::move(part));
   }
 
-  // The union of the parts' schemas, the newest (last record) decides the order of conflicts.
-  std::sort(parts.begin(), parts.end(),
-            [](const Part& a, const Part& b) { return a.records.back() < b.records.back(); });
-  if (!parts.empty()) {
-    DataType joined = Struct(parts.back().batch.schema);
-    std::vector<bool> fits(parts.size(), true);
-    for (size_t p = parts.size() - 1; p-- > 0;) {
-      auto with = UnionType(Struct(parts[p].batch.schema), joined);
-      if (!with) {
-        fits[p] = false;
-        continue;
-      }
-      joined = *with;
-    }
-    // Every part conformed to the union, rows back in offset order.
-    std::vector<std::pair<size_t, std::pair<size_t, int64_t>>> order;  // record -> (part, row)
-    std::vector<RecordBatch> conformed;
-    std::vector<size_t> part_slot(parts.size(), SIZE_MAX);
-    for (size_t p = 0; p < parts.size(); ++p) {
-      if (!fits[p]) {
-        for (size_t record : parts[p].records) {
-          dead.push_back({record,
-                          "its schema cannot join the newer records' schema of this range (a member changed "
-                          "to an unrelated type)"});
-        }
-        continue;
-      }
-      Column as_struct(Struct(parts[p].batch.schema));
-      as_struct.children = std::move(parts[p].batch.columns);
-      as_struct.length = parts[p].batch.num_rows;
-      FLOE_ASSIGN_OR_RETURN(Column column, ConformColumn(std::move(as_struct), joined, where));
-      RecordBatch batch;
-      batch.schema = joined.children;
-      batch.columns = std::move(column.children);
-      batch.num_rows = column.length;
-      part_slot[p] = conformed.size();
-      for (size_t k = 0; k < parts[p].records.size(); ++k) {
-        order.push_back({parts[p].records[k], {conformed.size(), static_cast<int64_t>(k)}});
-      }
-      conformed.push_back(std::move(batch));
-    }
-    std::sort(order.begin(), order.end());
-    RecordBatch rows;
-    if (conformed.size() == 1) {
-      rows = std::move(conformed.front());
-    } else if (!conformed.empty()) {
-      FLOE_ASSIGN_OR_RETURN(rows, ConcatBatches(conformed));
-      // ConcatBatches keeps part order; put the rows back in offset order.
-      std::vector<int64_t> base(conformed.size(), 0);
-      for (size_t c = 1; c < conformed.size(); ++c) base[c] = base[c - 1] + conformed[c - 1].num_rows;
-      std::vector<int64_t> take;
-      take.reserve(order.size());
-      for (const auto& [record, at] : order) take.push_back(base[at.first] + at.second);
-      FLOE_ASSIGN_OR_RETURN(rows, TakeBatchRows(rows, take));
-    }
-    if (options.metadata_column && !conformed.empty()) {
-      Column kafka = MakeEmptyColumn(Struct(KafkaMetadataMembers()));
-      for (const auto& [record_index, at] : order) {
-        const StreamRecord& record = records[record_index];
-        kafka.children[0].AppendBytes(topic);
-        kafka.children[1].AppendValue<int32_t>(partition);
-        kafka.children[2].AppendValue<int64_t>(record.offset);
-        if (record.timestamp_ms >= 0) {
-          kafka.children[3].AppendValue<int64_t>(record.timestamp_ms);
-        } else {
-          kafka.children[3].AppendNull();
-        }
-        if (record.key) {
-          kafka.children[4].AppendBytes(*record.key);
-        } else {
-          kafka.children[4].AppendNull();
-        }
-        kafka.AppendStructSlot();
-      }
-      if (ColumnIndex(rows.schema, "kafka") >= 0) {
-        return Status::InvalidArgument(where +
-                                       ": the records have their own member kafka, where [source] "
-                                       "kafka_metadata (or the default ordering of changes = \"debezium\") "
-                                       "puts the record's topic, partition and offset");
-      }
-      rows.schema.push_back(MakeField("kafka", kafka.type, false));
-      rows.columns.push_back(std::move(kafka));
-    }
-    out.rows = std::move(rows);
-  }
-
-  // Dead letters in offset order.
-  std::sort(dead.begin(), dead.end(),
-            [](const DeadLetter& a, const DeadLetter& b) { return a.record < b.record; });
-  out.dead_letters.schema = DeadLetterSchema();
-  for (const Field& field : out.dead_letters.schema)
-    out.dead_letters.columns.push_back(MakeEmptyColumn(field.type));
-  for (const DeadLetter& letter : dead) {
-    const StreamRecord& record = records[letter.record];
-    auto& c = out.dead_letters.columns;
-    c[0].AppendBytes(topic);
-    c[1].AppendValue<int32_t>(partition);
-    c[2].AppendValue<int64_t>(record.offset);
-    if (record.timestamp_ms >= 0) {
-      c[3].AppendValue<int64_t>(record.timestamp_ms * 1000);
-    } else {
-      c[3].AppendNull();
-    }
-    if (record.key) {
-      c[4].AppendBytes(Base64Encode(*record.key));
-    } else {
-      c[4].AppendNull();
-    }
-    if (record.value) {
-      c[5].AppendBytes(Base64Encode(*record.value));
-    } else {
-      c[5].AppendNull();
-    }
-    c[6].AppendBytes(where + " offset " + std::to_string(record.offset) + ": " + letter.error);
-  }
-  out.dead_letters.num_rows = static_cast<int64_t>(dead.size());
-  return out;
+  return AssembleDecodedRecords(topic, partition, records, std::move(parts), std::move(dead),
+                                options.metadata_column, std::move(out));
 }
 
 }  // namespace floe::ingest

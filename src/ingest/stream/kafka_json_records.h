@@ -14,10 +14,9 @@
 //   columns hint their own types), with values that do not fit rescued into
 //   `_rescued_data`.
 // - When the records of one range carry several schemas (a column added or
-//   widened mid-stream), the batch has their union: members by name, the
-//   older rows null in members they lack, integers and floats widened. A
-//   record whose schema cannot join the union (a member changed to an
-//   unrelated type) is a dead letter, as is a record that is not a JSON
+//   widened mid-stream), the batch has their union (kafka_records.h:
+//   AssembleDecodedRecords, as every record format). A record whose schema
+//   cannot join the union is a dead letter, as is a record that is not a JSON
 //   object, a broken envelope, a schema that does not parse, and a payload
 //   value its own schema cannot represent; each dead letter keeps its raw
 //   key and value and says what was wrong, naming topic, partition and offset.
@@ -36,33 +35,14 @@
 #include "common/status.h"
 #include "formats/connect/connect_schema.h"
 #include "ingest/format/text_format_options.h"
+#include "ingest/stream/kafka_records.h"
 
 namespace floe::ingest {
-
-// One record as fetched, its bytes copied out of the client.
-struct StreamRecord {
-  int64_t offset = 0;
-  int64_t timestamp_ms = -1;  // -1: none
-  std::optional<std::string> key;
-  std::optional<std::string> value;
-};
 
 struct KafkaJsonOptions {
   TextFormatOptions text;
   bool metadata_column = false;
 };
-
-struct DecodedRecords {
-  RecordBatch rows;
-  // Rows for <table>__dead_letter (DeadLetterSchema), in offset order.
-  RecordBatch dead_letters;
-  int64_t tombstones = 0;
-  int64_t payload_bytes = 0;  // keys plus values of every record
-};
-
-// topic, partition, offset, timestamp, key and value (base64, null when the
-// record had none) and error.
-Schema DeadLetterSchema();
 
 // `records` of topic[partition], in offset order. `table_columns`: the target
 // table's primitive top-level columns, which hint inferred types (see

@@ -100,9 +100,17 @@ Result<std::shared_ptr<KafkaUnitOpener>> KafkaUnitOpener::Open(const SourceConfi
   FLOE_ASSIGN_OR_RETURN(options.text, MakeTextFormatOptions(config));
   // Debezium's default ordering reads kafka.offset; append tables keep it on request.
   options.metadata_column = config.changes == ChangeKind::kDebezium || config.kafka.metadata_column;
-  return std::shared_ptr<KafkaUnitOpener>(new KafkaUnitOpener(std::move(consumer), client, std::move(options),
-                                                              config.kafka.on_bad_record,
-                                                              std::max<int64_t>(memory_budget_bytes / 4, 0)));
+  auto opener = std::shared_ptr<KafkaUnitOpener>(
+      new KafkaUnitOpener(std::move(consumer), client, std::move(options), config.kafka.on_bad_record,
+                          std::max<int64_t>(memory_budget_bytes / 4, 0)));
+  if (config.format == SourceFormat::kAvro) {
+    schema_registry::SchemaRegistryOptions registry;
+    registry.url = config.kafka.schema_registry_url;
+    registry.basic_auth_user_info = config.kafka.schema_registry_auth;
+    registry.bearer_token = config.kafka.schema_registry_token;
+    FLOE_ASSIGN_OR_RETURN(opener->registry_, schema_registry::SchemaRegistryClient::Open(registry));
+  }
+  return opener;
 }
 
 Result<std::vector<StreamRecord>> KafkaUnitOpener::Fetch(const SourceUnit& unit) {
@@ -360,7 +368,11 @@ Result<std::shared_ptr<const DecodedRecords>> KafkaUnitOpener::Decoded(const Sou
   std::from_chars(unit.range.partition.data(), unit.range.partition.data() + unit.range.partition.size(),
                   partition);
   auto decoded =
-      DecodeKafkaJsonRecords(unit.range.stream, partition, records, table_columns, options_, schemas_);
+      registry_
+          ? DecodeKafkaAvroRecords(
+                unit.range.stream, partition, records,
+                [this](int32_t id) { return registry_->GetSchema(id); }, options_.metadata_column)
+          : DecodeKafkaJsonRecords(unit.range.stream, partition, records, table_columns, options_, schemas_);
   if (!decoded.ok()) return decoded.status().WithContext(unit.uri);
   if (decoded->dead_letters.num_rows > 0 && policy_ == StreamBadRecordPolicy::kFail) {
     const Column& errors = decoded->dead_letters.columns.back();

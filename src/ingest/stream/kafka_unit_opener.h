@@ -4,6 +4,9 @@
 // merge and writers read it like any file.
 //
 // Contract (see UnitOpener):
+// - Record values are JSON (kafka_json_records.h) or, with [source] format =
+//   "avro", Confluent Avro whose writer schemas come from [source]
+//   schema_registry (kafka_avro_records.h).
 // - The records come from the offsets the unit names, never from a consumer
 //   group position; opening the same unit twice reads the same records (a
 //   range's decoded rows are kept for the second pass, up to a quarter of
@@ -31,6 +34,7 @@
 #include "formats/connect/connect_schema.h"
 #include "ingest/config/config.h"
 #include "ingest/format/unit_opener.h"
+#include "ingest/stream/kafka_avro_records.h"
 #include "ingest/stream/kafka_json_records.h"
 #include "stream/kafka/kafka_consumer.h"
 
@@ -74,6 +78,8 @@ class KafkaUnitOpener final : public UnitOpener {
   const StreamBadRecordPolicy policy_;
   const int64_t cache_bytes_;
   connect::ConnectSchemaCache schemas_;
+  // format = "avro": the writer schemas' registry (thread-safe); null for JSON values.
+  std::unique_ptr<schema_registry::SchemaRegistryClient> registry_;
   // Decoded ranges by unit uri, oldest first, with their approximate size.
   std::list<std::pair<std::string, std::shared_ptr<const DecodedRecords>>> cache_;
   int64_t cached_bytes_ = 0;

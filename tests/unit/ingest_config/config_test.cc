@@ -1180,6 +1180,22 @@ on_bad_record = "skip"
   EXPECT_EQ(config.merge.order_by[1].name, "kafka.offset") << "the offset breaks ties of one millisecond";
 }
 
+TEST(KafkaConfigTest, AvroRecordsTakeASchemaRegistry) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, ParseKafka(R"(discovery = "kafka"
+uri = "kafka://b1:9092"
+topics = ["dbserver1.inventory.customers"]
+format = "avro"
+schema_registry = "http://r1:8081,http://r2:8081"
+schema_registry_auth = "key:secret"
+changes = "debezium"
+)",
+                                                         "[merge]\nkeys = [\"id\"]\n"));
+  EXPECT_EQ(config.source.format, SourceFormat::kAvro);
+  EXPECT_EQ(config.source.kafka.schema_registry_url, "http://r1:8081,http://r2:8081");
+  EXPECT_EQ(config.source.kafka.schema_registry_auth, std::optional<std::string>("key:secret"));
+  EXPECT_EQ(config.source.kafka.schema_registry_token, std::nullopt);
+}
+
 TEST(KafkaConfigTest, KafkaSourcesRefuseWhatDoesNotApply) {
   const std::string base = "discovery = \"kafka\"\nuri = \"kafka://b:9092\"\n";
   EXPECT_THAT(KafkaError(base), HasSubstr("needs topics"));
@@ -1190,7 +1206,16 @@ TEST(KafkaConfigTest, KafkaSourcesRefuseWhatDoesNotApply) {
   EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\nschema_sample_files = 5\n"),
               HasSubstr("applies to files"));
   EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\ntable = \"x\"\n"), HasSubstr("topics name their tables"));
-  EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\nformat = \"avro\"\n"), HasSubstr("not supported yet"));
+  EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\nformat = \"avro\"\n"),
+              HasSubstr("set schema_registry = \"http://host:8081\""));
+  EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\nschema_registry = \"http://r:8081\"\n"),
+              HasSubstr("applies to format = \"avro\""));
+  EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\nformat = \"avro\"\nschema_registry = \"r:8081\"\n"),
+              HasSubstr("expected http(s)://host:port"));
+  EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\nformat = \"avro\"\nschema_registry = \"http://r\"\n"
+                                "schema_registry_auth = \"nocolon\"\n"),
+              HasSubstr("user:password"));
+  EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\nformat = \"csv\"\n"), HasSubstr("or Confluent Avro"));
   EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\nchanges = \"cda\"\n"),
               HasSubstr("\"debezium\", \"append\""));
   EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\non_bad_record = \"rescue\"\n"), HasSubstr("dead_letter"));
