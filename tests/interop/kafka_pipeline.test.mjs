@@ -31,6 +31,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -73,10 +74,14 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 // The schema registry stub as its own process: floe asks it for writer
 // schemas while this process waits in spawnSync, so it cannot serve them
 // from here. -> { url, close() }.
-async function startRegistryProcess() {
-  const child = spawn(process.execPath, [path.join(import.meta.dirname, '../tools/schema_registry_stub.mjs')],
-    { stdio: ['pipe', 'pipe', 'inherit'] });
-  const port = await new Promise((resolve, reject) => {
+// `port` and `schemasFile` (the stub's --port and --schemas) bring a
+// registry back where it was, with the same ids.
+async function startRegistryProcess({ port, schemasFile } = {}) {
+  const args = [path.join(import.meta.dirname, '../tools/schema_registry_stub.mjs')];
+  if (port) args.push('--port', String(port));
+  if (schemasFile) args.push('--schemas', schemasFile);
+  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  const bound = await new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk) => {
       out += chunk;
@@ -86,7 +91,7 @@ async function startRegistryProcess() {
     child.on('exit', (code) => reject(new Error(`the schema registry stub exited (${code}) before it was ready`)));
   });
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${bound}`,
     close: () => new Promise((resolve) => {
       child.once('exit', resolve);
       child.stdin.end();
@@ -287,6 +292,62 @@ test('formats json and avro: decimals, timestamps, dates and doubles equal the d
   }
   assert.deepEqual(problems, []);
 });
+
+test('the schema registry not answering: a --once run fails in one retry time, naming it, and commits nothing; the next run lands it all',
+  async (t) => {
+    if (skipped(t)) return;
+    const dir = fs.mkdtempSync(path.join(work, 'registry-away-'));
+    const kafka = await startKafka({ topics: [[TOPIC.customers, 3]] });
+    let registry = await startRegistryProcess();
+    try {
+      const generated = generateChanges('customers', { seed: 3, partitions: 3 });
+      const dumpPath = path.join(dir, 'dump.jsonl');
+      await produceChanges(kafka.bootstrap, TOPIC.customers, generated,
+        { format: 'avro', dumpPath, partitions: 3, registry: registry.url });
+      // What the registry holds, in id order, to bring it back with the same ids.
+      const url = registry.url;
+      const held = [];
+      for (const subject of await (await fetch(`${url}/subjects`)).json()) {
+        for (const version of await (await fetch(`${url}/subjects/${encodeURIComponent(subject)}/versions`)).json()) {
+          const entry = await (await fetch(`${url}/subjects/${encodeURIComponent(subject)}/versions/${version}`)).json();
+          held.push({ id: entry.id, subject, schema: entry.schema });
+        }
+      }
+      held.sort((a, b) => a.id - b.id);
+      const schemasFile = path.join(dir, 'registry.json');
+      fs.writeFileSync(schemasFile, JSON.stringify(held));
+      await registry.close();
+      registry = null;
+      // A registry that accepts connections and never answers (the kernel
+      // accepts them while this process waits in spawnSync).
+      const port = Number(new URL(url).port);
+      const hole = net.createServer(() => {});
+      await new Promise((resolve) => hole.listen(port, '127.0.0.1', resolve));
+      const config = kafkaConfig(dir, kafka.bootstrap, { registry: url });
+      const started = Date.now();
+      const away = runOnce(config);
+      const seconds = (Date.now() - started) / 1000;
+      assert.notEqual(away.status, 0, `the run succeeded without its registry:\n${said(away)}`);
+      assert.match(away.stderr, /schema registry http:\/\/127\.0\.0\.1:\d+/, said(away));
+      // One unit waits out the client's retries; the other two fail at once.
+      assert.ok(seconds < 60, `the run took ${seconds.toFixed(1)} s to give up (a unit each waiting out the retries?)`);
+      assert.doesNotMatch(tablesOf(dir), /customers__dead_letter/, 'records were set aside for the registry');
+      await new Promise((resolve) => {
+        hole.close(resolve);
+      });
+
+      // The registry back on its port, with the same schemas and ids.
+      registry = await startRegistryProcess({ port, schemasFile });
+      const back = runOnce(config);
+      assertRunOk(back, 'the run with the registry back');
+      const actual = scanTable(dir, 'customers');
+      const expected = await expectedRows(dumpPath, 'customers', PLAIN.customers);
+      assert.deepEqual(compareByKey(expected, actual.rows, { label: `${NAMESPACE}.customers`, limit: 15 }), []);
+    } finally {
+      await registry?.close();
+      await kafka.stop();
+    }
+  });
 
 // ------------------------------------------------------------ two rounds
 

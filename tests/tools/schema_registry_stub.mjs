@@ -15,17 +15,17 @@
 //        (other than /__stub) answer `status` (or, with status 0, hang up), after `delay_ms`
 //   GET  /__stub/requests -> {"GET /schemas/ids/1": 3, ...}, the requests served so far
 //
-// As a program: node schema_registry_stub.mjs [--user name:password] [--schemas file.json]
+// As a program: node schema_registry_stub.mjs [--user name:password] [--schemas file.json] [--port N]
 // (file: [{"subject": ..., "schema": ..., "schemaType"?: ...}, ...], registered in order) binds
 // 127.0.0.1 on a free port, prints "ready <port>" and exits when stdin closes or on SIGTERM.
-// As a module: startSchemaRegistryStub({user}) -> {url, port, register(subject, schema, type), close()}.
+// As a module: startSchemaRegistryStub({user, port}) -> {url, port, register(subject, schema, type), close()}.
 import http from 'node:http';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const kContentType = 'application/vnd.schemaregistry.v1+json';
 
-export async function startSchemaRegistryStub({ user } = {}) {
+export async function startSchemaRegistryStub({ user, port: wantedPort = 0 } = {}) {
   const schemas = [];  // id - 1 -> {schema, schemaType, references}
   const subjects = new Map();  // subject -> [id of version 1, id of version 2, ...]
   const requests = {};
@@ -117,7 +117,7 @@ export async function startSchemaRegistryStub({ user } = {}) {
     return notFound(res, 404, `no route ${name}`);
   };
 
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise((resolve) => server.listen(wantedPort, '127.0.0.1', resolve));
   const { port } = server.address();
   return {
     port,
@@ -136,7 +136,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const i = args.indexOf(name);
     return i >= 0 ? args[i + 1] : undefined;
   };
-  const stub = await startSchemaRegistryStub({ user: option('--user') });
+  const stub = await startSchemaRegistryStub({ user: option('--user'), port: Number(option('--port') ?? 0) });
   const file = option('--schemas');
   if (file) {
     for (const s of JSON.parse(fs.readFileSync(file, 'utf8'))) stub.register(s.subject, s.schema, s.schemaType);

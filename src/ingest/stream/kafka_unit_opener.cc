@@ -113,6 +113,25 @@ Result<std::shared_ptr<KafkaUnitOpener>> KafkaUnitOpener::Open(const SourceConfi
   return opener;
 }
 
+Result<std::shared_ptr<const schema_registry::RegisteredSchema>> KafkaUnitOpener::LookupSchema(int32_t id) {
+  // How long a retryable registry failure fails other lookups at once: about
+  // the client's own retry time, so the next batch attempt asks again.
+  constexpr std::chrono::seconds kRegistryFailureHold{30};
+  {
+    std::lock_guard<std::mutex> lock(registry_mutex_);
+    if (!registry_failure_.ok() && std::chrono::steady_clock::now() < registry_failure_until_) {
+      return registry_failure_;
+    }
+  }
+  auto schema = registry_->GetSchema(id);
+  if (!schema.ok() && schema.status().retryable()) {
+    std::lock_guard<std::mutex> lock(registry_mutex_);
+    registry_failure_ = schema.status();
+    registry_failure_until_ = std::chrono::steady_clock::now() + kRegistryFailureHold;
+  }
+  return schema;
+}
+
 Result<std::vector<StreamRecord>> KafkaUnitOpener::Fetch(const SourceUnit& unit) {
   std::lock_guard<std::mutex> lock(mutex_);
   FLOE_ASSIGN_OR_RETURN(auto records, FetchLocked({&unit}));
@@ -367,12 +386,11 @@ Result<std::shared_ptr<const DecodedRecords>> KafkaUnitOpener::Decoded(const Sou
   int32_t partition = 0;
   std::from_chars(unit.range.partition.data(), unit.range.partition.data() + unit.range.partition.size(),
                   partition);
-  auto decoded =
-      registry_
-          ? DecodeKafkaAvroRecords(
-                unit.range.stream, partition, records,
-                [this](int32_t id) { return registry_->GetSchema(id); }, options_.metadata_column)
-          : DecodeKafkaJsonRecords(unit.range.stream, partition, records, table_columns, options_, schemas_);
+  auto decoded = registry_ ? DecodeKafkaAvroRecords(
+                                 unit.range.stream, partition, records,
+                                 [this](int32_t id) { return LookupSchema(id); }, options_.metadata_column)
+                           : DecodeKafkaJsonRecords(unit.range.stream, partition, records, table_columns,
+                                                    options_, schemas_);
   if (!decoded.ok()) return decoded.status().WithContext(unit.uri);
   if (decoded->dead_letters.num_rows > 0 && policy_ == StreamBadRecordPolicy::kFail) {
     const Column& errors = decoded->dead_letters.columns.back();

@@ -6,7 +6,9 @@
 // Contract (see UnitOpener):
 // - Record values are JSON (kafka_json_records.h) or, with [source] format =
 //   "avro", Confluent Avro whose writer schemas come from [source]
-//   schema_registry (kafka_avro_records.h).
+//   schema_registry (kafka_avro_records.h). A registry that cannot answer
+//   fails the range with a retryable error, and for 30 s after it the other
+//   ranges fail at once with the same error (the batch is redone later).
 // - The records come from the offsets the unit names, never from a consumer
 //   group position; opening the same unit twice reads the same records (a
 //   range's decoded rows are kept for the second pass, up to a quarter of
@@ -24,6 +26,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <list>
 #include <map>
 #include <memory>
@@ -80,6 +83,13 @@ class KafkaUnitOpener final : public UnitOpener {
   connect::ConnectSchemaCache schemas_;
   // format = "avro": the writer schemas' registry (thread-safe); null for JSON values.
   std::unique_ptr<schema_registry::SchemaRegistryClient> registry_;
+  // The registry's last retryable failure and until when it stands: the
+  // other units of the batch fail at once with it instead of each waiting
+  // out the client's retries (64 partitions would wait 64 times).
+  std::mutex registry_mutex_;
+  Status registry_failure_;
+  std::chrono::steady_clock::time_point registry_failure_until_;
+  Result<std::shared_ptr<const schema_registry::RegisteredSchema>> LookupSchema(int32_t id);
   // Decoded ranges by unit uri, oldest first, with their approximate size.
   std::list<std::pair<std::string, std::shared_ptr<const DecodedRecords>>> cache_;
   int64_t cached_bytes_ = 0;
