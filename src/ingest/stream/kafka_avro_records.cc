@@ -9,7 +9,6 @@
 #include "formats/connect/confluent_framing.h"
 #include "formats/connect/connect_avro_schema.h"
 #include "formats/connect/connect_columns.h"
-#include "columnar/column_rows.h"
 
 namespace floe::ingest {
 
@@ -63,12 +62,7 @@ Result<DecodedRecords> DecodeKafkaAvroRecords(const std::string& topic, int32_t 
   std::map<int32_t, SchemaGroup> groups;
   for (size_t i = 0; i < records.size(); ++i) {
     const StreamRecord& record = records[i];
-    out.payload_bytes += static_cast<int64_t>((record.key ? record.key->size() : 0) +
-                                              (record.value ? record.value->size() : 0));
-    if (!record.value) {
-      ++out.tombstones;
-      continue;
-    }
+    if (CountRecord(record, &out)) continue;
     auto frame = connect::ParseConfluentFrame(*record.value);
     if (!frame.ok()) {
       dead.push_back({i, "the value is " + frame.status().message()});
@@ -130,22 +124,8 @@ Result<DecodedRecords> DecodeKafkaAvroRecords(const std::string& topic, int32_t 
       std::string& slot = errors[static_cast<size_t>(error.row)];
       if (slot.empty()) slot = error.message;
     }
-    RecordPart part;
-    std::vector<int64_t> keep;
-    for (size_t k = 0; k < group.records.size(); ++k) {
-      if (errors[k].empty()) {
-        keep.push_back(static_cast<int64_t>(k));
-        part.records.push_back(group.records[k]);
-      } else {
-        dead.push_back({group.records[k], std::move(errors[k])});
-      }
-    }
-    RecordBatch batch = std::move(converted->batch);
-    if (keep.size() != static_cast<size_t>(batch.num_rows)) {
-      FLOE_ASSIGN_OR_RETURN(batch, TakeBatchRows(batch, keep));
-    }
-    part.batch = std::move(batch);
-    if (!part.records.empty()) parts.push_back(std::move(part));
+    FLOE_RETURN_IF_ERROR(
+        AddRecordPart(std::move(converted->batch), group.records, std::move(errors), &parts, &dead));
   }
   return AssembleDecodedRecords(topic, partition, records, std::move(parts), std::move(dead), metadata_column,
                                 std::move(out));

@@ -9,7 +9,6 @@
 
 #include "formats/connect/connect_columns.h"
 #include "formats/json/json_document_decoder.h"
-#include "columnar/column_rows.h"
 
 namespace floe::ingest {
 
@@ -189,12 +188,7 @@ Result<DecodedRecords> DecodeKafkaJsonRecords(const std::string& topic, int32_t 
 
   for (size_t i = 0; i < records.size(); ++i) {
     const StreamRecord& record = records[i];
-    out.payload_bytes += static_cast<int64_t>((record.key ? record.key->size() : 0) +
-                                              (record.value ? record.value->size() : 0));
-    if (!record.value) {
-      ++out.tombstones;
-      continue;
-    }
+    if (CountRecord(record, &out)) continue;
     auto envelope = ClassifyValue(parser, *record.value);
     if (!envelope.ok()) {
       dead.push_back({i, "the value is " + envelope.status().message()});
@@ -277,21 +271,7 @@ Result<DecodedRecords> DecodeKafkaJsonRecords(const std::string& topic, int32_t 
       }
       batch = std::move(raw);
     }
-    std::vector<int64_t> keep;
-    RecordPart part;
-    for (size_t k = 0; k < group.records.size(); ++k) {
-      if (errors[k].empty()) {
-        keep.push_back(static_cast<int64_t>(k));
-        part.records.push_back(group.records[k]);
-      } else {
-        dead.push_back({group.records[k], std::move(errors[k])});
-      }
-    }
-    if (keep.size() != static_cast<size_t>(batch.num_rows)) {
-      FLOE_ASSIGN_OR_RETURN(batch, TakeBatchRows(batch, keep));
-    }
-    part.batch = std::move(batch);
-    if (!part.records.empty()) parts.push_back(std::move(part));
+    FLOE_RETURN_IF_ERROR(AddRecordPart(std::move(batch), group.records, std::move(errors), &parts, &dead));
   }
 
   return AssembleDecodedRecords(topic, partition, records, std::move(parts), std::move(dead),

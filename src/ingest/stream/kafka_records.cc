@@ -4,8 +4,8 @@
 #include <map>
 #include <utility>
 
-#include "common/base64.h"
 #include "columnar/column_rows.h"
+#include "common/base64.h"
 #include "ingest/schema/column_cast.h"
 
 namespace floe::ingest {
@@ -134,6 +134,34 @@ Schema DeadLetterSchema() {
           MakeField("offset", Int64(), false), MakeField("timestamp", Timestamp(TimeUnit::kMicro, true)),
           MakeField("key", String()),          MakeField("value", String()),
           MakeField("error", String(), false)};
+}
+
+bool CountRecord(const StreamRecord& record, DecodedRecords* out) {
+  out->payload_bytes +=
+      static_cast<int64_t>((record.key ? record.key->size() : 0) + (record.value ? record.value->size() : 0));
+  if (record.value) return false;
+  ++out->tombstones;
+  return true;
+}
+
+Status AddRecordPart(RecordBatch batch, const std::vector<size_t>& records, std::vector<std::string> errors,
+                     std::vector<RecordPart>* parts, std::vector<RecordDeadLetter>* dead) {
+  RecordPart part;
+  std::vector<int64_t> keep;
+  for (size_t k = 0; k < records.size(); ++k) {
+    if (errors[k].empty()) {
+      keep.push_back(static_cast<int64_t>(k));
+      part.records.push_back(records[k]);
+    } else {
+      dead->push_back({records[k], std::move(errors[k])});
+    }
+  }
+  if (keep.size() != static_cast<size_t>(batch.num_rows)) {
+    FLOE_ASSIGN_OR_RETURN(batch, TakeBatchRows(batch, keep));
+  }
+  part.batch = std::move(batch);
+  if (!part.records.empty()) parts->push_back(std::move(part));
+  return Status::OK();
 }
 
 Result<DecodedRecords> AssembleDecodedRecords(const std::string& topic, int32_t partition,

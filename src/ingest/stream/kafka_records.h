@@ -59,6 +59,15 @@ struct RecordDeadLetter {
   std::string error;
 };
 
+// Counts `record`'s key and value bytes into `out`; a record without a value
+// (a tombstone) is counted as one and true returned.
+bool CountRecord(const StreamRecord& record, DecodedRecords* out);
+
+// The rows of `batch` (one per entry of `records`) whose entry of `errors` is
+// empty become a part; the others become dead letters with their error.
+Status AddRecordPart(RecordBatch batch, const std::vector<size_t>& records, std::vector<std::string> errors,
+                     std::vector<RecordPart>* parts, std::vector<RecordDeadLetter>* dead);
+
 // See the contract. `out` brings the format's tombstones and payload_bytes.
 Result<DecodedRecords> AssembleDecodedRecords(const std::string& topic, int32_t partition,
                                               const std::vector<StreamRecord>& records,
