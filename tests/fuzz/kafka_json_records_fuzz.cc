@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ingest/stream/kafka_json_records.h"
+#include "kafka_records_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace floe;
@@ -36,12 +37,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.text.inference.infer_column_types = (size % 2) == 0;
   options.metadata_column = true;
   auto decoded = DecodeKafkaJsonRecords("t", 0, records, {}, options, schemas);
-  if (decoded.ok()) {
-    const int64_t accounted = decoded->rows.num_rows + decoded->dead_letters.num_rows + decoded->tombstones;
-    if (accounted != static_cast<int64_t>(records.size())) std::abort();
-    for (const Column& column : decoded->rows.columns) {
-      if (column.length != decoded->rows.num_rows || !column.Validate().empty()) std::abort();
-    }
-  }
+  if (decoded.ok()) floe::fuzzing::CheckDecodedRecords(*decoded, records.size());
   return 0;
 }
