@@ -1,8 +1,17 @@
 #include "formats/rescued_data.h"
 
 #include "columnar/json_format.h"
+#include "common/json.h"
 
 namespace floe::formats {
+
+std::optional<std::string> BrokenRecordError(std::string_view rescued) {
+  auto parsed = json::ParseJson(rescued);
+  if (!parsed.ok() || !parsed->is_object() || !parsed->contains("_raw")) return std::nullopt;
+  const auto error = parsed->find("_error");
+  if (error == parsed->end() || !error->is_string()) return std::nullopt;
+  return error->get<std::string>();
+}
 
 RescuedDataBuilder::Entry& RescuedDataBuilder::EntryFor(int64_t row, int64_t position) {
   if (entries_.empty() || entries_.back().row != row) entries_.push_back(Entry{row, position, {}});

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,11 @@ struct RescueLocation {
   std::string unit_key = "_file_path";  // JSON key of the unit
   std::string position_key = "_line";   // JSON key of the per-row position
 };
+
+// The error of a broken record's `_rescued_data` value ({"_raw": ...,
+// "_error": "<why>", ...}, as AddBroken writes it), or nullopt when `rescued`
+// is anything else (values that did not fit their columns, or not JSON).
+std::optional<std::string> BrokenRecordError(std::string_view rescued);
 
 class RescuedDataBuilder {
  public:

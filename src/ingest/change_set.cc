@@ -4,7 +4,6 @@
 #include <span>
 #include <string>
 
-#include "common/json.h"
 #include "formats/rescued_data.h"
 #include "ingest/merge/key_index.h"
 #include "ingest/merge/order_value.h"
@@ -45,11 +44,8 @@ Status AttachRescuedData(formats::ChunkedReader& reader, int chunk, int rescued_
     const int64_t local = row.row - first_row;
     if (local < 0 || local >= column.length || column.IsNull(local)) continue;
     row.rescued_data = std::string(column.StringAt(local));
-    auto parsed = json::ParseJson(*row.rescued_data);
-    if (!parsed.ok() || !parsed->is_object()) continue;
-    const auto error = parsed->find("_error");
-    if (error != parsed->end() && error->is_string() && parsed->contains("_raw")) {
-      row.reason = "broken record: " + error->get<std::string>() + " (" + row.reason + ")";
+    if (auto broken = formats::BrokenRecordError(*row.rescued_data)) {
+      row.reason = "broken record: " + *broken + " (" + row.reason + ")";
     }
   }
   return Status::OK();

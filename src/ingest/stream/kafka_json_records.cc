@@ -9,6 +9,7 @@
 
 #include "formats/connect/connect_columns.h"
 #include "formats/json/json_document_decoder.h"
+#include "formats/rescued_data.h"
 
 namespace floe::ingest {
 
@@ -263,8 +264,7 @@ Result<DecodedRecords> DecodeKafkaJsonRecords(const std::string& topic, int32_t 
         for (int64_t row = 0; row < raw.num_rows; ++row) {
           if (!column.IsValid(row)) continue;
           const std::string_view text = column.StringAt(row);
-          if (text.find("\"_raw\"") != std::string_view::npos &&
-              text.find("\"_error\"") != std::string_view::npos) {
+          if (formats::BrokenRecordError(text)) {
             errors[static_cast<size_t>(row)] = "the value is not a JSON object: " + std::string(text);
           }
         }

@@ -391,7 +391,8 @@ Result<std::shared_ptr<const DecodedRecords>> KafkaUnitOpener::Decoded(const Sou
                                  [this](int32_t id) { return LookupSchema(id); }, options_.metadata_column)
                            : DecodeKafkaJsonRecords(unit.range.stream, partition, records, table_columns,
                                                     options_, schemas_);
-  if (!decoded.ok()) return decoded.status().WithContext(unit.uri);
+  // The batch names the unit in what it does with the error (retry or quarantine).
+  if (!decoded.ok()) return decoded.status();
   if (decoded->dead_letters.num_rows > 0 && policy_ == StreamBadRecordPolicy::kFail) {
     const Column& errors = decoded->dead_letters.columns.back();
     return Status::IOError(

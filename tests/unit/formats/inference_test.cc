@@ -185,6 +185,13 @@ TEST(RescuedDataTest, OneObjectPerRowWithTheLocation) {
             R"({"_raw":"{oops","_error":"invalid JSON","_file_path":"s3://b/x.json","_line":9})");
   EXPECT_TRUE(column.IsNull(4));
   EXPECT_EQ(column.Validate(), "");
+  // Only the broken record's object reads as one; a rescued field named
+  // _raw or an error text inside a value does not.
+  EXPECT_EQ(BrokenRecordError(column.StringAt(3)), std::optional<std::string>("invalid JSON"));
+  EXPECT_EQ(BrokenRecordError(column.StringAt(1)), std::nullopt);
+  EXPECT_EQ(BrokenRecordError(R"({"_raw":5,"_file_path":"x"})"), std::nullopt);
+  EXPECT_EQ(BrokenRecordError(R"({"note":"\"_raw\" and \"_error\""})"), std::nullopt);
+  EXPECT_EQ(BrokenRecordError("not json"), std::nullopt);
 }
 
 TEST(ColumnTruncateTest, UndoesPartlyAppendedNestedValues) {
