@@ -26,9 +26,8 @@
 #include "ingest/discovery/glob.h"
 #include "ingest/discovery/landing_path.h"
 #include "ingest/pipeline.h"
+#include "ingest/source.h"
 #include "ingest/state/ledger.h"
-#include "ingest/stream/kafka_discovery.h"
-#include "ingest/stream/kafka_unit_opener.h"
 
 namespace floe::cli {
 
@@ -143,57 +142,35 @@ struct FilesOptions {
   bool lag = false;
 };
 
-// `floe files CONFIG --lag` of a Kafka source: per partition, the next
-// offset the table has committed, the next the ledger holds (recorded, maybe
-// not yet applied), the brokers' watermarks and the lag (high watermark minus
-// committed).
+// `floe files CONFIG --lag` of a stream source (ingest::StreamSourceLag):
+// one row per partition or shard, as a table or JSON lines.
 Status PrintStreamLag(const ingest::PipelineConfig& config, ingest::Ledger& ledger,
                       const std::string& format) {
-  if (config.source.discovery != ingest::DiscoveryKind::kKafka) {
-    return Status::InvalidArgument("--lag applies to stream sources ([source] discovery = \"kafka\")");
+  FLOE_ASSIGN_OR_RETURN(ingest::StreamLag lag, ingest::StreamSourceLag(config, ledger));
+  if (format == "jsonl") {
+    for (const auto& row : lag.rows) std::cout << row.dump() << "\n";
+    return Status::OK();
   }
-  std::map<std::pair<std::string, std::string>, int64_t> committed, recorded;
-  ingest::LedgerFilter filter;
-  FLOE_ASSIGN_OR_RETURN(std::vector<LedgerFile> files, ledger.Files(filter));
-  for (const LedgerFile& entry : files) {
-    const ingest::SourceUnit& unit = entry.file;
-    if (unit.kind != ingest::UnitKind::kStreamRange) continue;
-    const auto key = std::make_pair(unit.range.stream, unit.range.partition);
-    const std::optional<int64_t> last = ingest::ParseKafkaOffset(unit.range.last);
-    if (!last)
-      return Status::Corruption("ledger " + config.state_dir + ": " + unit.uri +
-                                " is not a Kafka offset range");
-    const int64_t next = *last + 1;
-    recorded[key] = std::max(recorded[key], next);
-    if (entry.state == FileState::kCommitted || entry.state == FileState::kQuarantined ||
-        entry.state == FileState::kSkipped) {
-      committed[key] = std::max(committed[key], next);
+  std::vector<std::vector<std::string>> rows;
+  std::vector<bool> numeric;
+  for (const auto& row : lag.rows) {
+    if (rows.empty()) {
+      rows.emplace_back();
+      for (auto it = row.begin(); it != row.end(); ++it) {
+        rows.back().push_back(it.key());
+        numeric.push_back(it.value().is_number());
+      }
+    }
+    rows.emplace_back();
+    for (auto it = row.begin(); it != row.end(); ++it) {
+      rows.back().push_back(it.value().is_string() ? it.value().get<std::string>() : it.value().dump());
     }
   }
-  FLOE_ASSIGN_OR_RETURN(auto partitions, ingest::KafkaWatermarks(config.source));
-  std::vector<std::vector<std::string>> rows = {{"partition", "committed", "recorded", "low", "high", "lag"}};
-  int64_t total_lag = 0;
-  for (const auto& p : partitions) {
-    const auto key = std::make_pair(p.topic, std::to_string(p.partition));
-    const int64_t done = committed.count(key) ? committed[key] : p.low;
-    const int64_t held = recorded.count(key) ? recorded[key] : done;
-    const int64_t lag = std::max<int64_t>(0, p.high - done);
-    total_lag += lag;
-    if (format == "jsonl") {
-      nlohmann::ordered_json line = {
-          {"topic", p.topic}, {"partition", p.partition}, {"committed", done}, {"recorded", held},
-          {"low", p.low},     {"high", p.high},           {"lag", lag}};
-      std::cout << line.dump() << "\n";
-      continue;
-    }
-    rows.push_back({p.topic + "[" + std::to_string(p.partition) + "]", std::to_string(done),
-                    std::to_string(held), std::to_string(p.low), std::to_string(p.high),
-                    std::to_string(lag)});
+  if (!rows.empty()) {
+    std::cout << FormatTextTable(rows,
+                                 [&](size_t column) { return column < numeric.size() && numeric[column]; });
   }
-  if (format == "jsonl") return Status::OK();
-  std::cout << FormatTextTable(rows, [](size_t column) { return column > 0; });  // offsets on the right
-  std::cout << partitions.size() << (partitions.size() == 1 ? " partition" : " partitions") << ", lag "
-            << total_lag << (total_lag == 1 ? " record" : " records") << "\n";
+  std::cout << lag.summary << "\n";
   return Status::OK();
 }
 
@@ -474,8 +451,9 @@ void RegisterRunCommands(CLI::App& app, ExitCode& exit_code) {
                     "Forget every record of this source table so the next run loads its whole current "
                     "export again (after a CDA reset, when [source] reload_on_reset is off)");
     cmd->add_flag("--lag", options->lag,
-                  "Kafka sources: per partition the committed and recorded offsets, the brokers' watermarks "
-                  "and the lag");
+                  "Stream sources: per Kafka partition the committed and recorded offsets, the brokers' "
+                  "watermarks and the lag; per Kinesis shard its state, the committed and recorded sequence "
+                  "numbers and how far the next record is behind the tip (ms)");
     cmd->callback([options, retry, &exit_code] {
       options->retry = retry->count() > 0;
       Status status = ListOrRetry(*options);

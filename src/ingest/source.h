@@ -10,8 +10,10 @@
 // second line for configs built in code) and builds them with the FileIO
 // of the source uri ([s3] settings for s3:// uris); a Kafka source
 // (discovery "kafka") gets a KafkaDiscovery and a KafkaUnitOpener, each with
-// its own client. File sources pass the FileIO through `wrap_io` when one
-// is given (tests).
+// its own client; a Kinesis source a KinesisDiscovery and a
+// KinesisUnitOpener, each with its own client, sharing the records the
+// discovery read (KinesisRangeCache). File sources pass the FileIO through
+// `wrap_io` when one is given (tests).
 #pragma once
 
 #include <memory>
@@ -20,6 +22,8 @@
 #include "ingest/config/config.h"
 #include "ingest/discovery/discovery.h"
 #include "ingest/format/unit_opener.h"
+#include "ingest/state/ledger.h"
+#include "ingest/stream/stream_lag.h"
 
 namespace floe::ingest {
 
@@ -34,5 +38,11 @@ Result<Source> OpenSource(const SourceConfig& config, const s3::S3Options& s3,
                           int64_t memory_budget_bytes = PerformanceConfig{}.memory_budget_bytes,
                           int64_t max_records_per_unit = TriggerConfig{}.max_records_per_batch,
                           const FileIOWrapper& wrap_io = nullptr);
+
+// `floe files CONFIG --lag`: per partition or shard of a stream source how
+// far the table has consumed it (the ledger's settled and recorded ends) and
+// how much is left (asked of the brokers / of Kinesis). InvalidArgument for
+// file sources.
+Result<StreamLag> StreamSourceLag(const PipelineConfig& config, Ledger& ledger);
 
 }  // namespace floe::ingest

@@ -2,13 +2,17 @@
 """boto3, the AWS SDK for Python, as the independent client of floe's AWS tests.
 
 Usage: aws_driver.py <endpoint-url> <command-file.json>
+       aws_driver.py <endpoint-url> -
 The command file holds {"command": "...", ...arguments}; the result is printed
-as one JSON document on stdout. Everything goes to the given endpoint (a moto
+as one JSON document on stdout. With "-" the driver serves commands, one JSON
+document a line on stdin, answering each with one line on stdout:
+{"result": ...} or {"error": "..."} (one process: boto3 is imported once). Everything goes to the given endpoint (a moto
 server) with test credentials in us-east-1 unless a command says otherwise.
 
 Commands:
   kinesis-create      {stream, shards}                      -> {}
-  kinesis-put         {stream, records: [{key, data_b64, hash_key?}]} -> [{shard, sequence}]
+  kinesis-put         {stream, records: [{key, data_b64, hash_key?}], batch?} -> [{shard, sequence}]
+                      (batch: PutRecords in calls of up to 500 records, in order)
   kinesis-split       {stream, shard, new_starting_hash_key} -> {}
   kinesis-merge       {stream, shard, adjacent}              -> {}
   kinesis-shards      {stream}                               -> ListShards' Shards
@@ -68,6 +72,20 @@ def kinesis_create(args):
 def kinesis_put(args):
     kinesis = client("kinesis")
     out = []
+    if args.get("batch"):
+        records = args["records"]
+        for start in range(0, len(records), 500):
+            entries = []
+            for record in records[start:start + 500]:
+                entry = {"PartitionKey": record["key"], "Data": base64.b64decode(record["data_b64"])}
+                if record.get("hash_key"):
+                    entry["ExplicitHashKey"] = record["hash_key"]
+                entries.append(entry)
+            answer = kinesis.put_records(StreamName=args["stream"], Records=entries)
+            if answer.get("FailedRecordCount"):
+                raise RuntimeError("put_records: %d records failed" % answer["FailedRecordCount"])
+            out += [{"shard": r["ShardId"], "sequence": r["SequenceNumber"]} for r in answer["Records"]]
+        return out
     for record in args["records"]:
         params = {"StreamName": args["stream"], "PartitionKey": record["key"],
                   "Data": base64.b64decode(record["data_b64"])}
@@ -193,6 +211,18 @@ COMMANDS = {
 }
 
 if __name__ == "__main__":
+    if sys.argv[2] == "-":
+        for line in sys.stdin:
+            if not line.strip():
+                continue
+            try:
+                command = json.loads(line)
+                answer = {"result": jsonable(COMMANDS[command["command"]](command))}
+            except Exception as error:  # noqa: BLE001 - reported to the caller, which fails the test
+                answer = {"error": "%s: %s" % (type(error).__name__, error)}
+            sys.stdout.write(json.dumps(answer) + "\n")
+            sys.stdout.flush()
+        sys.exit(0)
     with open(sys.argv[2]) as f:
         command = json.load(f)
     result = COMMANDS[command["command"]](command)

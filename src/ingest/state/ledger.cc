@@ -748,12 +748,15 @@ Result<std::optional<std::pair<int64_t, int64_t>>> Ledger::LastCommittedSnapshot
   return last;
 }
 
-Result<std::map<std::pair<std::string, std::string>, std::string>> Ledger::StreamEnds() {
+Result<std::map<std::pair<std::string, std::string>, std::string>> Ledger::StreamEnds(bool settled_only) {
   std::map<std::pair<std::string, std::string>, std::string> ends;
   Status status = impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement query,
-                          impl_->Prepare("SELECT stream, stream_partition, MAX(last_position) FROM files "
-                                         "WHERE kind = 'stream_range' GROUP BY stream, stream_partition"));
+    FLOE_ASSIGN_OR_RETURN(
+        SqliteStatement query,
+        impl_->Prepare(std::string("SELECT stream, stream_partition, MAX(last_position) FROM files "
+                                   "WHERE kind = 'stream_range'") +
+                       (settled_only ? " AND state IN ('committed', 'quarantined', 'skipped')" : "") +
+                       " GROUP BY stream, stream_partition"));
     while (true) {
       FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
       if (!row) break;

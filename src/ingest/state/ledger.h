@@ -129,7 +129,9 @@ class Ledger {
   // ledger holds (in any state: a quarantined range was consumed too), so a
   // discovery continues right after it. Ranges of a partition never overlap
   // (RecordDiscovered refuses that), so what follows is new.
-  Result<std::map<std::pair<std::string, std::string>, std::string>> StreamEnds();
+  // With `settled_only`, only ranges that are done with (committed,
+  // quarantined or skipped) count: how far a table has consumed a stream.
+  Result<std::map<std::pair<std::string, std::string>, std::string>> StreamEnds(bool settled_only = false);
 
   Result<std::optional<TableWatermark>> Watermark(const std::string& table);
   Status SetWatermark(const TableWatermark& watermark);

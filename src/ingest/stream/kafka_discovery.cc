@@ -27,6 +27,7 @@ std::string KafkaTableOf(const KafkaSourceConfig& config, const std::string& top
 KafkaDiscovery::KafkaDiscovery(const SourceConfig& config, int64_t max_records_per_unit,
                                std::unique_ptr<kafka::KafkaConsumer> consumer)
     : config_(config.kafka),
+      start_at_latest_(config.stream.start_at_latest),
       max_records_per_unit_(std::max<int64_t>(1, max_records_per_unit)),
       consumer_(std::move(consumer)) {}
 
@@ -119,7 +120,7 @@ Result<DiscoveryResult> KafkaDiscovery::Discover(const std::map<std::string, Tab
             "dir";
         continue;
       }
-    } else if (config_.start_at_latest) {
+    } else if (start_at_latest_) {
       auto [it, inserted] = latest_starts_.emplace(key, mark.high);
       next = it->second;
     } else {
@@ -162,6 +163,42 @@ Result<std::vector<PartitionWatermarks>> KafkaWatermarks(const SourceConfig& con
     FLOE_ASSIGN_OR_RETURN(pattern, kafka::TopicPattern::Compile(config.kafka.topic_pattern));
   }
   return ListPartitions(*consumer, config.kafka, pattern ? &*pattern : nullptr, nullptr);
+}
+
+Result<StreamLag> KafkaLag(const SourceConfig& config, const StreamEnds& committed,
+                           const StreamEnds& recorded) {
+  FLOE_ASSIGN_OR_RETURN(auto partitions, KafkaWatermarks(config));
+  // The next offset after a ledger position, or `otherwise`.
+  auto next_after = [](const StreamEnds& ends, const std::pair<std::string, std::string>& key,
+                       int64_t otherwise) -> Result<int64_t> {
+    auto it = ends.find(key);
+    if (it == ends.end()) return otherwise;
+    auto last = ParseKafkaOffset(it->second);
+    if (!last) {
+      return Status::Corruption("the ledger's last position of " + key.first + "[" + key.second + "] is \"" +
+                                it->second + "\", not a Kafka offset");
+    }
+    return *last + 1;
+  };
+  StreamLag lag;
+  int64_t total_lag = 0;
+  for (const PartitionWatermarks& p : partitions) {
+    const auto key = std::make_pair(p.topic, std::to_string(p.partition));
+    FLOE_ASSIGN_OR_RETURN(const int64_t done, next_after(committed, key, p.low));
+    FLOE_ASSIGN_OR_RETURN(const int64_t held, next_after(recorded, key, done));
+    const int64_t behind = std::max<int64_t>(0, p.high - done);
+    total_lag += behind;
+    lag.rows.push_back({{"topic", p.topic},
+                        {"partition", p.partition},
+                        {"committed", done},
+                        {"recorded", held},
+                        {"low", p.low},
+                        {"high", p.high},
+                        {"lag", behind}});
+  }
+  lag.summary = std::to_string(partitions.size()) + (partitions.size() == 1 ? " partition" : " partitions") +
+                ", lag " + std::to_string(total_lag) + (total_lag == 1 ? " record" : " records");
+  return lag;
 }
 
 }  // namespace floe::ingest

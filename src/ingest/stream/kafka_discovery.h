@@ -32,6 +32,7 @@
 #include <utility>
 
 #include "ingest/discovery/discovery.h"
+#include "ingest/stream/stream_lag.h"
 #include "stream/kafka/kafka_consumer.h"
 
 namespace floe::ingest {
@@ -57,6 +58,7 @@ class KafkaDiscovery final : public Discovery {
                  std::unique_ptr<kafka::KafkaConsumer> consumer);
 
   const KafkaSourceConfig config_;
+  const bool start_at_latest_;
   const int64_t max_records_per_unit_;
   std::unique_ptr<kafka::KafkaConsumer> consumer_;
   std::optional<kafka::TopicPattern> pattern_;
@@ -76,6 +78,13 @@ struct PartitionWatermarks {
   int64_t high = 0;
 };
 Result<std::vector<PartitionWatermarks>> KafkaWatermarks(const SourceConfig& config);
+
+// `floe files CONFIG --lag` of a Kafka source: per partition the next offset
+// the table has committed, the next the ledger holds (recorded, maybe not yet
+// applied), the brokers' watermarks and the lag (high watermark minus
+// committed).
+Result<StreamLag> KafkaLag(const SourceConfig& config, const StreamEnds& committed,
+                           const StreamEnds& recorded);
 
 // The source table a topic's records go to (see the contract).
 std::string KafkaTableOf(const KafkaSourceConfig& config, const std::string& topic);

@@ -55,7 +55,7 @@ class KinesisMotoTest : public testing::MotoTest {
 
   // Polls until every shard finished or stayed quiet for two polls in a row.
   struct ReadLog {
-    std::vector<std::pair<std::string, StreamRecord>> records;  // (shard, record) in reading order
+    std::vector<std::pair<std::string, ShardRecord>> records;  // (shard, record) in reading order
     std::vector<PollResult> polls;
   };
   static Status ReadAll(KinesisStreamReader& reader, ReadLog* log, int max_polls = 10000) {
@@ -64,7 +64,7 @@ class KinesisMotoTest : public testing::MotoTest {
       FLOE_ASSIGN_OR_RETURN(PollResult poll, reader.Poll());
       quiet = poll.caught_up ? quiet + 1 : 0;
       for (const ShardBatch& batch : poll.batches) {
-        for (const StreamRecord& record : batch.records) log->records.emplace_back(batch.shard_id, record);
+        for (const ShardRecord& record : batch.records) log->records.emplace_back(batch.shard_id, record);
       }
       log->polls.push_back(std::move(poll));
     }
@@ -202,7 +202,7 @@ TEST_F(KinesisMotoTest, ReshardedStreamIsReadOncePerShardInOrderParentsFirst) {
   for (const PollResult& poll : log.polls) {
     std::set<std::pair<std::string, std::string>> kinesis_records;
     for (const ShardBatch& batch : poll.batches) {
-      for (const StreamRecord& record : batch.records)
+      for (const ShardRecord& record : batch.records)
         kinesis_records.emplace(batch.shard_id, record.sequence_number);
     }
     if (kinesis_records.size() > 1) {

@@ -1170,8 +1170,8 @@ on_bad_record = "skip"
   EXPECT_EQ(config.source.kafka.bootstrap_servers, "b1:9092,b2:9092");
   EXPECT_EQ(config.source.kafka.topics.size(), 2u);
   EXPECT_EQ(config.source.kafka.topic_tables.at("dbserver1.inventory.orders"), "orders_v2");
-  EXPECT_TRUE(config.source.kafka.start_at_latest);
-  EXPECT_EQ(config.source.kafka.on_bad_record, StreamBadRecordPolicy::kSkip);
+  EXPECT_TRUE(config.source.stream.start_at_latest);
+  EXPECT_EQ(config.source.stream.on_bad_record, StreamBadRecordPolicy::kSkip);
   EXPECT_EQ(config.source.kafka.properties.at("security.protocol"), "SASL_SSL");
   EXPECT_TRUE(config.source.text.infer_column_types) << "record values are inferred by default";
   EXPECT_EQ(config.trigger.max_records_per_batch, 5000);
@@ -1191,9 +1191,9 @@ changes = "debezium"
 )",
                                                          "[merge]\nkeys = [\"id\"]\n"));
   EXPECT_EQ(config.source.format, SourceFormat::kAvro);
-  EXPECT_EQ(config.source.kafka.schema_registry_url, "http://r1:8081,http://r2:8081");
-  EXPECT_EQ(config.source.kafka.schema_registry_auth, std::optional<std::string>("key:secret"));
-  EXPECT_EQ(config.source.kafka.schema_registry_token, std::nullopt);
+  EXPECT_EQ(config.source.stream.schema_registry_url, "http://r1:8081,http://r2:8081");
+  EXPECT_EQ(config.source.stream.schema_registry_auth, std::optional<std::string>("key:secret"));
+  EXPECT_EQ(config.source.stream.schema_registry_token, std::nullopt);
 }
 
 TEST(KafkaConfigTest, KafkaSourcesRefuseWhatDoesNotApply) {
