@@ -143,10 +143,16 @@ struct FilesOptions {
 };
 
 // `floe files CONFIG --lag` of a stream source (ingest::StreamSourceLag):
-// one row per partition or shard, as a table or JSON lines.
-Status PrintStreamLag(const ingest::PipelineConfig& config, ingest::Ledger& ledger,
+// one row per partition or shard, as a table or JSON lines. `ledger` is null
+// before the pipeline's first run.
+Status PrintStreamLag(const ingest::PipelineConfig& config, ingest::Ledger* ledger,
                       const std::string& format) {
-  FLOE_ASSIGN_OR_RETURN(ingest::StreamLag lag, ingest::StreamSourceLag(config, ledger));
+  ingest::StreamEnds committed, recorded;
+  if (ledger != nullptr) {
+    FLOE_ASSIGN_OR_RETURN(committed, ledger->StreamEnds(/*settled_only=*/true));
+    FLOE_ASSIGN_OR_RETURN(recorded, ledger->StreamEnds());
+  }
+  FLOE_ASSIGN_OR_RETURN(ingest::StreamLag lag, ingest::StreamSourceLag(config, committed, recorded));
   if (format == "jsonl") {
     for (const auto& row : lag.rows) std::cout << row.dump() << "\n";
     return Status::OK();
@@ -355,7 +361,14 @@ Status ListOrRetry(const FilesOptions& options) {
   if (!options.state.empty()) {
     FLOE_ASSIGN_OR_RETURN(state, ParseFileState(options.state));
   }
-  if (!std::filesystem::exists(config.state_dir)) {
+  const bool has_state = std::filesystem::exists(config.state_dir);
+  if (options.lag && !has_state) {
+    // Before the first run: nothing consumed, everything there is behind.
+    if (state || !options.table.empty())
+      return Status::InvalidArgument("--lag takes no --state or --table (it lists every partition)");
+    return PrintStreamLag(config, nullptr, options.format);
+  }
+  if (!has_state) {
     return Status::NotFound("pipeline " + config.name + " has no state at " + config.state_dir +
                             " (has `floe run` run with this config?)");
   }
@@ -397,7 +410,7 @@ Status ListOrRetry(const FilesOptions& options) {
   if (options.lag) {
     if (state || table)
       return Status::InvalidArgument("--lag takes no --state or --table (it lists every partition)");
-    return PrintStreamLag(config, *ledger, options.format);
+    return PrintStreamLag(config, ledger.get(), options.format);
   }
   ingest::LedgerFilter filter;
   filter.table = table;

@@ -57,9 +57,8 @@ Result<Source> OpenSource(const SourceConfig& config, const s3::S3Options& s3, i
   return source;
 }
 
-Result<StreamLag> StreamSourceLag(const PipelineConfig& config, Ledger& ledger) {
-  FLOE_ASSIGN_OR_RETURN(StreamEnds committed, ledger.StreamEnds(/*settled_only=*/true));
-  FLOE_ASSIGN_OR_RETURN(StreamEnds recorded, ledger.StreamEnds());
+Result<StreamLag> StreamSourceLag(const PipelineConfig& config, const StreamEnds& committed,
+                                  const StreamEnds& recorded) {
   switch (config.source.discovery) {
     case DiscoveryKind::kKafka: return KafkaLag(config.source, committed, recorded);
     case DiscoveryKind::kKinesis: return KinesisLag(config.source, config.s3, committed, recorded);

@@ -22,7 +22,6 @@
 #include "ingest/config/config.h"
 #include "ingest/discovery/discovery.h"
 #include "ingest/format/unit_opener.h"
-#include "ingest/state/ledger.h"
 #include "ingest/stream/stream_lag.h"
 
 namespace floe::ingest {
@@ -40,9 +39,10 @@ Result<Source> OpenSource(const SourceConfig& config, const s3::S3Options& s3,
                           const FileIOWrapper& wrap_io = nullptr);
 
 // `floe files CONFIG --lag`: per partition or shard of a stream source how
-// far the table has consumed it (the ledger's settled and recorded ends) and
-// how much is left (asked of the brokers / of Kinesis). InvalidArgument for
-// file sources.
-Result<StreamLag> StreamSourceLag(const PipelineConfig& config, Ledger& ledger);
+// far the table has consumed it (`committed`, `recorded`: the ledger's
+// settled and recorded ends, Ledger::StreamEnds) and how much is left (asked
+// of the brokers / of Kinesis). InvalidArgument for file sources.
+Result<StreamLag> StreamSourceLag(const PipelineConfig& config, const StreamEnds& committed,
+                                  const StreamEnds& recorded);
 
 }  // namespace floe::ingest

@@ -370,6 +370,16 @@ test('changes = "append": JSON and KPL-aggregated events land once each with the
 
     const config = kinesisConfig(dir, stream, { changes: 'append', source: 'kinesis_metadata = true' });
     const env = { AWS_ENDPOINT_URL_KINESIS: moto.url };
+    const lagOf = () => {
+      const lag = runFloe(['files', config, '--lag', '--format', 'jsonl'], { env: { ...AWS_ENV, ...env } });
+      assert.equal(lag.status, 0, lag.stderr);
+      return lag.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    };
+    // Nothing read yet: each shard's next record is its first, behind the tip.
+    const unread = lagOf();
+    assert.equal(unread.length, 2);
+    assert.ok(unread.every((s) => s.state === 'open' && s.committed === '' && s.next !== ''), JSON.stringify(unread));
+    assert.ok(unread.some((s) => s.behind_ms > 0), JSON.stringify(unread));
     runOnce(config, env);
     await put(stream, plain(appEvents(150, 60)));
     runOnce(config, env);
@@ -406,12 +416,11 @@ test('changes = "append": JSON and KPL-aggregated events land once each with the
     assert.match(dead[0].error, /shard shardId-\d+, sequence number \d+: /);
 
     // floe files --lag: every shard read to its end, nothing behind.
-    const lag = runFloe(['files', config, '--lag', '--format', 'jsonl'], { env: { ...AWS_ENV, ...env } });
-    assert.equal(lag.status, 0, lag.stderr);
-    const shards = lag.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const shards = lagOf();
     assert.equal(shards.length, 2);
     for (const s of shards) {
       assert.equal(s.behind_ms, 0, JSON.stringify(s));
+      assert.equal(s.next, '', JSON.stringify(s));
       assert.equal(s.committed, s.recorded, JSON.stringify(s));
       assert.ok(s.committed !== '', JSON.stringify(s));
     }

@@ -1224,5 +1224,68 @@ TEST(KafkaConfigTest, KafkaSourcesRefuseWhatDoesNotApply) {
   EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\nchanges = \"debezium\"\n"), HasSubstr("needs keys"));
 }
 
+TEST(KinesisConfigTest, KinesisSourcesTakeAStreamByNameOrArnAndDebeziumDefaults) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, ParseKafka(R"(discovery = "kinesis"
+uri = "kinesis://dbserver1.inventory.customers"
+changes = "debezium"
+starting_position = "LATEST"
+on_bad_record = "fail"
+endpoint = "http://127.0.0.1:4566"
+region = "eu-west-1"
+)",
+                                                         "[merge]\nkeys = [\"id\"]\n"));
+  EXPECT_EQ(config.source.discovery, DiscoveryKind::kKinesis);
+  EXPECT_EQ(config.source.format, SourceFormat::kJson);
+  EXPECT_EQ(config.source.kinesis.stream, "dbserver1.inventory.customers");
+  EXPECT_EQ(config.source.kinesis.table, "dbserver1.inventory.customers") << "the stream names the table";
+  EXPECT_EQ(config.source.kinesis.stream_arn, "");
+  EXPECT_EQ(config.source.kinesis.endpoint, "http://127.0.0.1:4566");
+  EXPECT_EQ(config.source.kinesis.region, "eu-west-1");
+  EXPECT_TRUE(config.source.stream.start_at_latest);
+  EXPECT_EQ(config.source.stream.on_bad_record, StreamBadRecordPolicy::kFail);
+  ASSERT_EQ(config.merge.order_by.size(), 2u);
+  EXPECT_EQ(config.merge.order_by[0].name, "source.ts_ms");
+  EXPECT_EQ(config.merge.order_by[1].name, "kinesis.arrival") << "the arrival time breaks ties";
+  EXPECT_EQ(config.merge.order_by[1].kind, OrderingKind::kTimestamp);
+
+  ASSERT_OK_AND_ASSIGN(PipelineConfig by_arn, ParseKafka(R"(discovery = "kinesis"
+uri = "arn:aws:kinesis:ap-south-1:123456789012:stream/clicks"
+table = "click_events"
+kinesis_metadata = true
+)"));
+  EXPECT_EQ(by_arn.source.kinesis.stream, "clicks");
+  EXPECT_EQ(by_arn.source.kinesis.stream_arn, "arn:aws:kinesis:ap-south-1:123456789012:stream/clicks");
+  EXPECT_EQ(by_arn.source.kinesis.region, "ap-south-1") << "the ARN names the region";
+  EXPECT_EQ(by_arn.source.kinesis.table, "click_events");
+  EXPECT_TRUE(by_arn.source.stream.metadata_column);
+  EXPECT_FALSE(by_arn.source.stream.start_at_latest);
+  EXPECT_EQ(by_arn.merge.mode, WriteMode::kAppend);
+}
+
+TEST(KinesisConfigTest, KinesisSourcesRefuseWhatDoesNotApply) {
+  const std::string base = "discovery = \"kinesis\"\nuri = \"kinesis://s\"\n";
+  EXPECT_THAT(KafkaError("discovery = \"kinesis\"\n"), HasSubstr("kinesis://<stream name> or its ARN"));
+  EXPECT_THAT(KafkaError("discovery = \"kinesis\"\nuri = \"kafka://b:9092\"\n"),
+              HasSubstr("kinesis://<stream name> or its ARN"));
+  EXPECT_THAT(KafkaError("discovery = \"kinesis\"\nuri = \"arn:aws:sqs:us-east-1:1:stream/x\"\n"),
+              HasSubstr("kinesis://<stream name> or its ARN"));
+  EXPECT_THAT(KafkaError("discovery = \"kinesis\"\nuri = \"kinesis://bad name\"\n"),
+              HasSubstr("is not a Kinesis stream name"));
+  EXPECT_THAT(KafkaError("discovery = \"kinesis\"\nuri = \"arn:aws:kinesis:us-east-1:1:stream/s\"\n"
+                         "region = \"eu-west-1\"\n"),
+              HasSubstr("the stream ARN in uri names region \"us-east-1\""));
+  EXPECT_THAT(KafkaError(base + "endpoint = \"127.0.0.1:4566\"\n"),
+              HasSubstr("expected http(s)://host[:port]"));
+  EXPECT_THAT(KafkaError(base + "starting_position = \"earliest\"\n"), HasSubstr("TRIM_HORIZON"));
+  EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\n"), HasSubstr("unknown key [source] topics"));
+  EXPECT_THAT(KafkaError(base + "kafka_metadata = true\n"), HasSubstr("unknown key [source] kafka_metadata"));
+  EXPECT_THAT(KafkaError(base + "settle = \"5s\"\n"), HasSubstr("not to discovery \"kinesis\""));
+  EXPECT_THAT(KafkaError(base + "changes = \"dms\"\n"), HasSubstr("Kinesis records take"));
+  EXPECT_THAT(KafkaError(base + "format = \"avro\"\n"), HasSubstr("set schema_registry"));
+  EXPECT_THAT(
+      KafkaError("discovery = \"kafka\"\nuri = \"kafka://b:9092\"\ntopics = [\"a\"]\nregion = \"x\"\n"),
+      HasSubstr("unknown key [source] region"));
+}
+
 }  // namespace
 }  // namespace floe::ingest
