@@ -35,7 +35,7 @@ import { fileURLToPath } from 'node:url';
 import { generateChanges, encodeEvent, renderRow, oracle } from '../tools/debezium.mjs';
 import { motoMissingReason, startMoto } from '../tools/moto.mjs';
 import { catalogOf, compareByKey, scanZoneTable, writeZoneConfig } from '../tools/landing_zones.mjs';
-import { FLOE, ledgerFiles, runFloe, runFloeOk, skipWithoutFloe } from '../tools/pipeline_oracle.mjs';
+import { FLOE, ledgerFiles, logTail, runFloe, runFloeOk, skipWithoutFloe, startDaemon } from '../tools/pipeline_oracle.mjs';
 import { openDuckDB } from '../tools/readers.mjs';
 import { hyparquetRows } from '../tools/change_feed_oracle.mjs';
 import { makeRng } from '../tools/random_parquet.mjs';
@@ -153,24 +153,6 @@ ${merge}
 ${extra}`, { name });
 }
 
-function startDaemon(config) {
-  const child = spawn(FLOE, ['run', config], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...AWS_ENV } });
-  const daemon = { child, log: '', exit: null };
-  child.stderr.on('data', (chunk) => {
-    daemon.log += chunk;
-    if (daemon.log.length > 1 << 20) daemon.log = daemon.log.slice(-(1 << 19));
-  });
-  daemon.exited = new Promise((resolve) => {
-    child.on('exit', (code, signal) => {
-      daemon.exit = { code, signal };
-      resolve(daemon.exit);
-    });
-  });
-  return daemon;
-}
-
-const tail = (log, lines = 30) => log.trim().split('\n').slice(-lines).join('\n');
-
 function runOnce(config, env = {}) {
   const run = spawnSync(FLOE, ['run', config, '--once'],
     { encoding: 'utf8', timeout: 120_000, maxBuffer: 64 << 20, env: { ...process.env, ...AWS_ENV, ...env } });
@@ -273,13 +255,13 @@ test(`Debezium over a resharded stream with re-deliveries and throttling, ${KILL
         await reshards.get(i)?.();
         await chunk(i);
         const delay = Math.floor(150 + random() * 1100);
-        const daemon = startDaemon(config);
+        const daemon = startDaemon(config, { env: AWS_ENV });
         const timer = setTimeout(() => daemon.child.kill('SIGKILL'), delay);
         const exit = await daemon.exited;
         clearTimeout(timer);
         if (process.env.FLOE_KINESIS_LOGS) fs.appendFileSync(path.join(dir, 'daemons.log'), `--- run ${i}, killed after ${delay} ms\n${daemon.log}`);
         if (exit.signal !== 'SIGKILL') {
-          assert.fail(`continuous run (to be killed after ${delay} ms) exited by itself: ${JSON.stringify(exit)}\n${tail(daemon.log)}`);
+          assert.fail(`continuous run (to be killed after ${delay} ms) exited by itself: ${JSON.stringify(exit)}\n${logTail(daemon.log)}`);
         }
         ++killed;
         delays.push(delay);
@@ -313,7 +295,7 @@ test(`Debezium over a resharded stream with re-deliveries and throttling, ${KILL
       const actual = scanZoneTable(dir, `${NAMESPACE}.customers`, ['id']);
       assert.deepEqual(actual.duplicates.slice(0, 10), [], 'keys twice in the table');
       assert.deepEqual(compareByKey(expected, actual.rows, { label: 'customers', limit: 15 }), [],
-        `the table differs from the oracle; the last run said:\n${tail(final.stderr)}`);
+        `the table differs from the oracle; the last run said:\n${logTail(final.stderr)}`);
       // boto3's reading of every shard, moto's merge copies included.
       const shards = await driver({ command: 'kinesis-dump', stream });
       assert.equal(Object.keys(shards).length, 6, `shards: ${Object.keys(shards)}`);

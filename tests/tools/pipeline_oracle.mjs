@@ -8,7 +8,7 @@
 // Values are compared as text: DuckDB renders its values with CAST(... AS
 // VARCHAR) (timestamps as epoch microseconds), and floe's CSV is brought to
 // the same form.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { icebergRead } from 'icebird';
@@ -36,6 +36,27 @@ export function runFloe(args, { timeoutMs = 300_000, env = {} } = {}) {
   if (result.error) throw result.error;
   return { status: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };
 }
+
+// A running `floe run CONFIG` (continuous): { child, log (the last MiB of
+// its stderr), exit (null while it runs), exited (a promise of {code, signal}) }.
+export function startDaemon(config, { env = {} } = {}) {
+  const child = spawn(FLOE, ['run', config], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+  const daemon = { child, log: '', exit: null };
+  child.stderr.on('data', (chunk) => {
+    daemon.log += chunk;
+    if (daemon.log.length > 1 << 20) daemon.log = daemon.log.slice(-(1 << 19));
+  });
+  daemon.exited = new Promise((resolve) => {
+    child.on('exit', (code, signal) => {
+      daemon.exit = { code, signal };
+      resolve(daemon.exit);
+    });
+  });
+  return daemon;
+}
+
+// The last `lines` lines of a log, for assertion messages.
+export const logTail = (log, lines = 30) => log.trim().split('\n').slice(-lines).join('\n');
 
 export function runFloeOk(args, options) {
   const result = runFloe(args, options);

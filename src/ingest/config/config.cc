@@ -274,6 +274,17 @@ struct ChangesChoice {
   std::optional<ChangeKind> changes;  // [source] changes, when given
 };
 
+// column_names: not empty, no name empty or repeated.
+Status CheckColumnNames(SectionReader& section, const std::vector<std::string>& names) {
+  if (names.empty()) return section.Error("column_names", "is empty");
+  std::set<std::string> seen;
+  for (const std::string& name : names) {
+    if (name.empty()) return section.Error("column_names", "holds an empty name");
+    if (!seen.insert(name).second) return section.Error("column_names", "names \"" + name + "\" twice");
+  }
+  return Status::OK();
+}
+
 // The [source] keys of the text formats into `text`; a key of a format other
 // than `format` is an error naming the formats it applies to.
 // `stream_policy`: a stream source's [source] on_bad_record (dead_letter |
@@ -312,6 +323,7 @@ Status ReadTextFormatKeys(SectionReader& section, SourceFormat format, TextForma
   FLOE_ASSIGN_OR_RETURN(auto null_string, section.String("null_string"));
   FLOE_ASSIGN_OR_RETURN(auto skip_rows, section.Integer("skip_rows", 0, int64_t{1} << 40));
   FLOE_ASSIGN_OR_RETURN(auto encoding, section.Choice("encoding", {"utf-8", "latin-1"}));
+  FLOE_ASSIGN_OR_RETURN(auto column_names, section.StringArray("column_names"));
   if (!is_json && !is_csv) {
     const std::pair<const char*, bool> given[] = {
         {"infer_column_types", infer.has_value()},   {"schema_hints", hints.has_value()},
@@ -331,7 +343,7 @@ Status ReadTextFormatKeys(SectionReader& section, SourceFormat format, TextForma
         {"delimiter", delimiter.has_value()},     {"quote", quote.has_value()},
         {"escape", escape.has_value()},           {"header", header.has_value()},
         {"null_string", null_string.has_value()}, {"skip_rows", skip_rows.has_value()},
-        {"encoding", encoding.has_value()}};
+        {"encoding", encoding.has_value()},       {"column_names", column_names.has_value()}};
     for (const auto& [key, present] : given) {
       if (present) return only(key, "\"csv\"");
     }
@@ -369,6 +381,10 @@ Status ReadTextFormatKeys(SectionReader& section, SourceFormat format, TextForma
   if (null_string) text->null_string = *null_string;
   if (skip_rows) text->skip_rows = *skip_rows;
   if (encoding) text->encoding = *encoding == 0 ? "utf-8" : "latin-1";
+  if (column_names) {
+    FLOE_RETURN_IF_ERROR(CheckColumnNames(section, *column_names));
+    text->column_names = *column_names;
+  }
   return Status::OK();
 }
 
@@ -1281,7 +1297,16 @@ Status ReadTables(const ParseContext& context, const toml::table* tables, const 
     FLOE_ASSIGN_OR_RETURN(auto bad_rows, section.Choice("on_bad_row", kBadRowNames));
     FLOE_ASSIGN_OR_RETURN(auto target_table, section.String("target_table"));
     FLOE_ASSIGN_OR_RETURN(auto properties, section.StringMap("properties"));
+    FLOE_ASSIGN_OR_RETURN(auto column_names, section.StringArray("column_names"));
     FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+    if (column_names) {
+      if (globals.source.format != SourceFormat::kCsv) {
+        return section.Error("column_names", std::string("applies only to format = \"csv\", not \"") +
+                                                 SourceFormatName(globals.source.format) + "\"");
+      }
+      FLOE_RETURN_IF_ERROR(CheckColumnNames(section, *column_names));
+      out.column_names = *column_names;
+    }
     if (merge_given) {
       FLOE_RETURN_IF_ERROR(ValidateMerge(context, label, merge));
       out.merge = std::move(merge);
@@ -1375,6 +1400,9 @@ Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::ta
   }
 
   FLOE_RETURN_IF_ERROR(ReadTables(context, tables, config, &config.tables));
+  for (const auto& [name, table] : config.tables) {
+    if (table.column_names) config.source.text.table_column_names[name] = *table.column_names;
+  }
   return config;
 }
 

@@ -91,6 +91,11 @@ struct TextFormatConfig {
   std::string null_string;
   int64_t skip_rows = 0;
   std::string encoding = "utf-8";  // or "latin-1"
+  // csv: the columns of headerless files ([source] column_names), per
+  // source table where [tables.<name>] column_names says; a file with fewer
+  // fields takes the last ones (DMS puts Op first in CDC files only).
+  std::vector<std::string> column_names;
+  std::map<std::string, std::vector<std::string>> table_column_names;
 };
 
 // What a stream record that cannot be decoded does ([source] on_bad_record
@@ -292,6 +297,7 @@ struct TableOverride {
   std::optional<BadRowPolicy> on_bad_row;
   std::optional<std::string> target_table;
   std::map<std::string, std::string> table_properties;
+  std::optional<std::vector<std::string>> column_names;  // csv: copied into SourceConfig::text
 };
 
 struct PipelineConfig {

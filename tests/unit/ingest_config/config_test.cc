@@ -1287,5 +1287,31 @@ TEST(KinesisConfigTest, KinesisSourcesRefuseWhatDoesNotApply) {
       HasSubstr("unknown key [source] region"));
 }
 
+// DMS's CSV output has no header: the columns come from column_names, for
+// every table or per [tables.<name>].
+TEST(CsvColumnNamesTest, HeaderlessCsvTakesColumnNamesPerTable) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, ParseKafka(R"(changes = "dms"
+format = "csv"
+uri = "/data/dms"
+column_names = ["Op", "AR_H_CHANGE_SEQ", "id", "name"]
+)",
+                                                         R"([merge]
+keys = ["id"]
+[tables.orders]
+column_names = ["Op", "AR_H_CHANGE_SEQ", "id", "amount"]
+)"));
+  EXPECT_EQ(config.source.text.column_names,
+            (std::vector<std::string>{"Op", "AR_H_CHANGE_SEQ", "id", "name"}));
+  EXPECT_EQ(config.source.text.table_column_names.at("orders"),
+            (std::vector<std::string>{"Op", "AR_H_CHANGE_SEQ", "id", "amount"}));
+  EXPECT_THAT(KafkaError("format = \"parquet\"\nuri = \"/d\"\ncolumn_names = [\"a\"]\n"),
+              HasSubstr("column_names: applies only to format = \"csv\""));
+  EXPECT_THAT(KafkaError("format = \"parquet\"\nuri = \"/d\"\n", "[tables.t]\ncolumn_names = [\"a\"]\n"),
+              HasSubstr("[tables.t] column_names: applies only to format = \"csv\""));
+  EXPECT_THAT(KafkaError("format = \"csv\"\nuri = \"/d\"\ncolumn_names = [\"a\", \"a\"]\n"),
+              HasSubstr("names \"a\" twice"));
+  EXPECT_THAT(KafkaError("format = \"csv\"\nuri = \"/d\"\ncolumn_names = []\n"), HasSubstr("is empty"));
+}
+
 }  // namespace
 }  // namespace floe::ingest
