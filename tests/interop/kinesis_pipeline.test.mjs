@@ -18,6 +18,9 @@
 //   its kinesis struct (read from the data files by hyparquet), the bad ones
 //   in <table>__dead_letter with stream, shard and sequence number; `floe
 //   files --lag` says every shard is read.
+// - A 12 MB backlog with memory_budget = 64MiB (a Discover's bound is 8 MiB):
+//   one `--once` takes every record, and no Discover (the ledger units that
+//   share a discovered_at_ms) holds more than the bound and a quarter.
 // moto quirks the tests live with: after a reshard moto keeps routing new
 // records to the closed parents (and a closed shard's end moves with them),
 // so records are put and shards resharded only while no floe run is reading;
@@ -408,4 +411,34 @@ test('changes = "append": JSON and KPL-aggregated events land once each with the
     }
     const text = runFloe(['files', config, '--lag'], { env: { ...AWS_ENV, ...env } });
     assert.match(text.stdout, /2 shards \(2 open\), the furthest 0 ms behind the tip/);
+  });
+
+test('a backlog over a Discover\'s bound (an eighth of memory_budget): each Discover reads at most the bound and a quarter, --once reads on to the end',
+  async (t) => {
+    if (skipped(t)) return;
+    const dir = fs.mkdtempSync(path.join(work, 'backlog-'));
+    const stream = 'backlog';
+    await driver({ command: 'kinesis-create', stream, shards: 2 });
+    // 12 MB of 100 kB records over 2 shards; memory_budget = 64MiB bounds a Discover at 8 MiB.
+    const pad = 'x'.repeat(100_000);
+    for (let from = 0; from < 120; from += 30) {
+      await put(stream, Array.from({ length: 30 }, (_, i) => ({
+        key: `k${from + i}`, data: Buffer.from(JSON.stringify({ n: from + i, pad })) })));
+    }
+    const config = kinesisConfig(dir, stream, { changes: 'append', extra: '[performance]\nmemory_budget = "64MiB"\n' });
+    runOnce(config, { AWS_ENDPOINT_URL_KINESIS: moto.url });
+    const scan = runFloeOk(['table', 'scan', `${NAMESPACE}.backlog`, ...catalogOf(dir), '--format', 'csv']).stdout;
+    const numbers = scan.trim().split('\n').slice(1).map((line) => Number(line.split(',')[0])).sort((a, b) => a - b);
+    assert.deepEqual(numbers, Array.from({ length: 120 }, (_, i) => i), 'one --once run took every record');
+    const files = ledgerFiles(config);
+    assert.deepEqual(files.filter((f) => f.state !== 'committed').map((f) => f.uri), []);
+    // The units one Discover handed out share its discovered_at_ms. A poll is a
+    // quarter of the bound, so a Discover stops within 8 MiB + 2 MiB (and one record).
+    const perDiscover = new Map();
+    for (const f of files) perDiscover.set(f.discovered_at_ms, (perDiscover.get(f.discovered_at_ms) ?? 0) + f.size);
+    const bound = (8 << 20) + (2 << 20) + 100_100;
+    for (const [at, bytes] of perDiscover) {
+      assert.ok(bytes <= bound, `the Discover at ${at} read ${bytes} bytes, over ${bound}: ${JSON.stringify(files)}`);
+    }
+    assert.ok(perDiscover.size >= 2, 'the backlog took more than one Discover');
   });

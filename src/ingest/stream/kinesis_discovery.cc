@@ -69,7 +69,8 @@ Status KinesisDiscovery::Reopen() {
   options.stream = aws::kinesis::StreamId{config_.stream, config_.stream_arn};
   options.initial =
       start_at_latest_ ? aws::kinesis::IteratorType::kLatest : aws::kinesis::IteratorType::kTrimHorizon;
-  options.max_bytes_per_poll = std::min<int64_t>(limits_.max_bytes_per_discover, int64_t{16} << 20);
+  // A quarter of a Discover's bound a poll: a Discover stops within a poll of its bound.
+  options.max_bytes_per_poll = std::clamp<int64_t>(limits_.max_bytes_per_discover / 4, 1, int64_t{16} << 20);
   std::map<std::string, aws::kinesis::IteratorStart> starts;
   for (const auto& [key, position] : ends_) {
     if (!aws::kinesis::IsSequenceNumber(position)) {

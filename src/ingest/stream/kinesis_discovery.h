@@ -18,11 +18,12 @@
 //   not recorded: a failed poll, a blocked table, a restart), the reader is
 //   opened again at the ledger's ends: nothing is skipped or read twice.
 // - A Discover reads until every shard is caught up (nothing new, none
-//   behind the tip), or until it holds a bound of record bytes or has read
-//   for a few seconds; then `more_ready` says so and the pipeline polls again
-//   at once. Ranges hold at most [trigger] max_records_per_batch Kinesis
-//   records each and end at Kinesis record boundaries (the user records of
-//   a KPL aggregate share their sequence number and stay together).
+//   behind the tip), or until it holds a bound of record bytes
+//   (max_bytes_per_discover; it reads in polls of a quarter of it, so it
+//   holds at most 1.25 times the bound and one record) or has read for a few
+//   seconds; then `more_ready` says so and the pipeline polls again at once. Ranges hold at most [trigger]
+//   max_records_per_batch Kinesis records each and end at Kinesis record boundaries (the user records of a
+//   KPL aggregate share their sequence number and stay together).
 // - GetRecords is asked at most five times a second per shard; throttling is
 //   retried with backoff by the client; other errors are the returned error
 //   (the reader is opened again at the ledger's ends by the next Discover).
