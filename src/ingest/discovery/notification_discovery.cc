@@ -321,7 +321,13 @@ Result<DiscoveryResult> NotificationDiscovery::Discover(
   // prefix: the notified files, as a listing would see them now.
   for (auto& [path, named] : to_look) {
     if (listed_uris.count(path)) {
+      // The listing returned it: held like a looked-at file (given back if not recorded).
       for (const std::string& id : named.ids) Link(id, path);
+      if (!named.ids.empty()) {
+        auto listed = std::find_if(result.files.begin(), result.files.end(),
+                                   [&](const SourceUnit& unit) { return unit.uri == path; });
+        awaited_[path].unit = *listed;
+      }
       continue;
     }
     auto awaited = awaited_.find(path);

@@ -298,6 +298,18 @@ TEST_F(NotificationDiscoveryTest, UnitsOfBlockedTablesGoBackToTheQueue) {
   EXPECT_TRUE(discovery->AwaitedUnits().empty());
 }
 
+TEST_F(NotificationDiscoveryTest, AFileTheBackfillListedTooGoesBackWhenNotRecorded) {
+  const std::string file = Write("a.parquet");
+  Arrive({Message("m", {Created(file)})});
+  auto discovery = Make(Config());
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult start, discovery->Discover({}, kLater));  // lists and receives
+  EXPECT_EQ(Uris(start), std::vector<std::string>{file});
+  EXPECT_EQ(Calls("Stat"), 0);  // the listing said it all
+  EXPECT_TRUE(discovery->SettleUnits(Fates({file}, UnitFate::kUnknown)).empty());
+  EXPECT_EQ(log_->released, std::vector<std::string>{"m"});
+  EXPECT_EQ(discovery->held(), 0u);
+}
+
 TEST_F(NotificationDiscoveryTest, ARepeatedDiscoverReturnsWhatIsNotRecordedYet) {
   auto discovery = Make(Config());
   ASSERT_OK(discovery->Discover({}, kLater));
