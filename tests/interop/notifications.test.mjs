@@ -22,7 +22,6 @@
 //
 // Env: FLOE_BIN (required).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -42,6 +41,8 @@ import {
   runFloe,
   runFloeOk,
   snapshotIds,
+  startDaemon,
+  startNodeTool,
 } from '../tools/pipeline_oracle.mjs';
 
 const TOOLS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'tools');
@@ -78,39 +79,10 @@ function skipReason() {
 let aws;
 const driver = (command) => aws.call(command);
 
-// Starts a node tool that prints "ready <port>"; it exits when our stdin pipe closes.
-function startTool(args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
-    children.push(child);
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start`)), 20_000);
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const m = /ready (\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}`)));
-  });
-}
-
-// A continuous `floe run CONFIG` whose stderr is kept.
+// A continuous `floe run CONFIG`, killed at the end if still running.
 function startFloe(config) {
-  const child = spawn(FLOE, ['run', config], { stdio: ['ignore', 'ignore', 'pipe'] });
-  children.push(child);
-  const daemon = { child, log: '', exit: null };
-  child.stderr.on('data', (chunk) => {
-    daemon.log += chunk;
-  });
-  daemon.exited = new Promise((resolve) => {
-    child.on('exit', (code, signal) => {
-      daemon.exit = { code, signal };
-      resolve(daemon.exit);
-    });
-  });
+  const daemon = startDaemon(config);
+  children.push(daemon.child);
   return daemon;
 }
 
@@ -172,7 +144,7 @@ test('prefix in notification mode: every upload lands exactly once, whatever the
     capture_queue: 'capture' };
   const { queue_url: queueUrl, capture_queue_url: captureUrl } = await driver(setup);
   // floe reaches SQS through the proxy (which also checks every signature): it can stall a delete.
-  const proxyPort = await startTool([path.join(TOOLS, 'fault_proxy.mjs'), String(moto.port), 'testing']);
+  const proxyPort = await startNodeTool([path.join(TOOLS, 'fault_proxy.mjs'), String(moto.port), 'testing'], children);
   const proxy = `http://127.0.0.1:${proxyPort}`;
   const format = 'format = "parquet"\nchanges = "cda"';
   const notifications = `queue_url = "${queueUrl}"\nsqs_endpoint = "${proxy}"\nbackfill_interval = "3s"\n` +
