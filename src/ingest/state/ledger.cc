@@ -123,11 +123,6 @@ std::string PadPosition(const std::string& position) {
   return std::string(kPositionDigits - std::min(position.size(), kPositionDigits), '0') + position;
 }
 
-std::string UnpadPosition(const std::string& padded) {
-  const size_t first = padded.find_first_not_of('0');
-  return first == std::string::npos ? "0" : padded.substr(first);
-}
-
 // A position as the ledger accepts it: 1 to 129 decimal digits, no leading zero.
 bool IsPosition(const std::string& position) {
   if (position.empty() || position.size() >= kPositionDigits) return false;
@@ -153,6 +148,11 @@ const char* const kLedgerFileColumns =
     "uri, tbl, size, mtime_ms, order_key, fingerprint, folder_ts, partition_values, state, batch_id, "
     "snapshot_id, reason, discovered_at_ms, updated_at_ms, kind, stream, stream_partition, first_position, "
     "last_position";
+
+std::string UnpadLedgerPosition(const std::string& padded) {
+  const size_t first = padded.find_first_not_of('0');
+  return first == std::string::npos ? "0" : padded.substr(first);
+}
 
 int64_t LedgerNowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -218,8 +218,8 @@ Result<LedgerFile> Ledger::Impl::ReadFileRow(const SqliteStatement& row) {
     out.file.kind = UnitKind::kStreamRange;
     out.file.range.stream = row.Text(15);
     out.file.range.partition = row.Text(16);
-    out.file.range.first = UnpadPosition(row.Text(17));
-    out.file.range.last = UnpadPosition(row.Text(18));
+    out.file.range.first = UnpadLedgerPosition(row.Text(17));
+    out.file.range.last = UnpadLedgerPosition(row.Text(18));
   } else if (kind != UnitKindName(UnitKind::kFile)) {
     return Status::Corruption(db_path + ": unit " + out.file.uri + " has unknown kind \"" + kind + "\"");
   }
@@ -815,7 +815,7 @@ Result<std::map<std::pair<std::string, std::string>, std::string>> Ledger::Strea
     while (true) {
       FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
       if (!row) break;
-      ends[{query.Text(0), query.Text(1)}] = UnpadPosition(query.Text(2));
+      ends[{query.Text(0), query.Text(1)}] = UnpadLedgerPosition(query.Text(2));
     }
     return Status::OK();
   });

@@ -208,6 +208,16 @@ class Ledger {
   Status ClearTableCondition(const std::string& table);
   Result<std::map<std::string, TableCondition>> TableConditions();
 
+  // Streams: per (stream, partition), the last position the ledger holds
+  // (any state) and the last one its table holds everything up to
+  // (committed, or set aside: a quarantined range was consumed too; empty
+  // when none is). One pass over the ranges: for status, not per poll.
+  struct StreamPosition {
+    std::string recorded_last;
+    std::string committed_last;
+  };
+  Result<std::map<std::pair<std::string, std::string>, StreamPosition>> StreamPositions();
+
   Result<std::optional<TableWatermark>> Watermark(const std::string& table);
   Status SetWatermark(const TableWatermark& watermark);
   // Every stored watermark, by table.

@@ -179,6 +179,26 @@ Result<std::vector<BatchRecord>> Ledger::RecentBatches(int64_t since_ms, int64_t
   return batches;
 }
 
+Result<std::map<std::pair<std::string, std::string>, Ledger::StreamPosition>> Ledger::StreamPositions() {
+  std::map<std::pair<std::string, std::string>, StreamPosition> positions;
+  Status status = impl_->Transaction([&]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(
+        SqliteStatement query,
+        impl_->Prepare("SELECT stream, stream_partition, max(last_position), max(CASE WHEN state IN "
+                       "('committed', 'quarantined', 'skipped') THEN last_position END) FROM files "
+                       "WHERE kind = 'stream_range' GROUP BY stream, stream_partition"));
+    while (true) {
+      FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
+      if (!row) return Status::OK();
+      StreamPosition& position = positions[{query.Text(0), query.Text(1)}];
+      position.recorded_last = UnpadLedgerPosition(query.Text(2));
+      if (auto committed = query.OptionalText(3)) position.committed_last = UnpadLedgerPosition(*committed);
+    }
+  });
+  if (!status.ok()) return status;
+  return positions;
+}
+
 Status Ledger::SetTableCondition(const std::string& table, const std::string& state,
                                  const std::string& reason, int64_t now_ms) {
   return impl_->Transaction([&]() -> Status {

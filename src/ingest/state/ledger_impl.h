@@ -3,6 +3,7 @@
 // Not for use outside src/ingest/state.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <initializer_list>
 #include <memory>
@@ -20,6 +21,9 @@ namespace floe::ingest {
 inline constexpr int64_t kLedgerSchemaVersion = 3;
 
 int64_t LedgerNowMs();
+
+// A stream position as stored (zero-padded) back to its decimal text.
+std::string UnpadLedgerPosition(const std::string& padded);
 
 // The columns Impl::ReadFileRow reads, in its order.
 extern const char* const kLedgerFileColumns;
