@@ -24,10 +24,12 @@ constexpr std::string_view kHtml = R"floe(<!DOCTYPE html>
   <section>
     <h2>Tables</h2>
     <table id="tables"><thead><tr>
-      <th>source</th><th>table</th><th>state</th><th class="n">pending files</th><th class="n">pending bytes</th>
-      <th class="n">oldest pending</th><th class="n">lag</th><th class="n">last commit</th><th class="n">rows 1 h</th>
-      <th class="n">rows 24 h</th><th class="n">quarantined 24 h</th><th class="n">data files</th>
-      <th class="n">delete files</th><th class="n">small files</th><th>last compaction</th>
+      <th>source</th><th>table</th><th>state</th><th class="n" title="files waiting for a batch">pending</th>
+      <th class="n">bytes</th><th class="n" title="age of the oldest pending file">oldest</th>
+      <th class="n" title="stream records not yet in the table">lag</th><th class="n">last commit</th>
+      <th class="n">rows 1 h</th><th class="n">rows 24 h</th><th class="n" title="files quarantined in 24 h">quar. 24 h</th>
+      <th class="n" title="data files of the current snapshot">data files</th><th class="n">delete files</th>
+      <th class="n" title="data files under the small-file threshold">small</th><th>last compaction</th>
     </tr></thead><tbody></tbody></table>
     <div id="reasons"></div>
   </section>
@@ -80,11 +82,11 @@ h2 { font-size: 15px; margin: 0 0 8px; }
 main { padding: 16px 24px 40px; display: grid; gap: 18px; }
 section { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 14px 16px; overflow-x: auto; }
 table { border-collapse: collapse; width: 100%; }
-th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); white-space: nowrap;
+th, td { text-align: left; padding: 5px 7px; border-bottom: 1px solid var(--line); white-space: nowrap;
   vertical-align: top; }
 th { font-weight: 600; color: var(--muted); font-size: 12px; }
 td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
-td.wrap { white-space: normal; word-break: break-all; max-width: 560px; }
+td.wrap { white-space: normal; overflow-wrap: anywhere; max-width: 560px; }
 .muted { color: var(--muted); }
 .pill { padding: 2px 10px; border-radius: 999px; font-weight: 600; font-size: 13px; background: var(--line); }
 .state-ok, .ready { color: var(--ok); background: #ecfdf3; }
@@ -186,7 +188,8 @@ constexpr std::string_view kScript = R"floe('use strict';
         [status.streams ? number(lag.get(t.source_table) || 0) : '–', 'n'], [ago(t.seconds_since_commit), 'n'],
         [number(changed(t.last_hour)), 'n'], [number(changed(t.last_day)), 'n'], [number(t.quarantined_last_day), 'n'],
         [m.table_exists ? number(m.data_files) : '–', 'n'], [m.table_exists ? number(m.delete_files) : '–', 'n'],
-        [small, 'n'], [when(m.last_compaction)]]) {
+        [small, 'n'], [m.last_compaction
+          ? ago(Math.max(0, Math.round((status.generated_at_ms - Date.parse(m.last_compaction)) / 1000))) : '–']]) {
         tr.appendChild(el('td', cell[0], cell[1] || ''));
       }
       rows.push(tr);
@@ -274,7 +277,9 @@ constexpr std::string_view kScript = R"floe('use strict';
         [number(s.deleted), 'n'], [number(s.stale), 'n'], [number(s.quarantined), 'n'], [duration(b.duration_ms), 'n'],
         [duration(b.commit_ms), 'n'], b.snapshot || '–']);
     }), 'No batches yet.');
-    fill('quarantined', status.quarantined.map((q) => row([when(q.at), q.table, [q.uri, 'wrap'], [q.reason, 'wrap']])),
+    // A reason that rose through the file's reader starts with its path: shown once.
+    const reasonOf = (q) => (q.reason.startsWith(q.uri + ': ') ? q.reason.slice(q.uri.length + 2) : q.reason);
+    fill('quarantined', status.quarantined.map((q) => row([when(q.at), q.table, [q.uri, 'wrap'], [reasonOf(q), 'wrap']])),
       'Nothing quarantined.');
     fill('maintenance', status.maintenance_runs.map((r) => row([when(r.at), r.table, r.kind, r.snapshot || '–'])),
       'No maintenance commits yet.');

@@ -14,7 +14,11 @@
 //   floe_table_stopped is 1, /api/status says why;
 // - `floe status` is right for the running pipeline, the stopped one, one
 //   with a batch left open (the ledger a kill mid-batch leaves), the stopped
-//   table and the quarantined files.
+//   table and the quarantined files;
+// - on a Kafka source (the test broker, records produced by kcat), the
+//   per-partition gauges (committed offset, high watermark, lag) equal the
+//   brokers' watermarks, `floe files --lag` and `floe status` once caught
+//   up, and lag = high watermark - committed at every scrape before.
 //
 // Env: FLOE_BIN (required); FLOE_KEEP_TEMP=1 keeps the work directory.
 import assert from 'node:assert/strict';
@@ -26,6 +30,8 @@ import { after, test } from 'node:test';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { chromium } from 'playwright-core';
 
+import { highWatermark, kafkaToolsMissing, produce, startKafka } from '../tools/kafka.mjs';
+import { writeZoneConfig } from '../tools/landing_zones.mjs';
 import {
   FLOE, catalogArgs, committedFiles, exportTables, floeRows, ledgerFiles, runFloe, runFloeOk, skipWithoutFloe,
   writePipelineConfig,
@@ -350,4 +356,89 @@ print(batch)
   assert.ok(after.tables.find((r) => r.source_table === tableA).maintenance.data_files > 0);
   assert.deepEqual(after.errors, []);
   void catalogArgs;
+});
+
+test('floe run --http on a Kafka source: per-partition committed offset, high watermark and lag match the brokers and the ledger', async (t) => {
+  if (skipWithoutFloe(t)) return;
+  const missing = kafkaToolsMissing();
+  if (missing) {
+    t.skip(`skipped: ${missing}`);
+    return;
+  }
+  const dir = fs.mkdtempSync(path.join(workDir, 'kafka-'));
+  const topic = 'shop.events';
+  const kafka = await startKafka({ topics: [[topic, 2]] });
+  const events = (first, count) => Array.from({ length: count }, (_, i) => ({
+    key: `user-${(first + i) % 7}`, value: JSON.stringify({ event_id: first + i, kind: 'click' }) }));
+  let daemon = null;
+  try {
+    await produce(kafka.bootstrap, topic, 0, events(0, 150));
+    await produce(kafka.bootstrap, topic, 1, events(150, 90));
+    const config = writeZoneConfig(dir, `[source]
+discovery = "kafka"
+uri = "kafka://${kafka.bootstrap}"
+topics = ["${topic}"]
+format = "json"
+changes = "append"
+[target]
+namespace = "obs"
+[trigger]
+interval = "300ms"
+max_records_per_batch = 50
+`, { name: 'stream' });
+    daemon = startDaemon(config);
+    const base = await daemon.url;
+    const partitionsOf = (families) => {
+      const out = new Map();
+      for (const name of ['floe_stream_committed_offset', 'floe_stream_high_watermark', 'floe_stream_lag_records']) {
+        for (const sample of families.get(name)?.metrics ?? []) {
+          assert.equal(sample.labels.table, 'obs.events');
+          const entry = out.get(sample.labels.partition) ?? {};
+          entry[name.replace('floe_stream_', '')] = Number(sample.value);
+          out.set(sample.labels.partition, entry);
+        }
+      }
+      return out;
+    };
+    const settle = async (highs) => {
+      let partitions = null;
+      for (let i = 0; i < 150; ++i) {
+        partitions = partitionsOf((await scrape(base)).families);
+        const done = highs.every((high, p) => partitions.get(`${topic}/${p}`)?.committed_offset === high);
+        if (done) return partitions;
+        for (const entry of partitions.values()) {
+          assert.equal(entry.lag_records, Math.max(0, entry.high_watermark - entry.committed_offset));
+        }
+        await sleep(200);
+      }
+      assert.fail(`the partitions did not catch up: ${JSON.stringify([...partitions])}`);
+    };
+    const check = async (highs) => {
+      const partitions = await settle(highs);
+      const lag = runFloeOk(['files', config, '--lag', '--format', 'jsonl']).stdout.trim().split('\n').map((l) => JSON.parse(l));
+      const streams = status(config).streams;
+      for (let p = 0; p < highs.length; ++p) {
+        const high = await highWatermark(kafka.bootstrap, topic, p);
+        assert.equal(high, highs[p]);
+        const metric = partitions.get(`${topic}/${p}`);
+        assert.deepEqual(metric, { committed_offset: high, high_watermark: high, lag_records: 0 });
+        const ledger = lag.find((l) => l.partition === p);
+        assert.equal(ledger.committed, high, 'floe files --lag');
+        assert.equal(ledger.lag, 0);
+        const row = streams.find((s) => s.partition === String(p));
+        assert.deepEqual([row.topic, row.table, row.committed, row.high, row.lag], [topic, 'events', high, high, 0]);
+      }
+    };
+    await check([150, 90]);
+    // More records land on one partition: it catches up, the other stays.
+    await produce(kafka.bootstrap, topic, 0, events(240, 120));
+    await check([270, 90]);
+  } finally {
+    if (daemon) {
+      daemon.child.kill('SIGTERM');
+      const exit = await daemon.exited;
+      assert.equal(exit.code, 0, daemon.log);
+    }
+    await kafka.stop();
+  }
 });
