@@ -36,7 +36,9 @@ Status RunStatus(const StatusOptions& options) {
   std::unique_ptr<catalog::Catalog> tables;
   std::string catalog_error;
   if (!options.no_tables) {
-    auto opened = catalog::OpenCatalog(config.catalog);
+    catalog::CatalogOptions reading = config.catalog;
+    reading.create_if_missing = false;  // a status never creates a catalog
+    auto opened = catalog::OpenCatalog(reading);
     if (opened.ok()) {
       tables = std::move(*opened);
       status_options.catalog = tables.get();

@@ -69,9 +69,11 @@ Status Pipeline::Impl::FailBatch(const std::string& source_table, int64_t batch_
   }
   // A refusal (a rollback by another writer, a settings conflict) waits for
   // an operator; anything else (a service down) may pass at the next poll.
+  // Without the batch id (each retry has a new one), so a repeated failure
+  // keeps its condition and when it began.
   FLOE_RETURN_IF_ERROR(
       SetCondition(source_table, error.kind() == ErrorKind::kInvalidArgument ? kTableStopped : kTableFailing,
-                   table_summary.error));
+                   error.ToString()));
   auto resolved = ResolveBatch(source_table, batch_id);
   if (!resolved.ok()) {
     if (state_failed) return resolved.status();

@@ -143,7 +143,9 @@ Result<ingest::Ledger*> ObservabilityService::LedgerLocked() {
 
 Result<catalog::Catalog*> ObservabilityService::CatalogLocked() {
   if (!catalog_) {
-    FLOE_ASSIGN_OR_RETURN(catalog_, catalog::OpenCatalog(options_.config.catalog));
+    catalog::CatalogOptions reading = options_.config.catalog;
+    reading.create_if_missing = false;  // the pipeline creates it; a reader never does
+    FLOE_ASSIGN_OR_RETURN(catalog_, catalog::OpenCatalog(reading));
   }
   return catalog_.get();
 }

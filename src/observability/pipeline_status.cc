@@ -1,13 +1,15 @@
 #include "observability/pipeline_status.h"
 
-#include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <algorithm>
-#include <cerrno>
+#include <cstdio>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include "iceberg/transaction/snapshot_producer.h"
 #include "iceberg/transaction/table_reading.h"
@@ -127,12 +129,32 @@ void ReadTable(const ingest::PipelineConfig& config, const std::string& target, 
 }  // namespace
 
 std::optional<int64_t> RunningPid(const std::string& state_dir) {
-  std::ifstream lock(std::filesystem::path(state_dir) / "ledger.lock");
-  int64_t pid = 0;
-  if (!(lock >> pid) || pid <= 0) return std::nullopt;
-  // The pid stays in the file after its process ends; it counts only while alive.
-  if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM) return std::nullopt;
-  return pid;
+  // The ledger's writer holds an flock on ledger.lock for its lifetime; the
+  // kernel lists it in /proc/locks ("1: FLOCK ADVISORY WRITE <pid>
+  // <major>:<minor>:<inode> 0 EOF"). Read, never taken: taking it, even for
+  // a moment, could make a starting `floe run` fail.
+  struct stat lock {};
+  const std::string path = (std::filesystem::path(state_dir) / "ledger.lock").string();
+  if (::stat(path.c_str(), &lock) != 0) return std::nullopt;
+  char device[64];
+  std::snprintf(device, sizeof(device), "%02x:%02x:%llu", major(lock.st_dev), minor(lock.st_dev),
+                static_cast<unsigned long long>(lock.st_ino));
+  std::ifstream locks("/proc/locks");
+  std::string line;
+  while (std::getline(locks, line)) {
+    std::istringstream fields(line);
+    std::string number, kind, mode, access, pid, file;
+    if (!(fields >> number >> kind)) continue;
+    if (kind == "->") fields >> kind;  // a waiter on the lock above
+    if (!(fields >> mode >> access >> pid >> file)) continue;
+    if (kind != "FLOCK" || file != device) continue;
+    try {
+      return std::stoll(pid);
+    } catch (...) {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
 }
 
 Result<PipelineStatus> ComputePipelineStatus(const ingest::PipelineConfig& config, ingest::Ledger& ledger,

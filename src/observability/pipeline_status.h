@@ -128,7 +128,8 @@ struct StatusOptions {
 Result<PipelineStatus> ComputePipelineStatus(const ingest::PipelineConfig& config, ingest::Ledger& ledger,
                                              const StatusOptions& options);
 
-// The pid in <state dir>/ledger.lock when that process is alive.
+// The pid of the process holding <state dir>/ledger.lock (a running `floe
+// run`, or a `floe files` that writes), from /proc/locks; nullopt when none.
 std::optional<int64_t> RunningPid(const std::string& state_dir);
 
 }  // namespace floe::observability

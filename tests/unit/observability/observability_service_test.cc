@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "catalog/open/open_catalog.h"
+#include "ingest/pipeline.h"
 #include "test_util.h"
 
 namespace floe::observability {
@@ -40,6 +41,8 @@ class ObservabilityServiceTest : public ::testing::Test {
     config_.target.ns = "lake";
     config_.catalog =
         catalog::CatalogOptionsForUri("sqlite://" + dir_.File("catalog.db"), dir_.File("wh"), "floe");
+    config_.catalog.create_if_missing = true;
+    ASSERT_OK(catalog::OpenCatalog(config_.catalog).status());  // as the pipeline opens it first
     auto ledger = ingest::Ledger::Open(config_.state_dir);
     ASSERT_OK(ledger.status());
     ledger_ = std::move(*ledger);
@@ -111,7 +114,8 @@ TEST_F(ObservabilityServiceTest, ReadinessFollowsThePollsTheCatalogAndStoppedTab
   EXPECT_EQ(down.status, 503);
   EXPECT_THAT(down.body, HasSubstr("source unreachable: landing zone /landing does not exist"));
   metrics_->PollDone(true, "", 2000);
-  EXPECT_EQ(Serve(*service, Get("/readyz")).status, 200);
+  const http_server::HttpResponse ready = Serve(*service, Get("/readyz"));
+  EXPECT_EQ(ready.status, 200) << ready.body;
   metrics_->TableCondition("lake.a", ingest::kTableStopped, "CDA table a was reset");
   const http_server::HttpResponse stopped = Serve(*service, Get("/readyz"));
   EXPECT_EQ(stopped.status, 503);
