@@ -1120,6 +1120,28 @@ Status ReadPerformance(const ParseContext& context, const toml::table* table,
   return Status::OK();
 }
 
+Status ReadObservability(const ParseContext& context, const toml::table* table, ObservabilityConfig* out) {
+  SectionReader section(context, "[observability]", table);
+  FLOE_ASSIGN_OR_RETURN(auto http, section.String("http"));
+  FLOE_ASSIGN_OR_RETURN(auto token, section.String("token"));
+  FLOE_ASSIGN_OR_RETURN(auto allowed_hosts, section.StringArray("allowed_hosts"));
+  FLOE_ASSIGN_OR_RETURN(auto cors_origins, section.StringArray("cors_origins"));
+  FLOE_ASSIGN_OR_RETURN(auto log_format, section.Choice("log_format", {"text", "json"}));
+  FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+  if (http) {
+    const size_t colon = http->rfind(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == http->size()) {
+      return section.Error("http", "expected host:port (e.g. \"127.0.0.1:9464\"), got \"" + *http + "\"");
+    }
+    out->http = *http;
+  }
+  if (token) out->token = *token;
+  if (allowed_hosts) out->allowed_hosts = *allowed_hosts;
+  if (cors_origins) out->cors_origins = *cors_origins;
+  if (log_format) out->log_format = *log_format == 1 ? LogFormat::kJson : LogFormat::kText;
+  return Status::OK();
+}
+
 Status ReadS3(const ParseContext& context, const toml::table* table, s3::S3Options* options) {
   SectionReader section(context, "[s3]", table);
   const std::pair<const char*, std::string*> strings[] = {{"region", &options->region},
@@ -1247,6 +1269,7 @@ Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::ta
   FLOE_ASSIGN_OR_RETURN(const toml::table* state, section("state"));
   FLOE_ASSIGN_OR_RETURN(const toml::table* s3, section("s3"));
   FLOE_ASSIGN_OR_RETURN(const toml::table* performance, section("performance"));
+  FLOE_ASSIGN_OR_RETURN(const toml::table* observability, section("observability"));
   FLOE_ASSIGN_OR_RETURN(const toml::table* tables, section("tables"));
   FLOE_RETURN_IF_ERROR(top.CheckNoUnknownKeys());
 
@@ -1267,6 +1290,7 @@ Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::ta
   FLOE_RETURN_IF_ERROR(ReadS3(context, s3, &config.s3));
   config.catalog.s3 = config.s3;
   FLOE_RETURN_IF_ERROR(ReadPerformance(context, performance, &config.performance));
+  FLOE_RETURN_IF_ERROR(ReadObservability(context, observability, &config.observability));
 
   SectionReader state_section(context, "[state]", state);
   FLOE_ASSIGN_OR_RETURN(auto state_dir, state_section.String("dir"));

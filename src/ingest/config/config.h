@@ -263,6 +263,18 @@ struct MaintenanceConfig {
 
 // The settings one target table uses after [tables.<name>] overrides.
 // [performance]: how much of the machine one pipeline may use.
+// How `floe run` writes its log lines ([observability] log_format).
+enum class LogFormat { kText, kJson };
+
+// [observability]: what `floe run` serves over HTTP and how it logs.
+struct ObservabilityConfig {
+  std::string http;   // "host:port" to serve /metrics, /healthz, /readyz, /api/status, /; empty: off
+  std::string token;  // bearer token (required beyond loopback); empty: none
+  std::vector<std::string> allowed_hosts;  // Host header names besides loopback ones
+  std::vector<std::string> cors_origins;   // origins whose pages may call the endpoints
+  LogFormat log_format = LogFormat::kText;
+};
+
 struct PerformanceConfig {
   // Worker threads for decoding source files and encoding output column
   // chunks; 0 means one per core (std::thread::hardware_concurrency()).
@@ -310,6 +322,7 @@ struct PipelineConfig {
   TriggerConfig trigger;
   MaintenanceConfig maintenance;
   PerformanceConfig performance;
+  ObservabilityConfig observability;
   std::string
       state_dir;  // resolved: [state] dir, else $FLOE_STATE_DIR/<name>, else <config dir>/.floe-state/<name>
   s3::S3Options s3;                             // [s3] section

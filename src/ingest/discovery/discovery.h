@@ -74,6 +74,16 @@ struct DiscoveryResult {
   } settling;
   // The source uri does not exist (allowed by [source] allow_missing_uri).
   bool source_missing = false;
+  // Streams: every partition seen, with the positions the source holds
+  // (Kafka: the low and high watermarks), for lag figures.
+  struct StreamMarks {
+    std::string stream;
+    std::string partition;
+    std::string table;
+    int64_t low = 0;
+    int64_t high = 0;  // one past the newest record
+  };
+  std::vector<StreamMarks> stream_marks;
 };
 
 // What the ledger says of a unit a notification discovery awaits: done

@@ -368,6 +368,31 @@ TEST_F(ConfigTest, UnknownKeysAndSectionsAreErrors) {
               HasSubstr("unknown key [s3] secret"));
 }
 
+TEST_F(ConfigTest, ObservabilitySection) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig defaults, Parse(kMinimal));
+  EXPECT_TRUE(defaults.observability.http.empty());
+  EXPECT_EQ(defaults.observability.log_format, LogFormat::kText);
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, Parse(std::string(kMinimal) + R"toml(
+[observability]
+http = "0.0.0.0:9464"
+token = "0123456789abcdef0123"
+allowed_hosts = ["floe.internal"]
+cors_origins = ["https://grafana.example.com"]
+log_format = "json"
+)toml"));
+  EXPECT_EQ(config.observability.http, "0.0.0.0:9464");
+  EXPECT_EQ(config.observability.token, "0123456789abcdef0123");
+  EXPECT_EQ(config.observability.allowed_hosts, std::vector<std::string>{"floe.internal"});
+  EXPECT_EQ(config.observability.cors_origins, std::vector<std::string>{"https://grafana.example.com"});
+  EXPECT_EQ(config.observability.log_format, LogFormat::kJson);
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[observability]\nhttp = \"9464\"\n"),
+              HasSubstr("[observability] http: expected host:port"));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[observability]\nlog_format = \"xml\"\n"),
+              HasSubstr("[observability] log_format: expected \"text\" or \"json\""));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[observability]\nport = 9464\n"),
+              HasSubstr("unknown key [observability] port"));
+}
+
 TEST_F(ConfigTest, WrongTypesNameTheKeyAndWhatWasExpected) {
   EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[trigger]\ninterval = \"soon\"\n"),
               HasSubstr("/etc/floe/pipeline.toml: [trigger] interval: expected a duration like \"60s\" or a "
@@ -533,6 +558,7 @@ TEST_F(ConfigTest, LoadReadsTheFileAndReportsAMissingOne) {
 // docs/configuration.md parses: the documentation cannot drift from the code.
 TEST_F(ConfigTest, DocumentedExamplesParse) {
   ::setenv("KAFKA_PASSWORD", "example", 1);  // the Kafka example's ${KAFKA_PASSWORD}
+  ::setenv("FLOE_HTTP_TOKEN", "example-token-0123456789", 1);  // [observability]'s
   std::ifstream in(std::string(FLOE_SOURCE_DIR) + "/docs/configuration.md");
   ASSERT_TRUE(in.good());
   std::string docs((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
