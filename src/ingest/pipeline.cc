@@ -281,6 +281,31 @@ Result<DiscoveryResult> Pipeline::Impl::DiscoverWithWatermarks() {
   return source.discovery->Discover(watermarks, NowMs());
 }
 
+Status Pipeline::Impl::SettleNotifications() {
+  const std::vector<std::string> awaited = source.discovery->AwaitedUnits();
+  if (awaited.empty()) return Status::OK();
+  FLOE_ASSIGN_OR_RETURN(auto states, Ledgered(ledger->StatesOf(awaited)));
+  std::map<std::string, UnitFate> fates;
+  for (const std::string& uri : awaited) {
+    auto state = states.find(uri);
+    UnitFate fate = UnitFate::kUnknown;
+    if (state != states.end()) {
+      fate = state->second == FileState::kDiscovered || state->second == FileState::kInBatch
+                 ? UnitFate::kPending
+                 : UnitFate::kDone;
+    }
+    fates[uri] = fate;
+  }
+  for (const std::string& warning : source.discovery->SettleUnits(fates)) Log("warning: " + warning);
+  return Status::OK();
+}
+
+void Pipeline::Impl::SettleNotificationsOf(const std::vector<SourceUnit>& batch) {
+  std::map<std::string, UnitFate> fates;
+  for (const SourceUnit& unit : batch) fates[unit.uri] = UnitFate::kDone;
+  for (const std::string& warning : source.discovery->SettleUnits(fates)) Log("warning: " + warning);
+}
+
 Status Pipeline::Impl::ResetTable(const std::string& source_table) {
   FLOE_RETURN_IF_ERROR(Ledgered(ledger->ResetTable(source_table)));
   watermarks.erase(source_table);
@@ -431,6 +456,8 @@ Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::
       options.metrics->CatalogReached(true, "");
     }
     AdvanceCommittedPositions(batch);
+    // Committed or quarantined, every unit of the batch is done: its notifications may go.
+    SettleNotificationsOf(batch);
     if (Status told = source.opener->Committed(batch); !told.ok()) {
       // Advisory (lag tools): said once until it works again.
       if (source_progress_ok)
@@ -603,6 +630,8 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
     watermark_checked.insert(watermark.table);
   }
 
+  FLOE_RETURN_IF_ERROR(SettleNotifications());
+
   if (options.metrics) {
     options.metrics->PollDone(true, "", NowMs());
     PublishStreamLag();
@@ -670,8 +699,8 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(PipelineConfig config, Pipeline
   }
   if (options.log_format == LogFormat::kJson) impl->reporter->SetJson(config.name);
 
-  auto source = OpenSource(config.source, config.s3, config.performance.memory_budget_bytes,
-                           config.trigger.max_records_per_batch, options.wrap_file_io);
+  auto source = OpenSource(config.source, config.s3, config.performance.memory_budget_bytes, config.trigger,
+                           options.wrap_file_io);
   if (!source.ok()) return source.status();
   impl->source = std::move(*source);
 
@@ -699,6 +728,7 @@ Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
   Impl& impl = *impl_;
   impl.continuous = true;
   impl.source.opener->SetStopFlag(&stop);
+  impl.source.discovery->SetStopFlag(&stop);
   impl.reporter->SetTimestamps(true);  // a long-running log needs its times
   if (impl.options.maintain && impl.config.maintenance.enabled) {
     // Its own catalog connection: catalogs are not thread-safe, and its
@@ -765,18 +795,18 @@ Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
     if (!state_error.ok()) break;
     if (poll_again) continue;
     // The interval counts from the start of the previous poll; the wait is
-    // cut in steps of at most 100 ms so a stop request is honoured promptly.
+    // cut in steps (a listing's 100 ms, a long poll that a stop abandons) so
+    // a stop request is honoured promptly, and a notification discovery
+    // ends it as soon as files are announced.
     const auto wake = poll_started + std::chrono::milliseconds(impl.config.trigger.interval_ms);
     impl.trace->Write("sleep", {{"ms", static_cast<double>(std::max<int64_t>(
                                            0, std::chrono::duration_cast<std::chrono::milliseconds>(
                                                   wake - std::chrono::steady_clock::now())
                                                   .count()))}});
-    while (!stop.load()) {
-      const auto now = std::chrono::steady_clock::now();
-      if (now >= wake) break;
-      std::this_thread::sleep_for(
-          std::min<std::chrono::steady_clock::duration>(wake - now, std::chrono::milliseconds(100)));
+    while (!stop.load() && std::chrono::steady_clock::now() < wake) {
+      const bool notified = impl.source.discovery->WaitForNotifications(wake, stop);
       impl.LogWorkerMessages();
+      if (notified) break;
     }
   }
   if (impl.worker != nullptr) {
@@ -787,6 +817,7 @@ Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
   impl.maintenance_due.clear();
   impl.continuous = false;
   impl.source.opener->SetStopFlag(nullptr);
+  impl.source.discovery->SetStopFlag(nullptr);
   if (!state_error.ok()) return state_error;
   return total;
 }

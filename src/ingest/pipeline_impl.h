@@ -136,6 +136,13 @@ struct Pipeline::Impl {
 
   Status ResetTable(const std::string& source_table);
 
+  // Tells a notification discovery what the ledger says of the units its
+  // held notifications announced (done ones are acknowledged), after the
+  // discovered units were recorded. No-op for listings.
+  Status SettleNotifications();
+  // The same after a batch closed: its units are done.
+  void SettleNotificationsOf(const std::vector<SourceUnit>& batch);
+
   // Applies every pending file of `source_table`, batch by batch. Returns
   // an error only for ledger failures; table failures go into the summary.
   Status ProcessTable(const std::string& source_table, const std::atomic<bool>& stop, RunSummary& summary);

@@ -24,6 +24,7 @@
 #include "common/redaction.h"
 #include "common/strings.h"
 #include "ingest/config/config_section.h"
+#include "ingest/config/source_notifications.h"
 
 namespace floe::ingest {
 namespace {
@@ -477,6 +478,8 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
   FLOE_ASSIGN_OR_RETURN(auto allow_missing_uri, section.Bool("allow_missing_uri"));
   FLOE_ASSIGN_OR_RETURN(auto follow_links_outside_uri, section.Bool("follow_links_outside_uri"));
   FLOE_ASSIGN_OR_RETURN(auto schema_sample_files, section.Integer("schema_sample_files", 1, 100'000));
+  FLOE_ASSIGN_OR_RETURN(config_internal::NotificationKeys notification_keys,
+                        config_internal::ReadNotificationKeys(section));
   static constexpr SourceFormat kFormats[] = {SourceFormat::kParquet,   SourceFormat::kParquet,
                                               SourceFormat::kJsonLines, SourceFormat::kJson,
                                               SourceFormat::kCsv,       SourceFormat::kAvro};
@@ -505,6 +508,11 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
         {"allow_missing_uri", allow_missing_uri.has_value()},
         {"follow_links_outside_uri", follow_links_outside_uri.has_value()},
         {"schema_sample_files", schema_sample_files.has_value()}};
+    if (const char* key = notification_keys.FirstGiven(); key != nullptr) {
+      return section.Error(key,
+                           "applies to files (discovery \"cda\" or \"prefix\"): notifications announce new "
+                           "files; discovery \"kafka\" reads a stream, which needs none");
+    }
     for (const auto& [key, present] : file_keys) {
       if (present) {
         return section.Error(key,
@@ -657,6 +665,7 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
   } else if (dms && !source_table) {
     source->table_from_path = "{schema}/{table}/**";  // DMS writes <schema>/<table>/ under its bucket folder
   }
+  FLOE_RETURN_IF_ERROR(config_internal::ApplyNotificationKeys(section, notification_keys, source));
   if (!cda && source->table.empty() && source->table_from_path.empty()) {
     // The last path component of the uri names the table.
     std::string trimmed = source->uri;
@@ -1382,6 +1391,15 @@ const char* DiscoveryKindName(DiscoveryKind kind) {
     case DiscoveryKind::kCda: return "cda";
     case DiscoveryKind::kPrefix: return "prefix";
     case DiscoveryKind::kKafka: return "kafka";
+  }
+  return "unknown";
+}
+
+const char* NotificationKindName(NotificationKind kind) {
+  switch (kind) {
+    case NotificationKind::kNone: return "none";
+    case NotificationKind::kSqs: return "sqs";
+    case NotificationKind::kInotify: return "inotify";
   }
   return "unknown";
 }

@@ -789,6 +789,27 @@ Result<std::vector<LedgerFile>> Ledger::Files(const LedgerFilter& filter) {
   return files;
 }
 
+Result<std::map<std::string, FileState>> Ledger::StatesOf(const std::vector<std::string>& uris) {
+  std::map<std::string, FileState> states;
+  Status status = impl_->Transaction([&]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(SqliteStatement query, impl_->Prepare("SELECT state FROM files WHERE uri = ?1"));
+    for (const std::string& uri : uris) {
+      query.Reset();
+      query.Bind(1, uri);
+      FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
+      if (!row) continue;
+      const std::string name = query.Text(0);
+      auto state = ParseFileState(name);
+      if (!state)
+        return Status::Corruption(impl_->db_path + ": file " + uri + " has unknown state \"" + name + "\"");
+      states[uri] = *state;
+    }
+    return Status::OK();
+  });
+  if (!status.ok()) return status;
+  return states;
+}
+
 Result<std::optional<std::pair<int64_t, int64_t>>> Ledger::LastCommittedSnapshot(const std::string& table) {
   std::optional<std::pair<int64_t, int64_t>> last;
   Status status = impl_->Transaction([&]() -> Status {

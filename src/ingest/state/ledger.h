@@ -175,6 +175,8 @@ class Ledger {
 
   // Files matching the filter, ordered by table, order_key, uri.
   Result<std::vector<LedgerFile>> Files(const LedgerFilter& filter);
+  // The state of each of `uris` the ledger knows (the others are absent).
+  Result<std::map<std::string, FileState>> StatesOf(const std::vector<std::string>& uris);
 
   // Streams: per (stream, partition), the last position of any range the
   // ledger holds (in any state: a quarantined range was consumed too), so a
