@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -26,8 +27,9 @@
 #include "ingest/discovery/glob.h"
 #include "ingest/discovery/landing_path.h"
 #include "ingest/pipeline.h"
-#include "ingest/source.h"
 #include "ingest/state/ledger.h"
+#include "ingest/stream_lag.h"
+#include "observability/observability_endpoint.h"
 
 namespace floe::cli {
 
@@ -56,6 +58,7 @@ struct RunOptions {
   bool once = false;
   bool quiet = false;
   bool verbose = false;
+  std::string http;  // overrides [observability] http
 };
 
 // Set by SIGINT/SIGTERM; the pipeline finishes its batch and returns.
@@ -104,8 +107,32 @@ int RunPipeline(const RunOptions& options) {
   pipeline_options.log = options.quiet ? &discard : &std::cerr;
   pipeline_options.verbose = options.verbose && !options.quiet;
   pipeline_options.timestamps = pipeline_options.verbose;
+  pipeline_options.log_format = config->observability.log_format;
+  const std::string listen = options.http.empty() ? config->observability.http : options.http;
+  observability::ObservabilityOptions serving;
+  if (!listen.empty()) {
+    pipeline_options.metrics = std::make_shared<ingest::PipelineMetrics>(config->name);
+    serving.config = *config;
+    serving.metrics = pipeline_options.metrics;
+    serving.admission.token = config->observability.token;
+    if (serving.admission.token.empty()) {
+      if (const char* token = std::getenv("FLOE_HTTP_TOKEN"); token && *token)
+        serving.admission.token = token;
+    }
+    serving.admission.allowed_hosts = config->observability.allowed_hosts;
+    serving.admission.cors_origins = config->observability.cors_origins;
+  }
   auto pipeline = ingest::Pipeline::Open(std::move(*config), pipeline_options);
   if (!pipeline.ok()) return Fail(pipeline.status());
+  // Served once the ledger exists (the pipeline created it), until the run ends.
+  std::unique_ptr<observability::ObservabilityEndpoint> endpoint;
+  if (!listen.empty()) {
+    auto started = observability::ObservabilityEndpoint::Start(listen, std::move(serving));
+    if (!started.ok()) return Fail(started.status());
+    endpoint = std::move(*started);
+    std::cerr << "floe: serving /metrics, /healthz, /readyz, /api/status and the dashboard at "
+              << endpoint->url() << "/" << std::endl;
+  }
 
   if (options.once) {
     auto summary = (*pipeline)->RunOnce();
@@ -142,17 +169,12 @@ struct FilesOptions {
   bool lag = false;
 };
 
-// `floe files CONFIG --lag` of a stream source (ingest::StreamSourceLag):
+// `floe files CONFIG --lag` of a stream source (ingest::QueryStreamLagReport):
 // one row per partition or shard, as a table or JSON lines. `ledger` is null
 // before the pipeline's first run.
 Status PrintStreamLag(const ingest::PipelineConfig& config, ingest::Ledger* ledger,
                       const std::string& format) {
-  ingest::StreamEnds committed, recorded;
-  if (ledger != nullptr) {
-    FLOE_ASSIGN_OR_RETURN(committed, ledger->StreamEnds(/*settled_only=*/true));
-    FLOE_ASSIGN_OR_RETURN(recorded, ledger->StreamEnds());
-  }
-  FLOE_ASSIGN_OR_RETURN(ingest::StreamLag lag, ingest::StreamSourceLag(config, committed, recorded));
+  FLOE_ASSIGN_OR_RETURN(ingest::StreamLagReport lag, ingest::QueryStreamLagReport(config, ledger));
   if (format == "jsonl") {
     for (const auto& row : lag.rows) std::cout << row.dump() << "\n";
     return Status::OK();
@@ -438,6 +460,10 @@ void RegisterRunCommands(CLI::App& app, ExitCode& exit_code) {
     cmd->add_flag("--verbose", options->verbose,
                   "Timestamped log lines, idle polls and settling files every poll (continuous mode always "
                   "timestamps)");
+    cmd->add_option(
+        "--http", options->http,
+        "HOST:PORT to serve /metrics, /healthz, /readyz, /api/status and the dashboard on (overrides "
+        "[observability] http; beyond loopback a token is required)");
     cmd->callback([options, &exit_code] { exit_code.value = RunPipeline(*options); });
   }
   {

@@ -13,7 +13,11 @@
 // its own client; a Kinesis source a KinesisDiscovery and a
 // KinesisUnitOpener, each with its own client, sharing the records the
 // discovery read (KinesisRangeCache). File sources pass the FileIO through
-// `wrap_io` when one is given (tests).
+// `wrap_io` when one is given (tests). With [source] notifications the
+// listing discovery is wrapped in a NotificationDiscovery fed by
+// SqsNotifications (signed with the [s3] credential chain) or
+// InotifyNotifications; while notified files of a CDA export wait for their
+// folder, the manifest is read again every [trigger] interval.
 #pragma once
 
 #include <memory>
@@ -22,7 +26,6 @@
 #include "ingest/config/config.h"
 #include "ingest/discovery/discovery.h"
 #include "ingest/format/unit_opener.h"
-#include "ingest/stream/stream_lag.h"
 
 namespace floe::ingest {
 
@@ -32,17 +35,9 @@ struct Source {
 };
 
 // `memory_budget_bytes` is [performance] memory_budget (MakeFileFormat).
-// `max_records_per_unit` is [trigger] max_records_per_batch (streams).
+// `trigger`: [trigger] max_records_per_batch (streams) and interval (notifications).
 Result<Source> OpenSource(const SourceConfig& config, const s3::S3Options& s3,
                           int64_t memory_budget_bytes = PerformanceConfig{}.memory_budget_bytes,
-                          int64_t max_records_per_unit = TriggerConfig{}.max_records_per_batch,
-                          const FileIOWrapper& wrap_io = nullptr);
-
-// `floe files CONFIG --lag`: per partition or shard of a stream source how
-// far the table has consumed it (`committed`, `recorded`: the ledger's
-// settled and recorded ends, Ledger::StreamEnds) and how much is left (asked
-// of the brokers / of Kinesis). InvalidArgument for file sources.
-Result<StreamLag> StreamSourceLag(const PipelineConfig& config, const StreamEnds& committed,
-                                  const StreamEnds& recorded);
+                          const TriggerConfig& trigger = {}, const FileIOWrapper& wrap_io = nullptr);
 
 }  // namespace floe::ingest

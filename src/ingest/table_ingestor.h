@@ -121,6 +121,9 @@ struct BatchResult {
   // The caller releases the batch; its units wait for the first batch with
   // rows, which creates the table and commits them too.
   bool waits_for_table = false;
+  // Wall time of the commit phase (key index, delete files, the snapshot,
+  // side tables, change feed); 0 when nothing was committed.
+  double commit_seconds = 0;
 };
 
 struct TableIngestorOptions {

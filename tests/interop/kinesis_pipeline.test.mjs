@@ -29,22 +29,21 @@
 //
 // Env: FLOE_BIN (required), FLOE_KINESIS_KILLS, FLOE_KINESIS_SEED, FLOE_KEEP_TEMP.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { generateChanges, encodeEvent, renderRow, oracle } from '../tools/debezium.mjs';
-import { motoMissingReason, startMoto } from '../tools/moto.mjs';
+import { motoMissingReason, startAwsDriver, startMoto } from '../tools/moto.mjs';
 import { catalogOf, compareByKey, scanZoneTable, writeZoneConfig } from '../tools/landing_zones.mjs';
-import { FLOE, ledgerFiles, logTail, runFloe, runFloeOk, skipWithoutFloe, startDaemon } from '../tools/pipeline_oracle.mjs';
+import { FLOE, ledgerFiles, logTail, runFloe, runFloeOk, skipWithoutFloe, startDaemon, startNodeTool } from '../tools/pipeline_oracle.mjs';
 import { openDuckDB } from '../tools/readers.mjs';
 import { hyparquetRows } from '../tools/change_feed_oracle.mjs';
 import { makeRng } from '../tools/random_parquet.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const DRIVER = path.join(HERE, '..', 'tools', 'aws_driver.py');
 const KILLS = Number(process.env.FLOE_KINESIS_KILLS ?? 21);
 const SEED = Number(process.env.FLOE_KINESIS_SEED ?? 20261202);
 const NAMESPACE = 'cdc';
@@ -65,7 +64,7 @@ before(async () => {
   }
 });
 after(async () => {
-  driverProcess?.child.stdin.end();
+  aws?.stop();
   await moto?.stop?.();
   db?.close();
   if (work && !process.env.FLOE_KEEP_TEMP) fs.rmSync(work, { recursive: true, force: true });
@@ -83,47 +82,14 @@ function skipped(t) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// boto3 (aws_driver.py serving commands on stdin): one process, boto3 imported once.
-let driverProcess;
-async function driver(command) {
-  if (!driverProcess) {
-    const child = spawn('python3', [DRIVER, moto.url, '-'], { stdio: ['pipe', 'pipe', 'inherit'] });
-    const waiting = [];
-    let buffer = '';
-    child.stdout.on('data', (chunk) => {
-      buffer += chunk;
-      for (let end = buffer.indexOf('\n'); end >= 0; end = buffer.indexOf('\n')) {
-        const line = buffer.slice(0, end);
-        buffer = buffer.slice(end + 1);
-        waiting.shift()?.(JSON.parse(line));
-      }
-    });
-    child.on('exit', (code) => {
-      for (const resolve of waiting.splice(0)) resolve({ error: `aws_driver.py exited (${code})` });
-    });
-    driverProcess = { child, waiting };
-  }
-  const answer = await new Promise((resolve) => {
-    driverProcess.waiting.push(resolve);
-    driverProcess.child.stdin.write(JSON.stringify(command) + '\n');
-  });
-  assert.equal(answer.error, undefined, `aws_driver.py ${command.command} failed: ${answer.error}`);
-  return answer.result;
-}
+// boto3 (aws_driver.py --serve): one process for the whole file.
+let aws;
+const driver = (command) => (aws ??= startAwsDriver(moto.url)).call(command);
 
 // The fault proxy in front of moto (verifying signatures with moto's test secret).
 async function startProxy() {
-  const child = spawn(process.execPath, [path.join(HERE, '..', 'tools', 'fault_proxy.mjs'), String(moto.port), 'testing'],
-    { stdio: ['pipe', 'pipe', 'inherit'] });
-  const port = await new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const m = /ready (\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    child.on('exit', (code) => reject(new Error(`fault_proxy exited (${code}) before it was ready`)));
-  });
+  const children = [];
+  const port = await startNodeTool([path.join(HERE, '..', 'tools', 'fault_proxy.mjs'), String(moto.port), 'testing'], children);
   const url = `http://127.0.0.1:${port}`;
   const control = async (what, body) => (await fetch(`${url}/__proxy/${what}`, {
     method: body === undefined ? 'GET' : 'POST', body: body === undefined ? undefined : JSON.stringify(body),
@@ -131,8 +97,8 @@ async function startProxy() {
   return {
     url, control,
     stop: () => new Promise((resolve) => {
-      child.once('exit', resolve);
-      child.stdin.end();
+      children[0].once('exit', resolve);
+      children[0].stdin.end();
     }),
   };
 }

@@ -6,7 +6,10 @@
 // closes. Control endpoints (not forwarded):
 //   POST /__proxy/faults   body: JSON array of faults, queued in order; each
 //                          proxied request takes the first queued fault whose
-//                          method matches ("GET:truncate") or has none ("500").
+//                          method matches ("GET:truncate"), whose AWS JSON
+//                          operation matches its X-Amz-Target
+//                          ("AmazonSQS.DeleteMessageBatch:stall"), or that has
+//                          neither ("500").
 //   GET  /__proxy/stats    {requests, maxConcurrent, signatureFailures, queued, log:[...]}
 //   POST /__proxy/random   body: {"fault": "throttle", "rate": 0.2, "seed": 7}: besides
 //                          the queue, each proxied request takes that fault with
@@ -100,8 +103,10 @@ function errorXml(code, message) {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>`;
 }
 
-function takeFault(method) {
-  const i = queue.findIndex((f) => !f.includes(':') || f.startsWith(method + ':'));
+function takeFault(method, target) {
+  const i = queue.findIndex(
+    (f) => !f.includes(':') || f.startsWith(method + ':') || (target && f.startsWith(target + ':')),
+  );
   if (i < 0) return randomFault() ?? 'ok';
   const [fault] = queue.splice(i, 1);
   return fault.includes(':') ? fault.split(':')[1] : fault;
@@ -150,9 +155,10 @@ const server = http.createServer((req, res) => {
       done = true;
     };
     res.on('close', finish);
-    const fault = takeFault(req.method);
+    const target = req.headers['x-amz-target'] ?? '';
+    const fault = takeFault(req.method, target);
     const signed = /SignedHeaders=([^,]+)/.exec(req.headers['authorization'] ?? '');
-    stats.log.push({ method: req.method, url: req.url, fault, signedHeaders: signed ? signed[1] : '' });
+    stats.log.push({ method: req.method, url: req.url, target, fault, signedHeaders: signed ? signed[1] : '' });
     if (stats.log.length > 10000) stats.log.shift();
     if (secret) {
       const problem = verifySignature(req, body);

@@ -37,8 +37,20 @@ export function runFloe(args, { timeoutMs = 300_000, env = {} } = {}) {
   return { status: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };
 }
 
-// A running `floe run CONFIG` (continuous): { child, log (the last MiB of
-// its stderr), exit (null while it runs), exited (a promise of {code, signal}) }.
+// The last `lines` lines of a log, for assertion messages.
+export const logTail = (log, lines = 30) => log.trim().split('\n').slice(-lines).join('\n');
+
+export function runFloeOk(args, options) {
+  const result = runFloe(args, options);
+  if (result.status !== 0) {
+    throw new Error(`floe ${args.join(' ')} exited ${result.status}:\n${result.stderr}\n${result.stdout}`);
+  }
+  return result;
+}
+
+// A continuous `floe run CONFIG` in the background: { child, log (its stderr,
+// the last 512 KiB once past 1 MiB), exit (null while it runs), exited (a
+// promise of { code, signal }) }. `env` adds environment variables.
 export function startDaemon(config, { env = {} } = {}) {
   const child = spawn(FLOE, ['run', config], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
   const daemon = { child, log: '', exit: null };
@@ -55,15 +67,25 @@ export function startDaemon(config, { env = {} } = {}) {
   return daemon;
 }
 
-// The last `lines` lines of a log, for assertion messages.
-export const logTail = (log, lines = 30) => log.trim().split('\n').slice(-lines).join('\n');
-
-export function runFloeOk(args, options) {
-  const result = runFloe(args, options);
-  if (result.status !== 0) {
-    throw new Error(`floe ${args.join(' ')} exited ${result.status}:\n${result.stderr}\n${result.stdout}`);
-  }
-  return result;
+// Starts a node tool that prints "ready <port>" (s3rver.mjs, fault_proxy.mjs,
+// ...) and resolves to the port; the child goes into `children` (the caller
+// kills them; each also exits when its stdin pipe closes).
+export function startNodeTool(args, children) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+    children.push(child);
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start`)), 20_000);
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const m = /ready (\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}`)));
+  });
 }
 
 // A pipeline.toml for a CDA export at `exportDir`, catalog and warehouse under `dir`.

@@ -102,6 +102,7 @@ Result<DiscoveryResult> KafkaDiscovery::Discover(const std::map<std::string, Tab
     const kafka::TopicPartition tp{mark.topic, mark.partition};
     const std::string table = KafkaTableOf(config_, tp.topic);
     const auto key = std::make_pair(tp.topic, std::to_string(tp.partition));
+    result.stream_marks.push_back({tp.topic, key.second, table, mark.low, mark.high});
     int64_t next = 0;
     if (auto end = ends_.find(key); end != ends_.end()) {
       auto last = ParseKafkaOffset(end->second);
@@ -163,42 +164,6 @@ Result<std::vector<PartitionWatermarks>> KafkaWatermarks(const SourceConfig& con
     FLOE_ASSIGN_OR_RETURN(pattern, kafka::TopicPattern::Compile(config.kafka.topic_pattern));
   }
   return ListPartitions(*consumer, config.kafka, pattern ? &*pattern : nullptr, nullptr);
-}
-
-Result<StreamLag> KafkaLag(const SourceConfig& config, const StreamEnds& committed,
-                           const StreamEnds& recorded) {
-  FLOE_ASSIGN_OR_RETURN(auto partitions, KafkaWatermarks(config));
-  // The next offset after a ledger position, or `otherwise`.
-  auto next_after = [](const StreamEnds& ends, const std::pair<std::string, std::string>& key,
-                       int64_t otherwise) -> Result<int64_t> {
-    auto it = ends.find(key);
-    if (it == ends.end()) return otherwise;
-    auto last = ParseKafkaOffset(it->second);
-    if (!last) {
-      return Status::Corruption("the ledger's last position of " + key.first + "[" + key.second + "] is \"" +
-                                it->second + "\", not a Kafka offset");
-    }
-    return *last + 1;
-  };
-  StreamLag lag;
-  int64_t total_lag = 0;
-  for (const PartitionWatermarks& p : partitions) {
-    const auto key = std::make_pair(p.topic, std::to_string(p.partition));
-    FLOE_ASSIGN_OR_RETURN(const int64_t done, next_after(committed, key, p.low));
-    FLOE_ASSIGN_OR_RETURN(const int64_t held, next_after(recorded, key, done));
-    const int64_t behind = std::max<int64_t>(0, p.high - done);
-    total_lag += behind;
-    lag.rows.push_back({{"topic", p.topic},
-                        {"partition", p.partition},
-                        {"committed", done},
-                        {"recorded", held},
-                        {"low", p.low},
-                        {"high", p.high},
-                        {"lag", behind}});
-  }
-  lag.summary = std::to_string(partitions.size()) + (partitions.size() == 1 ? " partition" : " partitions") +
-                ", lag " + std::to_string(total_lag) + (total_lag == 1 ? " record" : " records");
-  return lag;
 }
 
 }  // namespace floe::ingest

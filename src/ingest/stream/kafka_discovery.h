@@ -32,7 +32,6 @@
 #include <utility>
 
 #include "ingest/discovery/discovery.h"
-#include "ingest/stream/stream_lag.h"
 #include "stream/kafka/kafka_consumer.h"
 
 namespace floe::ingest {
@@ -78,13 +77,6 @@ struct PartitionWatermarks {
   int64_t high = 0;
 };
 Result<std::vector<PartitionWatermarks>> KafkaWatermarks(const SourceConfig& config);
-
-// `floe files CONFIG --lag` of a Kafka source: per partition the next offset
-// the table has committed, the next the ledger holds (recorded, maybe not yet
-// applied), the brokers' watermarks and the lag (high watermark minus
-// committed).
-Result<StreamLag> KafkaLag(const SourceConfig& config, const StreamEnds& committed,
-                           const StreamEnds& recorded);
 
 // The source table a topic's records go to (see the contract).
 std::string KafkaTableOf(const KafkaSourceConfig& config, const std::string& topic);

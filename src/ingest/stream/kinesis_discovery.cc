@@ -158,12 +158,12 @@ Result<DiscoveryResult> KinesisDiscovery::Discover(const std::map<std::string, T
   return result;
 }
 
-Result<StreamLag> KinesisLag(const SourceConfig& config, const s3::S3Options& s3, const StreamEnds& committed,
-                             const StreamEnds& recorded) {
+Result<StreamLagReport> KinesisLag(const SourceConfig& config, const s3::S3Options& s3,
+                                   const StreamEnds& committed, const StreamEnds& recorded) {
   FLOE_ASSIGN_OR_RETURN(auto client, OpenKinesisClient(config, s3));
   const aws::kinesis::StreamId stream = KinesisStreamOf(config);
   FLOE_ASSIGN_OR_RETURN(std::vector<aws::kinesis::Shard> shards, client->ListShards(stream));
-  StreamLag lag;
+  StreamLagReport lag;
   int64_t behind_most = 0;
   int64_t open = 0;
   for (const aws::kinesis::Shard& shard : shards) {

@@ -38,7 +38,7 @@
 #include "aws/kinesis/stream_reader.h"
 #include "ingest/discovery/discovery.h"
 #include "ingest/stream/kinesis_unit_opener.h"
-#include "ingest/stream/stream_lag.h"
+#include "ingest/stream/stream_lag_report.h"
 
 namespace floe::ingest {
 
@@ -81,7 +81,7 @@ class KinesisDiscovery final : public Discovery {
 // closed, finished), the committed and recorded sequence numbers and how far
 // the next unread record is behind the stream's tip (GetRecords'
 // MillisBehindLatest after the committed position).
-Result<StreamLag> KinesisLag(const SourceConfig& config, const s3::S3Options& s3, const StreamEnds& committed,
-                             const StreamEnds& recorded);
+Result<StreamLagReport> KinesisLag(const SourceConfig& config, const s3::S3Options& s3,
+                                   const StreamEnds& committed, const StreamEnds& recorded);
 
 }  // namespace floe::ingest

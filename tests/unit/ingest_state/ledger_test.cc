@@ -437,8 +437,8 @@ TEST_F(LedgerTest, StreamRangesRoundTripAndNeverOverlap) {
   EXPECT_EQ(stored.file.range.last, big);
   const std::string longest = "1" + std::string(128, '7');  // 129 digits, the API's maximum
   ASSERT_OK(ledger->RecordDiscovered({Range("shardId-000000000002", longest, longest)}, 1).status());
-  EXPECT_EQ(OnlyFile(*ledger, StreamRangeUri("kafka", StreamRange{"shop.orders", "shardId-000000000002", longest,
-                                                                   longest}))
+  EXPECT_EQ(OnlyFile(*ledger, StreamRangeUri("kafka", StreamRange{"shop.orders", "shardId-000000000002",
+                                                                  longest, longest}))
                 .file.range.last,
             longest);
   EXPECT_EQ(ledger->RecordDiscovered({Range("shardId-000000000003", "1", longest + "0")}, 1).status().kind(),
@@ -501,6 +501,18 @@ TEST_F(LedgerTest, AVersionOneLedgerIsMigratedInPlace) {
   ledger.reset();
   ASSERT_OK_AND_ASSIGN(auto reopened, Ledger::Open(StateDir()));  // already version 2: opens as is
   EXPECT_EQ(reopened->Files({}).ValueOr({}).size(), 2u);
+}
+
+TEST_F(LedgerTest, StatesOfNamesTheStateOfEveryKnownUri) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+  ASSERT_OK(ledger->RecordDiscovered({File("/a", "t", "1"), File("/b", "t", "2"), File("/c", "t", "3")}, 1));
+  ASSERT_OK_AND_ASSIGN(int64_t batch, ledger->OpenBatch("t", {"/a"}));
+  ASSERT_OK(ledger->CommitBatch(batch, 42));
+  ASSERT_OK(ledger->Quarantine("/c", "broken"));
+  ASSERT_OK_AND_ASSIGN(auto states, ledger->StatesOf({"/a", "/b", "/c", "/unknown"}));
+  EXPECT_EQ(states, (std::map<std::string, FileState>{{"/a", FileState::kCommitted},
+                                                      {"/b", FileState::kDiscovered},
+                                                      {"/c", FileState::kQuarantined}}));
 }
 
 TEST_F(LedgerTest, FileStateNames) {
