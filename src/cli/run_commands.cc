@@ -169,38 +169,36 @@ struct FilesOptions {
   bool lag = false;
 };
 
-// `floe files CONFIG --lag` of a Kafka source: per partition, the next
-// offset the table has committed, the next the ledger holds (recorded, maybe
-// not yet applied), the brokers' watermarks and the lag (stream_lag.h).
-Status PrintStreamLag(const ingest::PipelineConfig& config, ingest::Ledger& ledger,
+// `floe files CONFIG --lag` of a stream source (ingest::QueryStreamLagReport):
+// one row per partition or shard, as a table or JSON lines. `ledger` is null
+// before the pipeline's first run.
+Status PrintStreamLag(const ingest::PipelineConfig& config, ingest::Ledger* ledger,
                       const std::string& format) {
-  if (config.source.discovery != ingest::DiscoveryKind::kKafka) {
-    return Status::InvalidArgument("--lag applies to stream sources ([source] discovery = \"kafka\")");
+  FLOE_ASSIGN_OR_RETURN(ingest::StreamLagReport lag, ingest::QueryStreamLagReport(config, ledger));
+  if (format == "jsonl") {
+    for (const auto& row : lag.rows) std::cout << row.dump() << "\n";
+    return Status::OK();
   }
-  FLOE_ASSIGN_OR_RETURN(auto partitions, ingest::QueryStreamLag(config, ledger));
-  std::vector<std::vector<std::string>> rows = {{"partition", "committed", "recorded", "low", "high", "lag"}};
-  int64_t total_lag = 0;
-  for (const ingest::StreamPartitionLag& p : partitions) {
-    total_lag += p.lag;
-    if (format == "jsonl") {
-      nlohmann::ordered_json line = {{"topic", p.stream},
-                                     {"partition", std::stoi(p.partition)},
-                                     {"committed", p.committed},
-                                     {"recorded", p.recorded},
-                                     {"low", p.low},
-                                     {"high", p.high},
-                                     {"lag", p.lag}};
-      std::cout << line.dump() << "\n";
-      continue;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<bool> numeric;
+  for (const auto& row : lag.rows) {
+    if (rows.empty()) {
+      rows.emplace_back();
+      for (auto it = row.begin(); it != row.end(); ++it) {
+        rows.back().push_back(it.key());
+        numeric.push_back(it.value().is_number());
+      }
     }
-    rows.push_back({p.stream + "[" + p.partition + "]", std::to_string(p.committed),
-                    std::to_string(p.recorded), std::to_string(p.low), std::to_string(p.high),
-                    std::to_string(p.lag)});
+    rows.emplace_back();
+    for (auto it = row.begin(); it != row.end(); ++it) {
+      rows.back().push_back(it.value().is_string() ? it.value().get<std::string>() : it.value().dump());
+    }
   }
-  if (format == "jsonl") return Status::OK();
-  std::cout << FormatTextTable(rows, [](size_t column) { return column > 0; });  // offsets on the right
-  std::cout << partitions.size() << (partitions.size() == 1 ? " partition" : " partitions") << ", lag "
-            << total_lag << (total_lag == 1 ? " record" : " records") << "\n";
+  if (!rows.empty()) {
+    std::cout << FormatTextTable(rows,
+                                 [&](size_t column) { return column < numeric.size() && numeric[column]; });
+  }
+  std::cout << lag.summary << "\n";
   return Status::OK();
 }
 
@@ -385,7 +383,14 @@ Status ListOrRetry(const FilesOptions& options) {
   if (!options.state.empty()) {
     FLOE_ASSIGN_OR_RETURN(state, ParseFileState(options.state));
   }
-  if (!std::filesystem::exists(config.state_dir)) {
+  const bool has_state = std::filesystem::exists(config.state_dir);
+  if (options.lag && !has_state) {
+    // Before the first run: nothing consumed, everything there is behind.
+    if (state || !options.table.empty())
+      return Status::InvalidArgument("--lag takes no --state or --table (it lists every partition)");
+    return PrintStreamLag(config, nullptr, options.format);
+  }
+  if (!has_state) {
     return Status::NotFound("pipeline " + config.name + " has no state at " + config.state_dir +
                             " (has `floe run` run with this config?)");
   }
@@ -427,7 +432,7 @@ Status ListOrRetry(const FilesOptions& options) {
   if (options.lag) {
     if (state || table)
       return Status::InvalidArgument("--lag takes no --state or --table (it lists every partition)");
-    return PrintStreamLag(config, *ledger, options.format);
+    return PrintStreamLag(config, ledger.get(), options.format);
   }
   ingest::LedgerFilter filter;
   filter.table = table;
@@ -485,8 +490,9 @@ void RegisterRunCommands(CLI::App& app, ExitCode& exit_code) {
                     "Forget every record of this source table so the next run loads its whole current "
                     "export again (after a CDA reset, when [source] reload_on_reset is off)");
     cmd->add_flag("--lag", options->lag,
-                  "Kafka sources: per partition the committed and recorded offsets, the brokers' watermarks "
-                  "and the lag");
+                  "Stream sources: per Kafka partition the committed and recorded offsets, the brokers' "
+                  "watermarks and the lag; per Kinesis shard its state, the committed and recorded sequence "
+                  "numbers and how far the next record is behind the tip (ms)");
     cmd->callback([options, retry, &exit_code] {
       options->retry = retry->count() > 0;
       Status status = ListOrRetry(*options);

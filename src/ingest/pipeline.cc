@@ -80,6 +80,7 @@ void RunSummary::Add(const RunSummary& other) {
   settling_last_ms = other.settling_last_ms;
   settle_ms = other.settle_ms;
   earlier_quarantined = other.earlier_quarantined;
+  more_ready = other.more_ready;
   if (!other.config_path.empty()) config_path = other.config_path;
 }
 
@@ -526,6 +527,7 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
     stream_marks = discovery.stream_marks;
   }
   for (const std::string& warning : discovery.warnings) Log("warning: " + warning);
+  summary.more_ready = discovery.more_ready;
   summary.settling_files = discovery.settling.files;
   summary.settling_first_ms = discovery.settling.first_eligible_ms;
   summary.settling_last_ms = discovery.settling.last_eligible_ms;
@@ -721,7 +723,16 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(PipelineConfig config, Pipeline
 
 Result<RunSummary> Pipeline::RunOnce() {
   const std::atomic<bool> never{false};
-  return impl_->RunOnce(never);
+  FLOE_ASSIGN_OR_RETURN(RunSummary total, impl_->RunOnce(never));
+  // A stream discovery that stopped at its bound (a backlog larger than it
+  // holds at once): read on while batches commit, until the source is caught up.
+  bool again = total.more_ready && total.batches_committed > 0;
+  while (again) {
+    FLOE_ASSIGN_OR_RETURN(RunSummary next, impl_->RunOnce(never));
+    again = next.more_ready && next.batches_committed > 0;
+    total.Add(next);
+  }
+  return total;
 }
 
 Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
@@ -769,7 +780,7 @@ Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
     // goes to the worker when the loop waits (a table with files still
     // pending would make its compaction give up).
     const bool poll_again = state_error.ok() && committed &&
-                            (!impl.source.discovery->finds_streams() ||
+                            (!impl.source.discovery->finds_streams() || run->more_ready ||
                              std::chrono::steady_clock::now() - poll_started >=
                                  std::chrono::milliseconds(impl.config.trigger.interval_ms));
     if (!poll_again && state_error.ok() && run.ok() && !stop.load()) impl.SubmitDueMaintenance();

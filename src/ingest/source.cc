@@ -6,6 +6,8 @@
 #include "ingest/discovery/sqs_notifications.h"
 #include "ingest/stream/kafka_discovery.h"
 #include "ingest/stream/kafka_unit_opener.h"
+#include "ingest/stream/kinesis_discovery.h"
+#include "ingest/stream/kinesis_unit_opener.h"
 #include "io/s3/file_io_factory.h"
 
 namespace floe::ingest {
@@ -39,6 +41,23 @@ Result<Source> OpenSource(const SourceConfig& config, const s3::S3Options& s3, i
     if (!discovery.ok()) return discovery.status().WithContext("source " + config.uri);
     source.discovery = std::move(*discovery);
     auto opener = KafkaUnitOpener::Open(config, "floe", memory_budget_bytes);
+    if (!opener.ok()) return opener.status().WithContext("source " + config.uri);
+    source.opener = std::move(*opener);
+    return source;
+  }
+  if (config.discovery == DiscoveryKind::kKinesis) {
+    Source source;
+    // The records the discovery read wait here for the opener: a quarter of
+    // the memory budget (the decoded ranges take another quarter).
+    auto cache = std::make_shared<KinesisRangeCache>(std::max<int64_t>(memory_budget_bytes / 4, 0));
+    KinesisDiscoveryLimits limits;
+    limits.max_records_per_unit = max_records_per_unit;
+    // As much as one stream batch holds (Pipeline: an eighth of the budget).
+    limits.max_bytes_per_discover = std::max<int64_t>(memory_budget_bytes / 8, 1);
+    auto discovery = KinesisDiscovery::Open(config, s3, limits, cache);
+    if (!discovery.ok()) return discovery.status().WithContext("source " + config.uri);
+    source.discovery = std::move(*discovery);
+    auto opener = KinesisUnitOpener::Open(config, s3, memory_budget_bytes, std::move(cache));
     if (!opener.ok()) return opener.status().WithContext("source " + config.uri);
     source.opener = std::move(*opener);
     return source;

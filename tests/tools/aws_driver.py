@@ -12,7 +12,8 @@ server) with test credentials in us-east-1 unless a command says otherwise.
 
 Commands:
   kinesis-create      {stream, shards}                      -> {}
-  kinesis-put         {stream, records: [{key, data_b64, hash_key?}]} -> [{shard, sequence}]
+  kinesis-put         {stream, records: [{key, data_b64, hash_key?}], batch?} -> [{shard, sequence}]
+                      (batch: PutRecords in calls of up to 500 records, in order)
   kinesis-split       {stream, shard, new_starting_hash_key} -> {}
   kinesis-merge       {stream, shard, adjacent}              -> {}
   kinesis-shards      {stream}                               -> ListShards' Shards
@@ -88,6 +89,20 @@ def kinesis_create(args):
 def kinesis_put(args):
     kinesis = client("kinesis")
     out = []
+    if args.get("batch"):
+        records = args["records"]
+        for start in range(0, len(records), 500):
+            entries = []
+            for record in records[start:start + 500]:
+                entry = {"PartitionKey": record["key"], "Data": base64.b64decode(record["data_b64"])}
+                if record.get("hash_key"):
+                    entry["ExplicitHashKey"] = record["hash_key"]
+                entries.append(entry)
+            answer = kinesis.put_records(StreamName=args["stream"], Records=entries)
+            if answer.get("FailedRecordCount"):
+                raise RuntimeError("put_records: %d records failed" % answer["FailedRecordCount"])
+            out += [{"shard": r["ShardId"], "sequence": r["SequenceNumber"]} for r in answer["Records"]]
+        return out
     for record in args["records"]:
         params = {"StreamName": args["stream"], "PartitionKey": record["key"],
                   "Data": base64.b64decode(record["data_b64"])}

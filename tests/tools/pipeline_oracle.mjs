@@ -37,6 +37,9 @@ export function runFloe(args, { timeoutMs = 300_000, env = {} } = {}) {
   return { status: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };
 }
 
+// The last `lines` lines of a log, for assertion messages.
+export const logTail = (log, lines = 30) => log.trim().split('\n').slice(-lines).join('\n');
+
 export function runFloeOk(args, options) {
   const result = runFloe(args, options);
   if (result.status !== 0) {

@@ -275,6 +275,17 @@ struct ChangesChoice {
   std::optional<ChangeKind> changes;  // [source] changes, when given
 };
 
+// column_names: not empty, no name empty or repeated.
+Status CheckColumnNames(SectionReader& section, const std::vector<std::string>& names) {
+  if (names.empty()) return section.Error("column_names", "is empty");
+  std::set<std::string> seen;
+  for (const std::string& name : names) {
+    if (name.empty()) return section.Error("column_names", "holds an empty name");
+    if (!seen.insert(name).second) return section.Error("column_names", "names \"" + name + "\" twice");
+  }
+  return Status::OK();
+}
+
 // The [source] keys of the text formats into `text`; a key of a format other
 // than `format` is an error naming the formats it applies to.
 // `stream_policy`: a stream source's [source] on_bad_record (dead_letter |
@@ -313,6 +324,7 @@ Status ReadTextFormatKeys(SectionReader& section, SourceFormat format, TextForma
   FLOE_ASSIGN_OR_RETURN(auto null_string, section.String("null_string"));
   FLOE_ASSIGN_OR_RETURN(auto skip_rows, section.Integer("skip_rows", 0, int64_t{1} << 40));
   FLOE_ASSIGN_OR_RETURN(auto encoding, section.Choice("encoding", {"utf-8", "latin-1"}));
+  FLOE_ASSIGN_OR_RETURN(auto column_names, section.StringArray("column_names"));
   if (!is_json && !is_csv) {
     const std::pair<const char*, bool> given[] = {
         {"infer_column_types", infer.has_value()},   {"schema_hints", hints.has_value()},
@@ -332,7 +344,7 @@ Status ReadTextFormatKeys(SectionReader& section, SourceFormat format, TextForma
         {"delimiter", delimiter.has_value()},     {"quote", quote.has_value()},
         {"escape", escape.has_value()},           {"header", header.has_value()},
         {"null_string", null_string.has_value()}, {"skip_rows", skip_rows.has_value()},
-        {"encoding", encoding.has_value()}};
+        {"encoding", encoding.has_value()},       {"column_names", column_names.has_value()}};
     for (const auto& [key, present] : given) {
       if (present) return only(key, "\"csv\"");
     }
@@ -370,20 +382,20 @@ Status ReadTextFormatKeys(SectionReader& section, SourceFormat format, TextForma
   if (null_string) text->null_string = *null_string;
   if (skip_rows) text->skip_rows = *skip_rows;
   if (encoding) text->encoding = *encoding == 0 ? "utf-8" : "latin-1";
+  if (column_names) {
+    FLOE_RETURN_IF_ERROR(CheckColumnNames(section, *column_names));
+    text->column_names = *column_names;
+  }
   return Status::OK();
 }
 
-// The [source] keys of discovery = "kafka" (topics, topic_pattern,
-// topic_tables, starting_offsets, kafka_metadata) and [source.kafka].
-Status ReadKafkaSourceKeys(SectionReader& section, SourceConfig* source) {
-  KafkaSourceConfig& kafka = source->kafka;
-  FLOE_ASSIGN_OR_RETURN(auto topics, section.StringArray("topics"));
-  FLOE_ASSIGN_OR_RETURN(auto pattern, section.String("topic_pattern"));
-  FLOE_ASSIGN_OR_RETURN(auto topic_tables, section.StringMap("topic_tables"));
-  FLOE_ASSIGN_OR_RETURN(auto starting, section.Choice("starting_offsets", {"earliest", "latest"}));
-  FLOE_ASSIGN_OR_RETURN(auto metadata, section.Bool("kafka_metadata"));
-  FLOE_ASSIGN_OR_RETURN(auto properties, section.StringMap("kafka"));
-  FLOE_ASSIGN_OR_RETURN(auto group_id, section.String("group_id"));
+// The [source] keys every stream discovery reads: schema_registry (with its
+// credentials), <kind>_metadata and the starting position
+// (`starting_key`: its values, the first meaning the oldest record).
+Status ReadStreamSourceKeys(SectionReader& section, const char* metadata_key, const char* starting_key,
+                            const std::vector<std::string>& starting_values, StreamSourceConfig* stream) {
+  FLOE_ASSIGN_OR_RETURN(auto starting, section.Choice(starting_key, starting_values));
+  FLOE_ASSIGN_OR_RETURN(auto metadata, section.Bool(metadata_key));
   FLOE_ASSIGN_OR_RETURN(auto registry, section.String("schema_registry"));
   FLOE_ASSIGN_OR_RETURN(auto registry_auth, section.String("schema_registry_auth"));
   FLOE_ASSIGN_OR_RETURN(auto registry_token, section.String("schema_registry_token"));
@@ -391,7 +403,7 @@ Status ReadKafkaSourceKeys(SectionReader& section, SourceConfig* source) {
     if (registry->rfind("http://", 0) != 0 && registry->rfind("https://", 0) != 0) {
       return section.Error("schema_registry", "expected http(s)://host:port[,http(s)://host:port]");
     }
-    kafka.schema_registry_url = *registry;
+    stream->schema_registry_url = *registry;
   }
   if ((registry_auth || registry_token) && !registry) {
     return section.Error(registry_auth ? "schema_registry_auth" : "schema_registry_token",
@@ -405,9 +417,25 @@ Status ReadKafkaSourceKeys(SectionReader& section, SourceConfig* source) {
     if (registry_auth->find(':') == std::string::npos) {
       return section.Error("schema_registry_auth", "expected \"user:password\"");
     }
-    kafka.schema_registry_auth = *registry_auth;
+    stream->schema_registry_auth = *registry_auth;
   }
-  if (registry_token) kafka.schema_registry_token = *registry_token;
+  if (registry_token) stream->schema_registry_token = *registry_token;
+  if (starting) stream->start_at_latest = *starting == 1;
+  if (metadata) stream->metadata_column = *metadata;
+  return Status::OK();
+}
+
+// The [source] keys of discovery = "kafka" (topics, topic_pattern,
+// topic_tables, group_id) and [source.kafka].
+Status ReadKafkaSourceKeys(SectionReader& section, SourceConfig* source) {
+  KafkaSourceConfig& kafka = source->kafka;
+  FLOE_RETURN_IF_ERROR(ReadStreamSourceKeys(section, "kafka_metadata", "starting_offsets",
+                                            {"earliest", "latest"}, &source->stream));
+  FLOE_ASSIGN_OR_RETURN(auto topics, section.StringArray("topics"));
+  FLOE_ASSIGN_OR_RETURN(auto pattern, section.String("topic_pattern"));
+  FLOE_ASSIGN_OR_RETURN(auto topic_tables, section.StringMap("topic_tables"));
+  FLOE_ASSIGN_OR_RETURN(auto properties, section.StringMap("kafka"));
+  FLOE_ASSIGN_OR_RETURN(auto group_id, section.String("group_id"));
   if (group_id) {
     if (group_id->empty()) return section.Error("group_id", "is empty");
     kafka.group_id = *group_id;
@@ -437,8 +465,6 @@ Status ReadKafkaSourceKeys(SectionReader& section, SourceConfig* source) {
     }
     kafka.topic_tables = *topic_tables;
   }
-  if (starting) kafka.start_at_latest = *starting == 1;
-  if (metadata) kafka.metadata_column = *metadata;
   if (properties) {
     static const std::set<std::string> kManaged = {"bootstrap.servers",  "group.id",
                                                    "enable.auto.commit", "enable.auto.offset.store",
@@ -456,13 +482,87 @@ Status ReadKafkaSourceKeys(SectionReader& section, SourceConfig* source) {
   return Status::OK();
 }
 
+// The [source] keys of discovery = "kinesis" (uri, table, region, endpoint,
+// starting_position, kinesis_metadata).
+Status ReadKinesisSourceKeys(SectionReader& section, const std::optional<std::string>& uri,
+                             const std::optional<std::string>& table, SourceConfig* source) {
+  KinesisSourceConfig& kinesis = source->kinesis;
+  FLOE_RETURN_IF_ERROR(ReadStreamSourceKeys(section, "kinesis_metadata", "starting_position",
+                                            {"TRIM_HORIZON", "LATEST"}, &source->stream));
+  FLOE_ASSIGN_OR_RETURN(auto region, section.String("region"));
+  FLOE_ASSIGN_OR_RETURN(auto endpoint, section.String("endpoint"));
+  const std::string expected =
+      "discovery \"kinesis\" needs the stream as kinesis://<stream name> or its ARN "
+      "(arn:aws:kinesis:<region>:<account>:stream/<name>)";
+  if (!uri) return section.Error("uri", expected);
+  std::string name;
+  if (uri->rfind("kinesis://", 0) == 0) {
+    name = uri->substr(10);
+    while (!name.empty() && name.back() == '/') name.pop_back();
+  } else if (uri->rfind("arn:", 0) == 0) {
+    // arn:<partition>:kinesis:<region>:<account>:stream/<name>
+    const size_t at = uri->find(":stream/");
+    std::vector<std::string> parts;
+    for (size_t start = 0; parts.size() < 5;) {
+      const size_t colon = uri->find(':', start);
+      if (colon == std::string::npos) break;
+      parts.push_back(uri->substr(start, colon - start));
+      start = colon + 1;
+    }
+    if (at == std::string::npos || parts.size() < 5 || parts[2] != "kinesis" || parts[3].empty()) {
+      return section.Error("uri", expected + ", got \"" + *uri + "\"");
+    }
+    kinesis.stream_arn = *uri;
+    kinesis.region = parts[3];
+    name = uri->substr(at + 8);
+  } else {
+    return section.Error("uri", expected + ", got \"" + *uri + "\"");
+  }
+  // Kinesis stream names: 1-128 of [a-zA-Z0-9_.-].
+  const bool valid_name = !name.empty() && name.size() <= 128 &&
+                          name.find_first_not_of(
+                              "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                              "0123456789_.-") == std::string::npos;
+  if (!valid_name) {
+    return section.Error(
+        "uri", "\"" + name + "\" is not a Kinesis stream name (1-128 letters, digits, '_', '.', '-')");
+  }
+  kinesis.stream = name;
+  if (table) {
+    if (table->empty() || table->find_first_of("/\\") != std::string::npos) {
+      return section.Error("table", "must name a table (no slashes), got \"" + *table + "\"");
+    }
+    kinesis.table = *table;
+  } else {
+    kinesis.table = name;
+  }
+  if (region) {
+    if (region->empty()) return section.Error("region", "is empty");
+    if (!kinesis.stream_arn.empty() && *region != kinesis.region) {
+      return section.Error("region", "is \"" + *region + "\", but the stream ARN in uri names region \"" +
+                                         kinesis.region + "\"");
+    }
+    kinesis.region = *region;
+  }
+  if (endpoint) {
+    if (endpoint->rfind("http://", 0) != 0 && endpoint->rfind("https://", 0) != 0) {
+      return section.Error("endpoint", "expected http(s)://host[:port], got \"" + *endpoint + "\"");
+    }
+    kinesis.endpoint = *endpoint;
+  }
+  source->uri = *uri;
+  return Status::OK();
+}
+
 Status ReadSource(const ParseContext& context, const toml::table* table, SourceConfig* source,
                   ChangesChoice* choice) {
   SectionReader section(context, "[source]", table);
   FLOE_ASSIGN_OR_RETURN(auto format,
                         section.Choice("format", {"cda", "parquet", "jsonl", "json", "csv", "avro"}));
-  FLOE_ASSIGN_OR_RETURN(auto discovery, section.Choice("discovery", {"cda", "prefix", "kafka"}));
+  FLOE_ASSIGN_OR_RETURN(auto discovery, section.Choice("discovery", {"cda", "prefix", "kafka", "kinesis"}));
   const bool kafka = discovery && *discovery == 2;
+  const bool kinesis = discovery && *discovery == 3;
+  const bool stream = kafka || kinesis;
   FLOE_ASSIGN_OR_RETURN(auto changes,
                         section.Choice("changes", {"cda", "columns", "append", "dms", "debezium"}));
   FLOE_ASSIGN_OR_RETURN(auto uri, section.String("uri"));
@@ -484,22 +584,27 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
                                               SourceFormat::kJsonLines, SourceFormat::kJson,
                                               SourceFormat::kCsv,       SourceFormat::kAvro};
   source->format = format ? kFormats[*format] : SourceFormat::kParquet;
-  if (kafka) {
+  if (stream) {
     if (!format) source->format = SourceFormat::kJson;  // record values are JSON
     // Record values decode by inference unless told otherwise: a Debezium
     // envelope needs its structs and numbers, not one string per member.
     source->text.infer_column_types = true;
   }
   FLOE_RETURN_IF_ERROR(ReadTextFormatKeys(section, source->format, &source->text,
-                                          kafka ? &source->kafka.on_bad_record : nullptr));
-  if (kafka) {
-    FLOE_RETURN_IF_ERROR(ReadKafkaSourceKeys(section, source));
+                                          stream ? &source->stream.on_bad_record : nullptr));
+  if (stream) {
+    const char* kind = kafka ? "kafka" : "kinesis";
+    if (kafka) {
+      FLOE_RETURN_IF_ERROR(ReadKafkaSourceKeys(section, source));
+    } else {
+      FLOE_RETURN_IF_ERROR(ReadKinesisSourceKeys(section, uri, source_table, source));
+    }
     FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
     const std::pair<const char*, bool> file_keys[] = {
         {"include", include.has_value()},
         {"exclude", exclude.has_value()},
         {"reload_on_reset", reload_on_reset.has_value()},
-        {"table", source_table.has_value()},
+        {"table", kafka && source_table.has_value()},
         {"settle", settle.has_value()},
         {"hive_partitioning", hive_partitioning.has_value()},
         {"partition_column_types", partition_column_types.has_value()},
@@ -515,24 +620,25 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
     }
     for (const auto& [key, present] : file_keys) {
       if (present) {
-        return section.Error(key,
-                             "applies to files (discovery \"cda\" or \"prefix\"), not to discovery "
-                             "\"kafka\"" +
-                                 std::string(std::string_view(key) == "table"
-                                                 ? "; topics name their tables (topic_tables overrides)"
-                                                 : ""));
+        return section.Error(
+            key, std::string("applies to files (discovery \"cda\" or \"prefix\"), not to discovery \"") +
+                     kind + "\"" +
+                     std::string(std::string_view(key) == "table"
+                                     ? "; topics name their tables (topic_tables overrides)"
+                                     : ""));
       }
     }
-    source->discovery = DiscoveryKind::kKafka;
+    source->discovery = kafka ? DiscoveryKind::kKafka : DiscoveryKind::kKinesis;
     const bool avro_values = format && source->format == SourceFormat::kAvro;
     if (format && !avro_values && source->format != SourceFormat::kJson &&
         source->format != SourceFormat::kJsonLines) {
-      return section.Error("format", std::string("discovery \"kafka\" reads JSON record values (format = "
-                                                 "\"json\") or Confluent Avro ones (format = \"avro\"), "
-                                                 "not ") +
-                                         SourceFormatName(source->format));
+      return section.Error("format",
+                           std::string("discovery \"") + kind +
+                               "\" reads JSON record values (format = \"json\") or Confluent Avro ones "
+                               "(format = \"avro\"), not " +
+                               SourceFormatName(source->format));
     }
-    if (avro_values != !source->kafka.schema_registry_url.empty()) {
+    if (avro_values != !source->stream.schema_registry_url.empty()) {
       return section.Error(avro_values ? "format" : "schema_registry",
                            avro_values ? "\"avro\" records carry their writer schema's registry id: set "
                                          "schema_registry = \"http://host:8081\""
@@ -540,15 +646,17 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
     }
     source->format = avro_values ? SourceFormat::kAvro : SourceFormat::kJson;
     if (changes) {
-      const ChangeKind kind = static_cast<ChangeKind>(*changes);
-      if (kind != ChangeKind::kDebezium && kind != ChangeKind::kAppend && kind != ChangeKind::kColumns) {
-        return section.Error("changes", std::string("\"") + ChangeKindName(kind) +
-                                            "\" reads files; Kafka records take \"debezium\", \"append\" "
-                                            "or \"columns\"");
+      const ChangeKind change_kind = static_cast<ChangeKind>(*changes);
+      if (change_kind != ChangeKind::kDebezium && change_kind != ChangeKind::kAppend &&
+          change_kind != ChangeKind::kColumns) {
+        return section.Error("changes", std::string("\"") + ChangeKindName(change_kind) + "\" reads files; " +
+                                            (kafka ? "Kafka" : "Kinesis") +
+                                            " records take \"debezium\", \"append\" or \"columns\"");
       }
-      choice->changes = kind;
-      source->changes = kind;
+      choice->changes = change_kind;
+      source->changes = change_kind;
     }
+    if (kinesis) return Status::OK();
     if (!uri || uri->rfind("kafka://", 0) != 0 || uri->size() == 8) {
       return section.Error(
           "uri", "discovery \"kafka\" needs the bootstrap servers as kafka://host:port[,host:port]" +
@@ -960,9 +1068,13 @@ Status ReadMerge(const ParseContext& context, const toml::table* table, const Ch
     merge->keys.clear();
     merge->order_by = {{"source.ts_ms", OrderingKind::kNumber}};
     // From Kafka, the offset breaks ties of one millisecond (a key's changes
-    // share a partition, where offsets grow with every record).
+    // share a partition, where offsets grow with every record). Kinesis
+    // sequence numbers (up to 129 digits) do not fit an ordering value: the
+    // arrival time breaks ties instead, and within a batch the record order.
     if (source->discovery == DiscoveryKind::kKafka)
       merge->order_by.push_back({"kafka.offset", OrderingKind::kNumber});
+    if (source->discovery == DiscoveryKind::kKinesis)
+      merge->order_by.push_back({"kinesis.arrival", OrderingKind::kTimestamp});
     merge->unordered_rows_oldest = false;
     merge->operation_column = "op";
     merge->insert_values = {std::string("c"), std::string("r")};
@@ -1216,7 +1328,16 @@ Status ReadTables(const ParseContext& context, const toml::table* tables, const 
     FLOE_ASSIGN_OR_RETURN(auto bad_rows, section.Choice("on_bad_row", kBadRowNames));
     FLOE_ASSIGN_OR_RETURN(auto target_table, section.String("target_table"));
     FLOE_ASSIGN_OR_RETURN(auto properties, section.StringMap("properties"));
+    FLOE_ASSIGN_OR_RETURN(auto column_names, section.StringArray("column_names"));
     FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+    if (column_names) {
+      if (globals.source.format != SourceFormat::kCsv) {
+        return section.Error("column_names", std::string("applies only to format = \"csv\", not \"") +
+                                                 SourceFormatName(globals.source.format) + "\"");
+      }
+      FLOE_RETURN_IF_ERROR(CheckColumnNames(section, *column_names));
+      out.column_names = *column_names;
+    }
     if (merge_given) {
       FLOE_RETURN_IF_ERROR(ValidateMerge(context, label, merge));
       out.merge = std::move(merge);
@@ -1312,6 +1433,9 @@ Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::ta
   }
 
   FLOE_RETURN_IF_ERROR(ReadTables(context, tables, config, &config.tables));
+  for (const auto& [name, table] : config.tables) {
+    if (table.column_names) config.source.text.table_column_names[name] = *table.column_names;
+  }
   return config;
 }
 
@@ -1391,6 +1515,7 @@ const char* DiscoveryKindName(DiscoveryKind kind) {
     case DiscoveryKind::kCda: return "cda";
     case DiscoveryKind::kPrefix: return "prefix";
     case DiscoveryKind::kKafka: return "kafka";
+    case DiscoveryKind::kKinesis: return "kinesis";
   }
   return "unknown";
 }

@@ -26,8 +26,9 @@ namespace floe::ingest {
 // The source model's three axes (docs/architecture.md): which units exist
 // and when each is complete ([source] discovery), how a unit's bytes become
 // rows ([source] format), how rows become changes ([source] changes).
-// kKafka: offset ranges of Kafka topic partitions ([source] discovery = "kafka").
-enum class DiscoveryKind { kCda, kPrefix, kKafka };
+// kKafka: offset ranges of Kafka topic partitions ([source] discovery = "kafka");
+// kKinesis: sequence-number ranges of the shards of a Kinesis data stream.
+enum class DiscoveryKind { kCda, kPrefix, kKafka, kKinesis };
 // The file formats of [source] format (format = "cda" is Parquet with the CDA
 // presets).
 enum class SourceFormat { kParquet, kJsonLines, kJson, kCsv, kAvro };
@@ -90,12 +91,34 @@ struct TextFormatConfig {
   std::string null_string;
   int64_t skip_rows = 0;
   std::string encoding = "utf-8";  // or "latin-1"
+  // csv: the columns of headerless files ([source] column_names), per
+  // source table where [tables.<name>] column_names says; a file with fewer
+  // fields takes the last ones (DMS puts Op first in CDC files only).
+  std::vector<std::string> column_names;
+  std::map<std::string, std::vector<std::string>> table_column_names;
 };
 
 // What a stream record that cannot be decoded does ([source] on_bad_record
 // of a stream source): it goes to <table>__dead_letter with its raw bytes and
 // the error (the stream goes on), it is dropped and counted, or the batch fails.
 enum class StreamBadRecordPolicy { kDeadLetter, kSkip, kFail };
+
+// What every stream source (discovery "kafka", "kinesis") reads the same way.
+struct StreamSourceConfig {
+  // Where a partition or shard floe has never read starts: its oldest
+  // retained record, or its end when floe first saw it (Kafka
+  // starting_offsets = "latest", Kinesis starting_position = "LATEST").
+  bool start_at_latest = false;
+  // Each row gets the source's struct column (`kafka` / `kinesis`) saying
+  // where it came from ([source] kafka_metadata / kinesis_metadata).
+  bool metadata_column = false;
+  StreamBadRecordPolicy on_bad_record = StreamBadRecordPolicy::kDeadLetter;
+  // format = "avro": the Confluent schema registry's URL(s), comma-separated,
+  // and its credentials ("user:password" for basic auth, or a bearer token).
+  std::string schema_registry_url;
+  std::optional<std::string> schema_registry_auth;
+  std::optional<std::string> schema_registry_token;
+};
 
 // discovery = "kafka": where the records come from and how topics name tables.
 struct KafkaSourceConfig {
@@ -105,20 +128,20 @@ struct KafkaSourceConfig {
   std::map<std::string, std::string> topic_tables;  // topic -> source table (default: its last dot segment)
   // [source.kafka]: librdkafka properties passed through (security.protocol, sasl.*, ssl.*, ...).
   std::map<std::string, std::string> properties;
-  // Where a partition floe has never read starts: its oldest retained record, or its end.
-  bool start_at_latest = false;
-  // changes = "append": each row gets the struct column `kafka` (topic, partition, offset, timestamp, key).
-  bool metadata_column = false;
-  StreamBadRecordPolicy on_bad_record = StreamBadRecordPolicy::kDeadLetter;
   // The consumer group floe commits offsets to after each table commit, for
   // lag tools only (floe never reads them; it never joins the group).
   // Default "floe-<pipeline name>".
   std::string group_id;
-  // format = "avro": the Confluent schema registry's URL(s), comma-separated,
-  // and its credentials ("user:password" for basic auth, or a bearer token).
-  std::string schema_registry_url;
-  std::optional<std::string> schema_registry_auth;
-  std::optional<std::string> schema_registry_token;
+};
+
+// discovery = "kinesis": one Kinesis data stream, its shards read by
+// sequence numbers. Credentials come from the AWS chain ([s3] keys included).
+struct KinesisSourceConfig {
+  std::string stream;      // [source] uri "kinesis://<name>" or the stream's ARN: its name
+  std::string stream_arn;  // set when uri is the ARN
+  std::string table;       // [source] table; default the stream name
+  std::string region;      // [source] region; else the ARN's, else the AWS chain
+  std::string endpoint;    // [source] endpoint; else AWS_ENDPOINT_URL_KINESIS > AWS_ENDPOINT_URL > profile
 };
 
 // [source] notifications: how a file discovery learns of new files besides
@@ -184,8 +207,10 @@ struct SourceConfig {
   int64_t schema_sample_files = 64;
   // format jsonl, json, csv: how the text is read.
   TextFormatConfig text;
-  // discovery kafka only.
+  // Stream discoveries (kafka, kinesis).
+  StreamSourceConfig stream;
   KafkaSourceConfig kafka;
+  KinesisSourceConfig kinesis;
   // discovery cda and prefix: notifications besides listing.
   NotificationConfig notifications;
 };
@@ -307,6 +332,7 @@ struct TableOverride {
   std::optional<BadRowPolicy> on_bad_row;
   std::optional<std::string> target_table;
   std::map<std::string, std::string> table_properties;
+  std::optional<std::vector<std::string>> column_names;  // csv: copied into SourceConfig::text
 };
 
 struct PipelineConfig {
@@ -344,7 +370,7 @@ Result<int64_t> ParseDurationMs(const std::string& text);
 // KiB/MiB/GiB/TiB of 1024; units ignore case) or a plain number of bytes.
 Result<int64_t> ParseSizeBytes(const std::string& text);
 // Lower-case names as the config file spells them.
-const char* DiscoveryKindName(DiscoveryKind kind);        // "cda", "prefix", "kafka"
+const char* DiscoveryKindName(DiscoveryKind kind);        // "cda", "prefix", "kafka", "kinesis"
 const char* NotificationKindName(NotificationKind kind);  // "none", "sqs", "inotify"
 const char* SourceFormatName(SourceFormat format);        // "parquet", "jsonl", "json", "csv", "avro"
 const char* ChangeKindName(ChangeKind kind);              // "cda", "columns", "append", "dms", "debezium"

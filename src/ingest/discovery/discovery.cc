@@ -43,8 +43,10 @@ Result<std::unique_ptr<Discovery>> MakeDiscovery(const SourceConfig& config, std
                                                             std::move(io), std::move(is_data_file)));
     }
     case DiscoveryKind::kKafka:
-      return Status::InvalidArgument(
-          "[source] discovery \"kafka\" lists no files (OpenSource builds a KafkaDiscovery)");
+    case DiscoveryKind::kKinesis:
+      return Status::InvalidArgument(std::string("[source] discovery \"") +
+                                     DiscoveryKindName(config.discovery) +
+                                     "\" lists no files (OpenSource builds its stream discovery)");
   }
   return Status::InvalidArgument("[source] discovery: unknown discovery");
 }

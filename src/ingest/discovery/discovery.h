@@ -74,6 +74,9 @@ struct DiscoveryResult {
   } settling;
   // The source uri does not exist (allowed by [source] allow_missing_uri).
   bool source_missing = false;
+  // A stream discovery stopped at its bound (bytes held, time) with more
+  // records ready now: the pipeline polls again at once (also with --once).
+  bool more_ready = false;
   // Streams: every partition seen, with the positions the source holds
   // (Kafka: the low and high watermarks), for lag figures.
   struct StreamMarks {

@@ -1196,8 +1196,8 @@ on_bad_record = "skip"
   EXPECT_EQ(config.source.kafka.bootstrap_servers, "b1:9092,b2:9092");
   EXPECT_EQ(config.source.kafka.topics.size(), 2u);
   EXPECT_EQ(config.source.kafka.topic_tables.at("dbserver1.inventory.orders"), "orders_v2");
-  EXPECT_TRUE(config.source.kafka.start_at_latest);
-  EXPECT_EQ(config.source.kafka.on_bad_record, StreamBadRecordPolicy::kSkip);
+  EXPECT_TRUE(config.source.stream.start_at_latest);
+  EXPECT_EQ(config.source.stream.on_bad_record, StreamBadRecordPolicy::kSkip);
   EXPECT_EQ(config.source.kafka.properties.at("security.protocol"), "SASL_SSL");
   EXPECT_TRUE(config.source.text.infer_column_types) << "record values are inferred by default";
   EXPECT_EQ(config.trigger.max_records_per_batch, 5000);
@@ -1217,9 +1217,9 @@ changes = "debezium"
 )",
                                                          "[merge]\nkeys = [\"id\"]\n"));
   EXPECT_EQ(config.source.format, SourceFormat::kAvro);
-  EXPECT_EQ(config.source.kafka.schema_registry_url, "http://r1:8081,http://r2:8081");
-  EXPECT_EQ(config.source.kafka.schema_registry_auth, std::optional<std::string>("key:secret"));
-  EXPECT_EQ(config.source.kafka.schema_registry_token, std::nullopt);
+  EXPECT_EQ(config.source.stream.schema_registry_url, "http://r1:8081,http://r2:8081");
+  EXPECT_EQ(config.source.stream.schema_registry_auth, std::optional<std::string>("key:secret"));
+  EXPECT_EQ(config.source.stream.schema_registry_token, std::nullopt);
 }
 
 TEST(KafkaConfigTest, KafkaSourcesRefuseWhatDoesNotApply) {
@@ -1250,6 +1250,93 @@ TEST(KafkaConfigTest, KafkaSourcesRefuseWhatDoesNotApply) {
   EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\nchanges = \"debezium\"\n"), HasSubstr("needs keys"));
 }
 
+TEST(KinesisConfigTest, KinesisSourcesTakeAStreamByNameOrArnAndDebeziumDefaults) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, ParseKafka(R"(discovery = "kinesis"
+uri = "kinesis://dbserver1.inventory.customers"
+changes = "debezium"
+starting_position = "LATEST"
+on_bad_record = "fail"
+endpoint = "http://127.0.0.1:4566"
+region = "eu-west-1"
+)",
+                                                         "[merge]\nkeys = [\"id\"]\n"));
+  EXPECT_EQ(config.source.discovery, DiscoveryKind::kKinesis);
+  EXPECT_EQ(config.source.format, SourceFormat::kJson);
+  EXPECT_EQ(config.source.kinesis.stream, "dbserver1.inventory.customers");
+  EXPECT_EQ(config.source.kinesis.table, "dbserver1.inventory.customers") << "the stream names the table";
+  EXPECT_EQ(config.source.kinesis.stream_arn, "");
+  EXPECT_EQ(config.source.kinesis.endpoint, "http://127.0.0.1:4566");
+  EXPECT_EQ(config.source.kinesis.region, "eu-west-1");
+  EXPECT_TRUE(config.source.stream.start_at_latest);
+  EXPECT_EQ(config.source.stream.on_bad_record, StreamBadRecordPolicy::kFail);
+  ASSERT_EQ(config.merge.order_by.size(), 2u);
+  EXPECT_EQ(config.merge.order_by[0].name, "source.ts_ms");
+  EXPECT_EQ(config.merge.order_by[1].name, "kinesis.arrival") << "the arrival time breaks ties";
+  EXPECT_EQ(config.merge.order_by[1].kind, OrderingKind::kTimestamp);
+
+  ASSERT_OK_AND_ASSIGN(PipelineConfig by_arn, ParseKafka(R"(discovery = "kinesis"
+uri = "arn:aws:kinesis:ap-south-1:123456789012:stream/clicks"
+table = "click_events"
+kinesis_metadata = true
+)"));
+  EXPECT_EQ(by_arn.source.kinesis.stream, "clicks");
+  EXPECT_EQ(by_arn.source.kinesis.stream_arn, "arn:aws:kinesis:ap-south-1:123456789012:stream/clicks");
+  EXPECT_EQ(by_arn.source.kinesis.region, "ap-south-1") << "the ARN names the region";
+  EXPECT_EQ(by_arn.source.kinesis.table, "click_events");
+  EXPECT_TRUE(by_arn.source.stream.metadata_column);
+  EXPECT_FALSE(by_arn.source.stream.start_at_latest);
+  EXPECT_EQ(by_arn.merge.mode, WriteMode::kAppend);
+}
+
+TEST(KinesisConfigTest, KinesisSourcesRefuseWhatDoesNotApply) {
+  const std::string base = "discovery = \"kinesis\"\nuri = \"kinesis://s\"\n";
+  EXPECT_THAT(KafkaError("discovery = \"kinesis\"\n"), HasSubstr("kinesis://<stream name> or its ARN"));
+  EXPECT_THAT(KafkaError("discovery = \"kinesis\"\nuri = \"kafka://b:9092\"\n"),
+              HasSubstr("kinesis://<stream name> or its ARN"));
+  EXPECT_THAT(KafkaError("discovery = \"kinesis\"\nuri = \"arn:aws:sqs:us-east-1:1:stream/x\"\n"),
+              HasSubstr("kinesis://<stream name> or its ARN"));
+  EXPECT_THAT(KafkaError("discovery = \"kinesis\"\nuri = \"kinesis://bad name\"\n"),
+              HasSubstr("is not a Kinesis stream name"));
+  EXPECT_THAT(KafkaError("discovery = \"kinesis\"\nuri = \"arn:aws:kinesis:us-east-1:1:stream/s\"\n"
+                         "region = \"eu-west-1\"\n"),
+              HasSubstr("the stream ARN in uri names region \"us-east-1\""));
+  EXPECT_THAT(KafkaError(base + "endpoint = \"127.0.0.1:4566\"\n"),
+              HasSubstr("expected http(s)://host[:port]"));
+  EXPECT_THAT(KafkaError(base + "starting_position = \"earliest\"\n"), HasSubstr("TRIM_HORIZON"));
+  EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\n"), HasSubstr("unknown key [source] topics"));
+  EXPECT_THAT(KafkaError(base + "kafka_metadata = true\n"), HasSubstr("unknown key [source] kafka_metadata"));
+  EXPECT_THAT(KafkaError(base + "settle = \"5s\"\n"), HasSubstr("not to discovery \"kinesis\""));
+  EXPECT_THAT(KafkaError(base + "changes = \"dms\"\n"), HasSubstr("Kinesis records take"));
+  EXPECT_THAT(KafkaError(base + "format = \"avro\"\n"), HasSubstr("set schema_registry"));
+  EXPECT_THAT(
+      KafkaError("discovery = \"kafka\"\nuri = \"kafka://b:9092\"\ntopics = [\"a\"]\nregion = \"x\"\n"),
+      HasSubstr("unknown key [source] region"));
+}
+
+// DMS's CSV output has no header: the columns come from column_names, for
+// every table or per [tables.<name>].
+TEST(CsvColumnNamesTest, HeaderlessCsvTakesColumnNamesPerTable) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, ParseKafka(R"(changes = "dms"
+format = "csv"
+uri = "/data/dms"
+column_names = ["Op", "AR_H_CHANGE_SEQ", "id", "name"]
+)",
+                                                         R"([merge]
+keys = ["id"]
+[tables.orders]
+column_names = ["Op", "AR_H_CHANGE_SEQ", "id", "amount"]
+)"));
+  EXPECT_EQ(config.source.text.column_names,
+            (std::vector<std::string>{"Op", "AR_H_CHANGE_SEQ", "id", "name"}));
+  EXPECT_EQ(config.source.text.table_column_names.at("orders"),
+            (std::vector<std::string>{"Op", "AR_H_CHANGE_SEQ", "id", "amount"}));
+  EXPECT_THAT(KafkaError("format = \"parquet\"\nuri = \"/d\"\ncolumn_names = [\"a\"]\n"),
+              HasSubstr("column_names: applies only to format = \"csv\""));
+  EXPECT_THAT(KafkaError("format = \"parquet\"\nuri = \"/d\"\n", "[tables.t]\ncolumn_names = [\"a\"]\n"),
+              HasSubstr("[tables.t] column_names: applies only to format = \"csv\""));
+  EXPECT_THAT(KafkaError("format = \"csv\"\nuri = \"/d\"\ncolumn_names = [\"a\", \"a\"]\n"),
+              HasSubstr("names \"a\" twice"));
+  EXPECT_THAT(KafkaError("format = \"csv\"\nuri = \"/d\"\ncolumn_names = []\n"), HasSubstr("is empty"));
 Result<PipelineConfig> ParseSource(const std::string& source) {
   return ParsePipelineConfig("name = \"n\"\n[source]\n" + source + kKafkaCatalog, "/etc/floe/pipeline.toml");
 }
