@@ -1,4 +1,5 @@
 // `floe run CONFIG`: the ingestion pipeline, once or continuously.
+// `floe validate CONFIG`: a dry run over the pending units (ingest/validation.h).
 // `floe files CONFIG`: the pipeline's ledger of source files; --retry puts
 // quarantined and skipped files (all, of --table, or those a path or glob
 // names) back in line; --skip sets a file aside on purpose with a reason;
@@ -29,6 +30,7 @@
 #include "ingest/state/ledger.h"
 #include "ingest/stream/kafka_discovery.h"
 #include "ingest/stream/kafka_unit_opener.h"
+#include "ingest/validation.h"
 
 namespace floe::cli {
 
@@ -127,6 +129,31 @@ int RunPipeline(const RunOptions& options) {
 }
 
 // ---------------------------------------------------------------------------
+// floe validate
+
+struct ValidateCommandOptions {
+  std::string config_path;
+  std::string state_dir;
+  std::string table;
+  int64_t rows = 0;
+  bool errors = false;
+};
+
+int Validate(const ValidateCommandOptions& options) {
+  auto config = LoadConfig(options.config_path, options.state_dir);
+  if (!config.ok()) return Fail(config.status());
+  if (options.rows > 0 && options.errors)
+    return Fail(Status::InvalidArgument("give --rows N or --errors, not both"));
+  ingest::ValidateOptions validate;
+  if (!options.table.empty()) validate.table = options.table;
+  validate.rows = options.rows;
+  auto report = ingest::ValidatePipeline(*config, validate);
+  if (!report.ok()) return Fail(report.status());
+  std::cout << report->Format(validate);
+  return report->would_fail() ? 1 : 0;
+}
+
+// ---------------------------------------------------------------------------
 // floe files
 
 struct FilesOptions {
@@ -141,7 +168,32 @@ struct FilesOptions {
   std::string reason;
   std::string reload_table;
   bool lag = false;
+  bool expectations = false;
 };
+
+// `floe files CONFIG --expectations`: per committed batch and expectation,
+// the change rows checked, passed and failed.
+Status PrintExpectationCounts(ingest::Ledger& ledger, const std::optional<std::string>& table,
+                              const std::string& format) {
+  FLOE_ASSIGN_OR_RETURN(std::vector<ingest::LedgerExpectationCount> counts, ledger.ExpectationCounts(table));
+  if (format == "jsonl") {
+    for (const auto& c : counts) {
+      nlohmann::ordered_json line = {{"batch", c.batch_id}, {"table", c.table},     {"expectation", c.name},
+                                     {"action", c.action},  {"checked", c.checked}, {"passed", c.passed},
+                                     {"failed", c.failed}};
+      std::cout << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    }
+    return Status::OK();
+  }
+  std::vector<std::vector<std::string>> rows = {
+      {"batch", "table", "expectation", "action", "checked", "passed", "failed"}};
+  for (const auto& c : counts) {
+    rows.push_back({std::to_string(c.batch_id), c.table, c.name, c.action, std::to_string(c.checked),
+                    std::to_string(c.passed), std::to_string(c.failed)});
+  }
+  std::cout << FormatTextTable(rows, [](size_t column) { return column >= 4; });
+  return Status::OK();
+}
 
 // `floe files CONFIG --lag` of a Kafka source: per partition, the next
 // offset the table has committed, the next the ledger holds (recorded, maybe
@@ -417,6 +469,10 @@ Status ListOrRetry(const FilesOptions& options) {
               << (table ? " in table " + *table : "") << "; the next `floe run` ingests them\n";
     return Status::OK();
   }
+  if (options.expectations) {
+    if (state || options.lag) return Status::InvalidArgument("--expectations takes no --state or --lag");
+    return PrintExpectationCounts(*ledger, table, options.format);
+  }
   if (options.lag) {
     if (state || table)
       return Status::InvalidArgument("--lag takes no --state or --table (it lists every partition)");
@@ -451,6 +507,20 @@ void RegisterRunCommands(CLI::App& app, ExitCode& exit_code) {
     cmd->callback([options, &exit_code] { exit_code.value = RunPipeline(*options); });
   }
   {
+    auto options = std::make_shared<ValidateCommandOptions>();
+    auto* cmd = app.add_subcommand(
+        "validate",
+        "Read the pending units through the whole path (format, changes, schema drift, transforms, "
+        "expectations) without writing anything; exit 1 when the run would fail");
+    cmd->add_option("config", options->config_path, "Pipeline configuration (TOML)")->required();
+    cmd->add_option("--state-dir", options->state_dir, "Pipeline state directory (overrides [state] dir)");
+    cmd->add_option("--table", options->table, "Only this source table");
+    cmd->add_option("--rows", options->rows, "Print the first N output rows of each table (JSON lines)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_flag("--errors", options->errors, "Print every problem per file (the default)");
+    cmd->callback([options, &exit_code] { exit_code.value = Validate(*options); });
+  }
+  {
     auto options = std::make_shared<FilesOptions>();
     auto* cmd = app.add_subcommand("files", "The pipeline's ledger: every source file with its state");
     cmd->add_option("config", options->config_path, "Pipeline configuration (TOML)")->required();
@@ -476,6 +546,8 @@ void RegisterRunCommands(CLI::App& app, ExitCode& exit_code) {
     cmd->add_flag("--lag", options->lag,
                   "Kafka sources: per partition the committed and recorded offsets, the brokers' watermarks "
                   "and the lag");
+    cmd->add_flag("--expectations", options->expectations,
+                  "Per committed batch and [[expectations]] entry: change rows checked, passed and failed");
     cmd->callback([options, retry, &exit_code] {
       options->retry = retry->count() > 0;
       Status status = ListOrRetry(*options);

@@ -28,6 +28,9 @@ struct BoundExpr;
 class Expression {
  public:
   static Result<Expression> Bind(std::string_view text, const Schema& schema);
+  // Parses `text` without binding it: the syntax errors Bind would return,
+  // worded the same way (for checking a config before any schema is known).
+  static Status CheckSyntax(std::string_view text);
 
   const std::string& text() const { return text_; }
   // The result type (canonical; a bare nested column keeps its type).

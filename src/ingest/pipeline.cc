@@ -52,6 +52,20 @@ std::string QuarantineLine(const QuarantinedFile& file) {
 
 }  // namespace
 
+std::vector<LedgerExpectationCount> LedgerExpectationCounts(const BatchCounts& counts) {
+  std::vector<LedgerExpectationCount> out;
+  for (const ExpectationCount& count : counts.expectations) {
+    LedgerExpectationCount row;
+    row.name = count.name;
+    row.action = ExpectationActionName(count.action);
+    row.checked = count.checked;
+    row.passed = count.passed();
+    row.failed = count.failed;
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------
 // Summaries
 
@@ -154,13 +168,18 @@ int64_t Pipeline::Impl::NowMs() const {
   return options.now_ms_for_tests != 0 ? options.now_ms_for_tests : SystemNowMs();
 }
 
-Result<catalog::TableIdentifier> Pipeline::Impl::TargetOf(const std::string& source_table) const {
+Result<catalog::TableIdentifier> TargetTableOf(const PipelineConfig& config,
+                                               const std::string& source_table) {
   const TableSettings settings = config.ForTable(source_table);
   catalog::TableIdentifier id;
   id.name = settings.target_table.empty() ? AsciiLower(source_table) : settings.target_table;
   if (id.name.empty()) return Status::InvalidArgument("source table name is empty");
   FLOE_ASSIGN_OR_RETURN(id.ns, catalog::ParseNamespace(settings.target.ns));
   return id;
+}
+
+Result<catalog::TableIdentifier> Pipeline::Impl::TargetOf(const std::string& source_table) const {
+  return TargetTableOf(config, source_table);
 }
 
 std::string Pipeline::Impl::TableStateDir(const catalog::TableIdentifier& id) const {
@@ -359,7 +378,8 @@ Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::
       for (auto part = parts.rbegin(); part != parts.rend(); ++part) queue.push_back(std::move(*part));
       continue;
     }
-    FLOE_RETURN_IF_ERROR(Ledgered(ledger->CommitBatch(batch_id, result.snapshot_id.value_or(kNoSnapshot))));
+    FLOE_RETURN_IF_ERROR(Ledgered(ledger->CommitBatch(batch_id, result.snapshot_id.value_or(kNoSnapshot),
+                                                      LedgerExpectationCounts(result.counts))));
     if (Status told = source.opener->Committed(batch); !told.ok()) {
       // Advisory (lag tools): said once until it works again.
       if (source_progress_ok)
@@ -379,6 +399,12 @@ Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::
       Log(source_table + ": " + FormatThousands(result.counts.bad_rows) +
           (result.counts.bad_rows == 1 ? " bad row" : " bad rows") + " of batch " + std::to_string(batch_id) +
           " set aside in " + target + "__bad_rows (file, row, reason, rescued_data)");
+    }
+    if (result.counts.quarantined_rows > 0) {
+      Log(source_table + ": " + FormatThousands(result.counts.quarantined_rows) +
+          (result.counts.quarantined_rows == 1 ? " row" : " rows") + " of batch " + std::to_string(batch_id) +
+          " failed a quarantine expectation; kept in " + target +
+          "__quarantine (_floe_failed_expectations, _floe_source_file, _floe_source_row, the row)");
     }
     if (result.counts.dead_letters > 0) {
       Log(source_table + ": " + FormatThousands(result.counts.dead_letters) +

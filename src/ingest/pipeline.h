@@ -154,6 +154,10 @@ struct PipelineOptions {
   FileIOWrapper wrap_file_io;
 };
 
+// The catalog identifier a source table is written to: [tables.<name>]
+// target_table or the name lower-cased, in [target] namespace.
+Result<catalog::TableIdentifier> TargetTableOf(const PipelineConfig& config, const std::string& source_table);
+
 class Pipeline {
  public:
   static Result<std::unique_ptr<Pipeline>> Open(PipelineConfig config, PipelineOptions options = {});

@@ -1,7 +1,8 @@
 // Ledger on SQLite: files, batches and watermarks of one pipeline.
 //
-// Layout (schema_version 2; version 1 lacked the unit kind and stream range
-// columns, added by an in-place migration when a version 1 ledger opens):
+// Layout (schema_version 3; version 1 lacked the unit kind and stream range
+// columns, version 2 the expectation counts; both are migrated in place when
+// an older ledger opens):
 //   meta(key PRIMARY KEY, value)  schema_version, next_batch_id (batch ids
 //                                 come from here so ResetTable/ReleaseBatch
 //                                 never let an id be reused)
@@ -13,6 +14,8 @@
 //                                 committed
 //   batches(batch_id PRIMARY KEY) open (committed = 0) or committed batches
 //   watermarks(tbl PRIMARY KEY)   what the source saw of a table last time
+//   batch_expectations(batch_id, name)  per committed batch and expectation:
+//                                 rows checked, passed, failed
 // List-valued columns (partition values, fingerprints) are stored as
 // "&item&item" with '%', '&', '=' and control bytes percent-escaped, so an
 // empty list and a list holding "" stay distinct.
@@ -38,7 +41,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int64_t kSchemaVersion = 2;
+constexpr int64_t kSchemaVersion = 3;
 // Stream positions are stored left-padded to this many digits: Kinesis
 // sequence numbers have up to 129 (the API's pattern 0|[1-9][0-9]{0,128}).
 constexpr size_t kPositionDigits = 130;
@@ -283,6 +286,9 @@ struct Ledger::Impl {
                "  committed INTEGER NOT NULL, snapshot_id INTEGER, created_at_ms INTEGER NOT NULL);"
                "CREATE TABLE IF NOT EXISTS watermarks(tbl TEXT PRIMARY KEY, last_ms INTEGER NOT NULL,"
                "  fingerprints TEXT NOT NULL);"
+               "CREATE TABLE IF NOT EXISTS batch_expectations(batch_id INTEGER NOT NULL, tbl TEXT NOT NULL,"
+               "  seq INTEGER NOT NULL, name TEXT NOT NULL, action TEXT NOT NULL, checked INTEGER NOT NULL,"
+               "  passed INTEGER NOT NULL, failed INTEGER NOT NULL, PRIMARY KEY(batch_id, name));"
                "INSERT OR IGNORE INTO meta(key, value) VALUES ('next_batch_id', 1);"));
       FLOE_ASSIGN_OR_RETURN(SqliteStatement version,
                             Prepare("SELECT value FROM meta WHERE key = 'schema_version'"));
@@ -290,15 +296,19 @@ struct Ledger::Impl {
       if (!row) {
         FLOE_RETURN_IF_ERROR(Exec("INSERT INTO meta(key, value) VALUES ('schema_version', " +
                                   std::to_string(kSchemaVersion) + ")"));
-      } else if (version.Int(0) == 1) {
-        // Version 1 had files only: every row becomes a file unit.
-        FLOE_RETURN_IF_ERROR(
-            Exec("ALTER TABLE files ADD COLUMN kind TEXT NOT NULL DEFAULT 'file';"
-                 "ALTER TABLE files ADD COLUMN stream TEXT NOT NULL DEFAULT '';"
-                 "ALTER TABLE files ADD COLUMN stream_partition TEXT NOT NULL DEFAULT '';"
-                 "ALTER TABLE files ADD COLUMN first_position TEXT NOT NULL DEFAULT '';"
-                 "ALTER TABLE files ADD COLUMN last_position TEXT NOT NULL DEFAULT '';"
-                 "UPDATE meta SET value = 2 WHERE key = 'schema_version';"));
+      } else if (version.Int(0) == 1 || version.Int(0) == 2) {
+        // Version 1 had files only: every row becomes a file unit. Version 2
+        // lacked batch_expectations, which the CREATE above has added.
+        if (version.Int(0) == 1) {
+          FLOE_RETURN_IF_ERROR(
+              Exec("ALTER TABLE files ADD COLUMN kind TEXT NOT NULL DEFAULT 'file';"
+                   "ALTER TABLE files ADD COLUMN stream TEXT NOT NULL DEFAULT '';"
+                   "ALTER TABLE files ADD COLUMN stream_partition TEXT NOT NULL DEFAULT '';"
+                   "ALTER TABLE files ADD COLUMN first_position TEXT NOT NULL DEFAULT '';"
+                   "ALTER TABLE files ADD COLUMN last_position TEXT NOT NULL DEFAULT '';"));
+        }
+        FLOE_RETURN_IF_ERROR(Exec("UPDATE meta SET value = " + std::to_string(kSchemaVersion) +
+                                  " WHERE key = 'schema_version';"));
       } else if (version.Int(0) != kSchemaVersion) {
         return Status::NotSupported(db_path + ": ledger schema version " + std::to_string(version.Int(0)) +
                                     " is not the one this floe uses (" + std::to_string(kSchemaVersion) +
@@ -598,10 +608,12 @@ Result<std::vector<LedgerBatch>> Ledger::OpenBatches() {
   return batches;
 }
 
-Status Ledger::CommitBatch(int64_t batch_id, int64_t snapshot_id) {
+Status Ledger::CommitBatch(int64_t batch_id, int64_t snapshot_id,
+                           const std::vector<LedgerExpectationCount>& expectations) {
   return impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement query,
-                          impl_->Prepare("SELECT committed, snapshot_id FROM batches WHERE batch_id = ?1"));
+    FLOE_ASSIGN_OR_RETURN(
+        SqliteStatement query,
+        impl_->Prepare("SELECT committed, snapshot_id, tbl FROM batches WHERE batch_id = ?1"));
     query.Bind(1, batch_id);
     FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
     if (!row) return Status::NotFound("ledger: no batch " + std::to_string(batch_id));
@@ -622,8 +634,54 @@ Status Ledger::CommitBatch(int64_t batch_id, int64_t snapshot_id) {
                                          "updated_at_ms = ?3 WHERE batch_id = ?1 AND "
                                          "state = 'in_batch'"));
     files.Bind(1, batch_id).Bind(2, snapshot_id).Bind(3, now);
-    return files.Run();
+    FLOE_RETURN_IF_ERROR(files.Run());
+    const std::string table = query.Text(2);
+    FLOE_ASSIGN_OR_RETURN(
+        SqliteStatement insert,
+        impl_->Prepare("INSERT OR REPLACE INTO batch_expectations(batch_id, tbl, seq, name, action, checked, "
+                       "passed, failed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
+    int64_t seq = 0;
+    for (const LedgerExpectationCount& count : expectations) {
+      insert.Reset();
+      insert.Bind(1, batch_id)
+          .Bind(2, table)
+          .Bind(3, seq++)
+          .Bind(4, count.name)
+          .Bind(5, count.action)
+          .Bind(6, count.checked)
+          .Bind(7, count.passed)
+          .Bind(8, count.failed);
+      FLOE_RETURN_IF_ERROR(insert.Run());
+    }
+    return Status::OK();
   });
+}
+
+Result<std::vector<LedgerExpectationCount>> Ledger::ExpectationCounts(
+    const std::optional<std::string>& table) {
+  std::vector<LedgerExpectationCount> counts;
+  Status status = impl_->Transaction([&]() -> Status {
+    // A ledger a version 2 floe wrote, read without migrating it (read-only), has no counts.
+    FLOE_ASSIGN_OR_RETURN(
+        SqliteStatement exists,
+        impl_->Prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'batch_expectations'"));
+    FLOE_ASSIGN_OR_RETURN(bool found, exists.Step());
+    if (!found) return Status::OK();
+    std::string sql = "SELECT batch_id, tbl, name, action, checked, passed, failed FROM batch_expectations";
+    if (table) sql += " WHERE tbl = ?1";
+    sql += " ORDER BY batch_id, seq";
+    FLOE_ASSIGN_OR_RETURN(SqliteStatement query, impl_->Prepare(sql));
+    if (table) query.Bind(1, *table);
+    while (true) {
+      FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
+      if (!row) break;
+      counts.push_back({query.Int(0), query.Text(1), query.Text(2), query.Text(3), query.Int(4), query.Int(5),
+                        query.Int(6)});
+    }
+    return Status::OK();
+  });
+  if (!status.ok()) return status;
+  return counts;
 }
 
 Status Ledger::ReleaseBatch(int64_t batch_id) {
@@ -704,8 +762,9 @@ Status Ledger::RetryFiles(const std::vector<std::string>& uris) {
 
 Status Ledger::ResetTable(const std::string& table) {
   return impl_->Transaction([&]() -> Status {
-    for (const char* sql : {"DELETE FROM files WHERE tbl = ?1", "DELETE FROM batches WHERE tbl = ?1",
-                            "DELETE FROM watermarks WHERE tbl = ?1"}) {
+    for (const char* sql :
+         {"DELETE FROM files WHERE tbl = ?1", "DELETE FROM batches WHERE tbl = ?1",
+          "DELETE FROM watermarks WHERE tbl = ?1", "DELETE FROM batch_expectations WHERE tbl = ?1"}) {
       FLOE_ASSIGN_OR_RETURN(SqliteStatement remove, impl_->Prepare(sql));
       remove.Bind(1, table);
       FLOE_RETURN_IF_ERROR(remove.Run());
