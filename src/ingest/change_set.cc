@@ -97,7 +97,10 @@ Result<ScanChunk> ReadScanChunk(formats::ChunkedReader& reader, const BoundChang
   out.scanned.num_rows = chunk_columns.num_rows;
   for (int index : scan_columns) {
     out.scanned.schema.push_back(unit_schema[static_cast<size_t>(index)]);
-    out.scanned.columns.push_back(chunk_columns.columns[position(index)]);
+    Column& column = chunk_columns.columns[position(index)];
+    // A column both sides read is copied; the others move.
+    const bool checked = std::binary_search(check_columns.begin(), check_columns.end(), index);
+    out.scanned.columns.push_back(checked ? column : std::move(column));
   }
   RecordBatch image;
   image.schema = unit_schema;
