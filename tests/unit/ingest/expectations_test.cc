@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "ingest/pipeline_impl.h"
 #include "ingest/validation.h"
 #include "pipeline_test_util.h"
 
@@ -245,6 +246,24 @@ TEST_F(ExpectationsTest, ADryRunReportsWhatARunWouldDoAndCreatesNothing) {
   config_.expectations.pop_back();
   ASSERT_OK_AND_ASSIGN(ValidationReport clean, ValidatePipeline(config_, options));
   EXPECT_FALSE(clean.would_fail()) << clean.Format(options);
+}
+
+TEST(ExpectationCountsOfSummaryTest, RecoveryReadsACommittedBatchsCountsFromItsSnapshot) {
+  TableSettings settings;
+  settings.expectations = {{"positive", "x > 0", ExpectationAction::kDrop},
+                           {"absent", "y > 0", ExpectationAction::kWarn},
+                           {"broken", "z > 0", ExpectationAction::kFail}};
+  const std::map<std::string, std::string> summary = {
+      {"floe.expect.positive.checked", "10"}, {"floe.expect.positive.passed", "8"},
+      {"floe.expect.positive.failed", "2"},   {"floe.expect.broken.checked", "x"},
+      {"floe.expect.broken.passed", "1"},     {"floe.expect.broken.failed", "1"}};
+  const std::vector<LedgerExpectationCount> counts = ExpectationCountsOfSummary(summary, settings);
+  ASSERT_EQ(counts.size(), 1u);  // "absent" has no counts, "broken" no number
+  EXPECT_EQ(counts[0].name, "positive");
+  EXPECT_EQ(counts[0].action, "drop");
+  EXPECT_EQ(counts[0].checked, 10);
+  EXPECT_EQ(counts[0].passed, 8);
+  EXPECT_EQ(counts[0].failed, 2);
 }
 
 }  // namespace

@@ -503,6 +503,55 @@ TEST_F(LedgerTest, AVersionOneLedgerIsMigratedInPlace) {
   EXPECT_EQ(reopened->Files({}).ValueOr({}).size(), 2u);
 }
 
+TEST_F(LedgerTest, ExpectationCountsCommitWithTheBatchAndOlderLedgersGainThem) {
+  {
+    ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+  }
+  {
+    // The layout of a version 2 ledger: no batch_expectations.
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((StateDir() + "/ledger.db").c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db,
+                           "DROP TABLE batch_expectations; UPDATE meta SET value = 2 WHERE key = 'schema_version';",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK)
+        << sqlite3_errmsg(db);
+    sqlite3_close(db);
+  }
+  {
+    // Read-only (`floe files`) does not migrate: a version 2 ledger has no counts.
+    ASSERT_OK_AND_ASSIGN(auto read_only, Ledger::OpenReadOnly(StateDir()));
+    ASSERT_OK_AND_ASSIGN(auto none, read_only->ExpectationCounts(std::nullopt));
+    EXPECT_TRUE(none.empty());
+  }
+  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+  ASSERT_OK(ledger->RecordDiscovered({File("/cda/a.parquet", "cc_claim", "k")}, 1).status());
+  ASSERT_OK_AND_ASSIGN(int64_t batch, ledger->OpenBatch("cc_claim", {"/cda/a.parquet"}));
+  LedgerExpectationCount positive;
+  positive.name = "positive";
+  positive.action = "drop";
+  positive.checked = 10;
+  positive.passed = 7;
+  positive.failed = 3;
+  LedgerExpectationCount known = positive;
+  known.name = "known";
+  known.action = "warn";
+  ASSERT_OK(ledger->CommitBatch(batch, 42, {positive, known}));
+  ASSERT_OK_AND_ASSIGN(auto counts, ledger->ExpectationCounts(std::string("cc_claim")));
+  ASSERT_EQ(counts.size(), 2u);
+  EXPECT_EQ(counts[0].batch_id, batch);
+  EXPECT_EQ(counts[0].table, "cc_claim");
+  EXPECT_EQ(counts[0].name, "positive");  // in the order recorded
+  EXPECT_EQ(counts[0].action, "drop");
+  EXPECT_EQ(counts[0].checked, 10);
+  EXPECT_EQ(counts[0].passed, 7);
+  EXPECT_EQ(counts[0].failed, 3);
+  EXPECT_EQ(counts[1].name, "known");
+  EXPECT_TRUE(ledger->ExpectationCounts(std::string("other")).ValueOr({{}}).empty());
+  ASSERT_OK(ledger->ResetTable("cc_claim"));
+  EXPECT_TRUE(ledger->ExpectationCounts(std::nullopt).ValueOr({{}}).empty());
+}
+
 TEST_F(LedgerTest, FileStateNames) {
   EXPECT_STREQ(FileStateName(FileState::kDiscovered), "discovered");
   EXPECT_STREQ(FileStateName(FileState::kInBatch), "in_batch");
