@@ -43,6 +43,10 @@ Status Expression::CheckSyntax(std::string_view text) {
   return Status::OK();
 }
 
+bool Expression::can_error() const {
+  return bound_->can_error;
+}
+
 const DataType& Expression::type() const {
   return bound_->type;
 }

@@ -35,6 +35,10 @@ class Expression {
   const std::string& text() const { return text_; }
   // The result type (canonical; a bare nested column keeps its type).
   const DataType& type() const;
+  // Whether evaluating may fail at run time (overflow, a failing cast).
+  // When false, evaluating rows whose values the caller then ignores is
+  // harmless (no copy of the rows it wants is needed).
+  bool can_error() const;
   // Indexes of the top-level schema columns the expression reads, ascending.
   const std::vector<int>& input_columns() const { return inputs_; }
 

@@ -8,9 +8,9 @@
 
 namespace floe::ingest {
 
-Result<std::unique_ptr<BoundTransform>> RowStage::Bind(const Schema& image_schema,
-                                                       const std::string& unit) const {
-  if (transform == nullptr || transform->empty()) return std::unique_ptr<BoundTransform>();
+Result<std::shared_ptr<const BoundTransform>> RowStage::Bind(const Schema& image_schema,
+                                                             const std::string& unit) const {
+  if (transform == nullptr || transform->empty()) return std::shared_ptr<const BoundTransform>();
   auto bound = transform->Bind(image_schema, table_columns);
   if (!bound.ok()) return bound.status().WithContext("binding it to " + unit);
   return bound;

@@ -59,7 +59,8 @@ struct RowStage {
   bool list_every_failure = false;  // validation (RowCheckScan)
 
   // The unit's stage, or nullptr without one; errors name the unit.
-  Result<std::unique_ptr<BoundTransform>> Bind(const Schema& image_schema, const std::string& unit) const;
+  Result<std::shared_ptr<const BoundTransform>> Bind(const Schema& image_schema,
+                                                     const std::string& unit) const;
   expr::EvalContext Context(const std::string& unit) const;
 };
 
@@ -68,7 +69,7 @@ struct ScannedSource {
   Status failure;        // opening or binding the change convention: the quarantine reason
   Status stage_failure;  // binding the row stage: the table's batch fails
   std::unique_ptr<BoundChanges> changes;
-  std::unique_ptr<BoundTransform> stage;  // nullptr without a row stage
+  std::shared_ptr<const BoundTransform> stage;  // nullptr without a row stage
   // The rows the unit gives the table: the stage's output, else the image.
   const Schema& output_schema() const { return stage ? stage->output_schema() : changes->image_schema(); }
   std::optional<Result<FileScan>> scan;  // set when `failure` is OK
@@ -132,7 +133,7 @@ class SourceChunkReader {
     bool unit_fault = true;
     std::unique_ptr<formats::ChunkedReader> reader;
     std::unique_ptr<BoundChanges> changes;
-    std::unique_ptr<BoundTransform> stage;
+    std::shared_ptr<const BoundTransform> stage;
     std::optional<FileMapping> mapping;
   };
   void Open(const UnitToRead& unit, OpenUnit* open);

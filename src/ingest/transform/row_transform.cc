@@ -93,23 +93,36 @@ Result<RowChecks> BoundTransform::Check(RecordBatch image, const std::vector<int
   checks.outcomes.assign(static_cast<size_t>(chunk_rows), RowOutcome::kKeep);
   checks.tallies.assign(expectations_.size(), ExpectationTally{});
   if (!checks_rows()) return checks;
-  // `rows`: the chunk row of each batch row (empty while every row is in the batch).
+  const bool every_candidate =
+      candidates == nullptr || static_cast<int64_t>(candidates->size()) == chunk_rows;
+  if (!every_candidate && candidates->empty()) return checks;
+  // Expressions that cannot fail run over every row of the chunk in place
+  // and only active rows (candidates the filter kept) count; others run over
+  // copies of the active rows alone, so neither a delete's values nor a
+  // filtered row's raise an error. `rows`: the chunk row of each batch row,
+  // empty while they are equal.
+  const bool in_place = every_candidate || !checks_can_error_;
   std::vector<int64_t> rows;
-  bool every_row = candidates == nullptr || static_cast<int64_t>(candidates->size()) == chunk_rows;
-  if (!every_row) {
-    rows = *candidates;
-    if (rows.empty()) return checks;
+  std::vector<uint8_t> active(static_cast<size_t>(chunk_rows), every_candidate ? 1 : 0);
+  if (!every_candidate) {
+    if (in_place) {
+      for (int64_t row : *candidates) active[static_cast<size_t>(row)] = 1;
+    } else {
+      rows = *candidates;
+      active.assign(rows.size(), 1);
+    }
   }
-  auto chunk_row = [&](int64_t i) { return every_row ? i : rows[static_cast<size_t>(i)]; };
+  auto chunk_row = [&](int64_t i) { return rows.empty() ? i : rows[static_cast<size_t>(i)]; };
 
   RecordBatch batch;
   batch.num_rows = chunk_rows;
   batch.columns.resize(image_schema_.size(), Column(Int32()));
   for (size_t i = 0; i < image_schema_.size(); ++i) batch.columns[i] = Column(image_schema_[i].type);
-  for (int index : check_columns_)
+  for (int index : check_columns_) {
     batch.columns[static_cast<size_t>(index)] = std::move(image.columns[static_cast<size_t>(index)]);
+  }
   image = RecordBatch{};
-  if (!every_row) {
+  if (!rows.empty()) {
     FLOE_ASSIGN_OR_RETURN(batch, TakeFilled(std::move(batch), check_columns_, rows));
   }
   AddMissingColumns(batch);
@@ -119,36 +132,42 @@ Result<RowChecks> BoundTransform::Check(RecordBatch image, const std::vector<int
   expr::EvalContext context = base_context;
   Column source_rows;
   auto point_context_at_rows = [&]() {
-    if (every_row) return;
+    if (rows.empty()) return;
     source_rows = SourceRowsColumn(base_context.first_source_row, rows);
     context.source_row_column = &source_rows;
   };
   point_context_at_rows();
+  // Marks the active batch rows outside `kept` (ascending) with `on_row`.
+  auto for_each_active_outside = [&](const std::vector<int32_t>& kept, const auto& on_row) {
+    size_t next = 0;
+    for (int64_t i = 0; i < batch.num_rows; ++i) {
+      const bool in = next < kept.size() && kept[next] == i;
+      if (in) ++next;
+      if (!in && active[static_cast<size_t>(i)]) on_row(i);
+    }
+  };
 
   if (filter_) {
     FLOE_ASSIGN_OR_RETURN(std::vector<int32_t> kept, filter_->TrueRows(batch, context));
-    if (static_cast<int64_t>(kept.size()) < batch.num_rows) {
-      std::vector<int64_t> kept_rows;  // batch rows
-      kept_rows.reserve(kept.size());
-      size_t next = 0;
-      for (int64_t i = 0; i < batch.num_rows; ++i) {
-        if (next < kept.size() && kept[next] == i) {
-          kept_rows.push_back(i);
-          ++next;
-          continue;
-        }
-        checks.outcomes[static_cast<size_t>(chunk_row(i))] = RowOutcome::kFiltered;
-        ++checks.filtered;
-      }
+    for_each_active_outside(kept, [&](int64_t i) {
+      checks.outcomes[static_cast<size_t>(chunk_row(i))] = RowOutcome::kFiltered;
+      active[static_cast<size_t>(i)] = 0;
+      ++checks.filtered;
+    });
+    if (checks_can_error_ && checks.filtered > 0) {
+      // Later expressions that may fail must not see the filtered rows.
+      std::vector<int64_t> kept_rows(kept.begin(), kept.end());
       std::vector<int64_t> kept_chunk_rows(kept_rows.size());
       for (size_t k = 0; k < kept_rows.size(); ++k) kept_chunk_rows[k] = chunk_row(kept_rows[k]);
       FLOE_ASSIGN_OR_RETURN(batch, TakeFilled(std::move(batch), filled, kept_rows));
       rows = std::move(kept_chunk_rows);
-      every_row = false;
+      active.assign(rows.size(), 1);
       point_context_at_rows();
     }
   }
-  if (expectations_.empty() || batch.num_rows == 0) return checks;
+  const int64_t n = batch.num_rows;
+  const int64_t checked = std::count(active.begin(), active.end(), uint8_t{1});
+  if (expectations_.empty() || checked == 0) return checks;
 
   // The row as expectations see it: derived columns in place.
   std::vector<Column> derived_values(derived_.size());
@@ -167,23 +186,23 @@ Result<RowChecks> BoundTransform::Check(RecordBatch image, const std::vector<int
   }
   batch.schema = expectation_schema_;
 
-  const int64_t n = batch.num_rows;
+  // Per row the strongest action of the expectations it failed (0: none).
   std::vector<uint8_t> worst(static_cast<size_t>(n), 0);
-  std::vector<std::vector<uint8_t>> passed(expectations_.size());
+  std::vector<std::vector<uint8_t>> failed(expectations_.size());
   for (size_t e = 0; e < expectations_.size(); ++e) {
     FLOE_ASSIGN_OR_RETURN(std::vector<int32_t> true_rows,
                           expectations_[e].expression.TrueRows(batch, context));
-    std::vector<uint8_t>& pass = passed[e];
-    pass.assign(static_cast<size_t>(n), 0);
-    for (int32_t row : true_rows) pass[static_cast<size_t>(row)] = 1;
-    checks.tallies[e].checked = n;
-    checks.tallies[e].failed = n - static_cast<int64_t>(true_rows.size());
-    if (checks.tallies[e].failed == 0) continue;
     const uint8_t level = ActionLevel(expectations_[e].action);
-    for (int64_t i = 0; i < n; ++i) {
-      if (!pass[static_cast<size_t>(i)] && worst[static_cast<size_t>(i)] < level)
-        worst[static_cast<size_t>(i)] = level;
-    }
+    int64_t failures = 0;
+    for_each_active_outside(true_rows, [&](int64_t i) {
+      if (failed[e].empty()) failed[e].assign(static_cast<size_t>(n), 0);
+      failed[e][static_cast<size_t>(i)] = 1;
+      uint8_t& strongest = worst[static_cast<size_t>(i)];
+      if (strongest < level) strongest = level;
+      ++failures;
+    });
+    checks.tallies[e].checked = checked;
+    checks.tallies[e].failed = failures;
   }
   for (int64_t i = 0; i < n; ++i) {
     const uint8_t level = worst[static_cast<size_t>(i)];
@@ -200,11 +219,12 @@ Result<RowChecks> BoundTransform::Check(RecordBatch image, const std::vector<int
       ++checks.failed;
     }
     if (level < 3 && !list_every_failure) continue;
-    FailedRow failed{chunk_row(i), {}};
+    FailedRow row{chunk_row(i), {}};
     for (size_t e = 0; e < expectations_.size(); ++e) {
-      if (!passed[e][static_cast<size_t>(i)]) failed.expectations.push_back(static_cast<uint32_t>(e));
+      if (!failed[e].empty() && failed[e][static_cast<size_t>(i)])
+        row.expectations.push_back(static_cast<uint32_t>(e));
     }
-    checks.failed_rows.push_back(std::move(failed));
+    checks.failed_rows.push_back(std::move(row));
   }
   return checks;
 }
@@ -235,9 +255,45 @@ RowTransform::RowTransform(TransformConfig transform, std::vector<ExpectationCon
                            std::string table)
     : transform_(std::move(transform)), expectations_(std::move(expectations)), table_(std::move(table)) {}
 
-Result<std::unique_ptr<BoundTransform>> RowTransform::Bind(const Schema& image_schema,
-                                                           const Schema& table_columns) const {
-  auto bound = std::make_unique<BoundTransform>();
+namespace {
+
+// Names, types and nullability of `fields`, nested ones included: what a binding depends on.
+void AppendSchemaKey(const std::vector<Field>& fields, std::string* key) {
+  for (const Field& field : fields) {
+    *key += field.name;
+    *key += '\0';
+    *key += field.type.ToString();
+    *key += field.nullable ? "?" : "!";
+    *key += '(';
+    AppendSchemaKey(field.type.children, key);
+    *key += ')';
+  }
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const BoundTransform>> RowTransform::Bind(const Schema& image_schema,
+                                                                 const Schema& table_columns) const {
+  std::string key;
+  AppendSchemaKey(image_schema, &key);
+  key += '\1';
+  AppendSchemaKey(table_columns, &key);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = bound_.find(key);
+    if (it != bound_.end()) return it->second;
+  }
+  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<const BoundTransform> bound, BindAnew(image_schema, table_columns));
+  std::lock_guard<std::mutex> lock(mutex_);
+  constexpr size_t kMaxBindings = 64;  // schemas of a table seen lately; more only with constant drift
+  if (bound_.size() >= kMaxBindings) bound_.clear();
+  bound_.emplace(std::move(key), bound);
+  return bound;
+}
+
+Result<std::shared_ptr<const BoundTransform>> RowTransform::BindAnew(const Schema& image_schema,
+                                                                     const Schema& table_columns) const {
+  auto bound = std::make_shared<BoundTransform>();
   BoundTransform& b = *bound;
   b.image_schema_ = image_schema;
   b.source_schema_ = image_schema;
@@ -356,7 +412,13 @@ Result<std::unique_ptr<BoundTransform>> RowTransform::Bind(const Schema& image_s
     }
   }
   b.identity_ = !changed;
-  return bound;
+  b.checks_can_error_ = b.filter_ && b.filter_->can_error();
+  for (const BoundTransform::Expectation& e : b.expectations_)
+    b.checks_can_error_ |= e.expression.can_error();
+  for (const BoundTransform::Derived& d : b.derived_) {
+    b.checks_can_error_ |= d.used_by_expectations && d.expression.can_error();
+  }
+  return std::shared_ptr<const BoundTransform>(std::move(bound));
 }
 
 Schema RowTransform::SourceColumns(const Schema& table_columns) const {

@@ -40,7 +40,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -132,6 +134,8 @@ class BoundTransform {
   std::vector<int> output_sources_;
   Schema output_schema_;
   bool identity_ = true;
+  // A filter, expectation or derived column they read may fail at run time.
+  bool checks_can_error_ = false;
 };
 
 class RowTransform {
@@ -142,16 +146,24 @@ class RowTransform {
   bool empty() const { return transform_.empty() && expectations_.empty(); }
   const std::vector<ExpectationConfig>& expectations() const { return expectations_; }
 
-  Result<std::unique_ptr<BoundTransform>> Bind(const Schema& image_schema, const Schema& table_columns) const;
+  // Bindings are kept per (image schema, table columns), so the units of a
+  // batch that share a schema, and both passes, bind once. Thread-safe.
+  Result<std::shared_ptr<const BoundTransform>> Bind(const Schema& image_schema,
+                                                     const Schema& table_columns) const;
 
   // The table's columns (output names) as the source names them: derived
   // columns left out, renames undone.
   Schema SourceColumns(const Schema& table_columns) const;
 
  private:
+  Result<std::shared_ptr<const BoundTransform>> BindAnew(const Schema& image_schema,
+                                                         const Schema& table_columns) const;
+
   TransformConfig transform_;
   std::vector<ExpectationConfig> expectations_;
   std::string table_;
+  mutable std::mutex mutex_;  // guards bound_
+  mutable std::map<std::string, std::shared_ptr<const BoundTransform>> bound_;
 };
 
 }  // namespace floe::ingest

@@ -54,6 +54,9 @@ TEST(RowTransformTest, FilterThenExpectationsGiveEachRowItsStrongestOutcome) {
                          "default.orders");
   ASSERT_OK_AND_ASSIGN(auto bound, transform.Bind(Rows().schema, {}));
   EXPECT_TRUE(bound->checks_rows());
+  // Units that share a schema share the binding.
+  ASSERT_OK_AND_ASSIGN(auto again, transform.Bind(Rows().schema, {}));
+  EXPECT_EQ(again.get(), bound.get());
   EXPECT_THAT(bound->check_columns(), ElementsAre(1, 2));
   ASSERT_OK_AND_ASSIGN(RowChecks checks, bound->Check(Rows(), nullptr, Context(), false));
   // Row 4 (GBP) is filtered and never checked; row 1 fails `positive` (drop) and `euro`
@@ -95,6 +98,31 @@ TEST(RowTransformTest, OnlyCandidateRowsAreCheckedAndAFailOutranksTheRest) {
   EXPECT_EQ(checks.failed, 2);
   ASSERT_EQ(checks.failed_rows.size(), 2u);
   EXPECT_THAT(checks.failed_rows[0].expectations, ElementsAre(0u, 1u));
+}
+
+TEST(RowTransformTest, AnExpressionThatCanFailNeverRunsOnRowsThatAreNotChecked) {
+  // id 2 * 2^62 overflows; row 1 (id 2) is a delete here, so it is never evaluated.
+  RowTransform transform(Transform("cur <> 'GBP'"),
+                         {{"huge", "id * 4611686018427387904 > 0", ExpectationAction::kWarn}}, "t");
+  ASSERT_OK_AND_ASSIGN(auto bound, transform.Bind(Rows().schema, {}));
+  const std::vector<int64_t> candidates = {0, 4};
+  ASSERT_OK_AND_ASSIGN(RowChecks checks, bound->Check(Rows(), &candidates, Context(), false));
+  EXPECT_EQ(checks.filtered, 1);  // row 4 (GBP)
+  EXPECT_EQ(checks.tallies[0].checked, 1);
+  EXPECT_EQ(checks.tallies[0].failed, 0);
+  // Nor on a row the filter removed (row 4, id 5); a checked row that overflows is an error.
+  const std::vector<int64_t> with_overflow = {0, 1};
+  Status status = bound->Check(Rows(), &with_overflow, Context(), false).status();
+  EXPECT_EQ(status.kind(), ErrorKind::kOutOfRange);
+  EXPECT_THAT(status.message(), HasSubstr("row 101"));  // the unit row of chunk row 1
+  // With every row a candidate, the filtered rows are still never evaluated.
+  RowTransform only_small(Transform("id < 2"),
+                          {{"huge", "id * 4611686018427387904 > 0", ExpectationAction::kWarn}}, "t");
+  ASSERT_OK_AND_ASSIGN(auto every_row, only_small.Bind(Rows().schema, {}));
+  ASSERT_OK_AND_ASSIGN(RowChecks all, every_row->Check(Rows(), nullptr, Context(), false));
+  EXPECT_EQ(all.filtered, 4);
+  EXPECT_EQ(all.tallies[0].checked, 1);
+  EXPECT_EQ(all.tallies[0].failed, 0);
 }
 
 TEST(RowTransformTest, ExpectationsSeeDerivedColumnsAndOutputRowsAreDerivedDroppedRenamed) {
