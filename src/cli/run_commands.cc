@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -28,9 +29,9 @@
 #include "ingest/discovery/landing_path.h"
 #include "ingest/pipeline.h"
 #include "ingest/state/ledger.h"
-#include "ingest/stream/kafka_discovery.h"
-#include "ingest/stream/kafka_unit_opener.h"
+#include "ingest/stream_lag.h"
 #include "ingest/validation.h"
+#include "observability/observability_endpoint.h"
 
 namespace floe::cli {
 
@@ -59,6 +60,7 @@ struct RunOptions {
   bool once = false;
   bool quiet = false;
   bool verbose = false;
+  std::string http;  // overrides [observability] http
 };
 
 // Set by SIGINT/SIGTERM; the pipeline finishes its batch and returns.
@@ -107,8 +109,32 @@ int RunPipeline(const RunOptions& options) {
   pipeline_options.log = options.quiet ? &discard : &std::cerr;
   pipeline_options.verbose = options.verbose && !options.quiet;
   pipeline_options.timestamps = pipeline_options.verbose;
+  pipeline_options.log_format = config->observability.log_format;
+  const std::string listen = options.http.empty() ? config->observability.http : options.http;
+  observability::ObservabilityOptions serving;
+  if (!listen.empty()) {
+    pipeline_options.metrics = std::make_shared<ingest::PipelineMetrics>(config->name);
+    serving.config = *config;
+    serving.metrics = pipeline_options.metrics;
+    serving.admission.token = config->observability.token;
+    if (serving.admission.token.empty()) {
+      if (const char* token = std::getenv("FLOE_HTTP_TOKEN"); token && *token)
+        serving.admission.token = token;
+    }
+    serving.admission.allowed_hosts = config->observability.allowed_hosts;
+    serving.admission.cors_origins = config->observability.cors_origins;
+  }
   auto pipeline = ingest::Pipeline::Open(std::move(*config), pipeline_options);
   if (!pipeline.ok()) return Fail(pipeline.status());
+  // Served once the ledger exists (the pipeline created it), until the run ends.
+  std::unique_ptr<observability::ObservabilityEndpoint> endpoint;
+  if (!listen.empty()) {
+    auto started = observability::ObservabilityEndpoint::Start(listen, std::move(serving));
+    if (!started.ok()) return Fail(started.status());
+    endpoint = std::move(*started);
+    std::cerr << "floe: serving /metrics, /healthz, /readyz, /api/status and the dashboard at "
+              << endpoint->url() << "/" << std::endl;
+  }
 
   if (options.once) {
     auto summary = (*pipeline)->RunOnce();
@@ -197,50 +223,31 @@ Status PrintExpectationCounts(ingest::Ledger& ledger, const std::optional<std::s
 
 // `floe files CONFIG --lag` of a Kafka source: per partition, the next
 // offset the table has committed, the next the ledger holds (recorded, maybe
-// not yet applied), the brokers' watermarks and the lag (high watermark minus
-// committed).
+// not yet applied), the brokers' watermarks and the lag (stream_lag.h).
 Status PrintStreamLag(const ingest::PipelineConfig& config, ingest::Ledger& ledger,
                       const std::string& format) {
   if (config.source.discovery != ingest::DiscoveryKind::kKafka) {
     return Status::InvalidArgument("--lag applies to stream sources ([source] discovery = \"kafka\")");
   }
-  std::map<std::pair<std::string, std::string>, int64_t> committed, recorded;
-  ingest::LedgerFilter filter;
-  FLOE_ASSIGN_OR_RETURN(std::vector<LedgerFile> files, ledger.Files(filter));
-  for (const LedgerFile& entry : files) {
-    const ingest::SourceUnit& unit = entry.file;
-    if (unit.kind != ingest::UnitKind::kStreamRange) continue;
-    const auto key = std::make_pair(unit.range.stream, unit.range.partition);
-    const std::optional<int64_t> last = ingest::ParseKafkaOffset(unit.range.last);
-    if (!last)
-      return Status::Corruption("ledger " + config.state_dir + ": " + unit.uri +
-                                " is not a Kafka offset range");
-    const int64_t next = *last + 1;
-    recorded[key] = std::max(recorded[key], next);
-    if (entry.state == FileState::kCommitted || entry.state == FileState::kQuarantined ||
-        entry.state == FileState::kSkipped) {
-      committed[key] = std::max(committed[key], next);
-    }
-  }
-  FLOE_ASSIGN_OR_RETURN(auto partitions, ingest::KafkaWatermarks(config.source));
+  FLOE_ASSIGN_OR_RETURN(auto partitions, ingest::QueryStreamLag(config, ledger));
   std::vector<std::vector<std::string>> rows = {{"partition", "committed", "recorded", "low", "high", "lag"}};
   int64_t total_lag = 0;
-  for (const auto& p : partitions) {
-    const auto key = std::make_pair(p.topic, std::to_string(p.partition));
-    const int64_t done = committed.count(key) ? committed[key] : p.low;
-    const int64_t held = recorded.count(key) ? recorded[key] : done;
-    const int64_t lag = std::max<int64_t>(0, p.high - done);
-    total_lag += lag;
+  for (const ingest::StreamPartitionLag& p : partitions) {
+    total_lag += p.lag;
     if (format == "jsonl") {
-      nlohmann::ordered_json line = {
-          {"topic", p.topic}, {"partition", p.partition}, {"committed", done}, {"recorded", held},
-          {"low", p.low},     {"high", p.high},           {"lag", lag}};
+      nlohmann::ordered_json line = {{"topic", p.stream},
+                                     {"partition", std::stoi(p.partition)},
+                                     {"committed", p.committed},
+                                     {"recorded", p.recorded},
+                                     {"low", p.low},
+                                     {"high", p.high},
+                                     {"lag", p.lag}};
       std::cout << line.dump() << "\n";
       continue;
     }
-    rows.push_back({p.topic + "[" + std::to_string(p.partition) + "]", std::to_string(done),
-                    std::to_string(held), std::to_string(p.low), std::to_string(p.high),
-                    std::to_string(lag)});
+    rows.push_back({p.stream + "[" + p.partition + "]", std::to_string(p.committed),
+                    std::to_string(p.recorded), std::to_string(p.low), std::to_string(p.high),
+                    std::to_string(p.lag)});
   }
   if (format == "jsonl") return Status::OK();
   std::cout << FormatTextTable(rows, [](size_t column) { return column > 0; });  // offsets on the right
@@ -504,6 +511,10 @@ void RegisterRunCommands(CLI::App& app, ExitCode& exit_code) {
     cmd->add_flag("--verbose", options->verbose,
                   "Timestamped log lines, idle polls and settling files every poll (continuous mode always "
                   "timestamps)");
+    cmd->add_option(
+        "--http", options->http,
+        "HOST:PORT to serve /metrics, /healthz, /readyz, /api/status and the dashboard on (overrides "
+        "[observability] http; beyond loopback a token is required)");
     cmd->callback([options, &exit_code] { exit_code.value = RunPipeline(*options); });
   }
   {

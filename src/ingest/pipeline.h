@@ -67,6 +67,8 @@
 #include "catalog/table/catalog.h"
 #include "common/status.h"
 #include "ingest/config/config.h"
+#include "ingest/pipeline_metrics.h"
+#include "ingest/progress_reporter.h"
 #include "ingest/state/ledger.h"
 #include "ingest/table_ingestor.h"
 
@@ -152,11 +154,20 @@ struct PipelineOptions {
   // Tests only: wraps every FileIO the pipeline uses (source, catalog and
   // tables, state dir), e.g. in a FaultInjectingFileIO. Empty: none.
   FileIOWrapper wrap_file_io;
+  // Where the pipeline counts what it does (`floe run --http`); null: nowhere.
+  std::shared_ptr<PipelineMetrics> metrics;
+  // Log lines as text, or as one JSON object each ([observability] log_format).
+  LogFormat log_format = LogFormat::kText;
 };
 
 // The catalog identifier a source table is written to: [tables.<name>]
-// target_table or the name lower-cased, in [target] namespace.
+// target_table, else the name lower-cased, in [target] namespace.
 Result<catalog::TableIdentifier> TargetTableOf(const PipelineConfig& config, const std::string& source_table);
+
+// Condition states a table can be recorded in (Ledger::SetTableCondition):
+// waiting for an operator, or failing and retried every poll.
+inline constexpr const char* kTableStopped = "stopped";
+inline constexpr const char* kTableFailing = "failing";
 
 class Pipeline {
  public:

@@ -31,8 +31,10 @@ Result<std::optional<int64_t>> Pipeline::Impl::ResolveBatch(const std::string& s
     // it: finish what a crash between its commits left (side_tables.h).
     FLOE_RETURN_IF_ERROR(CompleteSideCommits(*tables, id, *committed, config.name, batch_id)
                              .WithContext("side tables of batch " + std::to_string(batch_id)));
-    FLOE_RETURN_IF_ERROR(Ledgered(ledger->CommitBatch(
-        batch_id, *snapshot, ExpectationCountsOfSummary(committed->summary, config.ForTable(source_table)))));
+    // A resolved batch keeps no stats; its expectation counts are in the summary.
+    FLOE_RETURN_IF_ERROR(Ledgered(
+        ledger->CommitBatch(batch_id, *snapshot, std::nullopt,
+                            ExpectationCountsOfSummary(committed->summary, config.ForTable(source_table)))));
   } else {
     FLOE_RETURN_IF_ERROR(Ledgered(ledger->ReleaseBatch(batch_id)));
   }
@@ -79,6 +81,8 @@ Status Pipeline::Impl::Recover(RunSummary& summary, std::set<std::string>& block
       blocked.insert(batch.table);
       table_summary.error = "open batch " + std::to_string(batch.batch_id) +
                             " could not be resolved: " + resolved.status().ToString();
+      if (options.metrics) options.metrics->CatalogReached(false, resolved.status().ToString());
+      FLOE_RETURN_IF_ERROR(SetCondition(batch.table, kTableFailing, table_summary.error));
       Log("recovery: " + batch.table + ": " + table_summary.error + "; the table waits for the next run");
       continue;
     }
@@ -98,6 +102,17 @@ Status Pipeline::Impl::Recover(RunSummary& summary, std::set<std::string>& block
 Status Pipeline::Impl::FailBatch(const std::string& source_table, int64_t batch_id, const Status& error,
                                  TableRunSummary& table_summary) {
   table_summary.error = "batch " + std::to_string(batch_id) + ": " + error.ToString();
+  if (options.metrics) {
+    options.metrics->BatchFailed(MetricsTable(source_table));
+    if (error.kind() == ErrorKind::kIOError) options.metrics->CatalogReached(false, error.ToString());
+  }
+  // A refusal (a rollback by another writer, a settings conflict) waits for
+  // an operator; anything else (a service down) may pass at the next poll.
+  // Without the batch id (each retry has a new one), so a repeated failure
+  // keeps its condition and when it began.
+  FLOE_RETURN_IF_ERROR(
+      SetCondition(source_table, error.kind() == ErrorKind::kInvalidArgument ? kTableStopped : kTableFailing,
+                   error.ToString()));
   auto resolved = ResolveBatch(source_table, batch_id);
   if (!resolved.ok()) {
     if (state_failed) return resolved.status();

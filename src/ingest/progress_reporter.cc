@@ -3,6 +3,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <ctime>
+#include <nlohmann/json.hpp>
 
 namespace floe::ingest {
 
@@ -100,7 +101,7 @@ void ProgressReporter::BatchDone(const std::string& table, int64_t batch_id, con
     return;
   }
   const BatchCounts& c = result.counts;
-  std::string line =
+  const std::string line =
       "batch " + std::to_string(batch_id) + " " + table + ": " + FormatThousands(c.files) +
       (c.files == 1 ? " file, " : " files, ") + FormatThousands(c.rows_read) +
       (c.rows_read == 1 ? " row (" : " rows (") + FormatThousands(c.inserted) + " ins, " +
@@ -111,8 +112,19 @@ void ProgressReporter::BatchDone(const std::string& table, int64_t batch_id, con
       RowStageCounts(c) +
       (result.snapshot_id ? "snapshot " + std::to_string(*result.snapshot_id) : "no snapshot") + ", " +
       FormatSeconds(seconds);
-  out_ << Stamp() << line << "\n";
-  out_.flush();
+  Event("batch", LogLevel::kInfo, line,
+        {{"table", table},
+         {"batch", batch_id},
+         {"files", c.files},
+         {"rows", c.rows_read},
+         {"inserted", c.inserted},
+         {"updated", c.updated},
+         {"deleted", c.deleted},
+         {"stale", c.stale},
+         {"quarantined", static_cast<int64_t>(result.quarantined.size())},
+         {"bad_rows", c.bad_rows},
+         {"snapshot", result.snapshot_id.value_or(0)},
+         {"seconds", seconds}});
 }
 
 void ProgressReporter::TraceBatch(const std::string& table, int64_t batch_id, const BatchResult& result,
@@ -137,7 +149,42 @@ void ProgressReporter::EndTable() {
   line_active_ = false;
 }
 
+void ProgressReporter::SetJson(const std::string& pipeline) {
+  json_ = true;
+  terminal_ = false;
+  pipeline_ = pipeline;
+}
+
 void ProgressReporter::Message(const std::string& line) {
+  LogLevel level = LogLevel::kInfo;
+  if (line.starts_with("warning: ") || line.starts_with("RESET")) {
+    level = LogLevel::kWarning;
+  } else if (line.starts_with("run failed") || line.find(": failed") != std::string::npos ||
+             line.find("could not be resolved") != std::string::npos) {
+    level = LogLevel::kError;
+  }
+  Event("message", level, line);
+}
+
+void ProgressReporter::Event(std::string_view event, LogLevel level, const std::string& line,
+                             std::initializer_list<TraceField> fields) {
+  if (json_) {
+    nlohmann::ordered_json json = nlohmann::ordered_json::object();
+    const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+    json["ts"] = FormatUtcMillis(now_ms);
+    json["level"] = level == LogLevel::kError ? "error" : level == LogLevel::kWarning ? "warning" : "info";
+    json["pipeline"] = pipeline_;
+    json["event"] = std::string(event);
+    json["msg"] = line;
+    for (const TraceField& field : fields) {
+      std::visit([&](const auto& value) { json[std::string(field.key)] = value; }, field.value);
+    }
+    out_ << json.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+    out_.flush();
+    return;
+  }
   if (terminal_ && line_active_) {
     ClearLine();
     out_ << Stamp() << line << "\n";

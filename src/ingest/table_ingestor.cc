@@ -320,8 +320,14 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceUnit>& 
     return lives.status();
   }
   // 6. Commit.
-  return Commit(std::move(result), batch_id, now_ms, schema, *writer, std::move(lives).value(),
-                std::move(resolution), scanned.side, StreamRangesSummary(batch));
+  const auto commit_started = std::chrono::steady_clock::now();
+  auto committed = Commit(std::move(result), batch_id, now_ms, schema, *writer, std::move(lives).value(),
+                          std::move(resolution), scanned.side, StreamRangesSummary(batch));
+  if (committed.ok() && committed->snapshot_id) {
+    committed->commit_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - commit_started).count();
+  }
+  return committed;
 }
 
 TableIngestor::TableIngestor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -152,6 +152,9 @@ struct BatchResult {
   // aside or fail on, in unit and row order.
   std::vector<RecordBatch> sample;
   std::vector<RowProblem> problems;
+  // Wall time of the commit phase (key index, delete files, the snapshot,
+  // side tables, change feed); 0 when nothing was committed.
+  double commit_seconds = 0;
 };
 
 struct TableIngestorOptions {

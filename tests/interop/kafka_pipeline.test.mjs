@@ -38,7 +38,7 @@ import { after, before, test } from 'node:test';
 import { startKafka, produce, highWatermark, kafkaToolsMissing } from '../tools/kafka.mjs';
 import { generateChanges, produceChanges, oracle } from '../tools/debezium.mjs';
 import { catalogOf, compareByKey, scanZoneTable, writeZoneConfig } from '../tools/landing_zones.mjs';
-import { FLOE, ledgerFiles, runFloe, runFloeOk, skipWithoutFloe } from '../tools/pipeline_oracle.mjs';
+import { FLOE, ledgerFiles, runFloe, runFloeOk, skipWithoutFloe, startDaemon } from '../tools/pipeline_oracle.mjs';
 import { openDuckDB } from '../tools/readers.mjs';
 import { hyparquetRows } from '../tools/change_feed_oracle.mjs';
 // Seeded (mulberry32), so a failing kill schedule can be replayed with its seed.
@@ -606,21 +606,6 @@ namespace = "${NAMESPACE}"`, { name: 'events' });
     }
   });
 
-function startDaemon(config) {
-  const child = spawn(FLOE, ['run', config], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const daemon = { child, log: '', exit: null };
-  child.stderr.on('data', (chunk) => {
-    daemon.log += chunk;
-    if (daemon.log.length > 1 << 20) daemon.log = daemon.log.slice(-(1 << 19));
-  });
-  daemon.exited = new Promise((resolve) => {
-    child.on('exit', (code, signal) => {
-      daemon.exit = { code, signal };
-      resolve(daemon.exit);
-    });
-  });
-  return daemon;
-}
 
 const tail = (log, lines = 30) => log.trim().split('\n').slice(-lines).join('\n');
 

@@ -6,7 +6,10 @@
 // closes. Control endpoints (not forwarded):
 //   POST /__proxy/faults   body: JSON array of faults, queued in order; each
 //                          proxied request takes the first queued fault whose
-//                          method matches ("GET:truncate") or has none ("500").
+//                          method matches ("GET:truncate"), whose AWS JSON
+//                          operation matches its X-Amz-Target
+//                          ("AmazonSQS.DeleteMessageBatch:stall"), or that has
+//                          neither ("500").
 //   GET  /__proxy/stats    {requests, maxConcurrent, signatureFailures, queued, log:[...]}
 //   POST /__proxy/reset    clears the queue, counters and log.
 // Faults: 500, 503 (ServiceUnavailable), slowdown (503 SlowDown), 429, 403 (AccessDenied),
@@ -84,8 +87,10 @@ function errorXml(code, message) {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>`;
 }
 
-function takeFault(method) {
-  const i = queue.findIndex((f) => !f.includes(':') || f.startsWith(method + ':'));
+function takeFault(method, target) {
+  const i = queue.findIndex(
+    (f) => !f.includes(':') || f.startsWith(method + ':') || (target && f.startsWith(target + ':')),
+  );
   if (i < 0) return 'ok';
   const [fault] = queue.splice(i, 1);
   return fault.includes(':') ? fault.split(':')[1] : fault;
@@ -130,9 +135,10 @@ const server = http.createServer((req, res) => {
       done = true;
     };
     res.on('close', finish);
-    const fault = takeFault(req.method);
+    const target = req.headers['x-amz-target'] ?? '';
+    const fault = takeFault(req.method, target);
     const signed = /SignedHeaders=([^,]+)/.exec(req.headers['authorization'] ?? '');
-    stats.log.push({ method: req.method, url: req.url, fault, signedHeaders: signed ? signed[1] : '' });
+    stats.log.push({ method: req.method, url: req.url, target, fault, signedHeaders: signed ? signed[1] : '' });
     if (secret) {
       const problem = verifySignature(req, body);
       if (problem) {

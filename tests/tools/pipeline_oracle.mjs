@@ -8,7 +8,7 @@
 // Values are compared as text: DuckDB renders its values with CAST(... AS
 // VARCHAR) (timestamps as epoch microseconds), and floe's CSV is brought to
 // the same form.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { icebergRead } from 'icebird';
@@ -44,6 +44,46 @@ export function runFloeOk(args, options) {
     throw new Error(`floe ${args.join(' ')} exited ${result.status}:\n${result.stderr}\n${result.stdout}`);
   }
   return result;
+}
+
+// A continuous `floe run CONFIG` in the background: { child, log (its stderr,
+// the last 512 KiB once past 1 MiB), exit (null while it runs), exited (a
+// promise of { code, signal }) }. `env` adds environment variables.
+export function startDaemon(config, { env = {} } = {}) {
+  const child = spawn(FLOE, ['run', config], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+  const daemon = { child, log: '', exit: null };
+  child.stderr.on('data', (chunk) => {
+    daemon.log += chunk;
+    if (daemon.log.length > 1 << 20) daemon.log = daemon.log.slice(-(1 << 19));
+  });
+  daemon.exited = new Promise((resolve) => {
+    child.on('exit', (code, signal) => {
+      daemon.exit = { code, signal };
+      resolve(daemon.exit);
+    });
+  });
+  return daemon;
+}
+
+// Starts a node tool that prints "ready <port>" (s3rver.mjs, fault_proxy.mjs,
+// ...) and resolves to the port; the child goes into `children` (the caller
+// kills them; each also exits when its stdin pipe closes).
+export function startNodeTool(args, children) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+    children.push(child);
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start`)), 20_000);
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const m = /ready (\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}`)));
+  });
 }
 
 // A pipeline.toml for a CDA export at `exportDir`, catalog and warehouse under `dir`.

@@ -24,6 +24,7 @@
 #include "common/redaction.h"
 #include "common/strings.h"
 #include "ingest/config/config_section.h"
+#include "ingest/config/source_notifications.h"
 #include "ingest/config/transform_config.h"
 
 namespace floe::ingest {
@@ -482,6 +483,8 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
   FLOE_ASSIGN_OR_RETURN(auto allow_missing_uri, section.Bool("allow_missing_uri"));
   FLOE_ASSIGN_OR_RETURN(auto follow_links_outside_uri, section.Bool("follow_links_outside_uri"));
   FLOE_ASSIGN_OR_RETURN(auto schema_sample_files, section.Integer("schema_sample_files", 1, 100'000));
+  FLOE_ASSIGN_OR_RETURN(config_internal::NotificationKeys notification_keys,
+                        config_internal::ReadNotificationKeys(section));
   static constexpr SourceFormat kFormats[] = {SourceFormat::kParquet,   SourceFormat::kParquet,
                                               SourceFormat::kJsonLines, SourceFormat::kJson,
                                               SourceFormat::kCsv,       SourceFormat::kAvro};
@@ -510,6 +513,11 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
         {"allow_missing_uri", allow_missing_uri.has_value()},
         {"follow_links_outside_uri", follow_links_outside_uri.has_value()},
         {"schema_sample_files", schema_sample_files.has_value()}};
+    if (const char* key = notification_keys.FirstGiven(); key != nullptr) {
+      return section.Error(key,
+                           "applies to files (discovery \"cda\" or \"prefix\"): notifications announce new "
+                           "files; discovery \"kafka\" reads a stream, which needs none");
+    }
     for (const auto& [key, present] : file_keys) {
       if (present) {
         return section.Error(key,
@@ -662,6 +670,7 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
   } else if (dms && !source_table) {
     source->table_from_path = "{schema}/{table}/**";  // DMS writes <schema>/<table>/ under its bucket folder
   }
+  FLOE_RETURN_IF_ERROR(config_internal::ApplyNotificationKeys(section, notification_keys, source));
   if (!cda && source->table.empty() && source->table_from_path.empty()) {
     // The last path component of the uri names the table.
     std::string trimmed = source->uri;
@@ -1116,6 +1125,28 @@ Status ReadPerformance(const ParseContext& context, const toml::table* table,
   return Status::OK();
 }
 
+Status ReadObservability(const ParseContext& context, const toml::table* table, ObservabilityConfig* out) {
+  SectionReader section(context, "[observability]", table);
+  FLOE_ASSIGN_OR_RETURN(auto http, section.String("http"));
+  FLOE_ASSIGN_OR_RETURN(auto token, section.String("token"));
+  FLOE_ASSIGN_OR_RETURN(auto allowed_hosts, section.StringArray("allowed_hosts"));
+  FLOE_ASSIGN_OR_RETURN(auto cors_origins, section.StringArray("cors_origins"));
+  FLOE_ASSIGN_OR_RETURN(auto log_format, section.Choice("log_format", {"text", "json"}));
+  FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+  if (http) {
+    const size_t colon = http->rfind(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == http->size()) {
+      return section.Error("http", "expected host:port (e.g. \"127.0.0.1:9464\"), got \"" + *http + "\"");
+    }
+    out->http = *http;
+  }
+  if (token) out->token = *token;
+  if (allowed_hosts) out->allowed_hosts = *allowed_hosts;
+  if (cors_origins) out->cors_origins = *cors_origins;
+  if (log_format) out->log_format = *log_format == 1 ? LogFormat::kJson : LogFormat::kText;
+  return Status::OK();
+}
+
 Status ReadS3(const ParseContext& context, const toml::table* table, s3::S3Options* options) {
   SectionReader section(context, "[s3]", table);
   const std::pair<const char*, std::string*> strings[] = {{"region", &options->region},
@@ -1255,6 +1286,7 @@ Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::ta
   FLOE_ASSIGN_OR_RETURN(const toml::table* state, section("state"));
   FLOE_ASSIGN_OR_RETURN(const toml::table* s3, section("s3"));
   FLOE_ASSIGN_OR_RETURN(const toml::table* performance, section("performance"));
+  FLOE_ASSIGN_OR_RETURN(const toml::table* observability, section("observability"));
   FLOE_ASSIGN_OR_RETURN(const toml::table* tables, section("tables"));
   FLOE_ASSIGN_OR_RETURN(const toml::table* transform, section("transform"));
   const toml::node* expectations = top.Find("expectations");
@@ -1277,6 +1309,7 @@ Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::ta
   FLOE_RETURN_IF_ERROR(ReadS3(context, s3, &config.s3));
   config.catalog.s3 = config.s3;
   FLOE_RETURN_IF_ERROR(ReadPerformance(context, performance, &config.performance));
+  FLOE_RETURN_IF_ERROR(ReadObservability(context, observability, &config.observability));
 
   SectionReader state_section(context, "[state]", state);
   FLOE_ASSIGN_OR_RETURN(auto state_dir, state_section.String("dir"));
@@ -1401,6 +1434,15 @@ const char* DiscoveryKindName(DiscoveryKind kind) {
     case DiscoveryKind::kCda: return "cda";
     case DiscoveryKind::kPrefix: return "prefix";
     case DiscoveryKind::kKafka: return "kafka";
+  }
+  return "unknown";
+}
+
+const char* NotificationKindName(NotificationKind kind) {
+  switch (kind) {
+    case NotificationKind::kNone: return "none";
+    case NotificationKind::kSqs: return "sqs";
+    case NotificationKind::kInotify: return "inotify";
   }
   return "unknown";
 }

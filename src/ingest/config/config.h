@@ -161,6 +161,27 @@ struct KafkaSourceConfig {
   std::optional<std::string> schema_registry_token;
 };
 
+// [source] notifications: how a file discovery learns of new files besides
+// listing. kSqs: S3 event notifications read from an SQS queue (direct, through
+// SNS, or from EventBridge); kInotify: Linux inotify on a local uri.
+enum class NotificationKind { kNone, kSqs, kInotify };
+
+// The notification keys of [source] (discovery cda or prefix only).
+struct NotificationConfig {
+  NotificationKind kind = NotificationKind::kNone;
+  std::string queue_url;     // kSqs: https://sqs.<region>.amazonaws.com/<account>/<queue>
+  std::string sqs_endpoint;  // kSqs: explicit endpoint; empty: the AWS SDK chain, else the queue URL's host
+  // A listing at start (backfill_on_start) and every backfill_interval (0:
+  // never again) finds what notifications missed; the ledger decides what is new.
+  int64_t backfill_interval_ms = int64_t{3600} * 1000;
+  bool backfill_on_start = true;
+  // kSqs: how long a received message stays hidden; floe extends it while it
+  // holds the message (until the files it names are committed).
+  int64_t visibility_timeout_ms = int64_t{300} * 1000;
+  int64_t wait_time_ms = 20'000;  // kSqs: long-poll wait of one receive, 0..20 s
+  int64_t max_messages = 10'000;  // kSqs: messages held (received, not yet deleted) at most
+};
+
 struct SourceConfig {
   // format = "cda" (the default) is the CDA preset: discovery "cda", Parquet
   // files, changes "cda". format = "parquet" defaults to discovery "prefix"
@@ -205,6 +226,8 @@ struct SourceConfig {
   TextFormatConfig text;
   // discovery kafka only.
   KafkaSourceConfig kafka;
+  // discovery cda and prefix: notifications besides listing.
+  NotificationConfig notifications;
 };
 
 struct MergeConfig {
@@ -280,6 +303,18 @@ struct MaintenanceConfig {
 
 // The settings one target table uses after [tables.<name>] overrides.
 // [performance]: how much of the machine one pipeline may use.
+// How `floe run` writes its log lines ([observability] log_format).
+enum class LogFormat { kText, kJson };
+
+// [observability]: what `floe run` serves over HTTP and how it logs.
+struct ObservabilityConfig {
+  std::string http;   // "host:port" to serve /metrics, /healthz, /readyz, /api/status, /; empty: off
+  std::string token;  // bearer token (required beyond loopback); empty: none
+  std::vector<std::string> allowed_hosts;  // Host header names besides loopback ones
+  std::vector<std::string> cors_origins;   // origins whose pages may call the endpoints
+  LogFormat log_format = LogFormat::kText;
+};
+
 struct PerformanceConfig {
   // Worker threads for decoding source files and encoding output column
   // chunks; 0 means one per core (std::thread::hardware_concurrency()).
@@ -333,6 +368,7 @@ struct PipelineConfig {
   TriggerConfig trigger;
   MaintenanceConfig maintenance;
   PerformanceConfig performance;
+  ObservabilityConfig observability;
   std::string
       state_dir;  // resolved: [state] dir, else $FLOE_STATE_DIR/<name>, else <config dir>/.floe-state/<name>
   s3::S3Options s3;                             // [s3] section
@@ -356,9 +392,10 @@ Result<int64_t> ParseDurationMs(const std::string& text);
 // KiB/MiB/GiB/TiB of 1024; units ignore case) or a plain number of bytes.
 Result<int64_t> ParseSizeBytes(const std::string& text);
 // Lower-case names as the config file spells them.
-const char* DiscoveryKindName(DiscoveryKind kind);  // "cda", "prefix", "kafka"
-const char* SourceFormatName(SourceFormat format);  // "parquet", "jsonl", "json", "csv", "avro"
-const char* ChangeKindName(ChangeKind kind);        // "cda", "columns", "append", "dms", "debezium"
+const char* DiscoveryKindName(DiscoveryKind kind);        // "cda", "prefix", "kafka"
+const char* NotificationKindName(NotificationKind kind);  // "none", "sqs", "inotify"
+const char* SourceFormatName(SourceFormat format);        // "parquet", "jsonl", "json", "csv", "avro"
+const char* ChangeKindName(ChangeKind kind);              // "cda", "columns", "append", "dms", "debezium"
 const char* WriteModeName(WriteMode mode);
 // "hex", "number", "timestamp", "digits", "timestamp_text"
 const char* OrderingKindName(OrderingKind kind);

@@ -101,6 +101,7 @@ Result<DiscoveryResult> KafkaDiscovery::Discover(const std::map<std::string, Tab
     const kafka::TopicPartition tp{mark.topic, mark.partition};
     const std::string table = KafkaTableOf(config_, tp.topic);
     const auto key = std::make_pair(tp.topic, std::to_string(tp.partition));
+    result.stream_marks.push_back({tp.topic, key.second, table, mark.low, mark.high});
     int64_t next = 0;
     if (auto end = ends_.find(key); end != ends_.end()) {
       auto last = ParseKafkaOffset(end->second);

@@ -1,4 +1,4 @@
-#include "catalog/rest_server/rest_http_server.h"
+#include "http_server/http_server.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -19,11 +19,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "catalog/rest_server/http_request_parser.h"
-#include "catalog/rest_server/service_responses.h"
 #include "common/thread_pool.h"
+#include "http_server/head_admission.h"
+#include "http_server/http_request_parser.h"
 
-namespace floe::catalog::rest {
+namespace floe::http_server {
 
 namespace {
 
@@ -67,17 +67,7 @@ const char* ReasonPhrase(int status) {
   }
 }
 
-const char* ErrorTypeFor(int status) {
-  switch (status) {
-    case 408: return "RequestTimeoutException";
-    case 413: return "RequestTooLargeException";
-    case 501: return "NotImplementedException";
-    case 503: return "ServiceUnavailableException";
-    default: return "BadRequestException";
-  }
-}
-
-std::string Serialize(const ServiceResponse& response, bool close, bool head_request) {
+std::string Serialize(const HttpResponse& response, bool close, bool head_request) {
   std::string out =
       "HTTP/1.1 " + std::to_string(response.status) + " " + ReasonPhrase(response.status) + "\r\n";
   const bool no_body = response.status == 204 || response.status == 304;
@@ -90,10 +80,6 @@ std::string Serialize(const ServiceResponse& response, bool close, bool head_req
   out += "\r\n";
   if (!no_body && !head_request) out += response.body;
   return out;
-}
-
-std::string ErrorAnswer(int status, const std::string& message) {
-  return Serialize(internal::ErrorResponse(status, ErrorTypeFor(status), message), true, false);
 }
 
 std::string PeerAddress(const sockaddr_storage& address) {
@@ -137,7 +123,7 @@ Status ParseListenAddress(const std::string& text, std::string* host, int* port)
   return Status::OK();
 }
 
-struct RestHttpServer::Impl {
+struct HttpServer::Impl {
   enum class State {
     kReading,   // waiting for (more of) a request
     kHandling,  // a worker runs the request
@@ -169,8 +155,7 @@ struct RestHttpServer::Impl {
     bool close = false;
   };
 
-  Impl(std::shared_ptr<RestCatalogService> s, RestHttpServerOptions o)
-      : service(std::move(s)), options(std::move(o)) {
+  Impl(std::shared_ptr<HttpService> s, HttpServerOptions o) : service(std::move(s)), options(std::move(o)) {
     limits.max_body_bytes = options.max_body_bytes;
   }
 
@@ -191,6 +176,10 @@ struct RestHttpServer::Impl {
       (void)ignored;
     }
   }
+  // The service's error answer, on a connection that then closes.
+  std::string ErrorAnswer(int status, const std::string& message) const {
+    return Serialize(service->ErrorResponse(status, message), true, false);
+  }
   void AcceptConnections();
   void Refuse(int fd, int status, const std::string& message);
   void ReadFrom(uint64_t id, Connection& c);
@@ -210,8 +199,8 @@ struct RestHttpServer::Impl {
   void ExpireDeadlines(Clock::time_point now);
   void Progress();
 
-  std::shared_ptr<RestCatalogService> service;
-  RestHttpServerOptions options;
+  std::shared_ptr<HttpService> service;
+  HttpServerOptions options;
   HttpParseLimits limits;
   int listen_fd = -1;
   int wake_read = -1;
@@ -230,11 +219,10 @@ struct RestHttpServer::Impl {
   std::vector<Completion> completions;
 };
 
-Result<int> RestHttpServer::Impl::Bind() {
+Result<int> HttpServer::Impl::Bind() {
   if (!IsLoopbackHost(options.host) && !service->requires_auth()) {
-    return Status::InvalidArgument("refusing to listen on " + options.host +
-                                   " without authentication: pass --token (or client credentials), or listen "
-                                   "on 127.0.0.1");
+    return Status::InvalidArgument("refusing to listen on " + options.host + " without authentication: " +
+                                   options.how_to_authenticate + ", or listen on 127.0.0.1");
   }
   if (bound) return Status::InvalidArgument("Bind called twice");
   addrinfo hints{};
@@ -277,12 +265,12 @@ Result<int> RestHttpServer::Impl::Bind() {
   return port;
 }
 
-void RestHttpServer::Impl::Stop() {
+void HttpServer::Impl::Stop() {
   stop_requested = true;
   Wake();
 }
 
-void RestHttpServer::Impl::Refuse(int fd, int status, const std::string& message) {
+void HttpServer::Impl::Refuse(int fd, int status, const std::string& message) {
   // Best effort: the answer fits the socket buffer of a fresh connection.
   const std::string answer = ErrorAnswer(status, message);
   ssize_t ignored = send(fd, answer.data(), answer.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -291,7 +279,7 @@ void RestHttpServer::Impl::Refuse(int fd, int status, const std::string& message
   close(fd);
 }
 
-void RestHttpServer::Impl::AcceptConnections() {
+void HttpServer::Impl::AcceptConnections() {
   while (true) {
     sockaddr_storage address{};
     socklen_t length = sizeof(address);
@@ -318,7 +306,7 @@ void RestHttpServer::Impl::AcceptConnections() {
   }
 }
 
-void RestHttpServer::Impl::StartRequest(Connection& c, Clock::time_point now) {
+void HttpServer::Impl::StartRequest(Connection& c, Clock::time_point now) {
   c.state = State::kReading;
   c.parser.emplace(limits);
   c.head_seen = false;
@@ -326,7 +314,7 @@ void RestHttpServer::Impl::StartRequest(Connection& c, Clock::time_point now) {
   c.deadline = now + options.idle_timeout;
 }
 
-void RestHttpServer::Impl::CloseConnection(uint64_t id) {
+void HttpServer::Impl::CloseConnection(uint64_t id) {
   auto it = connections.find(id);
   if (it == connections.end()) return;
   Release(it->second);
@@ -336,7 +324,7 @@ void RestHttpServer::Impl::CloseConnection(uint64_t id) {
   connections.erase(it);
 }
 
-void RestHttpServer::Impl::ReadFrom(uint64_t id, Connection& c) {
+void HttpServer::Impl::ReadFrom(uint64_t id, Connection& c) {
   char buffer[kReadChunk];
   const ssize_t n = recv(c.fd, buffer, sizeof(buffer), 0);
   if (n < 0) {
@@ -357,7 +345,7 @@ void RestHttpServer::Impl::ReadFrom(uint64_t id, Connection& c) {
   Process(id, c);
 }
 
-void RestHttpServer::Impl::Process(uint64_t id, Connection& c) {
+void HttpServer::Impl::Process(uint64_t id, Connection& c) {
   while (c.state == State::kReading && !c.in.empty()) {
     if (!c.request_started) {
       c.request_started = true;
@@ -397,14 +385,14 @@ void RestHttpServer::Impl::Process(uint64_t id, Connection& c) {
   }
 }
 
-void RestHttpServer::Impl::AfterHead(uint64_t, Connection& c) {
+void HttpServer::Impl::AfterHead(uint64_t, Connection& c) {
   HttpRequestParser& parser = *c.parser;
-  ServiceRequest head;
+  HttpRequest head;
   head.method = parser.head().method;
   head.target = parser.head().target;
   head.headers = parser.head().headers;
   const bool body_follows = parser.state() == HttpRequestParser::State::kBody;
-  if (std::optional<ServiceResponse> refused = service->Admit(head)) {
+  if (std::optional<HttpResponse> refused = service->Admit(head)) {
     // Nothing of the body is read for a refused request.
     const bool close = body_follows || !parser.head().keep_alive;
     Answer(c, Serialize(*refused, close, head.method == "HEAD"), close, body_follows);
@@ -428,9 +416,9 @@ void RestHttpServer::Impl::AfterHead(uint64_t, Connection& c) {
   }
 }
 
-void RestHttpServer::Impl::Dispatch(uint64_t id, Connection& c) {
+void HttpServer::Impl::Dispatch(uint64_t id, Connection& c) {
   HttpRequestParser& parser = *c.parser;
-  auto request = std::make_shared<ServiceRequest>();
+  auto request = std::make_shared<HttpRequest>();
   request->method = parser.head().method;
   request->target = parser.head().target;
   request->headers = parser.head().headers;
@@ -438,11 +426,11 @@ void RestHttpServer::Impl::Dispatch(uint64_t id, Connection& c) {
   const bool close = !parser.head().keep_alive;
   c.state = State::kHandling;
   pool->Submit([this, id, request, close] {
-    ServiceResponse response;
+    HttpResponse response;
     try {
       response = service->HandleAdmitted(*request);
     } catch (...) {
-      response = internal::ErrorResponse(500, "InternalServerError", "unexpected server error");
+      response = service->ErrorResponse(500, "unexpected server error");
     }
     Completion done{id, Serialize(response, close, request->method == "HEAD"), close};
     {
@@ -453,7 +441,7 @@ void RestHttpServer::Impl::Dispatch(uint64_t id, Connection& c) {
   });
 }
 
-void RestHttpServer::Impl::Answer(Connection& c, std::string bytes, bool close, bool drain) {
+void HttpServer::Impl::Answer(Connection& c, std::string bytes, bool close, bool drain) {
   c.state = State::kWriting;
   c.out += bytes;
   c.close_after_write = close;
@@ -461,7 +449,7 @@ void RestHttpServer::Impl::Answer(Connection& c, std::string bytes, bool close, 
   c.deadline = Clock::now() + options.write_timeout;
 }
 
-void RestHttpServer::Impl::WriteTo(Connection& c) {
+void HttpServer::Impl::WriteTo(Connection& c) {
   while (c.out_offset < c.out.size()) {
     const ssize_t n =
         send(c.fd, c.out.data() + c.out_offset, c.out.size() - c.out_offset, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -472,7 +460,7 @@ void RestHttpServer::Impl::WriteTo(Connection& c) {
   c.out_offset = 0;
 }
 
-void RestHttpServer::Impl::AfterWrite(uint64_t id, Connection& c) {
+void HttpServer::Impl::AfterWrite(uint64_t id, Connection& c) {
   Release(c);
   if (c.close_after_write) {
     if (!c.drain_after_write) {
@@ -489,7 +477,7 @@ void RestHttpServer::Impl::AfterWrite(uint64_t id, Connection& c) {
   Process(id, c);  // a pipelined request may be waiting in `in`
 }
 
-void RestHttpServer::Impl::TakeCompletions() {
+void HttpServer::Impl::TakeCompletions() {
   char drain[256];
   while (read(wake_read, drain, sizeof(drain)) > 0) {
   }
@@ -505,7 +493,7 @@ void RestHttpServer::Impl::TakeCompletions() {
   }
 }
 
-void RestHttpServer::Impl::Progress() {
+void HttpServer::Impl::Progress() {
   // Writes what can be written now; a connection whose answer went out moves on
   // (closes, drains, or reads its next request, which may be answered at once).
   bool again = true;
@@ -527,7 +515,7 @@ void RestHttpServer::Impl::Progress() {
   }
 }
 
-void RestHttpServer::Impl::ExpireDeadlines(Clock::time_point now) {
+void HttpServer::Impl::ExpireDeadlines(Clock::time_point now) {
   std::vector<uint64_t> expired;
   for (auto& [id, c] : connections) {
     if (c.state != State::kHandling && c.deadline <= now) expired.push_back(id);
@@ -545,7 +533,7 @@ void RestHttpServer::Impl::ExpireDeadlines(Clock::time_point now) {
   }
 }
 
-Status RestHttpServer::Impl::Serve() {
+Status HttpServer::Impl::Serve() {
   if (!bound) return Status::InvalidArgument("Serve called before Bind");
   pool = std::make_unique<ThreadPool>(std::max(1, options.threads));
   std::vector<pollfd> fds;
@@ -597,23 +585,23 @@ Status RestHttpServer::Impl::Serve() {
   return Status::OK();
 }
 
-RestHttpServer::RestHttpServer(std::shared_ptr<RestCatalogService> service, RestHttpServerOptions options)
+HttpServer::HttpServer(std::shared_ptr<HttpService> service, HttpServerOptions options)
     : impl_(std::make_unique<Impl>(std::move(service), std::move(options))) {}
 
-RestHttpServer::~RestHttpServer() {
+HttpServer::~HttpServer() {
   Stop();
 }
 
-Result<int> RestHttpServer::Bind() {
+Result<int> HttpServer::Bind() {
   return impl_->Bind();
 }
 
-Status RestHttpServer::Serve() {
+Status HttpServer::Serve() {
   return impl_->Serve();
 }
 
-void RestHttpServer::Stop() {
+void HttpServer::Stop() {
   impl_->Stop();
 }
 
-}  // namespace floe::catalog::rest
+}  // namespace floe::http_server

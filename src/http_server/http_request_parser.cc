@@ -1,9 +1,9 @@
-#include "catalog/rest_server/http_request_parser.h"
+#include "http_server/http_request_parser.h"
 
 #include <algorithm>
 #include <charconv>
 
-namespace floe::catalog::rest {
+namespace floe::http_server {
 
 namespace {
 
@@ -328,4 +328,4 @@ size_t HttpRequestParser::FeedChunked(std::string_view data) {
   return used;
 }
 
-}  // namespace floe::catalog::rest
+}  // namespace floe::http_server

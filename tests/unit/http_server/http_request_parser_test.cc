@@ -2,13 +2,13 @@
 // head stops Feed before the body; every limit holds for Content-Length and
 // chunked framing; ambiguous framing and malformed heads are errors with the
 // status to answer.
-#include "catalog/rest_server/http_request_parser.h"
+#include "http_server/http_request_parser.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-namespace floe::catalog::rest {
+namespace floe::http_server {
 namespace {
 
 using State = HttpRequestParser::State;
@@ -167,4 +167,4 @@ TEST(HttpRequestParser, ConnectionAndExpectation) {
 }
 
 }  // namespace
-}  // namespace floe::catalog::rest
+}  // namespace floe::http_server

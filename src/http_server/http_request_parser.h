@@ -1,5 +1,5 @@
 // HttpRequestParser: one HTTP/1.1 (or 1.0) request read incrementally from
-// untrusted bytes, for `floe serve`.
+// untrusted bytes, for floe's HTTP server (http_server.h).
 //
 // Contract: Feed consumes bytes and stops at three points: when the request
 // head (request line and headers) is complete, when the whole request is,
@@ -24,7 +24,7 @@
 #include <string>
 #include <string_view>
 
-namespace floe::catalog::rest {
+namespace floe::http_server {
 
 struct HttpParseLimits {
   size_t max_head_bytes = size_t{64} << 10;
@@ -98,4 +98,4 @@ class HttpRequestParser {
   std::string error_message_;
 };
 
-}  // namespace floe::catalog::rest
+}  // namespace floe::http_server
