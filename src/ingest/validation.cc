@@ -221,7 +221,7 @@ Result<ValidationReport> ValidatePipeline(const PipelineConfig& config, const Va
   }
   FLOE_ASSIGN_OR_RETURN(Source source,
                         OpenSource(config.source, config.s3, config.performance.memory_budget_bytes,
-                                   config.trigger.max_records_per_batch));
+                                   config.trigger));
   std::map<std::string, TableWatermark> watermarks;
   if (ledger) {
     FLOE_ASSIGN_OR_RETURN(watermarks, ledger->Watermarks());
