@@ -219,9 +219,8 @@ Result<ValidationReport> ValidatePipeline(const PipelineConfig& config, const Va
   } else {
     return opened_catalog.status();
   }
-  FLOE_ASSIGN_OR_RETURN(Source source,
-                        OpenSource(config.source, config.s3, config.performance.memory_budget_bytes,
-                                   config.trigger));
+  FLOE_ASSIGN_OR_RETURN(Source source, OpenSource(config.source, config.s3,
+                                                  config.performance.memory_budget_bytes, config.trigger));
   std::map<std::string, TableWatermark> watermarks;
   if (ledger) {
     FLOE_ASSIGN_OR_RETURN(watermarks, ledger->Watermarks());
