@@ -1,4 +1,5 @@
 // `floe run CONFIG`: the ingestion pipeline, once or continuously.
+// `floe validate CONFIG`: a dry run over the pending units (ingest/validation.h).
 // `floe files CONFIG`: the pipeline's ledger of source files; --retry puts
 // quarantined and skipped files (all, of --table, or those a path or glob
 // names) back in line; --skip sets a file aside on purpose with a reason;
@@ -29,6 +30,7 @@
 #include "ingest/pipeline.h"
 #include "ingest/state/ledger.h"
 #include "ingest/stream_lag.h"
+#include "ingest/validation.h"
 #include "observability/observability_endpoint.h"
 
 namespace floe::cli {
@@ -153,6 +155,31 @@ int RunPipeline(const RunOptions& options) {
 }
 
 // ---------------------------------------------------------------------------
+// floe validate
+
+struct ValidateCommandOptions {
+  std::string config_path;
+  std::string state_dir;
+  std::string table;
+  int64_t rows = 0;
+  bool errors = false;
+};
+
+int Validate(const ValidateCommandOptions& options) {
+  auto config = LoadConfig(options.config_path, options.state_dir);
+  if (!config.ok()) return Fail(config.status());
+  if (options.rows > 0 && options.errors)
+    return Fail(Status::InvalidArgument("give --rows N or --errors, not both"));
+  ingest::ValidateOptions validate;
+  if (!options.table.empty()) validate.table = options.table;
+  validate.rows = options.rows;
+  auto report = ingest::ValidatePipeline(*config, validate);
+  if (!report.ok()) return Fail(report.status());
+  std::cout << report->Format(validate);
+  return report->would_fail() ? 1 : 0;
+}
+
+// ---------------------------------------------------------------------------
 // floe files
 
 struct FilesOptions {
@@ -167,7 +194,32 @@ struct FilesOptions {
   std::string reason;
   std::string reload_table;
   bool lag = false;
+  bool expectations = false;
 };
+
+// `floe files CONFIG --expectations`: per committed batch and expectation,
+// the change rows checked, passed and failed.
+Status PrintExpectationCounts(ingest::Ledger& ledger, const std::optional<std::string>& table,
+                              const std::string& format) {
+  FLOE_ASSIGN_OR_RETURN(std::vector<ingest::LedgerExpectationCount> counts, ledger.ExpectationCounts(table));
+  if (format == "jsonl") {
+    for (const auto& c : counts) {
+      nlohmann::ordered_json line = {{"batch", c.batch_id}, {"table", c.table},     {"expectation", c.name},
+                                     {"action", c.action},  {"checked", c.checked}, {"passed", c.passed},
+                                     {"failed", c.failed}};
+      std::cout << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    }
+    return Status::OK();
+  }
+  std::vector<std::vector<std::string>> rows = {
+      {"batch", "table", "expectation", "action", "checked", "passed", "failed"}};
+  for (const auto& c : counts) {
+    rows.push_back({std::to_string(c.batch_id), c.table, c.name, c.action, std::to_string(c.checked),
+                    std::to_string(c.passed), std::to_string(c.failed)});
+  }
+  std::cout << FormatTextTable(rows, [](size_t column) { return column >= 4; });
+  return Status::OK();
+}
 
 // `floe files CONFIG --lag` of a stream source (ingest::QueryStreamLagReport):
 // one row per partition or shard, as a table or JSON lines. `ledger` is null
@@ -429,6 +481,10 @@ Status ListOrRetry(const FilesOptions& options) {
               << (table ? " in table " + *table : "") << "; the next `floe run` ingests them\n";
     return Status::OK();
   }
+  if (options.expectations) {
+    if (state || options.lag) return Status::InvalidArgument("--expectations takes no --state or --lag");
+    return PrintExpectationCounts(*ledger, table, options.format);
+  }
   if (options.lag) {
     if (state || table)
       return Status::InvalidArgument("--lag takes no --state or --table (it lists every partition)");
@@ -467,6 +523,20 @@ void RegisterRunCommands(CLI::App& app, ExitCode& exit_code) {
     cmd->callback([options, &exit_code] { exit_code.value = RunPipeline(*options); });
   }
   {
+    auto options = std::make_shared<ValidateCommandOptions>();
+    auto* cmd = app.add_subcommand(
+        "validate",
+        "Read the pending units through the whole path (format, changes, schema drift, transforms, "
+        "expectations) without writing anything; exit 1 when the run would fail");
+    cmd->add_option("config", options->config_path, "Pipeline configuration (TOML)")->required();
+    cmd->add_option("--state-dir", options->state_dir, "Pipeline state directory (overrides [state] dir)");
+    cmd->add_option("--table", options->table, "Only this source table");
+    cmd->add_option("--rows", options->rows, "Print the first N output rows of each table (JSON lines)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_flag("--errors", options->errors, "Print every problem per file (the default)");
+    cmd->callback([options, &exit_code] { exit_code.value = Validate(*options); });
+  }
+  {
     auto options = std::make_shared<FilesOptions>();
     auto* cmd = app.add_subcommand("files", "The pipeline's ledger: every source file with its state");
     cmd->add_option("config", options->config_path, "Pipeline configuration (TOML)")->required();
@@ -493,6 +563,8 @@ void RegisterRunCommands(CLI::App& app, ExitCode& exit_code) {
                   "Stream sources: per Kafka partition the committed and recorded offsets, the brokers' "
                   "watermarks and the lag; per Kinesis shard its state, the committed and recorded sequence "
                   "numbers and how far the next record is behind the tip (ms)");
+    cmd->add_flag("--expectations", options->expectations,
+                  "Per committed batch and [[expectations]] entry: change rows checked, passed and failed");
     cmd->callback([options, retry, &exit_code] {
       options->retry = retry->count() > 0;
       Status status = ListOrRetry(*options);

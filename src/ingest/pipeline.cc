@@ -52,6 +52,20 @@ std::string QuarantineLine(const QuarantinedFile& file) {
 
 }  // namespace
 
+std::vector<LedgerExpectationCount> LedgerExpectationCounts(const BatchCounts& counts) {
+  std::vector<LedgerExpectationCount> out;
+  for (const ExpectationCount& count : counts.expectations) {
+    LedgerExpectationCount row;
+    row.name = count.name;
+    row.action = ExpectationActionName(count.action);
+    row.checked = count.checked;
+    row.passed = count.passed();
+    row.failed = count.failed;
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------
 // Summaries
 
@@ -449,8 +463,8 @@ Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::
     stats.quarantined = static_cast<int64_t>(result.quarantined.size());
     stats.duration_ms = batch_ms;
     stats.commit_ms = static_cast<int64_t>(result.commit_seconds * 1000.0);
-    FLOE_RETURN_IF_ERROR(
-        Ledgered(ledger->CommitBatch(batch_id, result.snapshot_id.value_or(kNoSnapshot), stats)));
+    FLOE_RETURN_IF_ERROR(Ledgered(ledger->CommitBatch(batch_id, result.snapshot_id.value_or(kNoSnapshot),
+                                                      stats, LedgerExpectationCounts(result.counts))));
     FLOE_RETURN_IF_ERROR(ClearCondition(source_table));
     if (options.metrics) {
       options.metrics->BatchCommitted(target, result, static_cast<double>(batch_ms) / 1000.0);
@@ -481,6 +495,12 @@ Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::
       Log(source_table + ": " + FormatThousands(result.counts.bad_rows) +
           (result.counts.bad_rows == 1 ? " bad row" : " bad rows") + " of batch " + std::to_string(batch_id) +
           " set aside in " + target + "__bad_rows (file, row, reason, rescued_data)");
+    }
+    if (result.counts.quarantined_rows > 0) {
+      Log(source_table + ": " + FormatThousands(result.counts.quarantined_rows) +
+          (result.counts.quarantined_rows == 1 ? " row" : " rows") + " of batch " + std::to_string(batch_id) +
+          " failed a quarantine expectation; kept in " + target +
+          "__quarantine (_floe_failed_expectations, _floe_source_file, _floe_source_row, the row)");
     }
     if (result.counts.dead_letters > 0) {
       Log(source_table + ": " + FormatThousands(result.counts.dead_letters) +

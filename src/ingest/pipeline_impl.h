@@ -31,6 +31,14 @@ inline int64_t MillisSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+// A batch's expectation counts as the ledger records them.
+std::vector<LedgerExpectationCount> LedgerExpectationCounts(const BatchCounts& counts);
+
+// The expectation counts a batch's snapshot summary carries
+// (floe.expect.<name>.*), with the actions `settings` configure now.
+std::vector<LedgerExpectationCount> ExpectationCountsOfSummary(
+    const std::map<std::string, std::string>& summary, const TableSettings& settings);
+
 struct Pipeline::Impl {
   PipelineConfig config;
   PipelineOptions options;

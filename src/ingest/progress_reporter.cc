@@ -15,6 +15,23 @@ std::string OneDecimal(double value, const char* suffix) {
   return text;
 }
 
+// ", 12 filtered, expect positive_revenue 3/1,000 failed (drop), ..." of a
+// table with a row stage; "" otherwise.
+std::string RowStageCounts(const BatchCounts& c) {
+  std::string out;
+  if (c.filtered > 0) out += FormatThousands(c.filtered) + " filtered, ";
+  if (c.dropped > 0) out += FormatThousands(c.dropped) + " dropped, ";
+  if (c.quarantined_rows > 0) out += FormatThousands(c.quarantined_rows) + " rows quarantined, ";
+  if (c.expectations.empty()) return out;
+  out += "expect";
+  for (size_t i = 0; i < c.expectations.size(); ++i) {
+    const ExpectationCount& e = c.expectations[i];
+    out += std::string(i == 0 ? " " : "; ") + e.name + " " + FormatThousands(e.failed) + "/" +
+           FormatThousands(e.checked) + " failed (" + ExpectationActionName(e.action) + ")";
+  }
+  return out + ", ";
+}
+
 }  // namespace
 
 std::string FormatThousands(int64_t value) {
@@ -92,6 +109,7 @@ void ProgressReporter::BatchDone(const std::string& table, int64_t batch_id, con
       FormatThousands(c.stale) + " stale), " +
       FormatThousands(static_cast<int64_t>(result.quarantined.size())) + " quarantined, " +
       (c.bad_rows > 0 ? FormatThousands(c.bad_rows) + (c.bad_rows == 1 ? " bad row, " : " bad rows, ") : "") +
+      RowStageCounts(c) +
       (result.snapshot_id ? "snapshot " + std::to_string(*result.snapshot_id) : "no snapshot") + ", " +
       FormatSeconds(seconds);
   Event("batch", LogLevel::kInfo, line,

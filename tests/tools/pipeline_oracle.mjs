@@ -12,6 +12,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { icebergRead } from 'icebird';
+import { readAvroRecords } from './avro_exact.mjs';
 import { sqlString } from './readers.mjs';
 
 export const FLOE = process.env.FLOE_BIN;
@@ -246,6 +247,25 @@ export function currentMetadataLocation(dir, tableIdentifier) {
   const m = /^metadata: (.+)$/m.exec(stdout);
   if (!m) throw new Error(`floe table describe printed no metadata line:\n${stdout}`);
   return m[1].trim().replace(/^file:\/\//, '');
+}
+
+// The data files of the table's current snapshot (manifest list and manifests
+// read with avsc, entries not deleted; position and delete files left out),
+// for reading a table whose commits never delete (append) with DuckDB.
+export async function liveDataFiles(dir, tableIdentifier) {
+  const location = currentMetadataLocation(dir, tableIdentifier);
+  const metadata = JSON.parse(fs.readFileSync(location, 'utf8').replace(/(":\s*)(-?\d{16,})/g, '$1"$2"'));
+  const current = String(metadata['current-snapshot-id']);
+  const snapshot = metadata.snapshots.find((s) => String(s['snapshot-id']) === current);
+  if (!snapshot) return [];
+  const files = [];
+  for (const manifest of await readAvroRecords(snapshot['manifest-list'].replace(/^file:\/\//, ''))) {
+    if (manifest.content !== 0) throw new Error(`${tableIdentifier} has delete manifests: not an append-only table`);
+    for (const entry of await readAvroRecords(manifest.manifest_path.replace(/^file:\/\//, ''))) {
+      if (entry.status !== 2) files.push(entry.data_file.file_path.replace(/^file:\/\//, ''));
+    }
+  }
+  return files;
 }
 
 // icebird fetches files by URL: serve local absolute paths from disk.

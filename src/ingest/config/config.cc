@@ -25,13 +25,18 @@
 #include "common/strings.h"
 #include "ingest/config/config_section.h"
 #include "ingest/config/source_notifications.h"
+#include "ingest/config/transform_config.h"
 
 namespace floe::ingest {
 namespace {
 
 namespace fs = std::filesystem;
+using config_internal::ApplyTransformOverride;
 using config_internal::DescribeTomlValue;
+using config_internal::MergeExpectations;
 using config_internal::ParseContext;
+using config_internal::ReadExpectations;
+using config_internal::ReadTransform;
 using config_internal::SectionReader;
 
 bool IsValidName(const std::string& name) {
@@ -1329,6 +1334,18 @@ Status ReadTables(const ParseContext& context, const toml::table* tables, const 
     FLOE_ASSIGN_OR_RETURN(auto target_table, section.String("target_table"));
     FLOE_ASSIGN_OR_RETURN(auto properties, section.StringMap("properties"));
     FLOE_ASSIGN_OR_RETURN(auto column_names, section.StringArray("column_names"));
+    if (const toml::node* transform = section.Find("transform")) {
+      if (!transform->as_table()) {
+        return section.Error(
+            "transform",
+            "expected a section [tables." + name + ".transform], got " + DescribeTomlValue(*transform),
+            transform);
+      }
+      FLOE_RETURN_IF_ERROR(
+          ReadTransform(context, transform->as_table(), "[tables." + name + ".transform]", &out.transform));
+    }
+    FLOE_RETURN_IF_ERROR(ReadExpectations(context, section.Find("expectations"),
+                                          "tables." + name + ".expectations", &out.expectations));
     FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
     if (column_names) {
       if (globals.source.format != SourceFormat::kCsv) {
@@ -1392,6 +1409,8 @@ Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::ta
   FLOE_ASSIGN_OR_RETURN(const toml::table* performance, section("performance"));
   FLOE_ASSIGN_OR_RETURN(const toml::table* observability, section("observability"));
   FLOE_ASSIGN_OR_RETURN(const toml::table* tables, section("tables"));
+  FLOE_ASSIGN_OR_RETURN(const toml::table* transform, section("transform"));
+  const toml::node* expectations = top.Find("expectations");
   FLOE_RETURN_IF_ERROR(top.CheckNoUnknownKeys());
 
   if (!source) return Status::InvalidArgument(context.display_path + ": section [source] is required");
@@ -1432,9 +1451,29 @@ Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::ta
     config.state_dir = (context.base_dir / ".floe-state" / config.name).lexically_normal().string();
   }
 
+  TransformOverride transform_keys;
+  FLOE_RETURN_IF_ERROR(ReadTransform(context, transform, "[transform]", &transform_keys));
+  config.transform = ApplyTransformOverride({}, transform_keys);
+  FLOE_RETURN_IF_ERROR(ReadExpectations(context, expectations, "expectations", &config.expectations));
+
   FLOE_RETURN_IF_ERROR(ReadTables(context, tables, config, &config.tables));
   for (const auto& [name, table] : config.tables) {
     if (table.column_names) config.source.text.table_column_names[name] = *table.column_names;
+  }
+  // Transforms keep every merge table's key and ordering columns (the
+  // change convention may add its own; the ingestor checks those).
+  auto check_keeps = [&](const TableSettings& settings, const std::string& label) -> Status {
+    if (settings.merge.mode != WriteMode::kMerge || settings.changes == ChangeKind::kAppend)
+      return Status::OK();
+    std::vector<std::string> merge_columns = settings.merge.keys;
+    for (const OrderColumn& column : settings.merge.order_by) merge_columns.push_back(column.name);
+    Status kept = CheckTransformKeepsColumns(settings.transform, merge_columns, label);
+    if (!kept.ok()) return Status::InvalidArgument(context.display_path + ": " + kept.message());
+    return Status::OK();
+  };
+  FLOE_RETURN_IF_ERROR(check_keeps(config.ForTable(""), "[transform]"));
+  for (const auto& [name, override_settings] : config.tables) {
+    FLOE_RETURN_IF_ERROR(check_keeps(config.ForTable(name), "[transform] of table " + name));
   }
   return config;
 }
@@ -1457,6 +1496,8 @@ TableSettings PipelineConfig::ForTable(const std::string& source_table) const {
   settings.lineage = lineage;
   settings.performance = performance;
   settings.target_table = AsciiLower(source_table);
+  settings.transform = transform;
+  settings.expectations = expectations;
   auto it = tables.find(source_table);
   if (it == tables.end()) return settings;
   const TableOverride& override_settings = it->second;
@@ -1468,6 +1509,8 @@ TableSettings PipelineConfig::ForTable(const std::string& source_table) const {
   for (const auto& [key, value] : override_settings.table_properties) {
     settings.target.table_properties[key] = value;
   }
+  settings.transform = ApplyTransformOverride(std::move(settings.transform), override_settings.transform);
+  settings.expectations = MergeExpectations(std::move(settings.expectations), override_settings.expectations);
   return settings;
 }
 

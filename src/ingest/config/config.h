@@ -54,6 +54,46 @@ enum class MissingOperation { kQuarantine, kUpsert };
 // the table <table>__bad_rows and the rest of the file lands.
 enum class BadRowPolicy { kQuarantineFile, kTable };
 
+// [[expectations]] action: what a change row failing the expectation does.
+// kWarn counts it and keeps it; kDrop counts it and leaves the change out;
+// kQuarantine leaves it out and writes it to <table>__quarantine; kFail
+// stops the table's batch (nothing of it commits).
+enum class ExpectationAction { kWarn, kDrop, kQuarantine, kFail };
+
+// One [[expectations]] entry: a predicate every change row must make true.
+struct ExpectationConfig {
+  std::string name;  // letters, digits, '_' and '-' (it names snapshot summary keys)
+  std::string expr;  // a boolean expression (docs/expressions.md), syntax-checked at load
+  ExpectationAction action = ExpectationAction::kWarn;
+  bool operator==(const ExpectationConfig&) const = default;
+};
+
+// A [transform.columns] entry: a column computed from the row.
+struct DerivedColumn {
+  std::string name;
+  std::string expr;
+  bool operator==(const DerivedColumn&) const = default;
+};
+
+// [transform]: the row stage between the change convention and the merge
+// (ingest/transform/row_transform.h has the contract). Empty members do
+// nothing.
+struct TransformConfig {
+  std::string filter;                                       // a predicate; "" keeps every row
+  std::vector<DerivedColumn> columns;                       // in the file's order
+  std::vector<std::string> drop;                            // source or derived columns left out
+  std::vector<std::pair<std::string, std::string>> rename;  // (column, new name), in the file's order
+  bool empty() const { return filter.empty() && columns.empty() && drop.empty() && rename.empty(); }
+};
+
+// [tables.<name>.transform]: each key given replaces the pipeline-wide one.
+struct TransformOverride {
+  std::optional<std::string> filter;
+  std::optional<std::vector<DerivedColumn>> columns;
+  std::optional<std::vector<std::string>> drop;
+  std::optional<std::vector<std::pair<std::string, std::string>>> rename;
+};
+
 // One column of [merge] order_by and how its values compare.
 struct OrderColumn {
   std::string name;
@@ -323,6 +363,10 @@ struct TableSettings {
   LineageConfig lineage;
   PerformanceConfig performance;  // global ([performance]); copied into every table's settings
   std::string target_table;       // table name in the catalog (default: the source table name, lower-cased)
+  TransformConfig transform;
+  // [[expectations]] then [[tables.<name>.expectations]] (one of the same
+  // name replaces the pipeline-wide one in place).
+  std::vector<ExpectationConfig> expectations;
 };
 
 struct TableOverride {
@@ -333,6 +377,8 @@ struct TableOverride {
   std::optional<std::string> target_table;
   std::map<std::string, std::string> table_properties;
   std::optional<std::vector<std::string>> column_names;  // csv: copied into SourceConfig::text
+  TransformOverride transform;
+  std::vector<ExpectationConfig> expectations;  // [[tables.<name>.expectations]]
 };
 
 struct PipelineConfig {
@@ -353,6 +399,8 @@ struct PipelineConfig {
       state_dir;  // resolved: [state] dir, else $FLOE_STATE_DIR/<name>, else <config dir>/.floe-state/<name>
   s3::S3Options s3;                             // [s3] section
   std::map<std::string, TableOverride> tables;  // [tables.<source table name>]
+  TransformConfig transform;                    // [transform]
+  std::vector<ExpectationConfig> expectations;  // [[expectations]]
 
   TableSettings ForTable(const std::string& source_table) const;
 };
@@ -378,6 +426,17 @@ const char* WriteModeName(WriteMode mode);
 // "hex", "number", "timestamp", "digits", "timestamp_text"
 const char* OrderingKindName(OrderingKind kind);
 const char* IncompatiblePolicyName(IncompatiblePolicy policy);
-const char* BadRowPolicyName(BadRowPolicy policy);  // "quarantine", "table"
+const char* BadRowPolicyName(BadRowPolicy policy);            // "quarantine", "table"
+const char* ExpectationActionName(ExpectationAction action);  // "warn", "drop", "quarantine", "fail"
+
+// A merge table's key and ordering columns must reach the table as they
+// arrive (the key index reads them back from the table): a transform that
+// drops, renames or redefines one of `merge_columns` (compared ignoring
+// ASCII case), or renames another column onto one, is InvalidArgument
+// naming `label`, the key and the column. Called at config load with
+// [merge] keys and order_by, and by the table ingestor with the columns its
+// change convention writes.
+Status CheckTransformKeepsColumns(const TransformConfig& transform,
+                                  const std::vector<std::string>& merge_columns, const std::string& label);
 
 }  // namespace floe::ingest
