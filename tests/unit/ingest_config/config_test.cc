@@ -1337,6 +1337,8 @@ column_names = ["Op", "AR_H_CHANGE_SEQ", "id", "amount"]
   EXPECT_THAT(KafkaError("format = \"csv\"\nuri = \"/d\"\ncolumn_names = [\"a\", \"a\"]\n"),
               HasSubstr("names \"a\" twice"));
   EXPECT_THAT(KafkaError("format = \"csv\"\nuri = \"/d\"\ncolumn_names = []\n"), HasSubstr("is empty"));
+}
+
 Result<PipelineConfig> ParseSource(const std::string& source) {
   return ParsePipelineConfig("name = \"n\"\n[source]\n" + source + kKafkaCatalog, "/etc/floe/pipeline.toml");
 }
