@@ -28,6 +28,7 @@
 #include "ingest/discovery/glob.h"
 #include "ingest/discovery/landing_path.h"
 #include "ingest/pipeline.h"
+#include "ingest/progress_reporter.h"
 #include "ingest/state/ledger.h"
 #include "ingest/stream_lag.h"
 #include "ingest/validation.h"
@@ -66,9 +67,13 @@ struct RunOptions {
 // Set by SIGINT/SIGTERM; the pipeline finishes its batch and returns.
 std::atomic<bool> g_stop_requested{false};
 static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs a lock-free flag");
+// With JSON log lines the handler writes nothing (it cannot format a time
+// safely); the run logs the stop as a JSON line when it returns.
+std::atomic<bool> g_quiet_stop{false};
 
 extern "C" void RequestStop(int) {
   g_stop_requested.store(true);
+  if (g_quiet_stop.load()) return;
   static const char kMessage[] =
       "\nfloe: stopping after the batch in progress (a second signal stops at once)\n";
   // write(2) is async-signal-safe; its result cannot be acted on here.
@@ -110,6 +115,16 @@ int RunPipeline(const RunOptions& options) {
   pipeline_options.verbose = options.verbose && !options.quiet;
   pipeline_options.timestamps = pipeline_options.verbose;
   pipeline_options.log_format = config->observability.log_format;
+  // The run's own lines on stderr ("serving ...", failures) in the pipeline's
+  // log format, so a JSON log stays one JSON object per line.
+  const bool json_log = config->observability.log_format == ingest::LogFormat::kJson;
+  ingest::ProgressReporter run_log(std::cerr, /*terminal=*/false);
+  if (json_log) run_log.SetJson(config->name);
+  auto fail = [&](const Status& status) {
+    if (!json_log) return Fail(status);
+    run_log.Event("message", ingest::LogLevel::kError, "floe: " + status.ToString());
+    return 1;
+  };
   const std::string listen = options.http.empty() ? config->observability.http : options.http;
   observability::ObservabilityOptions serving;
   if (!listen.empty()) {
@@ -125,31 +140,36 @@ int RunPipeline(const RunOptions& options) {
     serving.admission.cors_origins = config->observability.cors_origins;
   }
   auto pipeline = ingest::Pipeline::Open(std::move(*config), pipeline_options);
-  if (!pipeline.ok()) return Fail(pipeline.status());
+  if (!pipeline.ok()) return fail(pipeline.status());
   // Served once the ledger exists (the pipeline created it), until the run ends.
   std::unique_ptr<observability::ObservabilityEndpoint> endpoint;
   if (!listen.empty()) {
     auto started = observability::ObservabilityEndpoint::Start(listen, std::move(serving));
-    if (!started.ok()) return Fail(started.status());
+    if (!started.ok()) return fail(started.status());
     endpoint = std::move(*started);
-    std::cerr << "floe: serving /metrics, /healthz, /readyz, /api/status and the dashboard at "
-              << endpoint->url() << "/" << std::endl;
+    run_log.Message("floe: serving /metrics, /healthz, /readyz, /api/status and the dashboard at " +
+                    endpoint->url() + "/");
   }
 
+  // The summary table is the command's result: stdout, in both log formats.
   if (options.once) {
     auto summary = (*pipeline)->RunOnce();
-    if (!summary.ok()) return Fail(summary.status());
+    if (!summary.ok()) return fail(summary.status());
     std::cout << summary->Format();
     if (!summary->ok()) {
-      std::cerr << "floe: the run did not complete cleanly (see the status column)\n";
+      run_log.Event("message", ingest::LogLevel::kError,
+                    "floe: the run did not complete cleanly (see the status column)");
       return 1;
     }
     return 0;
   }
   g_stop_requested.store(false);
+  g_quiet_stop.store(json_log);
   StopSignals signals;
   auto total = (*pipeline)->Run(g_stop_requested);
-  if (!total.ok()) return Fail(total.status());
+  if (json_log && g_stop_requested.load())
+    run_log.Message("floe: stopped by a signal after the batch in progress");
+  if (!total.ok()) return fail(total.status());
   std::cout << total->Format();
   return 0;
 }

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <ctime>
 #include <nlohmann/json.hpp>
+#include <type_traits>
+#include <variant>
 
 namespace floe::ingest {
 
@@ -123,7 +125,10 @@ void ProgressReporter::BatchDone(const std::string& table, int64_t batch_id, con
          {"stale", c.stale},
          {"quarantined", static_cast<int64_t>(result.quarantined.size())},
          {"bad_rows", c.bad_rows},
-         {"snapshot", result.snapshot_id.value_or(0)},
+         // A string, as in `floe status --json`: a 63-bit id loses digits as a JSON number in
+         // JavaScript and most log pipelines; null when the batch committed nothing.
+         result.snapshot_id ? TraceField("snapshot", std::to_string(*result.snapshot_id))
+                            : TraceField("snapshot", nullptr),
          {"seconds", seconds}});
 }
 
@@ -179,7 +184,15 @@ void ProgressReporter::Event(std::string_view event, LogLevel level, const std::
     json["event"] = std::string(event);
     json["msg"] = line;
     for (const TraceField& field : fields) {
-      std::visit([&](const auto& value) { json[std::string(field.key)] = value; }, field.value);
+      std::visit(
+          [&](const auto& value) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::monostate>) {
+              json[std::string(field.key)] = nullptr;
+            } else {
+              json[std::string(field.key)] = value;
+            }
+          },
+          field.value);
     }
     out_ << json.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     out_.flush();

@@ -358,6 +358,43 @@ print(batch)
   void catalogArgs;
 });
 
+test('log_format = "json": every stderr line of a run, from start to SIGTERM, is one JSON object; batch snapshots are ids as strings', async (t) => {
+  if (skipWithoutFloe(t)) return;
+  const dir = fs.mkdtempSync(path.join(workDir, 'json-log-'));
+  const exportDir = path.join(dir, 'export');
+  runFloeOk(['demo', 'generate', exportDir, '--seed', '5', '--rows', '60', '--tables', '2', '--folders', '1',
+    '--files-per-folder', '1', '--no-uncommitted-folder']);
+  const config = writePipelineConfig(dir, exportDir, {
+    name: 'json-logged', extra: '[trigger]\ninterval = "200ms"\n[observability]\nlog_format = "json"\n',
+  });
+  const daemon = startDaemon(config);
+  let lines = [];
+  try {
+    await daemon.url;
+    const batches = () => daemon.log.split('\n').filter((line) => line.includes('"event":"batch"')).length;
+    for (let i = 0; i < 100 && batches() < 2; ++i) await sleep(100);
+    assert.equal(batches(), 2, daemon.log);
+  } finally {
+    daemon.child.kill('SIGTERM');
+    await daemon.exited;
+    lines = daemon.log.split('\n').filter((line) => line.length > 0);
+  }
+  assert.equal(daemon.exit.code, 0, daemon.log);
+  const events = lines.map((line) => {
+    let event;
+    assert.doesNotThrow(() => { event = JSON.parse(line); }, `not a JSON line: ${line}`);
+    for (const key of ['ts', 'level', 'pipeline', 'event', 'msg']) assert.ok(key in event, `${key} missing: ${line}`);
+    assert.equal(event.pipeline, 'json-logged');
+    return event;
+  });
+  assert.ok(events.some((e) => /serving \/metrics/.test(e.msg)), 'the serving line is a JSON line');
+  assert.ok(events.some((e) => /stopped by a signal/.test(e.msg)), 'the stop is a JSON line');
+  // Ids as text (63-bit ids lose digits as JSON numbers), the same ids floe status reports.
+  const snapshots = new Set(events.filter((e) => e.event === 'batch').map((e) => e.snapshot));
+  for (const snapshot of snapshots) assert.match(snapshot, /^\d+$/);
+  for (const row of status(config).tables) assert.ok(snapshots.has(row.last_batch.snapshot), JSON.stringify(row));
+});
+
 test('floe run --http on a Kafka source: per-partition committed offset, high watermark and lag match the brokers and the ledger', async (t) => {
   if (skipWithoutFloe(t)) return;
   const missing = kafkaToolsMissing();
