@@ -93,6 +93,20 @@ inline uint64_t EightDigitsValue(uint64_t x) {
   return (x * 10000 + (x >> 32)) & 0xFFFFFFFFull;
 }
 
+// Reads the run of ASCII digits at p[i] into *value (appended to what it
+// holds; wraps past 19 digits); returns where the run ends. Eight digits at
+// a time where eight bytes remain.
+inline size_t ReadDigits(const char* p, size_t n, size_t i, uint64_t* value) {
+  while (i + 8 <= n) {
+    const uint64_t eight = Load8(p + i);
+    if (!AllDigits(eight)) break;
+    *value = *value * 100000000ull + EightDigitsValue(eight);
+    i += 8;
+  }
+  while (i < n && IsDigit(p[i])) *value = *value * 10 + static_cast<uint64_t>(p[i++] - '0');
+  return i;
+}
+
 // The end of the RFC 8259 number at text[i], or npos when the bytes there
 // are not one (the grammar of json_text.h's IsJsonNumber, in one pass). A
 // number without exponent of at most 18 digits is also read into *digits
@@ -111,13 +125,7 @@ inline size_t ScanNumber(std::string_view text, size_t i, bool* short_number, in
   if (p[i] == '0') {
     ++i;
   } else if (IsDigit(p[i])) {
-    while (i + 8 <= n) {
-      const uint64_t eight = Load8(p + i);
-      if (!AllDigits(eight)) break;
-      value = value * 100000000ull + EightDigitsValue(eight);
-      i += 8;
-    }
-    while (i < n && IsDigit(p[i])) value = value * 10 + static_cast<uint64_t>(p[i++] - '0');
+    i = ReadDigits(p, n, i, &value);
   } else {
     return std::string_view::npos;
   }
@@ -126,13 +134,7 @@ inline size_t ScanNumber(std::string_view text, size_t i, bool* short_number, in
   if (i < n && p[i] == '.') {
     if (++i >= n || !IsDigit(p[i])) return std::string_view::npos;
     const size_t fraction_start = i;
-    while (i + 8 <= n) {
-      const uint64_t eight = Load8(p + i);
-      if (!AllDigits(eight)) break;
-      value = value * 100000000ull + EightDigitsValue(eight);
-      i += 8;
-    }
-    while (i < n && IsDigit(p[i])) value = value * 10 + static_cast<uint64_t>(p[i++] - '0');
+    i = ReadDigits(p, n, i, &value);
     fraction = i - fraction_start;
     count += fraction;
   }
