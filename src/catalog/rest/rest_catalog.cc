@@ -1,5 +1,6 @@
 #include "catalog/rest/rest_catalog.h"
 
+#include <algorithm>
 #include <set>
 
 #include "catalog/rest/rest_protocol.h"
@@ -108,6 +109,16 @@ Result<CatalogConfigAnswer> CatalogConfigFromJson(const std::string& body, const
   CatalogConfigAnswer answer;
   FLOE_ASSIGN_OR_RETURN(answer.defaults, OptionalStringMap(json, "defaults", context));
   FLOE_ASSIGN_OR_RETURN(answer.overrides, OptionalStringMap(json, "overrides", context));
+  auto endpoints = iceberg::GetOptionalArray(json, "endpoints");
+  if (!endpoints.ok()) return endpoints.status().WithContext(context);
+  if (*endpoints != nullptr) {
+    answer.endpoints.emplace();
+    for (const Json& entry : **endpoints) {
+      if (!entry.is_string())
+        return Status::Corruption(context + ": an entry of 'endpoints' is not a string");
+      answer.endpoints->push_back(entry.get<std::string>());
+    }
+  }
   return answer;
 }
 
@@ -126,7 +137,8 @@ Result<std::string> ListPageFromJson(const std::string& body, std::string_view a
 }
 
 Result<std::unique_ptr<RestCatalog>> RestCatalog::Open(const RestCatalogOptions& options,
-                                                       std::shared_ptr<FileIO> io, const aws::EnvLookup& env) {
+                                                       std::shared_ptr<FileIO> io,
+                                                       const aws::EnvLookup& env) {
   FLOE_ASSIGN_OR_RETURN(std::unique_ptr<RestSession> session, RestSession::Open(options, env));
   const bool io_given = io != nullptr;
   if (!io) io = MakeLocalFileIO();
@@ -158,6 +170,9 @@ Status RestCatalog::LoadConfig() {
     }
   }
   warehouse_ = merged.count("warehouse") ? merged["warehouse"] : "";
+  transactions_endpoint_ =
+      answer.endpoints && std::find(answer.endpoints->begin(), answer.endpoints->end(),
+                                    kTransactionsCommitEndpoint) != answer.endpoints->end();
   if (auto it = overrides.find("uri"); it != overrides.end() && !it->second.empty()) {
     FLOE_RETURN_IF_ERROR(session_->SetBaseUri(it->second).WithContext(operation + ": override 'uri'"));
   }
@@ -307,6 +322,61 @@ Result<std::shared_ptr<iceberg::TableOperations>> RestCatalog::CreateTable(const
   RestRequest request{"POST", NamespacePath(table.ns) + "/tables", {}, BodyText(body)};
   FLOE_ASSIGN_OR_RETURN(RestReply reply, Call(*session_, request, RequestKind::kCreate, operation));
   return OpsFromLoadResult(table, reply.body, operation);
+}
+
+Result<std::vector<LoadedTable>> RestCatalog::CommitTables(const std::vector<TableChanges>& changes) {
+  std::string names;
+  for (const TableChanges& change : changes) names += (names.empty() ? "" : ", ") + change.table.ToString();
+  const std::string operation = "committing tables " + names + " in one transaction";
+  if (!transactions_endpoint_) {
+    return Status::NotSupported(operation + ": the server's config does not list " +
+                                std::string(kTransactionsCommitEndpoint));
+  }
+  OrderedJson body = OrderedJson::object();
+  body["table-changes"] = OrderedJson::array();
+  for (const TableChanges& change : changes) {
+    // A snapshot carries row lineage (first_row_id) exactly in format 3
+    // tables, which is all the format version changes in these updates.
+    int format_version = 2;
+    for (const auto& update : change.updates) {
+      if (const auto* snapshot = std::get_if<iceberg::update::AddSnapshot>(&update)) {
+        if (snapshot->snapshot.first_row_id) format_version = 3;
+      }
+    }
+    OrderedJson table = OrderedJson::object();
+    table["identifier"] = TableIdentifierToJson(change.table);
+    table["requirements"] = OrderedJson::array();
+    for (const auto& requirement : change.requirements) {
+      table["requirements"].push_back(iceberg::TableRequirementToJson(requirement));
+    }
+    table["updates"] = OrderedJson::array();
+    for (const auto& update : change.updates) {
+      table["updates"].push_back(iceberg::TableUpdateToJson(update, format_version));
+    }
+    body["table-changes"].push_back(std::move(table));
+  }
+  RestRequest request{"POST", Root() + "/transactions/commit", {}, BodyText(body)};
+  auto reply = session_->Send(request);
+  if (!reply.ok()) {
+    // The request may have reached the server and been applied.
+    return Status::CommitStateUnknown(operation + ": " + reply.status().message());
+  }
+  if (!IsSuccess(reply->status)) {
+    return ErrorFromResponse(reply->status, reply->body, RequestKind::kCommit, operation,
+                             session_->secrets());
+  }
+  std::vector<LoadedTable> out;
+  for (const TableChanges& change : changes) {
+    auto ops = LoadTable(change.table);
+    auto loaded = ops.ok() ? (*ops)->Load() : Result<LoadedTable>(ops.status());
+    if (!loaded.ok()) {
+      return Status::CommitStateUnknown(operation + ": the server accepted the commit, but loading " +
+                                        change.table.ToString() +
+                                        " again failed: " + loaded.status().message());
+    }
+    out.push_back(std::move(loaded).value());
+  }
+  return out;
 }
 
 Result<bool> RestCatalog::TableExists(const TableIdentifier& table) {
