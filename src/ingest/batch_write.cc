@@ -10,11 +10,9 @@ namespace floe::ingest {
 
 Result<std::vector<StagedLive>> TableIngestor::Impl::WriteRows(
     const std::vector<SourceUnit>& batch, ReadPlan& plan, const iceberg::Schema& table_schema, int64_t now_ms,
-    iceberg::PartitionedWriter& writer, BatchCounts& counts, SideTables& side,
-    std::optional<UnitFailure>* failure) {
-  (void)side;  // no pass-2 stage sets rows aside yet (expectations will, with the rows they quarantine)
+    const RowSink& write, BatchCounts& counts, std::optional<UnitFailure>* failure) {
   SourceChunkReader reader(*units, unit_table_columns, table_schema, MakeReconcileOptions(), *convention,
-                           plan.units);
+                           stage, plan.units);
   ReadAhead<DecodedChunk> reads(
       Pool(), plan.reads.size(), ReadAheadUnits(), ReadAheadBytes(),
       [&](size_t k) { return reader.Read(plan.reads[k]); }, [&](size_t k) { return plan.reads[k].cost; });
@@ -46,7 +44,7 @@ Result<std::vector<StagedLive>> TableIngestor::Impl::WriteRows(
           FillLineageColumns(options.settings.lineage, lineage, source_rows, &*decoded.conformed));
       locations.clear();
       FLOE_RETURN_IF_ERROR(
-          writer.Write(*decoded.conformed, &locations).WithContext("writing rows of " + source.uri));
+          write(*decoded.conformed, &locations).WithContext("writing rows of " + source.uri));
       if (!merging()) counts.inserted += static_cast<int64_t>(locations.size());
       if (merging()) {
         for (size_t j = 0; j < locations.size(); ++j) {

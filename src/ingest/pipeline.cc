@@ -52,6 +52,20 @@ std::string QuarantineLine(const QuarantinedFile& file) {
 
 }  // namespace
 
+std::vector<LedgerExpectationCount> LedgerExpectationCounts(const BatchCounts& counts) {
+  std::vector<LedgerExpectationCount> out;
+  for (const ExpectationCount& count : counts.expectations) {
+    LedgerExpectationCount row;
+    row.name = count.name;
+    row.action = ExpectationActionName(count.action);
+    row.checked = count.checked;
+    row.passed = count.passed();
+    row.failed = count.failed;
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------
 // Summaries
 
@@ -80,6 +94,7 @@ void RunSummary::Add(const RunSummary& other) {
   settling_last_ms = other.settling_last_ms;
   settle_ms = other.settle_ms;
   earlier_quarantined = other.earlier_quarantined;
+  more_ready = other.more_ready;
   if (!other.config_path.empty()) config_path = other.config_path;
 }
 
@@ -281,6 +296,31 @@ Result<DiscoveryResult> Pipeline::Impl::DiscoverWithWatermarks() {
   return source.discovery->Discover(watermarks, NowMs());
 }
 
+Status Pipeline::Impl::SettleNotifications() {
+  const std::vector<std::string> awaited = source.discovery->AwaitedUnits();
+  if (awaited.empty()) return Status::OK();
+  FLOE_ASSIGN_OR_RETURN(auto states, Ledgered(ledger->StatesOf(awaited)));
+  std::map<std::string, UnitFate> fates;
+  for (const std::string& uri : awaited) {
+    auto state = states.find(uri);
+    UnitFate fate = UnitFate::kUnknown;
+    if (state != states.end()) {
+      fate = state->second == FileState::kDiscovered || state->second == FileState::kInBatch
+                 ? UnitFate::kPending
+                 : UnitFate::kDone;
+    }
+    fates[uri] = fate;
+  }
+  for (const std::string& warning : source.discovery->SettleUnits(fates)) Log("warning: " + warning);
+  return Status::OK();
+}
+
+void Pipeline::Impl::SettleNotificationsOf(const std::vector<SourceUnit>& batch) {
+  std::map<std::string, UnitFate> fates;
+  for (const SourceUnit& unit : batch) fates[unit.uri] = UnitFate::kDone;
+  for (const std::string& warning : source.discovery->SettleUnits(fates)) Log("warning: " + warning);
+}
+
 Status Pipeline::Impl::ResetTable(const std::string& source_table) {
   FLOE_RETURN_IF_ERROR(Ledgered(ledger->ResetTable(source_table)));
   watermarks.erase(source_table);
@@ -423,14 +463,16 @@ Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::
     stats.quarantined = static_cast<int64_t>(result.quarantined.size());
     stats.duration_ms = batch_ms;
     stats.commit_ms = static_cast<int64_t>(result.commit_seconds * 1000.0);
-    FLOE_RETURN_IF_ERROR(
-        Ledgered(ledger->CommitBatch(batch_id, result.snapshot_id.value_or(kNoSnapshot), stats)));
+    FLOE_RETURN_IF_ERROR(Ledgered(ledger->CommitBatch(batch_id, result.snapshot_id.value_or(kNoSnapshot),
+                                                      stats, LedgerExpectationCounts(result.counts))));
     FLOE_RETURN_IF_ERROR(ClearCondition(source_table));
     if (options.metrics) {
       options.metrics->BatchCommitted(target, result, static_cast<double>(batch_ms) / 1000.0);
       options.metrics->CatalogReached(true, "");
     }
     AdvanceCommittedPositions(batch);
+    // Committed or quarantined, every unit of the batch is done: its notifications may go.
+    SettleNotificationsOf(batch);
     if (Status told = source.opener->Committed(batch); !told.ok()) {
       // Advisory (lag tools): said once until it works again.
       if (source_progress_ok)
@@ -453,6 +495,12 @@ Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::
       Log(source_table + ": " + FormatThousands(result.counts.bad_rows) +
           (result.counts.bad_rows == 1 ? " bad row" : " bad rows") + " of batch " + std::to_string(batch_id) +
           " set aside in " + target + "__bad_rows (file, row, reason, rescued_data)");
+    }
+    if (result.counts.quarantined_rows > 0) {
+      Log(source_table + ": " + FormatThousands(result.counts.quarantined_rows) +
+          (result.counts.quarantined_rows == 1 ? " row" : " rows") + " of batch " + std::to_string(batch_id) +
+          " failed a quarantine expectation; kept in " + target +
+          "__quarantine (_floe_failed_expectations, _floe_source_file, _floe_source_row, the row)");
     }
     if (result.counts.dead_letters > 0) {
       Log(source_table + ": " + FormatThousands(result.counts.dead_letters) +
@@ -499,6 +547,7 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
     stream_marks = discovery.stream_marks;
   }
   for (const std::string& warning : discovery.warnings) Log("warning: " + warning);
+  summary.more_ready = discovery.more_ready;
   summary.settling_files = discovery.settling.files;
   summary.settling_first_ms = discovery.settling.first_eligible_ms;
   summary.settling_last_ms = discovery.settling.last_eligible_ms;
@@ -603,6 +652,8 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
     watermark_checked.insert(watermark.table);
   }
 
+  FLOE_RETURN_IF_ERROR(SettleNotifications());
+
   if (options.metrics) {
     options.metrics->PollDone(true, "", NowMs());
     PublishStreamLag();
@@ -670,8 +721,8 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(PipelineConfig config, Pipeline
   }
   if (options.log_format == LogFormat::kJson) impl->reporter->SetJson(config.name);
 
-  auto source = OpenSource(config.source, config.s3, config.performance.memory_budget_bytes,
-                           config.trigger.max_records_per_batch, options.wrap_file_io);
+  auto source = OpenSource(config.source, config.s3, config.performance.memory_budget_bytes, config.trigger,
+                           options.wrap_file_io);
   if (!source.ok()) return source.status();
   impl->source = std::move(*source);
 
@@ -692,13 +743,23 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(PipelineConfig config, Pipeline
 
 Result<RunSummary> Pipeline::RunOnce() {
   const std::atomic<bool> never{false};
-  return impl_->RunOnce(never);
+  FLOE_ASSIGN_OR_RETURN(RunSummary total, impl_->RunOnce(never));
+  // A stream discovery that stopped at its bound (a backlog larger than it
+  // holds at once): read on while batches commit, until the source is caught up.
+  bool again = total.more_ready && total.batches_committed > 0;
+  while (again) {
+    FLOE_ASSIGN_OR_RETURN(RunSummary next, impl_->RunOnce(never));
+    again = next.more_ready && next.batches_committed > 0;
+    total.Add(next);
+  }
+  return total;
 }
 
 Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
   Impl& impl = *impl_;
   impl.continuous = true;
   impl.source.opener->SetStopFlag(&stop);
+  impl.source.discovery->SetStopFlag(&stop);
   impl.reporter->SetTimestamps(true);  // a long-running log needs its times
   if (impl.options.maintain && impl.config.maintenance.enabled) {
     // Its own catalog connection: catalogs are not thread-safe, and its
@@ -739,7 +800,7 @@ Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
     // goes to the worker when the loop waits (a table with files still
     // pending would make its compaction give up).
     const bool poll_again = state_error.ok() && committed &&
-                            (!impl.source.discovery->finds_streams() ||
+                            (!impl.source.discovery->finds_streams() || run->more_ready ||
                              std::chrono::steady_clock::now() - poll_started >=
                                  std::chrono::milliseconds(impl.config.trigger.interval_ms));
     if (!poll_again && state_error.ok() && run.ok() && !stop.load()) impl.SubmitDueMaintenance();
@@ -765,18 +826,18 @@ Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
     if (!state_error.ok()) break;
     if (poll_again) continue;
     // The interval counts from the start of the previous poll; the wait is
-    // cut in steps of at most 100 ms so a stop request is honoured promptly.
+    // cut in steps (a listing's 100 ms, a long poll that a stop abandons) so
+    // a stop request is honoured promptly, and a notification discovery
+    // ends it as soon as files are announced.
     const auto wake = poll_started + std::chrono::milliseconds(impl.config.trigger.interval_ms);
     impl.trace->Write("sleep", {{"ms", static_cast<double>(std::max<int64_t>(
                                            0, std::chrono::duration_cast<std::chrono::milliseconds>(
                                                   wake - std::chrono::steady_clock::now())
                                                   .count()))}});
-    while (!stop.load()) {
-      const auto now = std::chrono::steady_clock::now();
-      if (now >= wake) break;
-      std::this_thread::sleep_for(
-          std::min<std::chrono::steady_clock::duration>(wake - now, std::chrono::milliseconds(100)));
+    while (!stop.load() && std::chrono::steady_clock::now() < wake) {
+      const bool notified = impl.source.discovery->WaitForNotifications(wake, stop);
       impl.LogWorkerMessages();
+      if (notified) break;
     }
   }
   if (impl.worker != nullptr) {
@@ -787,6 +848,7 @@ Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
   impl.maintenance_due.clear();
   impl.continuous = false;
   impl.source.opener->SetStopFlag(nullptr);
+  impl.source.discovery->SetStopFlag(nullptr);
   if (!state_error.ok()) return state_error;
   return total;
 }

@@ -102,6 +102,9 @@ struct RunSummary {
   // Files quarantined by earlier runs that are still set aside.
   int64_t earlier_quarantined = 0;
   std::string config_path;  // for the hints Format prints
+  // A stream discovery stopped at its bound with more records ready: the
+  // next poll follows at once (RunOnce reads on while batches commit).
+  bool more_ready = false;
   // No table error and nothing quarantined in this run (files still
   // quarantined from earlier runs do not count: Format says they are there).
   bool ok() const;

@@ -31,6 +31,14 @@ inline int64_t MillisSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+// A batch's expectation counts as the ledger records them.
+std::vector<LedgerExpectationCount> LedgerExpectationCounts(const BatchCounts& counts);
+
+// The expectation counts a batch's snapshot summary carries
+// (floe.expect.<name>.*), with the actions `settings` configure now.
+std::vector<LedgerExpectationCount> ExpectationCountsOfSummary(
+    const std::map<std::string, std::string>& summary, const TableSettings& settings);
+
 struct Pipeline::Impl {
   PipelineConfig config;
   PipelineOptions options;
@@ -135,6 +143,13 @@ struct Pipeline::Impl {
   Result<DiscoveryResult> DiscoverWithWatermarks();
 
   Status ResetTable(const std::string& source_table);
+
+  // Tells a notification discovery what the ledger says of the units its
+  // held notifications announced (done ones are acknowledged), after the
+  // discovered units were recorded. No-op for listings.
+  Status SettleNotifications();
+  // The same after a batch closed: its units are done.
+  void SettleNotificationsOf(const std::vector<SourceUnit>& batch);
 
   // Applies every pending file of `source_table`, batch by batch. Returns
   // an error only for ledger failures; table failures go into the summary.

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <ctime>
 #include <nlohmann/json.hpp>
+#include <type_traits>
+#include <variant>
 
 namespace floe::ingest {
 
@@ -13,6 +15,23 @@ std::string OneDecimal(double value, const char* suffix) {
   char text[48];
   std::snprintf(text, sizeof(text), "%.1f%s", value, suffix);
   return text;
+}
+
+// ", 12 filtered, expect positive_revenue 3/1,000 failed (drop), ..." of a
+// table with a row stage; "" otherwise.
+std::string RowStageCounts(const BatchCounts& c) {
+  std::string out;
+  if (c.filtered > 0) out += FormatThousands(c.filtered) + " filtered, ";
+  if (c.dropped > 0) out += FormatThousands(c.dropped) + " dropped, ";
+  if (c.quarantined_rows > 0) out += FormatThousands(c.quarantined_rows) + " rows quarantined, ";
+  if (c.expectations.empty()) return out;
+  out += "expect";
+  for (size_t i = 0; i < c.expectations.size(); ++i) {
+    const ExpectationCount& e = c.expectations[i];
+    out += std::string(i == 0 ? " " : "; ") + e.name + " " + FormatThousands(e.failed) + "/" +
+           FormatThousands(e.checked) + " failed (" + ExpectationActionName(e.action) + ")";
+  }
+  return out + ", ";
 }
 
 }  // namespace
@@ -92,6 +111,7 @@ void ProgressReporter::BatchDone(const std::string& table, int64_t batch_id, con
       FormatThousands(c.stale) + " stale), " +
       FormatThousands(static_cast<int64_t>(result.quarantined.size())) + " quarantined, " +
       (c.bad_rows > 0 ? FormatThousands(c.bad_rows) + (c.bad_rows == 1 ? " bad row, " : " bad rows, ") : "") +
+      RowStageCounts(c) +
       (result.snapshot_id ? "snapshot " + std::to_string(*result.snapshot_id) : "no snapshot") + ", " +
       FormatSeconds(seconds);
   Event("batch", LogLevel::kInfo, line,
@@ -105,7 +125,10 @@ void ProgressReporter::BatchDone(const std::string& table, int64_t batch_id, con
          {"stale", c.stale},
          {"quarantined", static_cast<int64_t>(result.quarantined.size())},
          {"bad_rows", c.bad_rows},
-         {"snapshot", result.snapshot_id.value_or(0)},
+         // A string, as in `floe status --json`: a 63-bit id loses digits as a JSON number in
+         // JavaScript and most log pipelines; null when the batch committed nothing.
+         result.snapshot_id ? TraceField("snapshot", std::to_string(*result.snapshot_id))
+                            : TraceField("snapshot", nullptr),
          {"seconds", seconds}});
 }
 
@@ -161,7 +184,15 @@ void ProgressReporter::Event(std::string_view event, LogLevel level, const std::
     json["event"] = std::string(event);
     json["msg"] = line;
     for (const TraceField& field : fields) {
-      std::visit([&](const auto& value) { json[std::string(field.key)] = value; }, field.value);
+      std::visit(
+          [&](const auto& value) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::monostate>) {
+              json[std::string(field.key)] = nullptr;
+            } else {
+              json[std::string(field.key)] = value;
+            }
+          },
+          field.value);
     }
     out_ << json.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     out_.flush();

@@ -7,7 +7,9 @@
 // next one the ledger has claimed (ranges waiting for a batch lie between),
 // `low`/`high` what the source holds (Kafka: the watermarks), `lag` is high
 // minus committed (never negative). A partition the ledger has never read
-// counts as committed at `low`. Only Kafka sources have positions today.
+// counts as committed at `low`. These numeric figures are Kafka's (status
+// and metrics); a Kinesis source's sequence numbers and time behind the tip
+// are in its StreamLagReport only (`floe files --lag`).
 #pragma once
 
 #include <cstdint>
@@ -20,6 +22,7 @@
 #include "ingest/config/config.h"
 #include "ingest/discovery/discovery.h"
 #include "ingest/state/ledger.h"
+#include "ingest/stream/stream_lag_report.h"
 
 namespace floe::ingest {
 
@@ -44,5 +47,11 @@ Result<std::vector<StreamPartitionLag>> StreamLag(
 // and the ledger for its positions. InvalidArgument for a source without
 // streams.
 Result<std::vector<StreamPartitionLag>> QueryStreamLag(const PipelineConfig& config, Ledger& ledger);
+
+// `floe files CONFIG --lag`: one row per Kafka partition (QueryStreamLag's
+// figures) or Kinesis shard (KinesisLag), asked of the brokers / of Kinesis.
+// `ledger` is null before the pipeline's first run (nothing consumed).
+// InvalidArgument for file sources.
+Result<StreamLagReport> QueryStreamLagReport(const PipelineConfig& config, Ledger* ledger);
 
 }  // namespace floe::ingest

@@ -123,12 +123,18 @@ function status(config) {
   return JSON.parse(runFloeOk(['status', config, '--json']).stdout);
 }
 
+// The pending files per table, and a fingerprint of every file's state: two
+// reads with equal fingerprints bracket a moment the ledger did not change.
+// (Equal pending counts alone do not: files can be discovered and committed
+// between the reads, leaving both at zero while a scrape saw them pending.)
 function pendingInLedger(config) {
   const pending = new Map();
-  for (const f of ledgerFiles(config)) {
+  const files = ledgerFiles(config);
+  for (const f of files) {
     if (f.state === 'discovered') pending.set(f.table, (pending.get(f.table) ?? 0) + 1);
   }
-  return pending;
+  const fingerprint = JSON.stringify(files.map((f) => [f.table, f.path, f.state]).sort());
+  return { pending, fingerprint };
 }
 
 test('floe run --http: metrics, readiness, the dashboard and floe status agree with the ledger and the tables', async (t) => {
@@ -164,10 +170,9 @@ test('floe run --http: metrics, readiness, the dashboard and floe status agree w
     for (let round = 1; round <= 4; ++round) {
       runFloeOk(['demo', 'generate', exportDir, '--append-round', String(round), '--append-folders', '1']);
       for (let i = 0; i < 3; ++i) {
-        const before = pendingInLedger(config);
+        const { pending: before, fingerprint } = pendingInLedger(config);
         const { families } = await scrape(base);
-        const afterScrape = pendingInLedger(config);
-        if (JSON.stringify([...before]) === JSON.stringify([...afterScrape])) {
+        if (fingerprint === pendingInLedger(config).fingerprint) {
           const scraped = values(families, 'floe_files_pending');
           for (const [table, count] of before) {
             assert.equal(scraped.get(`cda.${table.toLowerCase()}`), count, `pending files of ${table}`);
@@ -185,7 +190,8 @@ test('floe run --http: metrics, readiness, the dashboard and floe status agree w
     for (let i = 0; i < 100; ++i) {
       const { families, body } = await scrape(base);
       const pending = total(values(families, 'floe_files_pending')) + total(values(families, 'floe_files_in_batch'));
-      const stable = body.replace(/^(process_|floe_oldest|floe_last_poll).*$/gm, '');
+      // Idle polls still count up and time themselves; everything else must hold still.
+      const stable = body.replace(/^(process_|floe_oldest|floe_last_poll|floe_polls_total|floe_poll_).*$/gm, '');
       if (pending === 0 && last?.stable === stable) break;
       last = { families, stable };
       await sleep(400);
@@ -356,6 +362,43 @@ print(batch)
   assert.ok(after.tables.find((r) => r.source_table === tableA).maintenance.data_files > 0);
   assert.deepEqual(after.errors, []);
   void catalogArgs;
+});
+
+test('log_format = "json": every stderr line of a run, from start to SIGTERM, is one JSON object; batch snapshots are ids as strings', async (t) => {
+  if (skipWithoutFloe(t)) return;
+  const dir = fs.mkdtempSync(path.join(workDir, 'json-log-'));
+  const exportDir = path.join(dir, 'export');
+  runFloeOk(['demo', 'generate', exportDir, '--seed', '5', '--rows', '60', '--tables', '2', '--folders', '1',
+    '--files-per-folder', '1', '--no-uncommitted-folder']);
+  const config = writePipelineConfig(dir, exportDir, {
+    name: 'json-logged', extra: '[trigger]\ninterval = "200ms"\n[observability]\nlog_format = "json"\n',
+  });
+  const daemon = startDaemon(config);
+  let lines = [];
+  try {
+    await daemon.url;
+    const batches = () => daemon.log.split('\n').filter((line) => line.includes('"event":"batch"')).length;
+    for (let i = 0; i < 100 && batches() < 2; ++i) await sleep(100);
+    assert.equal(batches(), 2, daemon.log);
+  } finally {
+    daemon.child.kill('SIGTERM');
+    await daemon.exited;
+    lines = daemon.log.split('\n').filter((line) => line.length > 0);
+  }
+  assert.equal(daemon.exit.code, 0, daemon.log);
+  const events = lines.map((line) => {
+    let event;
+    assert.doesNotThrow(() => { event = JSON.parse(line); }, `not a JSON line: ${line}`);
+    for (const key of ['ts', 'level', 'pipeline', 'event', 'msg']) assert.ok(key in event, `${key} missing: ${line}`);
+    assert.equal(event.pipeline, 'json-logged');
+    return event;
+  });
+  assert.ok(events.some((e) => /serving \/metrics/.test(e.msg)), 'the serving line is a JSON line');
+  assert.ok(events.some((e) => /stopped by a signal/.test(e.msg)), 'the stop is a JSON line');
+  // Ids as text (63-bit ids lose digits as JSON numbers), the same ids floe status reports.
+  const snapshots = new Set(events.filter((e) => e.event === 'batch').map((e) => e.snapshot));
+  for (const snapshot of snapshots) assert.match(snapshot, /^\d+$/);
+  for (const row of status(config).tables) assert.ok(snapshots.has(row.last_batch.snapshot), JSON.stringify(row));
 });
 
 test('floe run --http on a Kafka source: per-partition committed offset, high watermark and lag match the brokers and the ledger', async (t) => {

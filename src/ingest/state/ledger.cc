@@ -1,8 +1,9 @@
 // Ledger on SQLite: files, batches and watermarks of one pipeline.
 //
-// Layout (schema_version 3; older ledgers are migrated in place when a
+// Layout (schema_version 4; older ledgers are migrated in place when a
 // writer opens them: version 1 lacked the unit kind and stream range
-// columns, version 2 the batches' stats and the tables' conditions):
+// columns, version 2 the batches' stats and the tables' conditions,
+// version 3 the expectation counts):
 //   meta(key PRIMARY KEY, value)  schema_version, next_batch_id (batch ids
 //                                 come from here so ResetTable/ReleaseBatch
 //                                 never let an id be reused)
@@ -17,6 +18,8 @@
 //                                 committed_at_ms; NULL when unknown)
 //   watermarks(tbl PRIMARY KEY)   what the source saw of a table last time
 //   table_conditions(tbl PRIMARY KEY)  a stopped or failing table's reason
+//   batch_expectations(batch_id, name)  per committed batch and expectation:
+//                                 rows checked, passed, failed
 // List-valued columns (partition values, fingerprints) are stored as
 // "&item&item" with '%', '&', '=' and control bytes percent-escaped, so an
 // empty list and a list holding "" stay distinct.
@@ -326,6 +329,11 @@ Status Ledger::Impl::CreateSchema() {
       FLOE_RETURN_IF_ERROR(Exec(kBatchStatsColumns));
       schema_version = 3;
     }
+    if (schema_version == 3) {
+      // Version 3 kept no expectation counts (batch_expectations is created
+      // below): earlier batches have none.
+      schema_version = 4;
+    }
     if (schema_version != kLedgerSchemaVersion) {
       return Status::NotSupported(db_path + ": ledger schema version " + std::to_string(schema_version) +
                                   " is not the one this floe uses (" + std::to_string(kLedgerSchemaVersion) +
@@ -344,7 +352,10 @@ Status Ledger::Impl::CreateSchema() {
         "CREATE INDEX IF NOT EXISTS batches_by_commit_time ON batches(committed_at_ms) "
         "WHERE committed_at_ms IS NOT NULL;"
         "CREATE TABLE IF NOT EXISTS table_conditions(tbl TEXT PRIMARY KEY, state TEXT NOT NULL,"
-        "  reason TEXT NOT NULL, since_ms INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL);");
+        "  reason TEXT NOT NULL, since_ms INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL);"
+        "CREATE TABLE IF NOT EXISTS batch_expectations(batch_id INTEGER NOT NULL, tbl TEXT NOT NULL,"
+        "  seq INTEGER NOT NULL, name TEXT NOT NULL, action TEXT NOT NULL, checked INTEGER NOT NULL,"
+        "  passed INTEGER NOT NULL, failed INTEGER NOT NULL, PRIMARY KEY(batch_id, name));");
   });
 }
 
@@ -640,10 +651,12 @@ Result<std::vector<LedgerBatch>> Ledger::OpenBatches() {
   return batches;
 }
 
-Status Ledger::CommitBatch(int64_t batch_id, int64_t snapshot_id, const std::optional<BatchStats>& stats) {
+Status Ledger::CommitBatch(int64_t batch_id, int64_t snapshot_id, const std::optional<BatchStats>& stats,
+                           const std::vector<LedgerExpectationCount>& expectations) {
   return impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement query,
-                          impl_->Prepare("SELECT committed, snapshot_id FROM batches WHERE batch_id = ?1"));
+    FLOE_ASSIGN_OR_RETURN(
+        SqliteStatement query,
+        impl_->Prepare("SELECT committed, snapshot_id, tbl FROM batches WHERE batch_id = ?1"));
     query.Bind(1, batch_id);
     FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
     if (!row) return Status::NotFound("ledger: no batch " + std::to_string(batch_id));
@@ -679,8 +692,50 @@ Status Ledger::CommitBatch(int64_t batch_id, int64_t snapshot_id, const std::opt
                                          "updated_at_ms = ?3 WHERE batch_id = ?1 AND "
                                          "state = 'in_batch'"));
     files.Bind(1, batch_id).Bind(2, snapshot_id).Bind(3, now);
-    return files.Run();
+    FLOE_RETURN_IF_ERROR(files.Run());
+    const std::string table = query.Text(2);
+    FLOE_ASSIGN_OR_RETURN(
+        SqliteStatement insert,
+        impl_->Prepare("INSERT OR REPLACE INTO batch_expectations(batch_id, tbl, seq, name, action, checked, "
+                       "passed, failed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
+    int64_t seq = 0;
+    for (const LedgerExpectationCount& count : expectations) {
+      insert.Reset();
+      insert.Bind(1, batch_id)
+          .Bind(2, table)
+          .Bind(3, seq++)
+          .Bind(4, count.name)
+          .Bind(5, count.action)
+          .Bind(6, count.checked)
+          .Bind(7, count.passed)
+          .Bind(8, count.failed);
+      FLOE_RETURN_IF_ERROR(insert.Run());
+    }
+    return Status::OK();
   });
+}
+
+Result<std::vector<LedgerExpectationCount>> Ledger::ExpectationCounts(
+    const std::optional<std::string>& table) {
+  std::vector<LedgerExpectationCount> counts;
+  // An older floe's ledger, read without migrating it (read-only), has no counts.
+  if (impl_->schema_version < 4) return counts;
+  Status status = impl_->Transaction([&]() -> Status {
+    std::string sql = "SELECT batch_id, tbl, name, action, checked, passed, failed FROM batch_expectations";
+    if (table) sql += " WHERE tbl = ?1";
+    sql += " ORDER BY batch_id, seq";
+    FLOE_ASSIGN_OR_RETURN(SqliteStatement query, impl_->Prepare(sql));
+    if (table) query.Bind(1, *table);
+    while (true) {
+      FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
+      if (!row) break;
+      counts.push_back({query.Int(0), query.Text(1), query.Text(2), query.Text(3), query.Int(4), query.Int(5),
+                        query.Int(6)});
+    }
+    return Status::OK();
+  });
+  if (!status.ok()) return status;
+  return counts;
 }
 
 Status Ledger::ReleaseBatch(int64_t batch_id) {
@@ -763,7 +818,8 @@ Status Ledger::ResetTable(const std::string& table) {
   return impl_->Transaction([&]() -> Status {
     for (const char* sql :
          {"DELETE FROM files WHERE tbl = ?1", "DELETE FROM batches WHERE tbl = ?1",
-          "DELETE FROM watermarks WHERE tbl = ?1", "DELETE FROM table_conditions WHERE tbl = ?1"}) {
+          "DELETE FROM watermarks WHERE tbl = ?1", "DELETE FROM table_conditions WHERE tbl = ?1",
+          "DELETE FROM batch_expectations WHERE tbl = ?1"}) {
       FLOE_ASSIGN_OR_RETURN(SqliteStatement remove, impl_->Prepare(sql));
       remove.Bind(1, table);
       FLOE_RETURN_IF_ERROR(remove.Run());
@@ -787,6 +843,27 @@ Result<std::vector<LedgerFile>> Ledger::Files(const LedgerFilter& filter) {
   });
   if (!status.ok()) return status;
   return files;
+}
+
+Result<std::map<std::string, FileState>> Ledger::StatesOf(const std::vector<std::string>& uris) {
+  std::map<std::string, FileState> states;
+  Status status = impl_->Transaction([&]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(SqliteStatement query, impl_->Prepare("SELECT state FROM files WHERE uri = ?1"));
+    for (const std::string& uri : uris) {
+      query.Reset();
+      query.Bind(1, uri);
+      FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
+      if (!row) continue;
+      const std::string name = query.Text(0);
+      auto state = ParseFileState(name);
+      if (!state)
+        return Status::Corruption(impl_->db_path + ": file " + uri + " has unknown state \"" + name + "\"");
+      states[uri] = *state;
+    }
+    return Status::OK();
+  });
+  if (!status.ok()) return status;
+  return states;
 }
 
 Result<std::optional<std::pair<int64_t, int64_t>>> Ledger::LastCommittedSnapshot(const std::string& table) {

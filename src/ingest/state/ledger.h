@@ -51,6 +51,19 @@ struct LedgerBatch {
   std::vector<std::string> uris;  // the files of the batch, in order
 };
 
+// One expectation's counts of one committed batch ([[expectations]]): the
+// change rows it checked, that passed and that failed, and its action as
+// configured when the batch committed.
+struct LedgerExpectationCount {
+  int64_t batch_id = 0;
+  std::string table;  // the source table, as the batch's
+  std::string name;
+  std::string action;
+  int64_t checked = 0;
+  int64_t passed = 0;
+  int64_t failed = 0;
+};
+
 // What a committed batch did, kept with it for `floe status` and the
 // dashboard (a batch resolved by recovery has none).
 struct BatchStats {
@@ -147,11 +160,16 @@ class Ledger {
   // Open batches, oldest first (after a crash: to resolve against the table).
   Result<std::vector<LedgerBatch>> OpenBatches();
   // Marks the batch and its in_batch files committed with `snapshot_id`,
-  // keeping what it did (`stats`) and when. Repeating it with the same
-  // snapshot is a no-op; another snapshot is InvalidArgument; an unknown
-  // batch NotFound.
+  // keeping what it did (`stats`) and when, and its expectation counts
+  // (their batch_id and table are the batch's), in one transaction.
+  // Repeating it with the same snapshot is a no-op; another snapshot is
+  // InvalidArgument; an unknown batch NotFound.
   Status CommitBatch(int64_t batch_id, int64_t snapshot_id,
-                     const std::optional<BatchStats>& stats = std::nullopt);
+                     const std::optional<BatchStats>& stats = std::nullopt,
+                     const std::vector<LedgerExpectationCount>& expectations = {});
+  // Expectation counts of committed batches (of `table`, or all), by batch
+  // and then in the order they were recorded.
+  Result<std::vector<LedgerExpectationCount>> ExpectationCounts(const std::optional<std::string>& table);
   // Returns the batch's in_batch files to discovered and forgets the batch
   // (the batch did not commit; its id is not reused). A committed batch
   // cannot be released.
@@ -175,6 +193,8 @@ class Ledger {
 
   // Files matching the filter, ordered by table, order_key, uri.
   Result<std::vector<LedgerFile>> Files(const LedgerFilter& filter);
+  // The state of each of `uris` the ledger knows (the others are absent).
+  Result<std::map<std::string, FileState>> StatesOf(const std::vector<std::string>& uris);
 
   // Streams: per (stream, partition), the last position of any range the
   // ledger holds (in any state: a quarantined range was consumed too), so a

@@ -18,7 +18,7 @@ namespace floe::ingest {
 
 // The layout this floe writes (see ledger.cc); read-only opens of an older
 // ledger answer what it holds.
-inline constexpr int64_t kLedgerSchemaVersion = 3;
+inline constexpr int64_t kLedgerSchemaVersion = 4;
 
 int64_t LedgerNowMs();
 

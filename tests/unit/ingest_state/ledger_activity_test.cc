@@ -209,9 +209,17 @@ TEST_F(LedgerActivityTest, AVersionTwoLedgerReadsWithoutStatsUntilAWriterMigrate
   EXPECT_FALSE(last["a"].stats.has_value()) << "kept no stats before version 3";
   ASSERT_OK_AND_ASSIGN(int64_t batch, ledger->OpenBatch("a", {"/a/2"}));
   EXPECT_EQ(batch, 8);
-  ASSERT_OK(ledger->CommitBatch(batch, 43, Stats(1, 0, 10)));
+  LedgerExpectationCount positive;
+  positive.name = "positive";
+  positive.action = "drop";
+  positive.checked = 1;
+  positive.failed = 1;
+  ASSERT_OK(ledger->CommitBatch(batch, 43, Stats(1, 0, 10), {positive}));
   ASSERT_OK_AND_ASSIGN(auto sums, ledger->CommittedSince(0));
   EXPECT_EQ(sums["a"].inserted, 1);
+  ASSERT_OK_AND_ASSIGN(auto counts, ledger->ExpectationCounts(std::string("a")));
+  ASSERT_EQ(counts.size(), 1u) << "migrated through version 3 to 4";
+  EXPECT_EQ(counts[0].failed, 1);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "ingest/stream/kafka_records.h"
+#include "ingest/stream/stream_records.h"
 
 #include <algorithm>
 #include <map>
@@ -114,12 +114,6 @@ Result<Column> ConformColumn(Column column, const DataType& type, const std::str
   return internal::CastColumn(column, type, path);
 }
 
-Schema KafkaMetadataMembers() {
-  return {MakeField("topic", String(), false), MakeField("partition", Int32(), false),
-          MakeField("offset", Int64(), false), MakeField("timestamp", Timestamp(TimeUnit::kMilli, true)),
-          MakeField("key", Binary())};
-}
-
 }  // namespace
 
 int ColumnIndex(const Schema& schema, std::string_view name) {
@@ -129,16 +123,22 @@ int ColumnIndex(const Schema& schema, std::string_view name) {
   return -1;
 }
 
-Schema DeadLetterSchema() {
-  return {MakeField("topic", String(), false), MakeField("partition", Int32(), false),
-          MakeField("offset", Int64(), false), MakeField("timestamp", Timestamp(TimeUnit::kMicro, true)),
-          MakeField("key", String()),          MakeField("value", String()),
-          MakeField("error", String(), false)};
+Schema DeadLetterSchema(const RecordOrigin& origin) {
+  Schema schema = origin.DeadLetterPlace();
+  schema.push_back(MakeField("value", String()));
+  schema.push_back(MakeField("error", String(), false));
+  return schema;
 }
 
-bool CountRecord(const StreamRecord& record, DecodedRecords* out) {
+bool SkipRecord(const std::vector<StreamRecord>& records, size_t index, DecodedRecords* out,
+                std::vector<RecordDeadLetter>* dead) {
+  const StreamRecord& record = records[index];
   out->payload_bytes +=
       static_cast<int64_t>((record.key ? record.key->size() : 0) + (record.value ? record.value->size() : 0));
+  if (!record.error.empty()) {
+    dead->push_back({index, record.error});
+    return true;
+  }
   if (record.value) return false;
   ++out->tombstones;
   return true;
@@ -164,12 +164,12 @@ Status AddRecordPart(RecordBatch batch, const std::vector<size_t>& records, std:
   return Status::OK();
 }
 
-Result<DecodedRecords> AssembleDecodedRecords(const std::string& topic, int32_t partition,
+Result<DecodedRecords> AssembleDecodedRecords(const RecordOrigin& origin,
                                               const std::vector<StreamRecord>& records,
                                               std::vector<RecordPart> parts,
                                               std::vector<RecordDeadLetter> dead, bool metadata_column,
                                               DecodedRecords out) {
-  const std::string where = topic + "[" + std::to_string(partition) + "]";
+  const std::string where = origin.Where();
   // The union of the parts' schemas, the newest (last record) decides the order of conflicts.
   std::sort(parts.begin(), parts.end(),
             [](const RecordPart& a, const RecordPart& b) { return a.records.back() < b.records.back(); });
@@ -184,7 +184,7 @@ Result<DecodedRecords> AssembleDecodedRecords(const std::string& topic, int32_t 
       }
       joined = *with;
     }
-    // Every part conformed to the union, rows back in offset order.
+    // Every part conformed to the union, rows back in record order.
     std::vector<std::pair<size_t, std::pair<size_t, int64_t>>> order;  // record -> (part, row)
     std::vector<RecordBatch> conformed;
     std::vector<size_t> part_slot(parts.size(), SIZE_MAX);
@@ -217,7 +217,7 @@ Result<DecodedRecords> AssembleDecodedRecords(const std::string& topic, int32_t 
       rows = std::move(conformed.front());
     } else if (!conformed.empty()) {
       FLOE_ASSIGN_OR_RETURN(rows, ConcatBatches(conformed));
-      // ConcatBatches keeps part order; put the rows back in offset order.
+      // ConcatBatches keeps part order; put the rows back in record order.
       std::vector<int64_t> base(conformed.size(), 0);
       for (size_t c = 1; c < conformed.size(); ++c) base[c] = base[c - 1] + conformed[c - 1].num_rows;
       std::vector<int64_t> take;
@@ -226,64 +226,41 @@ Result<DecodedRecords> AssembleDecodedRecords(const std::string& topic, int32_t 
       FLOE_ASSIGN_OR_RETURN(rows, TakeBatchRows(rows, take));
     }
     if (metadata_column && !conformed.empty()) {
-      Column kafka = MakeEmptyColumn(Struct(KafkaMetadataMembers()));
+      const std::string name(origin.metadata_column());
+      Column metadata = MakeEmptyColumn(Struct(origin.MetadataMembers()));
       for (const auto& [record_index, at] : order) {
-        const StreamRecord& record = records[record_index];
-        kafka.children[0].AppendBytes(topic);
-        kafka.children[1].AppendValue<int32_t>(partition);
-        kafka.children[2].AppendValue<int64_t>(record.offset);
-        if (record.timestamp_ms >= 0) {
-          kafka.children[3].AppendValue<int64_t>(record.timestamp_ms);
-        } else {
-          kafka.children[3].AppendNull();
-        }
-        if (record.key) {
-          kafka.children[4].AppendBytes(*record.key);
-        } else {
-          kafka.children[4].AppendNull();
-        }
-        kafka.AppendStructSlot();
+        origin.AppendMetadata(records[record_index], &metadata.children);
+        metadata.AppendStructSlot();
       }
-      if (ColumnIndex(rows.schema, "kafka") >= 0) {
-        return Status::InvalidArgument(where +
-                                       ": the records have their own member kafka, where [source] "
-                                       "kafka_metadata (or the default ordering of changes = \"debezium\") "
-                                       "puts the record's topic, partition and offset");
+      if (ColumnIndex(rows.schema, name) >= 0) {
+        return Status::InvalidArgument(where + ": the records have their own member " + name +
+                                       ", where [source] " + std::string(origin.metadata_key()) +
+                                       " (or the default ordering of changes = \"debezium\") puts where "
+                                       "each record came from");
       }
-      rows.schema.push_back(MakeField("kafka", kafka.type, false));
-      rows.columns.push_back(std::move(kafka));
+      rows.schema.push_back(MakeField(name, metadata.type, false));
+      rows.columns.push_back(std::move(metadata));
     }
     out.rows = std::move(rows);
   }
 
-  // Dead letters in offset order.
+  // Dead letters in record order.
   std::sort(dead.begin(), dead.end(),
             [](const RecordDeadLetter& a, const RecordDeadLetter& b) { return a.record < b.record; });
-  out.dead_letters.schema = DeadLetterSchema();
+  out.dead_letters.schema = DeadLetterSchema(origin);
   for (const Field& field : out.dead_letters.schema)
     out.dead_letters.columns.push_back(MakeEmptyColumn(field.type));
+  auto& columns = out.dead_letters.columns;
+  const size_t value_column = columns.size() - 2;
   for (const RecordDeadLetter& letter : dead) {
     const StreamRecord& record = records[letter.record];
-    auto& c = out.dead_letters.columns;
-    c[0].AppendBytes(topic);
-    c[1].AppendValue<int32_t>(partition);
-    c[2].AppendValue<int64_t>(record.offset);
-    if (record.timestamp_ms >= 0) {
-      c[3].AppendValue<int64_t>(record.timestamp_ms * 1000);
-    } else {
-      c[3].AppendNull();
-    }
-    if (record.key) {
-      c[4].AppendBytes(Base64Encode(*record.key));
-    } else {
-      c[4].AppendNull();
-    }
+    origin.AppendDeadLetterPlace(record, &columns);
     if (record.value) {
-      c[5].AppendBytes(Base64Encode(*record.value));
+      columns[value_column].AppendBytes(Base64Encode(*record.value));
     } else {
-      c[5].AppendNull();
+      columns[value_column].AppendNull();
     }
-    c[6].AppendBytes(where + " offset " + std::to_string(record.offset) + ": " + letter.error);
+    columns[value_column + 1].AppendBytes(origin.Describe(record) + ": " + letter.error);
   }
   out.dead_letters.num_rows = static_cast<int64_t>(dead.size());
   return out;

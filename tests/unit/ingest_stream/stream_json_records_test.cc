@@ -1,9 +1,10 @@
-#include "ingest/stream/kafka_json_records.h"
+#include "ingest/stream/stream_json_records.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "common/base64.h"
+#include "ingest/stream/kafka_record_origin.h"
 #include "test_util.h"
 
 namespace floe::ingest {
@@ -16,12 +17,13 @@ using ::testing::HasSubstr;
 // with id widened to int64.
 std::string ValueSchema(int version) {
   const std::string id_type = version == 1 ? "int32" : "int64";
-  std::string after = R"({"type":"struct","optional":true,"name":"t.Value","field":"after","fields":[)"
-                      R"({"field":"id","type":")" +
-                      id_type +
-                      R"(","optional":false},)"
-                      R"({"field":"balance","type":"bytes","optional":true,"name":"org.apache.kafka.connect.data.Decimal","version":1,"parameters":{"scale":"2","connect.decimal.precision":"10"}},)"
-                      R"({"field":"at","type":"int64","optional":true,"name":"io.debezium.time.MicroTimestamp","version":1})";
+  std::string after =
+      R"({"type":"struct","optional":true,"name":"t.Value","field":"after","fields":[)"
+      R"({"field":"id","type":")" +
+      id_type +
+      R"(","optional":false},)"
+      R"({"field":"balance","type":"bytes","optional":true,"name":"org.apache.kafka.connect.data.Decimal","version":1,"parameters":{"scale":"2","connect.decimal.precision":"10"}},)"
+      R"({"field":"at","type":"int64","optional":true,"name":"io.debezium.time.MicroTimestamp","version":1})";
   if (version == 2) after += R"(,{"field":"note","type":"string","optional":true})";
   after += "]}";
   return R"({"type":"struct","optional":false,"name":"t.Envelope","fields":[)" + after +
@@ -34,7 +36,7 @@ std::string Wrapped(int version, const std::string& payload) {
 
 StreamRecord Record(int64_t offset, std::optional<std::string> value, std::optional<std::string> key = "k") {
   StreamRecord record;
-  record.offset = offset;
+  record.position = std::to_string(offset);
   record.timestamp_ms = 1'700'000'000'000 + offset;
   record.key = std::move(key);
   record.value = std::move(value);
@@ -43,10 +45,10 @@ StreamRecord Record(int64_t offset, std::optional<std::string> value, std::optio
 
 Result<DecodedRecords> Decode(const std::vector<StreamRecord>& records, bool metadata = true) {
   static connect::ConnectSchemaCache schemas;
-  KafkaJsonOptions options;
+  StreamJsonOptions options;
   options.text.inference.infer_column_types = true;
   options.metadata_column = metadata;
-  return DecodeKafkaJsonRecords("db.inventory.t", 2, records, {}, options, schemas);
+  return DecodeStreamJsonRecords(KafkaRecordOrigin("db.inventory.t", 2), records, {}, options, schemas);
 }
 
 const Column& ColumnNamed(const RecordBatch& batch, const std::string& name) {
@@ -69,10 +71,11 @@ const Column& Member(const Column& parent, const std::string& name) {
 
 TEST(KafkaJsonRecordsTest, EnvelopesBecomeTheirPayloadsTypedByTheirConnectSchema) {
   // 12345 cents: unscaled bytes 0x30 0x39, base64 "MDk=".
-  ASSERT_OK_AND_ASSIGN(DecodedRecords decoded,
-                       Decode({Record(7, Wrapped(1, R"({"after":{"id":5,"balance":"MDk=","at":1700000000123456},"op":"c"})")),
-                               Record(8, std::nullopt),  // a tombstone
-                               Record(9, Wrapped(1, "null"))}));
+  ASSERT_OK_AND_ASSIGN(
+      DecodedRecords decoded,
+      Decode({Record(7, Wrapped(1, R"({"after":{"id":5,"balance":"MDk=","at":1700000000123456},"op":"c"})")),
+              Record(8, std::nullopt),  // a tombstone
+              Record(9, Wrapped(1, "null"))}));
   EXPECT_EQ(decoded.tombstones, 2);
   EXPECT_EQ(decoded.dead_letters.num_rows, 0);
   ASSERT_EQ(decoded.rows.num_rows, 1);
@@ -91,12 +94,12 @@ TEST(KafkaJsonRecordsTest, EnvelopesBecomeTheirPayloadsTypedByTheirConnectSchema
 }
 
 TEST(KafkaJsonRecordsTest, RecordsThatCannotBeRowsAreDeadLettersWithTheirBytesAndWhy) {
-  ASSERT_OK_AND_ASSIGN(
-      DecodedRecords decoded,
-      Decode({Record(10, R"({"op":"c","after":{"id":1}})"), Record(11, "not json at all"), Record(12, "[1,2,3]"),
-              Record(13, std::string("\xff\xfe{", 3), std::nullopt), Record(14, R"({"op":"u","after":{"id":1}})"),
-              Record(15, Wrapped(1, R"({"after":{"id":"five"},"op":"c"})")),
-              Record(16, R"({"schema":{"type":"nonsense"},"payload":{"op":"c"}})")}));
+  ASSERT_OK_AND_ASSIGN(DecodedRecords decoded,
+                       Decode({Record(10, R"({"op":"c","after":{"id":1}})"), Record(11, "not json at all"),
+                               Record(12, "[1,2,3]"), Record(13, std::string("\xff\xfe{", 3), std::nullopt),
+                               Record(14, R"({"op":"u","after":{"id":1}})"),
+                               Record(15, Wrapped(1, R"({"after":{"id":"five"},"op":"c"})")),
+                               Record(16, R"({"schema":{"type":"nonsense"},"payload":{"op":"c"}})")}));
   EXPECT_EQ(decoded.rows.num_rows, 2);
   ASSERT_EQ(decoded.dead_letters.num_rows, 5);
   const auto& columns = decoded.dead_letters.columns;
@@ -120,10 +123,11 @@ TEST(KafkaJsonRecordsTest, RecordsThatCannotBeRowsAreDeadLettersWithTheirBytesAn
 }
 
 TEST(KafkaJsonRecordsTest, ASchemaChangeMidRangeGivesTheUnionInOffsetOrder) {
-  ASSERT_OK_AND_ASSIGN(DecodedRecords decoded,
-                       Decode({Record(0, Wrapped(1, R"({"after":{"id":1,"balance":null,"at":null},"op":"c"})")),
-                               Record(1, Wrapped(2, R"({"after":{"id":2,"note":"hi"},"op":"c"})")),
-                               Record(2, Wrapped(1, R"({"after":{"id":3},"op":"u"})"))}));
+  ASSERT_OK_AND_ASSIGN(
+      DecodedRecords decoded,
+      Decode({Record(0, Wrapped(1, R"({"after":{"id":1,"balance":null,"at":null},"op":"c"})")),
+              Record(1, Wrapped(2, R"({"after":{"id":2,"note":"hi"},"op":"c"})")),
+              Record(2, Wrapped(1, R"({"after":{"id":3},"op":"u"})"))}));
   ASSERT_EQ(decoded.rows.num_rows, 3);
   EXPECT_EQ(decoded.dead_letters.num_rows, 0);
   const Column& after = ColumnNamed(decoded.rows, "after");
@@ -143,8 +147,9 @@ TEST(KafkaJsonRecordsTest, ASchemaChangeMidRangeGivesTheUnionInOffsetOrder) {
 }
 
 TEST(KafkaJsonRecordsTest, SchemalessValuesAreInferredAndAppendRowsHaveNoMetadataUnlessAsked) {
-  ASSERT_OK_AND_ASSIGN(DecodedRecords decoded,
-                       Decode({Record(3, R"({"user":"ann","clicks":3,"at":"2026-11-30T10:00:00Z"})")}, false));
+  ASSERT_OK_AND_ASSIGN(
+      DecodedRecords decoded,
+      Decode({Record(3, R"({"user":"ann","clicks":3,"at":"2026-11-30T10:00:00Z"})")}, false));
   ASSERT_EQ(decoded.rows.num_rows, 1);
   EXPECT_EQ(ColumnNamed(decoded.rows, "clicks").type, Int64());
   for (const Field& field : decoded.rows.schema) EXPECT_NE(field.name, "kafka");

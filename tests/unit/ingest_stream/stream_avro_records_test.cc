@@ -1,7 +1,7 @@
 // Confluent Avro records of one range to rows: Connect types exact, two
 // writer schemas joined, and every kind of bad record a dead letter while
 // a registry that cannot answer fails the range.
-#include "ingest/stream/kafka_avro_records.h"
+#include "ingest/stream/stream_avro_records.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 #include "columnar/json_format.h"
 #include "formats/avro/encoder.h"
 #include "formats/connect/confluent_framing.h"
+#include "ingest/stream/kafka_record_origin.h"
 #include "test_util.h"
 
 namespace floe::ingest {
@@ -86,7 +87,7 @@ std::string Datum(int version, int64_t id, int64_t unscaled, int64_t at, const s
 
 StreamRecord Record(int64_t offset, std::optional<std::string> value) {
   StreamRecord record;
-  record.offset = offset;
+  record.position = std::to_string(offset);
   record.timestamp_ms = 1'700'000'000'000 + offset;
   record.key = "k" + std::to_string(offset);
   record.value = std::move(value);
@@ -112,8 +113,9 @@ TEST(KafkaAvroRecordsTest, WriterSchemasTypeTheRowsExactlyAndJoin) {
       Record(12, Datum(2, int64_t{1} << 40, -5, 1'700'000'000'000'000, "u", "Zürich")),
       Record(13, Datum(1, 8, 100, 0, "c")),
   };
-  ASSERT_OK_AND_ASSIGN(DecodedRecords decoded, DecodeKafkaAvroRecords("db.t", 0, records, registry.Lookup(),
-                                                                      /*metadata_column=*/false));
+  ASSERT_OK_AND_ASSIGN(DecodedRecords decoded,
+                       DecodeStreamAvroRecords(KafkaRecordOrigin("db.t", 0), records, registry.Lookup(),
+                                               /*metadata_column=*/false));
   EXPECT_EQ(decoded.tombstones, 1);
   EXPECT_EQ(decoded.dead_letters.num_rows, 0) << RowsOf(decoded.dead_letters);
   EXPECT_EQ(registry.lookups, 2) << "one lookup per schema id";
@@ -154,8 +156,9 @@ TEST(KafkaAvroRecordsTest, BadRecordsAreDeadLettersAndTheRestLands) {
       Record(6, json_schema),
       Record(7, Datum(1, 4, 4, 4, "u")),
   };
-  ASSERT_OK_AND_ASSIGN(DecodedRecords decoded, DecodeKafkaAvroRecords("db.t", 3, records, registry.Lookup(),
-                                                                      /*metadata_column=*/true));
+  ASSERT_OK_AND_ASSIGN(DecodedRecords decoded,
+                       DecodeStreamAvroRecords(KafkaRecordOrigin("db.t", 3), records, registry.Lookup(),
+                                               /*metadata_column=*/true));
   EXPECT_EQ(decoded.rows.num_rows, 2);
   ASSERT_EQ(decoded.dead_letters.num_rows, 6) << RowsOf(decoded.dead_letters);
   const Column& offsets = decoded.dead_letters.columns[2];
@@ -176,8 +179,8 @@ TEST(KafkaAvroRecordsTest, BadRecordsAreDeadLettersAndTheRestLands) {
 TEST(KafkaAvroRecordsTest, ARegistryThatCannotAnswerFailsTheRange) {
   Registry registry;
   registry.failure = Status::IOError("schema registry http://r:8081: 503 Service Unavailable", true);
-  auto decoded =
-      DecodeKafkaAvroRecords("db.t", 0, {Record(5, Datum(1, 1, 1, 1, "c"))}, registry.Lookup(), false);
+  auto decoded = DecodeStreamAvroRecords(KafkaRecordOrigin("db.t", 0), {Record(5, Datum(1, 1, 1, 1, "c"))},
+                                         registry.Lookup(), false);
   ASSERT_FALSE(decoded.ok());
   EXPECT_TRUE(decoded.status().retryable());
   EXPECT_THAT(decoded.status().message(), HasSubstr("db.t[0] offset 5"));

@@ -1,4 +1,4 @@
-// What the Kafka record fuzz targets check of a decoded range: every record
+// What the stream record fuzz targets check of a decoded range: every record
 // is a row, a dead letter or a tombstone, exactly once, and every row column
 // is consistent.
 #pragma once
@@ -6,7 +6,7 @@
 #include <cstddef>
 
 #include "fuzz_checks.h"
-#include "ingest/stream/kafka_records.h"
+#include "ingest/stream/stream_records.h"
 
 namespace floe::fuzzing {
 

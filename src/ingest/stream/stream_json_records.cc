@@ -1,4 +1,4 @@
-#include "ingest/stream/kafka_json_records.h"
+#include "ingest/stream/stream_json_records.h"
 
 #include <simdjson.h>
 
@@ -143,12 +143,11 @@ Result<Envelope> ClassifyValue(simdjson::ondemand::parser& parser, const std::st
 
 }  // namespace
 
-Result<DecodedRecords> DecodeKafkaJsonRecords(const std::string& topic, int32_t partition,
-                                              const std::vector<StreamRecord>& records,
-                                              const Schema& table_columns, const KafkaJsonOptions& options,
-                                              connect::ConnectSchemaCache& schemas) {
+Result<DecodedRecords> DecodeStreamJsonRecords(const RecordOrigin& origin,
+                                               const std::vector<StreamRecord>& records,
+                                               const Schema& table_columns, const StreamJsonOptions& options,
+                                               connect::ConnectSchemaCache& schemas) {
   DecodedRecords out;
-  const std::string where = topic + "[" + std::to_string(partition) + "]";
   std::vector<RecordDeadLetter> dead;
   std::vector<Group> groups;
   std::map<const connect::ConnectSchema*, size_t> group_of;
@@ -162,8 +161,7 @@ Result<DecodedRecords> DecodeKafkaJsonRecords(const std::string& topic, int32_t 
       if (it != group_of.end()) return &groups[it->second];
     }
     json::JsonDecodeOptions decode;
-    decode.location.unit = where;
-    decode.location.position_key = "_offset";
+    decode.location = origin.Rescue();
     decode.on_broken = formats::BadDataPolicy::kRescue;
     if (schema) {
       decode.known = RawSchemaOf(*schema);
@@ -189,7 +187,7 @@ Result<DecodedRecords> DecodeKafkaJsonRecords(const std::string& topic, int32_t 
 
   for (size_t i = 0; i < records.size(); ++i) {
     const StreamRecord& record = records[i];
-    if (CountRecord(record, &out)) continue;
+    if (SkipRecord(records, i, &out, &dead)) continue;
     auto envelope = ClassifyValue(parser, *record.value);
     if (!envelope.ok()) {
       dead.push_back({i, "the value is " + envelope.status().message()});
@@ -216,7 +214,7 @@ Result<DecodedRecords> DecodeKafkaJsonRecords(const std::string& topic, int32_t 
       document = envelope->payload_text;
     }
     FLOE_ASSIGN_OR_RETURN(Group * group, decoder_for(schema));
-    Status added = group->decoder->Add(document, record.offset);
+    Status added = group->decoder->Add(document, origin.RescuePosition(record, i));
     if (!added.ok()) {
       // kFail policies ([source] infer settings): the record alone is bad.
       dead.push_back({i, added.message()});
@@ -274,8 +272,8 @@ Result<DecodedRecords> DecodeKafkaJsonRecords(const std::string& topic, int32_t 
     FLOE_RETURN_IF_ERROR(AddRecordPart(std::move(batch), group.records, std::move(errors), &parts, &dead));
   }
 
-  return AssembleDecodedRecords(topic, partition, records, std::move(parts), std::move(dead),
-                                options.metadata_column, std::move(out));
+  return AssembleDecodedRecords(origin, records, std::move(parts), std::move(dead), options.metadata_column,
+                                std::move(out));
 }
 
 }  // namespace floe::ingest

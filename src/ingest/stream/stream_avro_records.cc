@@ -1,4 +1,4 @@
-#include "ingest/stream/kafka_avro_records.h"
+#include "ingest/stream/stream_avro_records.h"
 
 #include <map>
 #include <span>
@@ -54,15 +54,15 @@ SchemaGroup GroupFor(int32_t id, const schema_registry::RegisteredSchema& regist
 
 }  // namespace
 
-Result<DecodedRecords> DecodeKafkaAvroRecords(const std::string& topic, int32_t partition,
-                                              const std::vector<StreamRecord>& records,
-                                              const RegisteredSchemaLookup& lookup, bool metadata_column) {
+Result<DecodedRecords> DecodeStreamAvroRecords(const RecordOrigin& origin,
+                                               const std::vector<StreamRecord>& records,
+                                               const RegisteredSchemaLookup& lookup, bool metadata_column) {
   DecodedRecords out;
   std::vector<RecordDeadLetter> dead;
   std::map<int32_t, SchemaGroup> groups;
   for (size_t i = 0; i < records.size(); ++i) {
     const StreamRecord& record = records[i];
-    if (CountRecord(record, &out)) continue;
+    if (SkipRecord(records, i, &out, &dead)) continue;
     auto frame = connect::ParseConfluentFrame(*record.value);
     if (!frame.ok()) {
       dead.push_back({i, "the value is " + frame.status().message()});
@@ -75,8 +75,7 @@ Result<DecodedRecords> DecodeKafkaAvroRecords(const std::string& topic, int32_t 
         const ErrorKind kind = registered.status().kind();
         if (kind != ErrorKind::kNotFound && kind != ErrorKind::kNotSupported) {
           // The registry, not the record: the batch is redone later.
-          return registered.status().WithContext(topic + "[" + std::to_string(partition) + "] offset " +
-                                                 std::to_string(record.offset));
+          return registered.status().WithContext(origin.Describe(record));
         }
         SchemaGroup unknown;
         unknown.unusable = "its writer schema: " + registered.status().message();
@@ -127,7 +126,7 @@ Result<DecodedRecords> DecodeKafkaAvroRecords(const std::string& topic, int32_t 
     FLOE_RETURN_IF_ERROR(
         AddRecordPart(std::move(converted->batch), group.records, std::move(errors), &parts, &dead));
   }
-  return AssembleDecodedRecords(topic, partition, records, std::move(parts), std::move(dead), metadata_column,
+  return AssembleDecodedRecords(origin, records, std::move(parts), std::move(dead), metadata_column,
                                 std::move(out));
 }
 

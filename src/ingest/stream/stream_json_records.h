@@ -1,6 +1,7 @@
-// KafkaJsonRecords: the format axis of the source model for Kafka records
-// whose values are JSON — one offset range of one partition becomes one
-// RecordBatch of rows, plus the records that could not become rows.
+// StreamJsonRecords: the format axis of the source model for stream records
+// (Kafka, Kinesis) whose values are JSON — one range of one partition or
+// shard becomes one RecordBatch of rows, plus the records that could not
+// become rows.
 //
 // Contract:
 // - A null value (a tombstone, which follows a Debezium delete) makes no row.
@@ -19,11 +20,13 @@
 //   cannot join the union is a dead letter, as is a record that is not a JSON
 //   object, a broken envelope, a schema that does not parse, and a payload
 //   value its own schema cannot represent; each dead letter keeps its raw
-//   key and value and says what was wrong, naming topic, partition and offset.
-// - With `metadata_column`, each row gets the struct column `kafka` (topic,
-//   partition, offset, timestamp, key): [merge] order_by can name
-//   "kafka.offset", and append tables keep where each row came from.
-// Rows are in offset order. Pure: thread-safe (each call builds its own decoders).
+//   value and says what was wrong, naming the record (RecordOrigin).
+// - With `metadata_column`, each row gets the origin's struct column
+//   (`kafka`: topic, partition, offset, timestamp, key; `kinesis`: stream,
+//   shard, sequence number, ...): [merge] order_by can name "kafka.offset",
+//   and append tables keep where each row came from.
+// Rows are in record order. Thread-safe (each call builds its own
+// decoders; `schemas` is a thread-safe cache).
 #pragma once
 
 #include <cstdint>
@@ -35,21 +38,21 @@
 #include "common/status.h"
 #include "formats/connect/connect_schema.h"
 #include "ingest/format/text_format_options.h"
-#include "ingest/stream/kafka_records.h"
+#include "ingest/stream/stream_records.h"
 
 namespace floe::ingest {
 
-struct KafkaJsonOptions {
+struct StreamJsonOptions {
   TextFormatOptions text;
   bool metadata_column = false;
 };
 
-// `records` of topic[partition], in offset order. `table_columns`: the target
-// table's primitive top-level columns, which hint inferred types (see
-// FileFormat::Open). `schemas` caches parsed Connect schemas across calls.
-Result<DecodedRecords> DecodeKafkaJsonRecords(const std::string& topic, int32_t partition,
-                                              const std::vector<StreamRecord>& records,
-                                              const Schema& table_columns, const KafkaJsonOptions& options,
-                                              connect::ConnectSchemaCache& schemas);
+// `records` of one partition or shard (`origin`), in order. `table_columns`:
+// the target table's primitive top-level columns, which hint inferred types
+// (see FileFormat::Open). `schemas` caches parsed Connect schemas across calls.
+Result<DecodedRecords> DecodeStreamJsonRecords(const RecordOrigin& origin,
+                                               const std::vector<StreamRecord>& records,
+                                               const Schema& table_columns, const StreamJsonOptions& options,
+                                               connect::ConnectSchemaCache& schemas);
 
 }  // namespace floe::ingest

@@ -1,4 +1,4 @@
-// Fuzzes the Confluent Avro record decoder (ingest/stream/kafka_avro_records.h):
+// Fuzzes the Confluent Avro record decoder (ingest/stream/stream_avro_records.h):
 // record values from a broker are untrusted bytes — framed datums of a
 // known writer schema, of an unknown id, truncated, with bytes left over,
 // garbage. Any records must give rows and dead letters (every record
@@ -16,8 +16,9 @@
 #include <string_view>
 #include <vector>
 
-#include "ingest/stream/kafka_avro_records.h"
-#include "kafka_records_check.h"
+#include "ingest/stream/kafka_record_origin.h"
+#include "ingest/stream/stream_avro_records.h"
+#include "stream_records_check.h"
 
 namespace {
 
@@ -75,7 +76,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   while (at < size && records.size() < 64) {
     const uint8_t length = data[at++];
     StreamRecord record;
-    record.offset = static_cast<int64_t>(records.size());
+    record.position = std::to_string(records.size());
     record.timestamp_ms = 1000;
     record.key = "k";
     if (length != 255) {
@@ -90,7 +91,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (it == Schemas().end()) return Status::NotFound("schema id " + std::to_string(id) + " not found");
     return it->second;
   };
-  auto decoded = DecodeKafkaAvroRecords("t", 0, records, lookup, (size % 2) == 0);
+  auto decoded = DecodeStreamAvroRecords(KafkaRecordOrigin("t", 0), records, lookup, (size % 2) == 0);
   if (decoded.ok()) floe::fuzzing::CheckDecodedRecords(*decoded, records.size());
   return 0;
 }
