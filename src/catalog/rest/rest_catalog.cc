@@ -74,6 +74,9 @@ s3::S3Options S3OptionsWithTableConfig(s3::S3Options options,
   return options;
 }
 
+// The format version snapshots in `updates` are written for: the table's
+// (`cached`), else 3 when a snapshot carries row lineage (first_row_id
+// exists only in format 3), else 2; raised by an upgrade among the updates.
 int FormatVersionFor(const std::optional<LoadedTable>& cached,
                      const std::vector<iceberg::TableUpdate>& updates) {
   int version = cached ? cached->metadata.format_version : 2;
@@ -81,8 +84,41 @@ int FormatVersionFor(const std::optional<LoadedTable>& cached,
     if (const auto* upgrade = std::get_if<iceberg::update::UpgradeFormatVersion>(&update)) {
       version = std::max(version, upgrade->format_version);
     }
+    if (const auto* added = std::get_if<iceberg::update::AddSnapshot>(&update);
+        added && !cached && added->snapshot.first_row_id) {
+      version = std::max(version, 3);
+    }
   }
   return version;
+}
+
+// A CommitTableRequest: the table's identifier, requirements and updates.
+OrderedJson CommitRequestJson(const TableIdentifier& table,
+                              const std::vector<iceberg::TableRequirement>& requirements,
+                              const std::vector<iceberg::TableUpdate>& updates, int format_version) {
+  OrderedJson body = OrderedJson::object();
+  body["identifier"] = TableIdentifierToJson(table);
+  body["requirements"] = OrderedJson::array();
+  for (const auto& requirement : requirements) {
+    body["requirements"].push_back(iceberg::TableRequirementToJson(requirement));
+  }
+  body["updates"] = OrderedJson::array();
+  for (const auto& update : updates) {
+    body["updates"].push_back(iceberg::TableUpdateToJson(update, format_version));
+  }
+  return body;
+}
+
+// Sends a commit request. A transport failure is CommitStateUnknown (the
+// request may have reached the server and been applied); a non-2xx answer
+// is the mapped error (409: retryable CommitFailed; 5xx: unknown).
+Result<RestReply> SendCommit(RestSession& session, const RestRequest& request, const std::string& operation) {
+  auto reply = session.Send(request);
+  if (!reply.ok()) return Status::CommitStateUnknown(operation + ": " + reply.status().message());
+  if (!IsSuccess(reply->status)) {
+    return ErrorFromResponse(reply->status, reply->body, RequestKind::kCommit, operation, session.secrets());
+  }
+  return reply;
 }
 
 }  // namespace
@@ -335,36 +371,11 @@ Result<std::vector<LoadedTable>> RestCatalog::CommitTables(const std::vector<Tab
   OrderedJson body = OrderedJson::object();
   body["table-changes"] = OrderedJson::array();
   for (const TableChanges& change : changes) {
-    // A snapshot carries row lineage (first_row_id) exactly in format 3
-    // tables, which is all the format version changes in these updates.
-    int format_version = 2;
-    for (const auto& update : change.updates) {
-      if (const auto* snapshot = std::get_if<iceberg::update::AddSnapshot>(&update)) {
-        if (snapshot->snapshot.first_row_id) format_version = 3;
-      }
-    }
-    OrderedJson table = OrderedJson::object();
-    table["identifier"] = TableIdentifierToJson(change.table);
-    table["requirements"] = OrderedJson::array();
-    for (const auto& requirement : change.requirements) {
-      table["requirements"].push_back(iceberg::TableRequirementToJson(requirement));
-    }
-    table["updates"] = OrderedJson::array();
-    for (const auto& update : change.updates) {
-      table["updates"].push_back(iceberg::TableUpdateToJson(update, format_version));
-    }
-    body["table-changes"].push_back(std::move(table));
+    body["table-changes"].push_back(CommitRequestJson(change.table, change.requirements, change.updates,
+                                                      FormatVersionFor(std::nullopt, change.updates)));
   }
   RestRequest request{"POST", Root() + "/transactions/commit", {}, BodyText(body)};
-  auto reply = session_->Send(request);
-  if (!reply.ok()) {
-    // The request may have reached the server and been applied.
-    return Status::CommitStateUnknown(operation + ": " + reply.status().message());
-  }
-  if (!IsSuccess(reply->status)) {
-    return ErrorFromResponse(reply->status, reply->body, RequestKind::kCommit, operation,
-                             session_->secrets());
-  }
+  FLOE_RETURN_IF_ERROR(SendCommit(*session_, request, operation).status());
   std::vector<LoadedTable> out;
   for (const TableChanges& change : changes) {
     auto ops = LoadTable(change.table);
@@ -430,27 +441,11 @@ Result<LoadedTable> RestTableOperations::Load() {
 Result<LoadedTable> RestTableOperations::Commit(const std::vector<iceberg::TableRequirement>& requirements,
                                                 const std::vector<iceberg::TableUpdate>& updates) {
   const std::string operation = "committing to table " + name();
-  const int format_version = FormatVersionFor(cached_, updates);
-  OrderedJson body = OrderedJson::object();
-  body["identifier"] = TableIdentifierToJson(identifier_);
-  body["requirements"] = OrderedJson::array();
-  for (const auto& requirement : requirements) {
-    body["requirements"].push_back(iceberg::TableRequirementToJson(requirement));
-  }
-  body["updates"] = OrderedJson::array();
-  for (const auto& update : updates)
-    body["updates"].push_back(iceberg::TableUpdateToJson(update, format_version));
+  const OrderedJson body =
+      CommitRequestJson(identifier_, requirements, updates, FormatVersionFor(cached_, updates));
   RestRequest request{"POST", table_path_, {}, BodyText(body)};
-  auto reply = session_->Send(request);
-  if (!reply.ok()) {
-    // The request may have reached the server and been applied.
-    return Status::CommitStateUnknown(operation + ": " + reply.status().message());
-  }
-  if (!IsSuccess(reply->status)) {
-    return ErrorFromResponse(reply->status, reply->body, RequestKind::kCommit, operation,
-                             session_->secrets());
-  }
-  auto loaded = LoadedTableFromJson(reply->body, operation);
+  FLOE_ASSIGN_OR_RETURN(RestReply reply, SendCommit(*session_, request, operation));
+  auto loaded = LoadedTableFromJson(reply.body, operation);
   if (!loaded.ok()) {
     return Status::CommitStateUnknown(
         operation +

@@ -19,7 +19,6 @@ namespace floe::ingest {
 namespace {
 
 using pipeline_testing::PipelineTest;
-namespace fs = std::filesystem;
 // (commit order, change type, id, name)
 using FeedRow = std::tuple<int64_t, std::string, int64_t, std::string>;
 
@@ -72,8 +71,7 @@ class ChangeFeedTest : public PipelineTest {
   // A batch with an insert, an update and a delete landed on a table whose
   // first batch (and its feed) is committed.
   void PrepareTheBatch() {
-    for (const fs::path& entry : fs::directory_iterator(dir_.path())) fs::remove_all(entry);
-    fs::create_directories(export_dir_);
+    Wipe();
     WriteFirstExport();
     {
       ASSERT_OK_AND_ASSIGN(auto pipeline, OpenPipeline());
@@ -82,15 +80,6 @@ class ChangeFeedTest : public PipelineTest {
     }
     WriteCdaFile("cc_claim", "1", 4000, "part-3.parquet", {{1, "3a", 4, "one v2"}, {2, "3b", 1, ""}});
     WriteManifest({{"cc_claim", 4000}});
-  }
-
-  Result<RunSummary> RunWith(FaultInjectingFileIO& faults, FaultPlan plan) {
-    PipelineOptions options;
-    options.log = &log_;
-    options.wrap_file_io = [&faults](std::shared_ptr<FileIO> base) { return faults.Wrap(std::move(base)); };
-    FLOE_ASSIGN_OR_RETURN(auto pipeline, Pipeline::Open(config_, options));
-    faults.Reset(std::move(plan));
-    return pipeline->RunOnce();
   }
 
   // Kills the batch's process at every `stride`-th storage call and at
