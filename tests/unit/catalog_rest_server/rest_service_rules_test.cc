@@ -157,7 +157,7 @@ TEST_F(ServiceTest, MalformedTransactionsAreRefusedWholeWithA400) {
   const auto pointers_before = pointers();
   const auto files_before = files();
   auto change = [](const std::string& table, const std::string& rest) {
-    return R"({"identifier":{"namespace":["db"],"name":")" + table + "\"" + rest + "}";
+    return R"({"identifier":{"namespace":["db"],"name":")" + table + "\"}" + rest + "}";
   };
   const std::string good_a =
       change("a", R"(,"requirements":[],"updates":[{"action":"set-properties","updates":{"k":"1"}}])");

@@ -84,8 +84,8 @@ class ChangeFeedTest : public PipelineTest {
 
   // Kills the batch's process at every `stride`-th storage call and at
   // every call that publishes or removes a file; returns how many crashes
-  // left the data table ahead of its feed (each also checked to close on a
-  // clean rerun).
+  // left the data table ahead of its feed (the others are rerun and must
+  // end with the batch and its changes committed once).
   // A non-empty `catalog_name_prefix` names a fresh SQL catalog for each run
   // (a PostgreSQL server outlives the test's directory).
   int KillsLeavingTheFeedBehind(const std::string& catalog_name_prefix) {
@@ -119,8 +119,12 @@ class ChangeFeedTest : public PipelineTest {
       if (after.first != after.second) {
         ++behind;
         EXPECT_EQ(after.second, before.second) << "the feed moved without its data commit";
+        // Only a sequential commit gets here. A rerun with no batch left to
+        // commit does not catch the feed up: the next batch does (the
+        // catch-up tests above), so this case ends here.
+        continue;
       }
-      // The rerun finishes the batch and its feed either way.
+      // The rerun finishes the batch and its feed.
       auto pipeline = OpenPipeline();
       EXPECT_TRUE(pipeline.ok()) << pipeline.status().ToString();
       if (!pipeline.ok()) return -1;
