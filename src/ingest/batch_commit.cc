@@ -2,12 +2,16 @@
 // rows for side tables written, the key index of the new snapshot saved, and
 // data files, delete files and any schema evolution committed in ONE
 // snapshot that carries the batch id (an empty append when the batch only
-// set rows aside), then the side tables' appends (side_tables.h) and, with
-// [target] change_feed, the commit's changes (change_feed_table.h).
+// set rows aside), then the side tables' appends (side_tables.h). With
+// [target] change_feed the commit's changes (change_feed_table.h) are
+// committed in the same catalog transaction where the catalog can commit
+// several tables at once, else right after the side tables.
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <utility>
 
+#include "iceberg/spec/table_metadata_builder.h"
 #include "ingest/batch_delete_writer.h"
 #include "ingest/change_feed_table.h"
 #include "ingest/table_ingestor_phases.h"
@@ -120,6 +124,21 @@ Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batc
     for (const auto& [key, value] : side_summary) producer.Set(key, value);
     if (!stream_ranges.empty()) producer.Set(kSummaryStreamRanges, stream_ranges);
 
+    // Where the catalog commits several tables atomically, the commit's
+    // changes are written now and committed with it.
+    std::optional<StagedChanges> staged;
+    if (parent && catalog.SupportsMultiTableCommit()) {
+      const iceberg::Snapshot* current = parent->CurrentSnapshot();
+      const int64_t timestamp_ms =
+          std::max(iceberg::CurrentTimeMillis(), current != nullptr ? current->timestamp_ms : int64_t{0});
+      producer.SetTimestampMs(timestamp_ms);
+      producer.RequireUnchangedParent();
+      JustCommitted pending{
+          &*parent, &schema.table_schema,
+          iceberg::PendingCommit{producer.snapshot_id(), timestamp_ms, *data_files, feed_deletes}};
+      staged = StageFeed(pending, batch_id, result);
+    }
+
     // The index of the new snapshot is saved before the commit, so a crash
     // right after the commit finds it.
     std::string saved_index;
@@ -129,18 +148,21 @@ Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batc
       Status saved = index->Save(*state_io, options.state_dir, producer.snapshot_id());
       if (!saved.ok()) {
         discard_written();
+        if (staged) staged->Discard(saved);
         return saved.WithContext("saving the key index of " + options.table.ToString());
       }
       saved_index = PrimaryKeyIndex::FilePath(options.state_dir, producer.snapshot_id());
     }
-    auto committed = producer.Commit();
+    auto committed = staged ? CommitWithFeed(producer, *staged) : producer.Commit();
     if (!committed.ok()) {
       if (committed.status().kind() != ErrorKind::kCommitStateUnknown) {
         discard_written();
         if (!saved_index.empty()) (void)state_io->Delete(saved_index);
       }
+      if (staged) staged->Discard(committed.status());
       return committed.status().WithContext("committing batch " + std::to_string(batch_id) + " to " +
-                                            options.table.ToString());
+                                            options.table.ToString() +
+                                            (staged ? " and its change feed" : ""));
     }
     if (merging()) {
       // Index files of older snapshots are dead weight (one per commit otherwise,
@@ -161,7 +183,7 @@ Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batc
     result.snapshot_id = committed->snapshot_id;
     result.counts.data_files_written = static_cast<int64_t>(data_files->size());
     result.counts.delete_files_written = static_cast<int64_t>(delete_files->added.size());
-    if (parent) {
+    if (parent && !staged) {
       JustCommitted just{&*parent, &schema.table_schema,
                          iceberg::PendingCommit{committed->snapshot_id, committed->timestamp_ms, *data_files,
                                                 std::move(feed_deletes)}};
@@ -184,15 +206,56 @@ Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batc
   return commit_snapshot(marker);
 }
 
-void TableIngestor::Impl::FeedChanges(const JustCommitted* just, BatchResult& result) {
-  if (!options.settings.target.change_feed || !table) return;
+ChangeFeedOptions TableIngestor::Impl::FeedOptions() {
   ChangeFeedOptions feed_options;
   feed_options.writer.file.parquet.codec = codec.codec;
   feed_options.writer.file.parquet.compression_level = options.settings.target.codec_level.value_or(0);
   feed_options.writer.file.parquet.pool = Pool();
   feed_options.writer.target_file_size = options.settings.target.target_file_size_bytes;
   feed_options.table_properties["write.parquet.compression-codec"] = codec.iceberg_name;
-  ChangeFeedTable feed(catalog, options.table, feed_options);
+  return feed_options;
+}
+
+std::optional<StagedChanges> TableIngestor::Impl::StageFeed(const JustCommitted& pending, int64_t batch_id,
+                                                            BatchResult& result) {
+  ChangeFeedTable feed(catalog, options.table, FeedOptions());
+  const std::vector<std::string> keys = merging() ? merge().keys : std::vector<std::string>{};
+  auto staged = feed.Stage(table->io(), keys, pending, &result.warnings);
+  if (!staged.ok()) {
+    // The data commit goes alone; a later batch's catch-up appends what is missing.
+    result.warnings.push_back("change feed " + feed.id().ToString() +
+                              " is behind: " + staged.status().ToString());
+    return std::nullopt;
+  }
+  if (*staged) {
+    (*staged)
+        ->append->Set(kSummaryPipeline, options.pipeline_name)
+        .Set(kSummaryBatchId, std::to_string(batch_id));
+  }
+  return std::move(staged).value();
+}
+
+Result<iceberg::Snapshot> TableIngestor::Impl::CommitWithFeed(iceberg::SnapshotProducer& data,
+                                                              StagedChanges& staged) {
+  const catalog::TableIdentifier feed_id = ChangesTableOf(options.table);
+  auto commit_tables = [&](const std::vector<iceberg::TableCommitRequest>& requests) {
+    std::vector<catalog::TableChanges> changes{{options.table, requests[0].requirements, requests[0].updates},
+                                               {feed_id, requests[1].requirements, requests[1].updates}};
+    return catalog.CommitTables(changes);
+  };
+  // The feed records the sequence number the data snapshot gets in each attempt.
+  auto on_staged = [&](size_t index, const iceberg::Snapshot& snapshot) {
+    if (index == 0) staged.append->Set(kSummarySourceSequence, std::to_string(snapshot.sequence_number));
+    return Status::OK();
+  };
+  FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::Snapshot> snapshots,
+                        iceberg::CommitTogether({&data, staged.append.get()}, commit_tables, on_staged));
+  return snapshots.front();
+}
+
+void TableIngestor::Impl::FeedChanges(const JustCommitted* just, BatchResult& result) {
+  if (!options.settings.target.change_feed || !table) return;
+  ChangeFeedTable feed(catalog, options.table, FeedOptions());
   const std::vector<std::string> keys = merging() ? merge().keys : std::vector<std::string>{};
   auto caught = feed.CatchUp(table->metadata(), table->io(), keys, just);
   if (!caught.ok()) {

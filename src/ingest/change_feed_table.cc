@@ -66,6 +66,102 @@ ChangeFeedTable::ChangeFeedTable(catalog::Catalog& catalog, catalog::TableIdenti
       id_(ChangesTableOf(source_)),
       options_(std::move(options)) {}
 
+Result<std::shared_ptr<iceberg::Table>> ChangeFeedTable::LoadFeed() {
+  auto ops = catalog_.LoadTable(id_);
+  if (!ops.ok()) {
+    if (ops.status().kind() == ErrorKind::kNotFound) return std::shared_ptr<iceberg::Table>();
+    return ops.status().WithContext("table " + id_.ToString());
+  }
+  auto loaded = iceberg::Table::Load(*ops);
+  if (!loaded.ok()) return loaded.status().WithContext("table " + id_.ToString());
+  return std::make_shared<iceberg::Table>(std::move(loaded).value());
+}
+
+Result<std::shared_ptr<iceberg::Table>> ChangeFeedTable::CreateFeed(const floe::Schema& columns,
+                                                                    const std::string& start_after) {
+  catalog::TableCreation creation;
+  int32_t next_id = 1;
+  FLOE_ASSIGN_OR_RETURN(creation.schema, iceberg::FromFloeSchema(columns, 2, &next_id));
+  creation.format_version = 2;
+  creation.properties = options_.table_properties;
+  creation.properties[kFeedStartProperty] = start_after;
+  auto created = catalog_.CreateTable(id_, creation);
+  if (!created.ok()) return created.status().WithContext("creating table " + id_.ToString());
+  auto loaded = iceberg::Table::Load(*created);
+  if (!loaded.ok()) return loaded.status().WithContext("table " + id_.ToString());
+  return std::make_shared<iceberg::Table>(std::move(loaded).value());
+}
+
+Result<std::optional<StagedChanges>> ChangeFeedTable::WriteCommit(std::shared_ptr<iceberg::Table> feed,
+                                                                  iceberg::ChangelogScan& scan,
+                                                                  const iceberg::ChangelogCommit& commit) {
+  const std::string name = id_.ToString();
+  const floe::Schema columns = WithoutFieldIds(scan.output_schema());
+  // New or widened source columns widen the feed (by name, like any source).
+  ReconcileOptions reconcile;
+  reconcile.policy = IncompatiblePolicy::kFail;
+  reconcile.table_name = name;
+  const iceberg::TableMetadata& feed_metadata = feed->metadata();
+  FLOE_ASSIGN_OR_RETURN(FileMapping mapping,
+                        Reconcile(*feed_metadata.CurrentSchema(), columns, source_.ToString(), reconcile));
+  std::optional<iceberg::Schema> evolved;
+  iceberg::Schema feed_schema = *feed_metadata.CurrentSchema();
+  if (!mapping.evolution.empty()) {
+    FLOE_ASSIGN_OR_RETURN(feed_schema, EvolveSchema(feed_schema, feed_metadata.last_column_id,
+                                                    {mapping.evolution}, feed_metadata.format_version));
+    evolved = feed_schema;
+  }
+
+  iceberg::RollingWriterOptions writer_options = options_.writer;
+  writer_options.file_prefix = "s" + std::to_string(commit.snapshot_id) + "-" + iceberg::NewUuidV4();
+  FLOE_ASSIGN_OR_RETURN(
+      auto writer, iceberg::PartitionedWriter::Make(feed->io(), feed->metadata().location, feed_schema,
+                                                    iceberg::PartitionSpec::Unpartitioned(), writer_options));
+  FLOE_ASSIGN_OR_RETURN(auto reader, scan.Open(commit));
+  int64_t rows = 0;
+  Status status;
+  while (status.ok()) {
+    auto batch = reader->Next();
+    if (!batch.ok()) {
+      status = batch.status();
+      break;
+    }
+    if (!batch->has_value()) break;
+    auto conformed = ConformBatch(**batch, mapping, feed_schema);
+    if (!conformed.ok()) {
+      status = conformed.status();
+      break;
+    }
+    rows += conformed->num_rows;
+    status = writer->Write(*conformed);
+  }
+  if (!status.ok()) {
+    writer->Abort();
+    return status.WithContext("the changes of snapshot " + std::to_string(commit.snapshot_id) + " of " +
+                              source_.ToString());
+  }
+  FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::DataFile> files, writer->Close());
+  if (files.empty()) return std::optional<StagedChanges>();
+  StagedChanges staged;
+  staged.feed = std::move(feed);
+  staged.append = std::make_unique<iceberg::FastAppend>(*staged.feed);
+  for (const iceberg::DataFile& file : files) {
+    staged.append->AppendFile(file);
+    staged.files.push_back(file.file_path);
+  }
+  if (evolved) staged.append->SetSchema(*evolved);
+  staged.append->Set(kSummarySourceSnapshot, std::to_string(commit.snapshot_id))
+      .Set(kSummarySourceSequence, std::to_string(commit.sequence_number));
+  staged.rows = rows;
+  return std::optional<StagedChanges>(std::move(staged));
+}
+
+void StagedChanges::Discard(const Status& why) {
+  if (why.kind() == ErrorKind::kCommitStateUnknown || feed == nullptr) return;
+  for (const std::string& path : files) (void)feed->io().Delete(path);
+  files.clear();
+}
+
 Result<CatchUpResult> ChangeFeedTable::CatchUp(const iceberg::TableMetadata& source, FileIO& source_io,
                                                const std::vector<std::string>& keys,
                                                const JustCommitted* just_committed) {
@@ -74,15 +170,7 @@ Result<CatchUpResult> ChangeFeedTable::CatchUp(const iceberg::TableMetadata& sou
   if (!source_current) return result;
   const std::string name = id_.ToString();
 
-  std::optional<iceberg::Table> feed;
-  auto ops = catalog_.LoadTable(id_);
-  if (ops.ok()) {
-    auto loaded = iceberg::Table::Load(*ops);
-    if (!loaded.ok()) return loaded.status().WithContext("table " + name);
-    feed.emplace(std::move(loaded).value());
-  } else if (ops.status().kind() != ErrorKind::kNotFound) {
-    return ops.status().WithContext("table " + name);
-  }
+  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Table> feed, LoadFeed());
   std::optional<std::optional<int64_t>> recorded;
   if (feed) recorded = RecordedSourceSnapshot(feed->metadata());
   const bool fresh = !recorded.has_value();
@@ -119,95 +207,59 @@ Result<CatchUpResult> ChangeFeedTable::CatchUp(const iceberg::TableMetadata& sou
   }
 
   // The feed table, created on first use with the scan's columns.
-  const floe::Schema columns = WithoutFieldIds(scan->output_schema());
   if (!feed) {
-    catalog::TableCreation creation;
-    int32_t next_id = 1;
-    FLOE_ASSIGN_OR_RETURN(creation.schema, iceberg::FromFloeSchema(columns, 2, &next_id));
-    creation.format_version = 2;
-    creation.properties = options_.table_properties;
     const bool starts_now = fresh && commits.empty() && !only_the_new_commit && !result.warnings.empty();
-    creation.properties[kFeedStartProperty] = starts_now ? std::to_string(*source_current) : "";
-    auto created = catalog_.CreateTable(id_, creation);
-    if (!created.ok()) return created.status().WithContext("creating table " + name);
-    auto loaded = iceberg::Table::Load(*created);
-    if (!loaded.ok()) return loaded.status().WithContext("table " + name);
-    feed.emplace(std::move(loaded).value());
-  }
-  if (commits.empty()) return result;
-
-  // New or widened source columns widen the feed (by name, like any source).
-  ReconcileOptions reconcile;
-  reconcile.policy = IncompatiblePolicy::kFail;
-  reconcile.table_name = name;
-  const iceberg::TableMetadata& feed_metadata = feed->metadata();
-  FLOE_ASSIGN_OR_RETURN(FileMapping mapping,
-                        Reconcile(*feed_metadata.CurrentSchema(), columns, source_.ToString(), reconcile));
-  std::optional<iceberg::Schema> evolved;
-  iceberg::Schema feed_schema = *feed_metadata.CurrentSchema();
-  if (!mapping.evolution.empty()) {
-    FLOE_ASSIGN_OR_RETURN(feed_schema, EvolveSchema(feed_schema, feed_metadata.last_column_id,
-                                                    {mapping.evolution}, feed_metadata.format_version));
-    evolved = feed_schema;
+    FLOE_ASSIGN_OR_RETURN(feed, CreateFeed(WithoutFieldIds(scan->output_schema()),
+                                           starts_now ? std::to_string(*source_current) : ""));
   }
 
   for (const iceberg::ChangelogCommit& commit : commits) {
-    iceberg::RollingWriterOptions writer_options = options_.writer;
-    writer_options.file_prefix = "s" + std::to_string(commit.snapshot_id) + "-" + iceberg::NewUuidV4();
-    FLOE_ASSIGN_OR_RETURN(auto writer, iceberg::PartitionedWriter::Make(
-                                           feed->io(), feed->metadata().location, feed_schema,
-                                           iceberg::PartitionSpec::Unpartitioned(), writer_options));
-    FLOE_ASSIGN_OR_RETURN(auto reader, scan->Open(commit));
-    int64_t rows = 0;
-    Status status;
-    while (status.ok()) {
-      auto batch = reader->Next();
-      if (!batch.ok()) {
-        status = batch.status();
-        break;
-      }
-      if (!batch->has_value()) break;
-      auto conformed = ConformBatch(**batch, mapping, feed_schema);
-      if (!conformed.ok()) {
-        status = conformed.status();
-        break;
-      }
-      rows += conformed->num_rows;
-      status = writer->Write(*conformed);
-    }
-    if (!status.ok()) {
-      writer->Abort();
-      return status.WithContext("the changes of snapshot " + std::to_string(commit.snapshot_id) + " of " +
-                                source_.ToString());
-    }
-    FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::DataFile> files, writer->Close());
-    if (files.empty()) continue;
-    iceberg::FastAppend append = feed->NewFastAppend();
-    for (const iceberg::DataFile& file : files) append.AppendFile(file);
-    if (evolved) append.SetSchema(*evolved);
-    int64_t sequence = commit.sequence_number;
+    FLOE_ASSIGN_OR_RETURN(std::optional<StagedChanges> staged, WriteCommit(feed, *scan, commit));
+    if (!staged) continue;
     if (const iceberg::Snapshot* committed = source.SnapshotById(commit.snapshot_id)) {
-      sequence = committed->sequence_number;
+      staged->append->Set(kSummarySourceSequence, std::to_string(committed->sequence_number));
       for (const char* key : {kSummaryPipeline, kSummaryBatchId}) {
         if (auto it = committed->summary.find(key); it != committed->summary.end())
-          append.Set(key, it->second);
+          staged->append->Set(key, it->second);
       }
     }
-    append.Set(kSummarySourceSnapshot, std::to_string(commit.snapshot_id))
-        .Set(kSummarySourceSequence, std::to_string(sequence));
-    auto appended = append.Commit();
+    auto appended = staged->append->Commit();
     if (!appended.ok()) {
-      if (appended.status().kind() != ErrorKind::kCommitStateUnknown) {
-        for (const iceberg::DataFile& file : files) (void)feed->io().Delete(file.file_path);
-      }
+      staged->Discard(appended.status());
       return appended.status().WithContext("committing the changes of snapshot " +
                                            std::to_string(commit.snapshot_id) + " to " + name);
     }
-    evolved.reset();
     ++result.commits;
-    result.rows += rows;
+    result.rows += staged->rows;
   }
   return result;
+}
+
+Result<std::optional<StagedChanges>> ChangeFeedTable::Stage(FileIO& source_io,
+                                                            const std::vector<std::string>& keys,
+                                                            const JustCommitted& pending,
+                                                            std::vector<std::string>* warnings) {
+  const iceberg::TableMetadata& parent = *pending.parent;
+  // The feed is levelled with the parent first (from the history, when behind).
+  FLOE_ASSIGN_OR_RETURN(CatchUpResult caught, CatchUp(parent, source_io, keys));
+  for (std::string& warning : caught.warnings) warnings->push_back(std::move(warning));
+  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Table> feed, LoadFeed());
+  if (feed != nullptr) {
+    std::optional<std::optional<int64_t>> recorded = RecordedSourceSnapshot(feed->metadata());
+    if (!recorded || *recorded != parent.current_snapshot_id) return std::optional<StagedChanges>();
+  } else if (parent.current_snapshot_id) {
+    return std::optional<StagedChanges>();
+  }
+  std::shared_ptr<FileIO> io(&source_io, [](FileIO*) {});
+  FLOE_ASSIGN_OR_RETURN(
+      auto scan, iceberg::ChangelogScan::ForPendingCommit(parent, io, *pending.schema, keys, pending.commit));
+  FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::ChangelogCommit> commits, scan->PlanCommits());
+  if (commits.empty()) return std::optional<StagedChanges>();
+  // A table's first commit: its feed starts at the beginning.
+  if (!feed) {
+    FLOE_ASSIGN_OR_RETURN(feed, CreateFeed(WithoutFieldIds(scan->output_schema()), ""));
+  }
+  return WriteCommit(std::move(feed), *scan, commits.front());
 }
 
 }  // namespace floe::ingest

@@ -21,13 +21,17 @@
 //   top of `parent` (floe's ingestor); when it is the only commit missing,
 //   its changes are computed from it (no manifest is read). Otherwise they
 //   are computed from the source's history.
-// - The two tables are committed one after the other (data first): a
-//   reader may see a data commit before its changes; the next CatchUp closes
-//   the gap.
+// - Stage prepares the feed's snapshot for a commit not yet made, to be
+//   committed together with it (iceberg::CommitTogether through
+//   Catalog::CommitTables) where the catalog commits several tables
+//   atomically. Elsewhere the two tables are committed one after the other
+//   (data first, then CatchUp): a reader may see a data commit before its
+//   changes; the next CatchUp closes the gap.
 // Not thread-safe.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +40,8 @@
 #include "common/status.h"
 #include "iceberg/scan/changelog_scan.h"
 #include "iceberg/spec/table_metadata.h"
+#include "iceberg/transaction/fast_append.h"
+#include "iceberg/transaction/table.h"
 #include "iceberg/writer/data_file_writer.h"
 
 namespace floe::ingest {
@@ -68,6 +74,18 @@ struct CatchUpResult {
   std::vector<std::string> warnings;
 };
 
+// One source commit's changes written as feed data files, and the feed's
+// append of them (summary: floe.source-snapshot-id and
+// floe.source-sequence-number; the caller adds the pipeline and batch).
+struct StagedChanges {
+  std::shared_ptr<iceberg::Table> feed;
+  std::unique_ptr<iceberg::FastAppend> append;
+  std::vector<std::string> files;
+  int64_t rows = 0;
+  // The append did not commit for `why`: its files go, unless the outcome is unknown.
+  void Discard(const Status& why);
+};
+
 class ChangeFeedTable {
  public:
   ChangeFeedTable(catalog::Catalog& catalog, catalog::TableIdentifier source, ChangeFeedOptions options);
@@ -80,7 +98,28 @@ class ChangeFeedTable {
                                 const std::vector<std::string>& keys,
                                 const JustCommitted* just_committed = nullptr);
 
+  // The feed's append for `pending`, a commit on top of `pending.parent`
+  // not made yet, whose snapshot id and timestamp are fixed: the feed is
+  // first caught up to the parent (its warnings go to `warnings`), created
+  // if missing on a table without snapshots. Empty when the commit changes
+  // no rows or the feed cannot be levelled with the parent (the caller
+  // commits alone and catches up afterwards). The caller sets
+  // floe.source-sequence-number once the commit's sequence number is known.
+  Result<std::optional<StagedChanges>> Stage(FileIO& source_io, const std::vector<std::string>& keys,
+                                             const JustCommitted& pending,
+                                             std::vector<std::string>* warnings);
+
  private:
+  // nullptr when the feed table does not exist.
+  Result<std::shared_ptr<iceberg::Table>> LoadFeed();
+  Result<std::shared_ptr<iceberg::Table>> CreateFeed(const floe::Schema& columns,
+                                                     const std::string& start_after);
+  // `commit`'s rows of `scan` as feed files (the feed widened by name where
+  // the source gained columns); empty when it changed no rows.
+  Result<std::optional<StagedChanges>> WriteCommit(std::shared_ptr<iceberg::Table> feed,
+                                                   iceberg::ChangelogScan& scan,
+                                                   const iceberg::ChangelogCommit& commit);
+
   catalog::Catalog& catalog_;
   catalog::TableIdentifier source_;
   catalog::TableIdentifier id_;

@@ -238,6 +238,12 @@ struct TableIngestor::Impl {
   // <table>__changes (`just`: the commit just made, when there is one);
   // failures become warnings (the feed catches up at the next batch).
   void FeedChanges(const JustCommitted* just, BatchResult& result);
+  ChangeFeedOptions FeedOptions();
+  // The feed's append for `pending` (StagedChanges), or nothing (a warning
+  // says why when the feed could not be staged).
+  std::optional<StagedChanges> StageFeed(const JustCommitted& pending, int64_t batch_id, BatchResult& result);
+  // `data`'s snapshot and the feed's in one catalog transaction.
+  Result<iceberg::Snapshot> CommitWithFeed(iceberg::SnapshotProducer& data, StagedChanges& staged);
 };
 
 }  // namespace floe::ingest

@@ -1,5 +1,6 @@
 #include "catalog/rest/rest_catalog.h"
 
+#include <algorithm>
 #include <set>
 
 #include "catalog/rest/rest_protocol.h"
@@ -73,6 +74,9 @@ s3::S3Options S3OptionsWithTableConfig(s3::S3Options options,
   return options;
 }
 
+// The format version snapshots in `updates` are written for: the table's
+// (`cached`), else 3 when a snapshot carries row lineage (first_row_id
+// exists only in format 3), else 2; raised by an upgrade among the updates.
 int FormatVersionFor(const std::optional<LoadedTable>& cached,
                      const std::vector<iceberg::TableUpdate>& updates) {
   int version = cached ? cached->metadata.format_version : 2;
@@ -80,8 +84,41 @@ int FormatVersionFor(const std::optional<LoadedTable>& cached,
     if (const auto* upgrade = std::get_if<iceberg::update::UpgradeFormatVersion>(&update)) {
       version = std::max(version, upgrade->format_version);
     }
+    if (const auto* added = std::get_if<iceberg::update::AddSnapshot>(&update);
+        added && !cached && added->snapshot.first_row_id) {
+      version = std::max(version, 3);
+    }
   }
   return version;
+}
+
+// A CommitTableRequest: the table's identifier, requirements and updates.
+OrderedJson CommitRequestJson(const TableIdentifier& table,
+                              const std::vector<iceberg::TableRequirement>& requirements,
+                              const std::vector<iceberg::TableUpdate>& updates, int format_version) {
+  OrderedJson body = OrderedJson::object();
+  body["identifier"] = TableIdentifierToJson(table);
+  body["requirements"] = OrderedJson::array();
+  for (const auto& requirement : requirements) {
+    body["requirements"].push_back(iceberg::TableRequirementToJson(requirement));
+  }
+  body["updates"] = OrderedJson::array();
+  for (const auto& update : updates) {
+    body["updates"].push_back(iceberg::TableUpdateToJson(update, format_version));
+  }
+  return body;
+}
+
+// Sends a commit request. A transport failure is CommitStateUnknown (the
+// request may have reached the server and been applied); a non-2xx answer
+// is the mapped error (409: retryable CommitFailed; 5xx: unknown).
+Result<RestReply> SendCommit(RestSession& session, const RestRequest& request, const std::string& operation) {
+  auto reply = session.Send(request);
+  if (!reply.ok()) return Status::CommitStateUnknown(operation + ": " + reply.status().message());
+  if (!IsSuccess(reply->status)) {
+    return ErrorFromResponse(reply->status, reply->body, RequestKind::kCommit, operation, session.secrets());
+  }
+  return reply;
 }
 
 }  // namespace
@@ -108,6 +145,16 @@ Result<CatalogConfigAnswer> CatalogConfigFromJson(const std::string& body, const
   CatalogConfigAnswer answer;
   FLOE_ASSIGN_OR_RETURN(answer.defaults, OptionalStringMap(json, "defaults", context));
   FLOE_ASSIGN_OR_RETURN(answer.overrides, OptionalStringMap(json, "overrides", context));
+  auto endpoints = iceberg::GetOptionalArray(json, "endpoints");
+  if (!endpoints.ok()) return endpoints.status().WithContext(context);
+  if (*endpoints != nullptr) {
+    answer.endpoints.emplace();
+    for (const Json& entry : **endpoints) {
+      if (!entry.is_string())
+        return Status::Corruption(context + ": an entry of 'endpoints' is not a string");
+      answer.endpoints->push_back(entry.get<std::string>());
+    }
+  }
   return answer;
 }
 
@@ -126,7 +173,8 @@ Result<std::string> ListPageFromJson(const std::string& body, std::string_view a
 }
 
 Result<std::unique_ptr<RestCatalog>> RestCatalog::Open(const RestCatalogOptions& options,
-                                                       std::shared_ptr<FileIO> io, const aws::EnvLookup& env) {
+                                                       std::shared_ptr<FileIO> io,
+                                                       const aws::EnvLookup& env) {
   FLOE_ASSIGN_OR_RETURN(std::unique_ptr<RestSession> session, RestSession::Open(options, env));
   const bool io_given = io != nullptr;
   if (!io) io = MakeLocalFileIO();
@@ -158,6 +206,9 @@ Status RestCatalog::LoadConfig() {
     }
   }
   warehouse_ = merged.count("warehouse") ? merged["warehouse"] : "";
+  transactions_endpoint_ =
+      answer.endpoints && std::find(answer.endpoints->begin(), answer.endpoints->end(),
+                                    kTransactionsCommitEndpoint) != answer.endpoints->end();
   if (auto it = overrides.find("uri"); it != overrides.end() && !it->second.empty()) {
     FLOE_RETURN_IF_ERROR(session_->SetBaseUri(it->second).WithContext(operation + ": override 'uri'"));
   }
@@ -309,6 +360,36 @@ Result<std::shared_ptr<iceberg::TableOperations>> RestCatalog::CreateTable(const
   return OpsFromLoadResult(table, reply.body, operation);
 }
 
+Result<std::vector<LoadedTable>> RestCatalog::CommitTables(const std::vector<TableChanges>& changes) {
+  std::string names;
+  for (const TableChanges& change : changes) names += (names.empty() ? "" : ", ") + change.table.ToString();
+  const std::string operation = "committing tables " + names + " in one transaction";
+  if (!transactions_endpoint_) {
+    return Status::NotSupported(operation + ": the server's config does not list " +
+                                std::string(kTransactionsCommitEndpoint));
+  }
+  OrderedJson body = OrderedJson::object();
+  body["table-changes"] = OrderedJson::array();
+  for (const TableChanges& change : changes) {
+    body["table-changes"].push_back(CommitRequestJson(change.table, change.requirements, change.updates,
+                                                      FormatVersionFor(std::nullopt, change.updates)));
+  }
+  RestRequest request{"POST", Root() + "/transactions/commit", {}, BodyText(body)};
+  FLOE_RETURN_IF_ERROR(SendCommit(*session_, request, operation).status());
+  std::vector<LoadedTable> out;
+  for (const TableChanges& change : changes) {
+    auto ops = LoadTable(change.table);
+    auto loaded = ops.ok() ? (*ops)->Load() : Result<LoadedTable>(ops.status());
+    if (!loaded.ok()) {
+      return Status::CommitStateUnknown(operation + ": the server accepted the commit, but loading " +
+                                        change.table.ToString() +
+                                        " again failed: " + loaded.status().message());
+    }
+    out.push_back(std::move(loaded).value());
+  }
+  return out;
+}
+
 Result<bool> RestCatalog::TableExists(const TableIdentifier& table) {
   RestRequest request{"HEAD", TablePath(table), {}, "", ""};
   auto reply = session_->Send(request);
@@ -360,27 +441,11 @@ Result<LoadedTable> RestTableOperations::Load() {
 Result<LoadedTable> RestTableOperations::Commit(const std::vector<iceberg::TableRequirement>& requirements,
                                                 const std::vector<iceberg::TableUpdate>& updates) {
   const std::string operation = "committing to table " + name();
-  const int format_version = FormatVersionFor(cached_, updates);
-  OrderedJson body = OrderedJson::object();
-  body["identifier"] = TableIdentifierToJson(identifier_);
-  body["requirements"] = OrderedJson::array();
-  for (const auto& requirement : requirements) {
-    body["requirements"].push_back(iceberg::TableRequirementToJson(requirement));
-  }
-  body["updates"] = OrderedJson::array();
-  for (const auto& update : updates)
-    body["updates"].push_back(iceberg::TableUpdateToJson(update, format_version));
+  const OrderedJson body =
+      CommitRequestJson(identifier_, requirements, updates, FormatVersionFor(cached_, updates));
   RestRequest request{"POST", table_path_, {}, BodyText(body)};
-  auto reply = session_->Send(request);
-  if (!reply.ok()) {
-    // The request may have reached the server and been applied.
-    return Status::CommitStateUnknown(operation + ": " + reply.status().message());
-  }
-  if (!IsSuccess(reply->status)) {
-    return ErrorFromResponse(reply->status, reply->body, RequestKind::kCommit, operation,
-                             session_->secrets());
-  }
-  auto loaded = LoadedTableFromJson(reply->body, operation);
+  FLOE_ASSIGN_OR_RETURN(RestReply reply, SendCommit(*session_, request, operation));
+  auto loaded = LoadedTableFromJson(reply.body, operation);
   if (!loaded.ok()) {
     return Status::CommitStateUnknown(
         operation +

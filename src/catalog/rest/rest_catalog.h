@@ -56,6 +56,16 @@ class RestCatalog final : public Catalog {
   Result<std::shared_ptr<iceberg::TableOperations>> LoadTable(const TableIdentifier& table) override;
   Result<std::shared_ptr<iceberg::TableOperations>> CreateTable(const TableIdentifier& table,
                                                                 const TableCreation& creation) override;
+  // Only when the server's config lists kTransactionsCommitEndpoint: the
+  // specification assumes it for a server that lists no endpoints at all,
+  // but servers older than the list (and some current ones) do not offer it,
+  // so floe does not guess and commits such tables one at a time.
+  bool SupportsMultiTableCommit() const override { return transactions_endpoint_; }
+  // POST /v1/{prefix}/transactions/commit, then each table loaded again
+  // (the answer has no content). A 409 is a retryable CommitFailed; a 5xx,
+  // a transport failure or a table that cannot be loaded after the commit
+  // is CommitStateUnknown.
+  Result<std::vector<iceberg::LoadedTable>> CommitTables(const std::vector<TableChanges>& changes) override;
   Result<bool> TableExists(const TableIdentifier& table);
   Status DropTable(const TableIdentifier& table, bool purge);
   Status RenameTable(const TableIdentifier& from, const TableIdentifier& to);
@@ -89,6 +99,7 @@ class RestCatalog final : public Catalog {
   bool io_given_;
   std::string warehouse_;
   std::string prefix_;
+  bool transactions_endpoint_ = false;
 };
 
 // Iceberg table operations through a REST catalog's load and commit endpoints.
@@ -130,7 +141,11 @@ Result<iceberg::LoadedTable> LoadedTableFromJson(const std::string& body, const 
 struct CatalogConfigAnswer {
   std::map<std::string, std::string> defaults;
   std::map<std::string, std::string> overrides;
+  // "<verb> <path>" entries of `endpoints`; nullopt when the server sent none.
+  std::optional<std::vector<std::string>> endpoints;
 };
+// The endpoint a multi-table commit needs in a config's `endpoints`.
+inline constexpr const char* kTransactionsCommitEndpoint = "POST /v1/{prefix}/transactions/commit";
 Result<CatalogConfigAnswer> CatalogConfigFromJson(const std::string& body, const std::string& context);
 
 // One page of a list answer: each element of the array `array_key` (absent or

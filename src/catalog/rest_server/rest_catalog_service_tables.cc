@@ -235,7 +235,8 @@ Result<RestCatalogService::PreparedCommit> RestCatalogService::PrepareCommit(con
     for (const Json& item : *change.requirements) {
       auto requirement = iceberg::TableRequirementFromJson(item);
       if (!requirement.ok())
-        return fail(internal::BadRequest("requirements: " + requirement.status().message()));
+        return fail(internal::BadRequest("table " + id.ToString() +
+                                         ": requirements: " + requirement.status().message()));
       create = create || std::holds_alternative<iceberg::requirement::AssertCreate>(*requirement);
       requirements.push_back(std::move(*requirement));
     }
@@ -269,7 +270,10 @@ Result<RestCatalogService::PreparedCommit> RestCatalogService::PrepareCommit(con
     if (change.updates != nullptr) {
       for (const Json& item : *change.updates) {
         auto update = iceberg::TableUpdateFromJson(item, format_version);
-        if (!update.ok()) return fail(internal::BadRequest("updates: " + update.status().message()));
+        if (!update.ok()) {
+          return fail(
+              internal::BadRequest("table " + id.ToString() + ": updates: " + update.status().message()));
+        }
         if (const auto* up = std::get_if<iceberg::update::UpgradeFormatVersion>(&*update)) {
           upgraded = std::max(upgraded, up->format_version);
         }
@@ -360,23 +364,30 @@ ServiceResponse RestCatalogService::CommitTransaction(const std::string& body) {
   }
   std::vector<TableChange> parsed;
   std::set<TableIdentifier> seen;
-  for (const Json& change : **changes) {
-    if (!change.is_object()) return internal::BadRequest("table-changes: each change must be an object");
+  for (size_t i = 0; i < (*changes)->size(); ++i) {
+    const Json& change = (**changes)[i];
+    const std::string where = "table-changes[" + std::to_string(i) + "]";
+    if (!change.is_object()) return internal::BadRequest(where + " is not an object");
     const Json* identifier = iceberg::FindMember(change, "identifier");
     if (identifier == nullptr || identifier->is_null()) {
-      return internal::BadRequest("table-changes: each change needs an 'identifier'");
+      return internal::BadRequest(where + " has no 'identifier' (a transaction names every table)");
     }
     auto id = TableIdentifierFromJson(*identifier);
-    if (!id.ok()) return internal::BadRequest("table-changes: " + id.status().message());
+    if (!id.ok()) return internal::BadRequest(where + ": " + id.status().message());
     if (Status valid = ValidateTableIdentifier(*id); !valid.ok())
-      return internal::BadRequest(valid.message());
+      return internal::BadRequest(where + ": " + valid.message());
     if (!seen.insert(*id).second) {
-      return internal::BadRequest("table-changes: table " + id->ToString() + " appears twice");
+      return internal::BadRequest(where + ": table " + id->ToString() + " appears twice");
     }
+    // Both are required by the specification's CommitTableRequest: a change
+    // without them is a truncated or mistaken request, never "no change".
+    const std::string table = where + " (table " + id->ToString() + ")";
     auto requirements = iceberg::GetOptionalArray(change, "requirements");
-    if (!requirements.ok()) return internal::BadRequest(requirements.status().message());
+    if (!requirements.ok()) return internal::BadRequest(table + ": " + requirements.status().message());
+    if (*requirements == nullptr) return internal::BadRequest(table + " has no 'requirements' array");
     auto updates = iceberg::GetOptionalArray(change, "updates");
-    if (!updates.ok()) return internal::BadRequest(updates.status().message());
+    if (!updates.ok()) return internal::BadRequest(table + ": " + updates.status().message());
+    if (*updates == nullptr) return internal::BadRequest(table + " has no 'updates' array");
     parsed.push_back({std::move(*id), *requirements, *updates});
   }
   if (parsed.empty()) return internal::NoContent();

@@ -32,6 +32,13 @@ struct TableCreation {
   int format_version = 2;
 };
 
+// One table's part of Catalog::CommitTables.
+struct TableChanges {
+  TableIdentifier table;
+  std::vector<iceberg::TableRequirement> requirements;
+  std::vector<iceberg::TableUpdate> updates;
+};
+
 class Catalog {
  public:
   virtual ~Catalog() = default;
@@ -44,6 +51,21 @@ class Catalog {
   virtual Result<std::shared_ptr<iceberg::TableOperations>> LoadTable(const TableIdentifier& table) = 0;
   virtual Result<std::shared_ptr<iceberg::TableOperations>> CreateTable(const TableIdentifier& table,
                                                                         const TableCreation& creation) = 0;
+
+  // Whether CommitTables changes several tables in one atomic operation: a
+  // SQL catalog's database transaction, a REST service's `POST
+  // /v1/{prefix}/transactions/commit` when its config lists that endpoint.
+  virtual bool SupportsMultiTableCommit() const { return false; }
+  // Every table's requirements are checked and its updates applied, and all
+  // the tables' pointers move together or none does; returns each table's
+  // new state, in order. CommitFailed (retryable) when a requirement failed
+  // or a table changed meanwhile — nothing was committed; CommitStateUnknown
+  // when the outcome cannot be known (no file may be deleted). NotSupported
+  // where SupportsMultiTableCommit is false.
+  virtual Result<std::vector<iceberg::LoadedTable>> CommitTables(const std::vector<TableChanges>& changes) {
+    (void)changes;
+    return Status::NotSupported("this catalog cannot commit several tables atomically");
+  }
 };
 
 // <warehouse>/<ns levels>/<table>, without a trailing slash.

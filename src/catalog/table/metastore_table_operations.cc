@@ -39,6 +39,10 @@ class MetastoreCatalog final : public Catalog {
                                                                 const TableCreation& creation) override {
     return CreateMetastoreTable(catalog_, io_, warehouse_, table, creation);
   }
+  bool SupportsMultiTableCommit() const override { return true; }
+  Result<std::vector<LoadedTable>> CommitTables(const std::vector<TableChanges>& changes) override {
+    return CommitMetastoreTables(*catalog_, *io_, changes);
+  }
 
  private:
   std::shared_ptr<Metastore> catalog_;
@@ -102,24 +106,67 @@ Result<LoadedTable> MetastoreTableOperations::Load() {
   return Read(*location);
 }
 
-Result<LoadedTable> MetastoreTableOperations::Commit(
-    const std::vector<iceberg::TableRequirement>& requirements,
-    const std::vector<iceberg::TableUpdate>& updates) {
-  FLOE_ASSIGN_OR_RETURN(LoadedTable base, Load());
-  FLOE_RETURN_IF_ERROR(iceberg::CheckRequirements(&base.metadata, requirements).WithContext(name()));
+Result<LoadedTable> WriteNextMetadata(FileIO& io, const LoadedTable& base,
+                                      const std::vector<iceberg::TableRequirement>& requirements,
+                                      const std::vector<iceberg::TableUpdate>& updates,
+                                      const std::string& table_name) {
+  FLOE_RETURN_IF_ERROR(iceberg::CheckRequirements(&base.metadata, requirements).WithContext(table_name));
   FLOE_ASSIGN_OR_RETURN(TableMetadata next,
                         iceberg::ApplyUpdates(base.metadata, base.metadata_location, updates));
   const int64_t version = MetadataFileVersion(base.metadata_location).value_or(0) + 1;
   const std::string location = NewMetadataFileLocation(next.location, version);
-  FLOE_RETURN_IF_ERROR(WriteTableMetadata(*io_, location, next));
-  Status swapped = catalog_->SwapMetadataLocation(identifier_, base.metadata_location, location);
+  FLOE_RETURN_IF_ERROR(WriteTableMetadata(io, location, next));
+  return LoadedTable{std::move(next), location};
+}
+
+Result<LoadedTable> MetastoreTableOperations::Commit(
+    const std::vector<iceberg::TableRequirement>& requirements,
+    const std::vector<iceberg::TableUpdate>& updates) {
+  FLOE_ASSIGN_OR_RETURN(LoadedTable base, Load());
+  FLOE_ASSIGN_OR_RETURN(LoadedTable next, WriteNextMetadata(*io_, base, requirements, updates, name()));
+  Status swapped =
+      catalog_->SwapMetadataLocation(identifier_, base.metadata_location, next.metadata_location);
   if (!swapped.ok()) {
     // Unknown outcome: the catalog may point at the new file, so it must stay.
-    if (swapped.kind() != ErrorKind::kCommitStateUnknown) (void)io_->Delete(location);
+    if (swapped.kind() != ErrorKind::kCommitStateUnknown) (void)io_->Delete(next.metadata_location);
     return swapped.WithContext("committing " + name());
   }
-  cached_ = LoadedTable{std::move(next), location};
+  cached_ = std::move(next);
   return *cached_;
+}
+
+Result<std::vector<LoadedTable>> CommitMetastoreTables(Metastore& metastore, FileIO& io,
+                                                       const std::vector<TableChanges>& changes) {
+  std::vector<LoadedTable> next;
+  std::vector<Metastore::TableCommit> commits;
+  auto delete_written = [&]() {
+    for (const LoadedTable& written : next) (void)io.Delete(written.metadata_location);
+  };
+  for (const TableChanges& change : changes) {
+    const std::string name = change.table.ToString();
+    std::string base_location;
+    auto written = [&]() -> Result<LoadedTable> {
+      auto location = metastore.LoadMetadataLocation(change.table);
+      if (!location.ok()) return location.status().WithContext("table " + name);
+      base_location = *location;
+      FLOE_ASSIGN_OR_RETURN(TableMetadata metadata, ReadTableMetadata(io, base_location));
+      return WriteNextMetadata(io, LoadedTable{std::move(metadata), base_location}, change.requirements,
+                               change.updates, name);
+    }();
+    if (!written.ok()) {
+      delete_written();
+      return written.status();
+    }
+    commits.push_back({change.table, base_location, written->metadata_location});
+    next.push_back(std::move(written).value());
+  }
+  Status committed = metastore.CommitTables(commits);
+  if (!committed.ok()) {
+    // Unknown outcome: the catalog may point at the new files, so they stay.
+    if (committed.kind() != ErrorKind::kCommitStateUnknown) delete_written();
+    return committed;
+  }
+  return next;
 }
 
 Result<std::shared_ptr<iceberg::TableOperations>> CreateMetastoreTable(std::shared_ptr<Metastore> catalog,

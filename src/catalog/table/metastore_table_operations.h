@@ -50,6 +50,18 @@ std::optional<int64_t> MetadataFileVersion(const std::string& location);
 // the name Java's metastore catalogs give a new metadata file.
 std::string NewMetadataFileLocation(const std::string& table_location, int64_t version);
 
+// The metadata file after `updates` on `base`, written as the next version
+// (requirements checked first; errors name `table_name`).
+Result<iceberg::LoadedTable> WriteNextMetadata(FileIO& io, const iceberg::LoadedTable& base,
+                                               const std::vector<iceberg::TableRequirement>& requirements,
+                                               const std::vector<iceberg::TableUpdate>& updates,
+                                               const std::string& table_name);
+// Catalog::CommitTables over a metastore: every table's next metadata file
+// written, then every pointer swapped in one Metastore::CommitTables
+// transaction. The new files are deleted unless the outcome is unknown.
+Result<std::vector<iceberg::LoadedTable>> CommitMetastoreTables(Metastore& metastore, FileIO& io,
+                                                                const std::vector<TableChanges>& changes);
+
 // Creates a table in a metastore catalog: first metadata file, then registration.
 Result<std::shared_ptr<iceberg::TableOperations>> CreateMetastoreTable(std::shared_ptr<Metastore> catalog,
                                                                        std::shared_ptr<FileIO> io,

@@ -260,11 +260,18 @@ Status SnapshotProducer::ValidateOneVectorPerDataFile(const TableMetadata& base,
   return Status::OK();
 }
 
-Result<LoadedTable> SnapshotProducer::CommitAttempt(const LoadedTable& loaded) {
+Result<SnapshotProducer::PreparedAttempt> SnapshotProducer::PrepareAttempt(const LoadedTable& loaded) {
   const TableMetadata& base = loaded.metadata;
   ++attempt_;
   if (base.SnapshotById(snapshot_id_) != nullptr) {
     return Status::Internal("snapshot id " + std::to_string(snapshot_id_) + " already exists in the table");
+  }
+  if (require_unchanged_parent_ && base.current_snapshot_id != starting_snapshot_id_) {
+    return ValidationFailed("the table's current snapshot moved from " +
+                            std::to_string(starting_snapshot_id_.value_or(-1)) + " to " +
+                            std::to_string(base.current_snapshot_id.value_or(-1)) +
+                            " since this commit was prepared, and it is committed with what was computed "
+                            "against the old one");
   }
   FLOE_RETURN_IF_ERROR(ValidateAgainst(base));
   FLOE_ASSIGN_OR_RETURN(Schema snapshot_schema, SnapshotSchema(base));
@@ -409,7 +416,17 @@ Result<LoadedTable> SnapshotProducer::CommitAttempt(const LoadedTable& loaded) {
   snapshot.snapshot_id = snapshot_id_;
   if (parent != nullptr) snapshot.parent_snapshot_id = parent->snapshot_id;
   snapshot.sequence_number = base.format_version >= 2 ? base.last_sequence_number + 1 : 0;
-  snapshot.timestamp_ms = std::max(CurrentTimeMillis(), parent != nullptr ? parent->timestamp_ms : 0);
+  if (fixed_timestamp_ms_) {
+    if (parent != nullptr && parent->timestamp_ms > *fixed_timestamp_ms_) {
+      return fail(ValidationFailed("the parent snapshot " + std::to_string(parent->snapshot_id) + " (at " +
+                                   std::to_string(parent->timestamp_ms) +
+                                   " ms) is newer than this commit's fixed time " +
+                                   std::to_string(*fixed_timestamp_ms_) + " ms"));
+    }
+    snapshot.timestamp_ms = *fixed_timestamp_ms_;
+  } else {
+    snapshot.timestamp_ms = std::max(CurrentTimeMillis(), parent != nullptr ? parent->timestamp_ms : 0);
+  }
   snapshot.schema_id = snapshot_schema.schema_id;
   snapshot.manifest_list = base.location + "/metadata/snap-" + std::to_string(snapshot_id_) + "-" +
                            std::to_string(attempt_) + "-" + commit_uuid_ + ".avro";
@@ -483,9 +500,36 @@ Result<LoadedTable> SnapshotProducer::CommitAttempt(const LoadedTable& loaded) {
   }
   updates.push_back(update::AddSnapshot{snapshot});
   updates.push_back(update::SetSnapshotRef{kMainBranch, main_ref});
-  auto committed = table_.ops().Commit(requirements, updates);
-  if (!committed.ok()) return fail(committed.status());
-  committed_ = snapshot;
+  return PreparedAttempt{std::move(requirements), std::move(updates), std::move(snapshot),
+                         std::move(attempt_files)};
+}
+
+void SnapshotProducer::AbandonAttempt(const PreparedAttempt& attempt, const Status& why) {
+  if (why.kind() != ErrorKind::kCommitStateUnknown) DeleteQuietly(attempt.files);
+}
+
+void SnapshotProducer::AbandonCommit(const Status& why) {
+  if (why.kind() == ErrorKind::kCommitStateUnknown) return;
+  std::vector<std::string> written;
+  for (const auto& m : added_manifests_) written.push_back(m.manifest_path);
+  DeleteQuietly(written);
+  added_manifests_.clear();
+  added_manifests_written_ = false;
+}
+
+void SnapshotProducer::FinishCommit(PreparedAttempt attempt, LoadedTable committed) {
+  committed_ = std::move(attempt.snapshot);
+  table_.SetCurrent(std::move(committed));
+}
+
+Result<LoadedTable> SnapshotProducer::CommitAttempt(const LoadedTable& base) {
+  FLOE_ASSIGN_OR_RETURN(PreparedAttempt attempt, PrepareAttempt(base));
+  auto committed = table_.ops().Commit(attempt.requirements, attempt.updates);
+  if (!committed.ok()) {
+    AbandonAttempt(attempt, committed.status());
+    return committed.status();
+  }
+  committed_ = std::move(attempt.snapshot);
   return committed;
 }
 
@@ -494,13 +538,7 @@ Result<Snapshot> SnapshotProducer::Commit() {
   auto result = CommitWithRetry(table_.ops(), table_.current(), table_.retry_policy(),
                                 [this](const LoadedTable& base) { return CommitAttempt(base); });
   if (!result.ok()) {
-    if (result.status().kind() != ErrorKind::kCommitStateUnknown) {
-      std::vector<std::string> written;
-      for (const auto& m : added_manifests_) written.push_back(m.manifest_path);
-      DeleteQuietly(written);
-      added_manifests_.clear();
-      added_manifests_written_ = false;
-    }
+    AbandonCommit(result.status());
     return result.status();
   }
   table_.SetCurrent(std::move(*result));

@@ -30,6 +30,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -44,6 +45,35 @@
 namespace floe::iceberg {
 
 class Table;
+class SnapshotProducer;
+
+// One table's part of a multi-table commit.
+struct TableCommitRequest {
+  TableOperations* ops = nullptr;
+  std::vector<TableRequirement> requirements;
+  std::vector<TableUpdate> updates;
+};
+// Commits every request in ONE catalog transaction and returns each table's
+// new state, in order: all or nothing. CommitFailed (retryable) when a
+// requirement failed or a pointer moved meanwhile (nothing changed);
+// CommitStateUnknown when the outcome cannot be known.
+using CommitTablesFunction =
+    std::function<Result<std::vector<LoadedTable>>(const std::vector<TableCommitRequest>&)>;
+// Called in every attempt once producer `index` is prepared, before the
+// next one is: a later producer may record what an earlier one's snapshot
+// is (its sequence number).
+using OnStaged = std::function<Status(size_t index, const Snapshot& snapshot)>;
+
+// Commits the snapshots of `producers` (each on its own Table, each used
+// once) in one catalog transaction through `commit_tables`, with the retry
+// loop of one commit (CommitWithRetry's policy, the first table's): a
+// retryable CommitFailed discards every attempt's files, reloads every
+// table and tries again. On success every Table shows its committed state;
+// on a definite failure every file the producers wrote is deleted; after
+// CommitStateUnknown nothing is.
+Result<std::vector<Snapshot>> CommitTogether(const std::vector<SnapshotProducer*>& producers,
+                                             const CommitTablesFunction& commit_tables,
+                                             const OnStaged& on_staged = nullptr);
 
 // Summary keys written by snapshot producers (Java's SnapshotSummary names).
 namespace summary {
@@ -86,6 +116,15 @@ class SnapshotProducer {
 
   // The id the new snapshot will have.
   int64_t snapshot_id() const { return snapshot_id_; }
+  // Gives the snapshot this timestamp instead of the commit's clock time,
+  // so what was written for it beforehand (a change feed's
+  // _commit_timestamp) agrees; an attempt whose parent snapshot is newer
+  // fails validation (non-retryable).
+  void SetTimestampMs(int64_t timestamp_ms) { fixed_timestamp_ms_ = timestamp_ms; }
+  // An attempt against a table whose current snapshot is no longer the one
+  // this action started from fails validation (non-retryable) instead of
+  // being rebased: for changes computed from that snapshot (a change feed).
+  void RequireUnchangedParent() { require_unchanged_parent_ = true; }
 
  protected:
   virtual std::string operation() const = 0;
@@ -124,7 +163,25 @@ class SnapshotProducer {
   std::set<std::string> removed_paths_;
 
  private:
-  struct Attempt;
+  friend Result<std::vector<Snapshot>> CommitTogether(const std::vector<SnapshotProducer*>&,
+                                                      const CommitTablesFunction&, const OnStaged&);
+
+  // One attempt's change against one base, not yet committed: what the
+  // catalog must check and apply, and the files the attempt wrote (which no
+  // committed metadata references unless it commits).
+  struct PreparedAttempt {
+    std::vector<TableRequirement> requirements;
+    std::vector<TableUpdate> updates;
+    Snapshot snapshot;
+    std::vector<std::string> files;
+  };
+  // On error the attempt's own files are already deleted (unless unknown).
+  Result<PreparedAttempt> PrepareAttempt(const LoadedTable& base);
+  // The attempt did not commit: its files go, unless the outcome is unknown.
+  void AbandonAttempt(const PreparedAttempt& attempt, const Status& why);
+  // The commit failed for good: the added manifests go, unless unknown.
+  void AbandonCommit(const Status& why);
+  void FinishCommit(PreparedAttempt attempt, LoadedTable committed);
   Result<LoadedTable> CommitAttempt(const LoadedTable& base);
   Status ValidateConcurrentCommits(const TableMetadata& base);
   Status ValidateOneVectorPerDataFile(const TableMetadata& base,
@@ -153,6 +210,8 @@ class SnapshotProducer {
   bool added_manifests_written_ = false;
   int32_t added_manifests_schema_id_ = 0;
   std::optional<Snapshot> committed_;
+  std::optional<int64_t> fixed_timestamp_ms_;
+  bool require_unchanged_parent_ = false;
 };
 
 }  // namespace floe::iceberg

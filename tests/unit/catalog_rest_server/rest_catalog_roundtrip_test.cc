@@ -156,6 +156,53 @@ TEST_F(RestServerTest, CommitRequirementsAreCheckedAndStaleCommitsGet409) {
   EXPECT_EQ(after.metadata.properties.at("a"), "1");
 }
 
+// The client commits several tables in one request where the server's
+// config lists the transactions endpoint (floe serve does): all or none.
+TEST_F(RestServerTest, SeveralTablesCommitTogetherThroughTheTransactionsEndpoint) {
+  StartServer();
+  ASSERT_OK_AND_ASSIGN(auto client, Client());
+  EXPECT_TRUE(client->SupportsMultiTableCommit());
+  ASSERT_OK(client->CreateNamespace({"db"}, {}));
+  const TableIdentifier a{{"db"}, "a"};
+  const TableIdentifier b{{"db"}, "b"};
+  ASSERT_OK(client->CreateTable(a, EventsCreation()).status());
+  ASSERT_OK(client->CreateTable(b, EventsCreation()).status());
+  using namespace iceberg;
+  ASSERT_OK_AND_ASSIGN(std::vector<LoadedTable> both,
+                       client->CommitTables({{a, {}, {update::SetProperties{{{"k", "a1"}}}}},
+                                             {b, {}, {update::SetProperties{{{"k", "b1"}}}}}}));
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_EQ(both[0].metadata.properties.at("k"), "a1");
+  EXPECT_EQ(both[1].metadata.properties.at("k"), "b1");
+  // A failed requirement of the second table: the first does not move either.
+  Status refused =
+      client
+          ->CommitTables(
+              {{a, {}, {update::SetProperties{{{"k", "a2"}}}}},
+               {b, {requirement::AssertRefSnapshotId{"main", 42}}, {update::SetProperties{{{"k", "b2"}}}}}})
+          .status();
+  EXPECT_EQ(refused.kind(), ErrorKind::kCommitFailed) << refused.ToString();
+  for (const auto& [id, value] : {std::pair{a, "a1"}, std::pair{b, "b1"}}) {
+    ASSERT_OK_AND_ASSIGN(auto ops, client->LoadTable(id));
+    ASSERT_OK_AND_ASSIGN(LoadedTable now, ops->Load());
+    EXPECT_EQ(now.metadata.properties.at("k"), value) << id.ToString();
+  }
+}
+
+// A config without `endpoints` (servers older than the list): floe does not
+// assume the transactions endpoint.
+TEST(RestConfigEndpoints, OnlyAListedTransactionsEndpointCounts) {
+  ASSERT_OK_AND_ASSIGN(CatalogConfigAnswer none,
+                       CatalogConfigFromJson(R"({"defaults":{},"overrides":{}})", "c"));
+  EXPECT_FALSE(none.endpoints.has_value());
+  ASSERT_OK_AND_ASSIGN(
+      CatalogConfigAnswer listed,
+      CatalogConfigFromJson(R"({"endpoints":["POST /v1/{prefix}/transactions/commit"]})", "c"));
+  ASSERT_TRUE(listed.endpoints.has_value());
+  EXPECT_EQ(listed.endpoints->front(), kTransactionsCommitEndpoint);
+  EXPECT_FALSE(CatalogConfigFromJson(R"({"endpoints":[1]})", "c").ok());
+}
+
 TEST_F(RestServerTest, PrefixFromConfigIsUsed) {
   RestServiceOptions options;
   options.prefix = "main_catalog";

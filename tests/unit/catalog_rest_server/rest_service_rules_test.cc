@@ -1,9 +1,11 @@
 // RestCatalogService in process (no socket): loopback names are parsed as
 // addresses; a purge deletes no file its manifests name outside the table,
 // however the path climbs ("<table>/data/../../x"); multi-table commits are
-// all or nothing in the SQL metastore; paging tokens are opaque and stable.
+// all or nothing in the SQL metastore, and a malformed transaction is
+// refused whole with a 400; paging tokens are opaque and stable.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -126,6 +128,86 @@ TEST_F(ServiceTest, CommitTablesIsAllOrNothing) {
             ErrorKind::kInvalidArgument);
   EXPECT_EQ(metastore_->DropTableAt({{"db"}, "a"}, "/m/a0").kind(), ErrorKind::kCommitFailed);
   ASSERT_OK(metastore_->DropTableAt({{"db"}, "a"}, "/m/a1"));
+}
+
+// A malformed or truncated transaction is refused whole: 400 with the
+// specification's error body naming the offending change, no pointer moved
+// and no metadata file left behind, whichever change is the bad one.
+TEST_F(ServiceTest, MalformedTransactionsAreRefusedWholeWithA400) {
+  ASSERT_EQ(Call("POST", "/v1/namespaces", R"({"namespace":["db"]})").status, 200);
+  for (const std::string name : {"a", "b"}) {
+    auto created =
+        Call("POST", "/v1/namespaces/db/tables", R"({"name":")" + name + R"(","schema":)" + kSchema + "}");
+    ASSERT_EQ(created.status, 200) << created.body;
+  }
+  auto pointers = [&]() {
+    std::vector<std::string> out;
+    for (const char* name : {"a", "b"}) {
+      auto location = metastore_->LoadMetadataLocation({{"db"}, name});
+      out.push_back(location.ok() ? *location : location.status().ToString());
+    }
+    return out;
+  };
+  auto files = [&]() {
+    std::vector<std::string> out;
+    for (const auto& entry : fs::recursive_directory_iterator(warehouse_)) out.push_back(entry.path());
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  const auto pointers_before = pointers();
+  const auto files_before = files();
+  auto change = [](const std::string& table, const std::string& rest) {
+    return R"({"identifier":{"namespace":["db"],"name":")" + table + "\"}" + rest + "}";
+  };
+  const std::string good_a =
+      change("a", R"(,"requirements":[],"updates":[{"action":"set-properties","updates":{"k":"1"}}])");
+  auto with_b = [&](const std::string& rest) {
+    return R"({"table-changes":[)" + good_a + "," + change("b", rest) + "]}";
+  };
+  struct Case {
+    const char* what;
+    std::string body;
+    const char* named;  // what the message must name
+  };
+  const std::vector<Case> cases = {
+      {"a truncated body", R"({"table-changes":[)" + good_a, "JSON"},
+      {"no table-changes", "{}", "table-changes"},
+      {"table-changes not an array", R"({"table-changes":{}})", "table-changes"},
+      {"a change that is not an object", R"({"table-changes":[)" + good_a + ",1]}", "table-changes[1]"},
+      {"no identifier", R"({"table-changes":[)" + good_a + R"(,{"requirements":[],"updates":[]}]})",
+       "table-changes[1] has no 'identifier'"},
+      {"an identifier without a name",
+       R"({"table-changes":[{"identifier":{"namespace":["db"]},"requirements":[],"updates":[]}]})",
+       "table-changes[0]"},
+      {"the same table twice", R"({"table-changes":[)" + good_a + "," + good_a + "]}", "appears twice"},
+      {"no updates", with_b(R"(,"requirements":[])"), "table-changes[1] (table db.b) has no 'updates'"},
+      {"no requirements", with_b(R"(,"updates":[])"), "table-changes[1] (table db.b) has no 'requirements'"},
+      {"requirements not an array", with_b(R"(,"requirements":{},"updates":[])"), "table db.b"},
+      {"an unknown update action", with_b(R"(,"requirements":[],"updates":[{"action":"frobnicate"}])"),
+       "table db.b: updates"},
+      {"an update without its fields",
+       with_b(R"(,"requirements":[],"updates":[{"action":"set-properties"}])"), "table db.b: updates"},
+      {"an unknown requirement", with_b(R"(,"requirements":[{"type":"assert-nothing"}],"updates":[])"),
+       "table db.b: requirements"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    ServiceResponse r = Call("POST", "/v1/transactions/commit", c.body);
+    EXPECT_EQ(r.status, 400) << r.body;
+    const iceberg::Json json = iceberg::Json::parse(r.body, nullptr, false);
+    ASSERT_TRUE(json.is_object() && json.contains("error")) << r.body;
+    EXPECT_EQ(json["error"]["code"], 400) << r.body;
+    EXPECT_EQ(json["error"]["type"], "BadRequestException") << r.body;
+    const std::string message = json["error"].value("message", "");
+    EXPECT_NE(message.find(c.named), std::string::npos) << message;
+    EXPECT_EQ(pointers(), pointers_before);
+    EXPECT_EQ(files(), files_before);
+  }
+  // The good change alone still commits.
+  ServiceResponse r = Call("POST", "/v1/transactions/commit", R"({"table-changes":[)" + good_a + "]}");
+  EXPECT_EQ(r.status, 204) << r.body;
+  EXPECT_NE(pointers()[0], pointers_before[0]);
+  EXPECT_EQ(pointers()[1], pointers_before[1]);
 }
 
 TEST_F(ServiceTest, PagesFollowTheirTokens) {

@@ -63,22 +63,6 @@ class PipelineFaultTest : public PipelineTest {
     WriteManifest({{"cc_claim", 2000}});
   }
 
-  void Wipe() {
-    for (const fs::path& entry : fs::directory_iterator(dir_.path())) fs::remove_all(entry);
-    fs::create_directories(export_dir_);
-  }
-
-  // Runs the batch with every FileIO of the pipeline behind `faults`, whose
-  // plan is armed only once the pipeline is open.
-  Result<RunSummary> RunWith(FaultInjectingFileIO& faults, FaultPlan plan) {
-    PipelineOptions options;
-    options.log = &log_;
-    options.wrap_file_io = [&faults](std::shared_ptr<FileIO> base) { return faults.Wrap(std::move(base)); };
-    FLOE_ASSIGN_OR_RETURN(auto pipeline, Pipeline::Open(config_, options));
-    faults.Reset(std::move(plan));
-    return pipeline->RunOnce();
-  }
-
   // The calls the batch makes without faults, as FaultInjectingFileIO logs
   // them (measured once per catalog, in this test's directory, which is then
   // prepared again).

@@ -28,6 +28,7 @@
 #include "iceberg/transaction/table.h"
 #include "ingest/pipeline.h"
 #include "ingest/source.h"
+#include "io/fault_injecting_file_io.h"
 #include "parquet_units.h"
 #include "test_util.h"
 
@@ -109,6 +110,23 @@ class PipelineTest : public ::testing::Test {
     return Pipeline::Open(std::move(config), options);
   }
   Result<std::unique_ptr<Pipeline>> OpenPipeline() { return OpenPipeline(config_); }
+
+  // Runs one pass with every FileIO of the pipeline (source, catalog, state
+  // dir) behind `faults`, whose plan is armed only once the pipeline is open.
+  Result<RunSummary> RunWith(FaultInjectingFileIO& faults, FaultPlan plan) {
+    PipelineOptions options;
+    options.log = &log_;
+    options.wrap_file_io = [&faults](std::shared_ptr<FileIO> base) { return faults.Wrap(std::move(base)); };
+    FLOE_ASSIGN_OR_RETURN(auto pipeline, Pipeline::Open(config_, options));
+    faults.Reset(std::move(plan));
+    return pipeline->RunOnce();
+  }
+
+  // Empties the test's directory but for a fresh export folder.
+  void Wipe() {
+    for (const fs::path& entry : fs::directory_iterator(dir_.path())) fs::remove_all(entry);
+    fs::create_directories(export_dir_);
+  }
 
   std::unique_ptr<catalog::Catalog> ReadCatalog() {
     auto tables = catalog::OpenCatalog(config_.catalog);
