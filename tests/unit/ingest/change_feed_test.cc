@@ -262,7 +262,7 @@ TEST_F(ChangeFeedTest, AKilledBatchLeavesDataAndFeedBothOrNeitherWithPostgres) {
 // The filesystem catalog commits the two tables one after the other: a kill
 // between them leaves the data ahead of its feed (what the SQL cases would
 // find if their commit were not atomic), and the next batch closes the gap.
-TEST_F(ChangeFeedTest, AKilledBatchCanLeaveTheFeedBehindWithTheFilesystemCatalogUntilTheRerun) {
+TEST_F(ChangeFeedTest, AKilledBatchCanLeaveTheFeedBehindWithTheFilesystemCatalogUntilTheNextBatch) {
   config_.performance.threads = 1;
   config_.target.change_feed = true;
   EXPECT_GT(KillsLeavingTheFeedBehind(""), 0);
