@@ -19,8 +19,8 @@
 #   d) freshness: `floe run` with a 1 s trigger interval, landing to visible
 #      snapshot over FLOE_BENCH_LANDINGS landings (freshness.mjs), then the
 #      idle daemon's CPU and RSS;
-#   e) key index: bytes per live key of the saved index files, and peak RSS
-#      against 512 MB + 32 B per key.
+#   e) key index: bytes per live key of the saved index files (runs and
+#      manifests), and peak RSS against 512 MB + 32 B per key.
 # Env: FLOE_BIN (default build/floe, a Release build), FLOE_BENCH_DIR (default
 # /tmp; the export is cached in $FLOE_BENCH_DIR/floe-bench-<size>/export),
 # FLOE_BENCH_REPEATS (default 3; medians are printed), FLOE_BENCH_LANDINGS
@@ -101,10 +101,9 @@ done
 floe_wall="$(cut -f1 "$work/floe-load.tsv" | median)"
 floe_cpu="$(cut -f2 "$work/floe-load.tsv" | median)"
 floe_rss="$(cut -f3 "$work/floe-load.tsv" | sort -g | tail -1)"
-# e) key index files right after the full load: the current index-<snapshot>.bin of each table.
-# A table directory also keeps the previous snapshot's file: count the newest one per table.
-index_bytes="$(find "$work/state" -name 'index-*.bin' -printf '%h %T@ %s\n' | sort -k1,1 -k2,2gr |
-  awk '$1 != last {s+=$3; last=$1} END {print s+0}')"
+# e) key index files right after the full load: each table's runs (keys-*.run) and manifests (index-*.bin).
+index_bytes="$(find "$work/state" \( -name 'keys-*.run' -o -name 'index-*.bin' \) -printf '%s\n' |
+  awk '{s+=$1} END {print s+0}')"
 
 # a) full load, DuckDB.
 declare -A duck_wall duck_cpu duck_rss duck_rows
@@ -213,6 +212,6 @@ if (fresh) {
 } else {
   console.log('| freshness, continuous daemon idle | not run | p99 < 2 s |');
 }
-console.log(`| key index file, bytes per live key (tombstones included in the file) | ${bytesPerKey.toFixed(1)} B | |`);
+console.log(`| key index files, bytes per live key (tombstones included) | ${bytesPerKey.toFixed(1)} B | ≤ 16 B |`);
 console.log(`| peak RSS of the full load vs 512 MB + 32 B × ${Number(keys).toLocaleString('en')} keys | ${mb(fRss)} vs ${mb(rssBudget)} | ≤ budget |`);
 JS

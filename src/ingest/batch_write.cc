@@ -8,23 +8,23 @@
 
 namespace floe::ingest {
 
-Result<std::vector<StagedLive>> TableIngestor::Impl::WriteRows(
-    const std::vector<SourceUnit>& batch, ReadPlan& plan, const iceberg::Schema& table_schema, int64_t now_ms,
-    iceberg::PartitionedWriter& writer, BatchCounts& counts, SideTables& side,
-    std::optional<UnitFailure>* failure) {
+Result<KeyIndexDelta> TableIngestor::Impl::WriteRows(const std::vector<SourceUnit>& batch, ReadPlan& plan,
+                                                     const iceberg::Schema& table_schema, int64_t now_ms,
+                                                     iceberg::PartitionedWriter& writer, BatchCounts& counts,
+                                                     SideTables& side, std::optional<UnitFailure>* failure) {
   (void)side;  // no pass-2 stage sets rows aside yet (expectations will, with the rows they quarantine)
   SourceChunkReader reader(*units, unit_table_columns, table_schema, MakeReconcileOptions(), *convention,
                            plan.units);
   ReadAhead<DecodedChunk> reads(
       Pool(), plan.reads.size(), ReadAheadUnits(), ReadAheadBytes(),
       [&](size_t k) { return reader.Read(plan.reads[k]); }, [&](size_t k) { return plan.reads[k].cost; });
-  // Every selected row becomes one staged entry: reserved once, since a
+  // Every selected row becomes one index entry: reserved once, since a
   // growing vector briefly holds its old and new buffers (~48 B per entry).
-  std::vector<StagedLive> lives;
+  KeyIndexDelta lives;
   if (merging()) {
     size_t selected_rows = 0;
     for (const PassedUnit* unit : plan.read_units) selected_rows += unit->selected.size();
-    lives.reserve(selected_rows);
+    lives.Reserve(selected_rows);
   }
   std::vector<iceberg::RowLocation> locations;
   for (size_t k = 0; k < plan.reads.size(); ++k) {
@@ -51,12 +51,12 @@ Result<std::vector<StagedLive>> TableIngestor::Impl::WriteRows(
       if (merging()) {
         for (size_t j = 0; j < locations.size(); ++j) {
           const SelectedRow& selected = unit.selected[plan.first_selected[k] + j];
-          lives.push_back(StagedLive{selected.key, selected.order, locations[j]});
+          lives.PutLive(selected.key, writer.path(locations[j].file), locations[j].position, selected.order);
         }
       }
     }
     if (k + 1 == plan.reads.size() || plan.reads[k + 1].unit != read.unit) {
-      // The unit's rows are staged in `lives` now; free its selection and reader.
+      // The unit's rows are in `lives` now; free its selection and reader.
       std::vector<SelectedRow>().swap(unit.selected);
       reader.Release(read.unit);
     }

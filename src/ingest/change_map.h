@@ -23,8 +23,8 @@
 #include <unordered_map>
 
 #include "ingest/merge/key_index.h"
-#include "ingest/merge/key_index_table.h"
 #include "ingest/merge/order_value.h"
+#include "ingest/robin_table.h"
 
 namespace floe::ingest {
 
@@ -49,7 +49,7 @@ inline constexpr uint32_t kRowInSideMap = 0xFFFFFFFFu;
 struct NarrowChangeSlot {
   uint64_t key = 0;
   uint64_t order_lo = 0;
-  uint32_t file = key_index_internal::kEmptyFile;
+  uint32_t file = kEmptySlot;
   uint32_t row = 0;
 
   static uint64_t Mix(const KeyId& k) { return MurmurMix64(k.lo); }
@@ -64,7 +64,7 @@ struct WideChangeSlot {
   uint64_t hi = 0;
   uint64_t lo = 0;
   uint64_t order_lo = 0;
-  uint32_t file = key_index_internal::kEmptyFile;
+  uint32_t file = kEmptySlot;
   uint32_t row = 0;
 
   static uint64_t Mix(const KeyId& k) { return KeyIdHash{}(k); }
@@ -115,7 +115,7 @@ class ChangeMap {
   void Visit(const Table& table, F& f) const {
     for (size_t i = 0; i < table.capacity(); ++i) {
       const auto& slot = table.slot(i);
-      if (slot.file == key_index_internal::kEmptyFile) continue;
+      if (slot.file == kEmptySlot) continue;
       f(Decode(slot));
     }
   }
@@ -143,8 +143,8 @@ class ChangeMap {
   bool wide_ = false;
   bool has_base_ = false;
   uint64_t base_order_hi_ = 0;
-  key_index_internal::RobinTable<change_map_internal::NarrowChangeSlot> narrow_;
-  key_index_internal::RobinTable<change_map_internal::WideChangeSlot> wide_table_;
+  RobinTable<change_map_internal::NarrowChangeSlot> narrow_;
+  RobinTable<change_map_internal::WideChangeSlot> wide_table_;
   std::unordered_map<KeyId, Side, KeyIdHash> side_;
 };
 
