@@ -1,5 +1,5 @@
 // ChangeMap: the winning change per key of a file or a batch, in a compact
-// open-addressing table (the key index's RobinTable with slots of its own).
+// open-addressing table (RobinTable, ingest/robin_table.h, with slots of its own).
 //
 // Contract:
 // - Upsert keeps, per key, the change with the greatest ordering value; on
@@ -7,13 +7,14 @@
 //   order, so the later file/row wins).
 // - Memory: a slot holds the key (8 bytes for exact integer keys, 16 once a
 //   hashed key arrives), the low 8 bytes of the ordering value and 8 bytes of
-//   file number, row and delete flag: 24 or 32 bytes, at a load factor kept
-//   within [0.81, 0.9] past 1024 keys, so 26.7-29.6 (integer keys) or
-//   35.6-39.5 (hashed keys) bytes per change. The high 8 bytes of ordering
-//   values are shared: the map keeps the first one it sees and puts a
-//   change whose high half differs, or whose row is >= 2^32 - 1, into a side
-//   map (~64 bytes each; CDA's seqvals and numeric orderings have a zero high
-//   half, so this does not happen for them).
+//   file number, row and delete flag: 24 or 32 bytes, at a load factor of
+//   0.6-0.9 past 1024 keys (the table grows by half when full, RobinTable),
+//   so 26.7-40 (integer keys) or 35.6-53.4 (hashed keys) bytes per change;
+//   0.81 (29.6 / 39.5 bytes) when reserved once for its final size. The
+//   high 8 bytes of ordering values are shared: the map keeps the first one
+//   it sees and puts a change whose high half differs, or whose row is
+//   >= 2^32 - 1, into a side map (~64 bytes each; CDA's seqvals and numeric
+//   orderings have a zero high half, so this does not happen for them).
 // - File numbers are below kMaxChangeFiles.
 // - Iteration order is unspecified. Not thread-safe.
 #pragma once
