@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -68,25 +69,31 @@ class MotoServer {
   int port() const { return port_; }
   const std::string& log() const { return log_; }
 
-  // Runs one aws_driver.py command and returns its JSON answer.
+  // Runs one aws_driver.py command and returns its JSON answer. One boto3
+  // process (aws_driver.py --serve) serves every command of the test binary.
   Result<json::Json> Driver(const json::Json& command) {
-    const std::string file = dir_.File("command-" + std::to_string(++commands_) + ".json");
-    std::ofstream(file) << command.dump();
-    std::string out;
-    const std::string shell = "python3 " + ShellQuote((SourceDir() / "tests/tools/aws_driver.py").string()) +
-                              " " + ShellQuote(url()) + " " + ShellQuote(file) + " 2>>" +
-                              ShellQuote(dir_.File("driver.log"));
-    const int status = RunShell(shell, &out);
-    if (status != 0) {
+    const std::string name = command.value("command", std::string("?"));
+    if (!driver_.running() &&
+        !driver_.Start({"python3", (SourceDir() / "tests/tools/aws_driver.py").string(), url(), "--serve"},
+                       dir_.File("driver.log"))) {
+      return Status::IOError("aws_driver.py does not start: " + driver_.error());
+    }
+    std::optional<std::string> line;
+    if (driver_.WriteLine(command.dump())) line = driver_.ReadLine(std::chrono::minutes(5));
+    if (!line) {
+      driver_.Stop();
       std::ifstream log(dir_.File("driver.log"));
       std::stringstream text;
       text << log.rdbuf();
       std::string tail = text.str();
       if (tail.size() > 2000) tail = tail.substr(tail.size() - 2000);
-      return Status::IOError("aws_driver.py " + command.value("command", std::string("?")) +
-                             " failed (exit " + std::to_string(status) + "): " + tail);
+      return Status::IOError("aws_driver.py stopped during " + name + ": " + tail);
     }
-    return json::ParseJson(out);
+    FLOE_ASSIGN_OR_RETURN(json::Json answer, json::ParseJson(*line));
+    if (answer.contains("error")) {
+      return Status::IOError("aws_driver.py " + name + " failed: " + answer["error"].get<std::string>());
+    }
+    return answer["result"];
   }
 
   // Runs tools/kpl_aggregate.mjs (AWS Labs' aggregator) over `records`.
@@ -105,6 +112,7 @@ class MotoServer {
  private:
   TempDir dir_;
   NodeProcess node_;
+  ChildProcess driver_;
   int port_ = 0;
   int commands_ = 0;
   std::string log_;

@@ -20,13 +20,17 @@
 #      snapshot over FLOE_BENCH_LANDINGS landings (freshness.mjs), then the
 #      idle daemon's CPU and RSS;
 #   e) key index: bytes per live key of the saved index files (runs and
-#      manifests), and peak RSS against 512 MB + 32 B per key.
+#      manifests), and peak RSS against 512 MB + 32 B per key;
+#   f) row stage: the full load again with five [[expectations]] (warn) and
+#      three [transform.columns] over the columns every table has,
+#      interleaved run by run with the plain full load (FLOE_BENCH_REPEATS
+#      pairs), medians of CPU and wall and their ratio (target: within 10%).
 # Env: FLOE_BIN (default build/floe, a Release build), FLOE_BENCH_DIR (default
 # /tmp; the export is cached in $FLOE_BENCH_DIR/floe-bench-<size>/export),
 # FLOE_BENCH_REPEATS (default 3; medians are printed), FLOE_BENCH_LANDINGS
 # (default 100), FLOE_BENCH_SKIP (space-separated steps not to run, printed
 # as "not run": duckdb-copy, duckdb-merge, duckdb-all-cores, idle,
-# freshness; e.g. for L: FLOE_BENCH_REPEATS=1 FLOE_BENCH_SKIP="duckdb-merge
+# freshness, row-stage; e.g. for L: FLOE_BENCH_REPEATS=1 FLOE_BENCH_SKIP="duckdb-merge
 # duckdb-all-cores freshness"). Needs /usr/bin/time, sqlite3 and node (tests/node_modules).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -88,6 +92,29 @@ TOML
 }
 write_config "$work/pipeline.toml" ""
 write_config "$work/continuous.toml" 'interval = "1s"'
+# f) the same load with a row stage: five expectations and three derived columns.
+cp "$work/pipeline.toml" "$work/expect.toml"
+cat >>"$work/expect.toml" <<'TOML'
+[transform.columns]
+create_date = "to_date(createtime)"
+update_year = "year(updatetime)"
+change_kind = "CASE WHEN gwcbi___operation = 4 THEN 'update' ELSE 'insert' END"
+[[expectations]]
+name = "id_positive"
+expr = "id > 0"
+[[expectations]]
+name = "publicid_shape"
+expr = "length(publicid) BETWEEN 3 AND 64"
+[[expectations]]
+name = "updated_after_created"
+expr = "updatetime >= createtime"
+[[expectations]]
+name = "beanversion_range"
+expr = "beanversion BETWEEN 0 AND 1000000"
+[[expectations]]
+name = "retired_known"
+expr = "retired IS NOT NULL"
+TOML
 
 # a) full load, floe.
 echo "a) full load: floe, $repeats runs" >&2
@@ -104,6 +131,31 @@ floe_rss="$(cut -f3 "$work/floe-load.tsv" | sort -g | tail -1)"
 # e) key index files right after the full load: each table's runs (keys-*.run) and manifests (index-*.bin).
 index_bytes="$(find "$work/state" \( -name 'keys-*.run' -o -name 'index-*.bin' \) -printf '%s\n' |
   awk '{s+=$1} END {print s+0}')"
+
+# f) row stage: plain and staged full loads interleaved, pair by pair.
+: >"$work/stage.tsv"
+if ! skipped row-stage; then
+  echo "f) row stage: $repeats pairs of full loads, plain and with 5 expectations + 3 derived columns" >&2
+  for r in $(seq "$repeats"); do
+    for mode in plain expect; do
+      rm -rf "$work/catalog.db" "$work/warehouse" "$work/state"
+      toml="$work/pipeline.toml"; [ "$mode" = expect ] && toml="$work/expect.toml"
+      /usr/bin/time -v -o "$work/time-stage.txt" "$floe" run "$toml" --once >"$work/stage-$mode-$r.log" 2>&1
+      printf '%s\t%s\t%s\n' "$mode" "$(time_wall "$work/time-stage.txt")" "$(time_cpu "$work/time-stage.txt")" \
+        >>"$work/stage.tsv"
+    done
+  done
+  # The step ends with the plain table in place, as the later steps expect.
+  rm -rf "$work/catalog.db" "$work/warehouse" "$work/state"
+  "$floe" run "$work/pipeline.toml" --once >/dev/null 2>&1
+fi
+stage_of() { awk -F'\t' -v m="$1" -v c="$2" '$1 == m {print $c}' "$work/stage.tsv" | median; }
+if [ -s "$work/stage.tsv" ]; then
+  stage_plain_wall="$(stage_of plain 2)" stage_plain_cpu="$(stage_of plain 3)"
+  stage_wall="$(stage_of expect 2)" stage_cpu="$(stage_of expect 3)"
+else
+  stage_plain_wall=NaN stage_plain_cpu=NaN stage_wall=NaN stage_cpu=NaN
+fi
 
 # a) full load, DuckDB.
 declare -A duck_wall duck_cpu duck_rss duck_rows
@@ -170,7 +222,8 @@ node - "$size" "$committed_rows" "$live_keys" "$source_files" "$source_bytes" "$
   "${duck_wall[merge1]}" "${duck_cpu[merge1]}" "${duck_rss[merge1]}" "${duck_rows[merge1]}" \
   "${duck_wall[copy$cores]}" "${duck_cpu[copy$cores]}" "${duck_rss[copy$cores]}" \
   "${duck_wall[merge$cores]}" "${duck_cpu[merge$cores]}" "${duck_rss[merge$cores]}" \
-  "$incr_wall" "$incr_cpu" "$incr_rows" "$idle_ms" "$fresh" "$repeats" <<'JS'
+  "$incr_wall" "$incr_cpu" "$incr_rows" "$idle_ms" "$fresh" "$repeats" \
+  "$stage_plain_wall" "$stage_plain_cpu" "$stage_wall" "$stage_cpu" <<'JS'
 const a = process.argv.slice(2);
 const [size, committed, keys, files, bytes, cores, load] = a;
 const n = (i) => Number(a[i]);
@@ -214,4 +267,10 @@ if (fresh) {
 }
 console.log(`| key index files, bytes per live key (tombstones included) | ${bytesPerKey.toFixed(1)} B | ≤ 16 B |`);
 console.log(`| peak RSS of the full load vs 512 MB + 32 B × ${Number(keys).toLocaleString('en')} keys | ${mb(fRss)} vs ${mb(rssBudget)} | ≤ budget |`);
+const [spWall, spCpu, sWall, sCpu] = [n(31), n(32), n(33), n(34)];
+if (Number.isNaN(sWall)) {
+  console.log('| full load with 5 expectations + 3 derived columns | not run | ≤ 10% over the plain load |');
+} else {
+  console.log(`| full load with 5 expectations + 3 derived columns, ${repeats} interleaved pairs: CPU / wall | ${s(sCpu)} / ${s(sWall)} vs plain ${s(spCpu)} / ${s(spWall)}: +${((sCpu / spCpu - 1) * 100).toFixed(1)} % CPU, +${((sWall / spWall - 1) * 100).toFixed(1)} % wall | ≤ 10% |`);
+}
 JS

@@ -104,14 +104,25 @@ Result<json::Json> AwsJsonClient::Call(std::string_view operation, const json::J
   const std::string body = request_json.dump();
   const Send send = [this](const http::HttpRequest& request) { return transport_->Execute(request); };
   const auto first_try = std::chrono::steady_clock::now();
+  const std::atomic<bool>* cancel = cancel_.load();
   for (int attempt = 1;; ++attempt) {
     if (error_type != nullptr) error_type->clear();
+    if (cancel != nullptr && cancel->load())
+      return Status::Cancelled(where + ": not sent, the process is stopping");
     FLOE_ASSIGN_OR_RETURN(http::HttpRequest request,
                           BuildRequest(operation, body, std::chrono::system_clock::now()));
+    request.cancel = cancel;
     bool may_have_reached_server = true;
     Result<http::HttpResponse> result = exchange_ ? exchange_(operation, request, send)
                                                   : transport_->Execute(request, &may_have_reached_server);
     Status failure;
+    if (!result.ok() && result.status().kind() == ErrorKind::kCancelled) {
+      if (kind == CallKind::kMutation) {
+        return Status::CommitStateUnknown(where +
+                                          ": abandoned while the process stops; it may have been applied");
+      }
+      return result.status().WithContext(where);
+    }
     if (!result.ok()) {
       failure =
           Status(ErrorKind::kIOError, where + ": " + result.status().message(), result.status().retryable());

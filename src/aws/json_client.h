@@ -22,11 +22,16 @@
 //   given, receives the AWS error type ("" for transport failures).
 // - Answers are bounded by the HTTP transport (64 MiB) and parsed without
 //   recursion; credentials never appear in messages.
+// - SetCancelFlag: once the flag is true, calls in flight are abandoned
+//   within about a second (a 20 s SQS long poll included) and new ones are
+//   not sent: they return kCancelled, never retried.
 // Thread-safe: Call may run concurrently from several threads (the HTTP
-// transport pools one handle per request). SetExchangeForTesting is not
-// thread-safe and must be called before the client is shared.
+// transport pools one handle per request), and SetCancelFlag beside them.
+// SetExchangeForTesting is not thread-safe and must be called before the
+// client is shared.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -98,6 +103,9 @@ class AwsJsonClient {
                                                             const http::HttpRequest&, const Send&)>;
   void SetExchangeForTesting(Exchange exchange) { exchange_ = std::move(exchange); }
 
+  // A process's stop flag (nullptr: none); see the contract.
+  void SetCancelFlag(const std::atomic<bool>* flag) { cancel_.store(flag); }
+
  private:
   AwsJsonClient(AwsJsonService service, AwsClientOptions options, AwsIdentity identity, Endpoint endpoint);
 
@@ -107,6 +115,7 @@ class AwsJsonClient {
   Endpoint endpoint_;
   std::unique_ptr<http::HttpTransport> transport_;
   Exchange exchange_;
+  std::atomic<const std::atomic<bool>*> cancel_{nullptr};
 };
 
 }  // namespace floe::aws

@@ -18,6 +18,7 @@ int Main(int argc, char** argv) {
   RegisterTableScanCommand(app, exit_code);
   RegisterTableChangesCommand(app, exit_code);
   RegisterRunCommands(app, exit_code);
+  RegisterStatusCommand(app, exit_code);
   RegisterDemoCommands(app, exit_code);
   RegisterMaintenanceCommands(app, exit_code);
   RegisterServeCommand(app, exit_code);

@@ -26,6 +26,8 @@ void RegisterTableScanCommand(CLI::App& app, ExitCode& exit_code);
 void RegisterTableChangesCommand(CLI::App& app, ExitCode& exit_code);
 // `floe run` and `floe files` (the ingestion pipeline and its ledger).
 void RegisterRunCommands(CLI::App& app, ExitCode& exit_code);
+// `floe status CONFIG` (backlog, commits, states and lag of a pipeline's tables).
+void RegisterStatusCommand(CLI::App& app, ExitCode& exit_code);
 // `floe demo [DIR]` and `floe demo generate DIR` (the demo CDA export).
 void RegisterDemoCommands(CLI::App& app, ExitCode& exit_code);
 // `floe table compact|expire|remove-orphans|rewrite-manifests` and `floe maintain CONFIG`.

@@ -1,4 +1,5 @@
 // `floe run CONFIG`: the ingestion pipeline, once or continuously.
+// `floe validate CONFIG`: a dry run over the pending units (ingest/validation.h).
 // `floe files CONFIG`: the pipeline's ledger of source files; --retry puts
 // quarantined and skipped files (all, of --table, or those a path or glob
 // names) back in line; --skip sets a file aside on purpose with a reason;
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -26,9 +28,11 @@
 #include "ingest/discovery/glob.h"
 #include "ingest/discovery/landing_path.h"
 #include "ingest/pipeline.h"
+#include "ingest/progress_reporter.h"
 #include "ingest/state/ledger.h"
-#include "ingest/stream/kafka_discovery.h"
-#include "ingest/stream/kafka_unit_opener.h"
+#include "ingest/stream_lag.h"
+#include "ingest/validation.h"
+#include "observability/observability_endpoint.h"
 
 namespace floe::cli {
 
@@ -57,14 +61,19 @@ struct RunOptions {
   bool once = false;
   bool quiet = false;
   bool verbose = false;
+  std::string http;  // overrides [observability] http
 };
 
 // Set by SIGINT/SIGTERM; the pipeline finishes its batch and returns.
 std::atomic<bool> g_stop_requested{false};
 static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs a lock-free flag");
+// With JSON log lines the handler writes nothing (it cannot format a time
+// safely); the run logs the stop as a JSON line when it returns.
+std::atomic<bool> g_quiet_stop{false};
 
 extern "C" void RequestStop(int) {
   g_stop_requested.store(true);
+  if (g_quiet_stop.load()) return;
   static const char kMessage[] =
       "\nfloe: stopping after the batch in progress (a second signal stops at once)\n";
   // write(2) is async-signal-safe; its result cannot be acted on here.
@@ -105,25 +114,89 @@ int RunPipeline(const RunOptions& options) {
   pipeline_options.log = options.quiet ? &discard : &std::cerr;
   pipeline_options.verbose = options.verbose && !options.quiet;
   pipeline_options.timestamps = pipeline_options.verbose;
+  pipeline_options.log_format = config->observability.log_format;
+  // The run's own lines on stderr ("serving ...", failures) in the pipeline's
+  // log format, so a JSON log stays one JSON object per line.
+  const bool json_log = config->observability.log_format == ingest::LogFormat::kJson;
+  ingest::ProgressReporter run_log(std::cerr, /*terminal=*/false);
+  if (json_log) run_log.SetJson(config->name);
+  auto fail = [&](const Status& status) {
+    if (!json_log) return Fail(status);
+    run_log.Event("message", ingest::LogLevel::kError, "floe: " + status.ToString());
+    return 1;
+  };
+  const std::string listen = options.http.empty() ? config->observability.http : options.http;
+  observability::ObservabilityOptions serving;
+  if (!listen.empty()) {
+    pipeline_options.metrics = std::make_shared<ingest::PipelineMetrics>(config->name);
+    serving.config = *config;
+    serving.metrics = pipeline_options.metrics;
+    serving.admission.token = config->observability.token;
+    if (serving.admission.token.empty()) {
+      if (const char* token = std::getenv("FLOE_HTTP_TOKEN"); token && *token)
+        serving.admission.token = token;
+    }
+    serving.admission.allowed_hosts = config->observability.allowed_hosts;
+    serving.admission.cors_origins = config->observability.cors_origins;
+  }
   auto pipeline = ingest::Pipeline::Open(std::move(*config), pipeline_options);
-  if (!pipeline.ok()) return Fail(pipeline.status());
+  if (!pipeline.ok()) return fail(pipeline.status());
+  // Served once the ledger exists (the pipeline created it), until the run ends.
+  std::unique_ptr<observability::ObservabilityEndpoint> endpoint;
+  if (!listen.empty()) {
+    auto started = observability::ObservabilityEndpoint::Start(listen, std::move(serving));
+    if (!started.ok()) return fail(started.status());
+    endpoint = std::move(*started);
+    run_log.Message("floe: serving /metrics, /healthz, /readyz, /api/status and the dashboard at " +
+                    endpoint->url() + "/");
+  }
 
+  // The summary table is the command's result: stdout, in both log formats.
   if (options.once) {
     auto summary = (*pipeline)->RunOnce();
-    if (!summary.ok()) return Fail(summary.status());
+    if (!summary.ok()) return fail(summary.status());
     std::cout << summary->Format();
     if (!summary->ok()) {
-      std::cerr << "floe: the run did not complete cleanly (see the status column)\n";
+      run_log.Event("message", ingest::LogLevel::kError,
+                    "floe: the run did not complete cleanly (see the status column)");
       return 1;
     }
     return 0;
   }
   g_stop_requested.store(false);
+  g_quiet_stop.store(json_log);
   StopSignals signals;
   auto total = (*pipeline)->Run(g_stop_requested);
-  if (!total.ok()) return Fail(total.status());
+  if (json_log && g_stop_requested.load())
+    run_log.Message("floe: stopped by a signal after the batch in progress");
+  if (!total.ok()) return fail(total.status());
   std::cout << total->Format();
   return 0;
+}
+
+// ---------------------------------------------------------------------------
+// floe validate
+
+struct ValidateCommandOptions {
+  std::string config_path;
+  std::string state_dir;
+  std::string table;
+  int64_t rows = 0;
+  bool errors = false;
+};
+
+int Validate(const ValidateCommandOptions& options) {
+  auto config = LoadConfig(options.config_path, options.state_dir);
+  if (!config.ok()) return Fail(config.status());
+  if (options.rows > 0 && options.errors)
+    return Fail(Status::InvalidArgument("give --rows N or --errors, not both"));
+  ingest::ValidateOptions validate;
+  if (!options.table.empty()) validate.table = options.table;
+  validate.rows = options.rows;
+  auto report = ingest::ValidatePipeline(*config, validate);
+  if (!report.ok()) return Fail(report.status());
+  std::cout << report->Format(validate);
+  return report->would_fail() ? 1 : 0;
 }
 
 // ---------------------------------------------------------------------------
@@ -141,59 +214,63 @@ struct FilesOptions {
   std::string reason;
   std::string reload_table;
   bool lag = false;
+  bool expectations = false;
 };
 
-// `floe files CONFIG --lag` of a Kafka source: per partition, the next
-// offset the table has committed, the next the ledger holds (recorded, maybe
-// not yet applied), the brokers' watermarks and the lag (high watermark minus
-// committed).
-Status PrintStreamLag(const ingest::PipelineConfig& config, ingest::Ledger& ledger,
+// `floe files CONFIG --expectations`: per committed batch and expectation,
+// the change rows checked, passed and failed.
+Status PrintExpectationCounts(ingest::Ledger& ledger, const std::optional<std::string>& table,
+                              const std::string& format) {
+  FLOE_ASSIGN_OR_RETURN(std::vector<ingest::LedgerExpectationCount> counts, ledger.ExpectationCounts(table));
+  if (format == "jsonl") {
+    for (const auto& c : counts) {
+      nlohmann::ordered_json line = {{"batch", c.batch_id}, {"table", c.table},     {"expectation", c.name},
+                                     {"action", c.action},  {"checked", c.checked}, {"passed", c.passed},
+                                     {"failed", c.failed}};
+      std::cout << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    }
+    return Status::OK();
+  }
+  std::vector<std::vector<std::string>> rows = {
+      {"batch", "table", "expectation", "action", "checked", "passed", "failed"}};
+  for (const auto& c : counts) {
+    rows.push_back({std::to_string(c.batch_id), c.table, c.name, c.action, std::to_string(c.checked),
+                    std::to_string(c.passed), std::to_string(c.failed)});
+  }
+  std::cout << FormatTextTable(rows, [](size_t column) { return column >= 4; });
+  return Status::OK();
+}
+
+// `floe files CONFIG --lag` of a stream source (ingest::QueryStreamLagReport):
+// one row per partition or shard, as a table or JSON lines. `ledger` is null
+// before the pipeline's first run.
+Status PrintStreamLag(const ingest::PipelineConfig& config, ingest::Ledger* ledger,
                       const std::string& format) {
-  if (config.source.discovery != ingest::DiscoveryKind::kKafka) {
-    return Status::InvalidArgument("--lag applies to stream sources ([source] discovery = \"kafka\")");
+  FLOE_ASSIGN_OR_RETURN(ingest::StreamLagReport lag, ingest::QueryStreamLagReport(config, ledger));
+  if (format == "jsonl") {
+    for (const auto& row : lag.rows) std::cout << row.dump() << "\n";
+    return Status::OK();
   }
-  std::map<std::pair<std::string, std::string>, int64_t> committed, recorded;
-  ingest::LedgerFilter filter;
-  FLOE_ASSIGN_OR_RETURN(std::vector<LedgerFile> files, ledger.Files(filter));
-  for (const LedgerFile& entry : files) {
-    const ingest::SourceUnit& unit = entry.file;
-    if (unit.kind != ingest::UnitKind::kStreamRange) continue;
-    const auto key = std::make_pair(unit.range.stream, unit.range.partition);
-    const std::optional<int64_t> last = ingest::ParseKafkaOffset(unit.range.last);
-    if (!last)
-      return Status::Corruption("ledger " + config.state_dir + ": " + unit.uri +
-                                " is not a Kafka offset range");
-    const int64_t next = *last + 1;
-    recorded[key] = std::max(recorded[key], next);
-    if (entry.state == FileState::kCommitted || entry.state == FileState::kQuarantined ||
-        entry.state == FileState::kSkipped) {
-      committed[key] = std::max(committed[key], next);
+  std::vector<std::vector<std::string>> rows;
+  std::vector<bool> numeric;
+  for (const auto& row : lag.rows) {
+    if (rows.empty()) {
+      rows.emplace_back();
+      for (auto it = row.begin(); it != row.end(); ++it) {
+        rows.back().push_back(it.key());
+        numeric.push_back(it.value().is_number());
+      }
+    }
+    rows.emplace_back();
+    for (auto it = row.begin(); it != row.end(); ++it) {
+      rows.back().push_back(it.value().is_string() ? it.value().get<std::string>() : it.value().dump());
     }
   }
-  FLOE_ASSIGN_OR_RETURN(auto partitions, ingest::KafkaWatermarks(config.source));
-  std::vector<std::vector<std::string>> rows = {{"partition", "committed", "recorded", "low", "high", "lag"}};
-  int64_t total_lag = 0;
-  for (const auto& p : partitions) {
-    const auto key = std::make_pair(p.topic, std::to_string(p.partition));
-    const int64_t done = committed.count(key) ? committed[key] : p.low;
-    const int64_t held = recorded.count(key) ? recorded[key] : done;
-    const int64_t lag = std::max<int64_t>(0, p.high - done);
-    total_lag += lag;
-    if (format == "jsonl") {
-      nlohmann::ordered_json line = {
-          {"topic", p.topic}, {"partition", p.partition}, {"committed", done}, {"recorded", held},
-          {"low", p.low},     {"high", p.high},           {"lag", lag}};
-      std::cout << line.dump() << "\n";
-      continue;
-    }
-    rows.push_back({p.topic + "[" + std::to_string(p.partition) + "]", std::to_string(done),
-                    std::to_string(held), std::to_string(p.low), std::to_string(p.high),
-                    std::to_string(lag)});
+  if (!rows.empty()) {
+    std::cout << FormatTextTable(rows,
+                                 [&](size_t column) { return column < numeric.size() && numeric[column]; });
   }
-  if (format == "jsonl") return Status::OK();
-  std::cout << FormatTextTable(rows, [](size_t column) { return column > 0; });  // offsets on the right
-  std::cout << partitions.size() << (partitions.size() == 1 ? " partition" : " partitions") << ", lag "
-            << total_lag << (total_lag == 1 ? " record" : " records") << "\n";
+  std::cout << lag.summary << "\n";
   return Status::OK();
 }
 
@@ -378,7 +455,14 @@ Status ListOrRetry(const FilesOptions& options) {
   if (!options.state.empty()) {
     FLOE_ASSIGN_OR_RETURN(state, ParseFileState(options.state));
   }
-  if (!std::filesystem::exists(config.state_dir)) {
+  const bool has_state = std::filesystem::exists(config.state_dir);
+  if (options.lag && !has_state) {
+    // Before the first run: nothing consumed, everything there is behind.
+    if (state || !options.table.empty())
+      return Status::InvalidArgument("--lag takes no --state or --table (it lists every partition)");
+    return PrintStreamLag(config, nullptr, options.format);
+  }
+  if (!has_state) {
     return Status::NotFound("pipeline " + config.name + " has no state at " + config.state_dir +
                             " (has `floe run` run with this config?)");
   }
@@ -417,10 +501,14 @@ Status ListOrRetry(const FilesOptions& options) {
               << (table ? " in table " + *table : "") << "; the next `floe run` ingests them\n";
     return Status::OK();
   }
+  if (options.expectations) {
+    if (state || options.lag) return Status::InvalidArgument("--expectations takes no --state or --lag");
+    return PrintExpectationCounts(*ledger, table, options.format);
+  }
   if (options.lag) {
     if (state || table)
       return Status::InvalidArgument("--lag takes no --state or --table (it lists every partition)");
-    return PrintStreamLag(config, *ledger, options.format);
+    return PrintStreamLag(config, ledger.get(), options.format);
   }
   ingest::LedgerFilter filter;
   filter.table = table;
@@ -448,7 +536,25 @@ void RegisterRunCommands(CLI::App& app, ExitCode& exit_code) {
     cmd->add_flag("--verbose", options->verbose,
                   "Timestamped log lines, idle polls and settling files every poll (continuous mode always "
                   "timestamps)");
+    cmd->add_option(
+        "--http", options->http,
+        "HOST:PORT to serve /metrics, /healthz, /readyz, /api/status and the dashboard on (overrides "
+        "[observability] http; beyond loopback a token is required)");
     cmd->callback([options, &exit_code] { exit_code.value = RunPipeline(*options); });
+  }
+  {
+    auto options = std::make_shared<ValidateCommandOptions>();
+    auto* cmd = app.add_subcommand(
+        "validate",
+        "Read the pending units through the whole path (format, changes, schema drift, transforms, "
+        "expectations) without writing anything; exit 1 when the run would fail");
+    cmd->add_option("config", options->config_path, "Pipeline configuration (TOML)")->required();
+    cmd->add_option("--state-dir", options->state_dir, "Pipeline state directory (overrides [state] dir)");
+    cmd->add_option("--table", options->table, "Only this source table");
+    cmd->add_option("--rows", options->rows, "Print the first N output rows of each table (JSON lines)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_flag("--errors", options->errors, "Print every problem per file (the default)");
+    cmd->callback([options, &exit_code] { exit_code.value = Validate(*options); });
   }
   {
     auto options = std::make_shared<FilesOptions>();
@@ -474,8 +580,11 @@ void RegisterRunCommands(CLI::App& app, ExitCode& exit_code) {
                     "Forget every record of this source table so the next run loads its whole current "
                     "export again (after a CDA reset, when [source] reload_on_reset is off)");
     cmd->add_flag("--lag", options->lag,
-                  "Kafka sources: per partition the committed and recorded offsets, the brokers' watermarks "
-                  "and the lag");
+                  "Stream sources: per Kafka partition the committed and recorded offsets, the brokers' "
+                  "watermarks and the lag; per Kinesis shard its state, the committed and recorded sequence "
+                  "numbers and how far the next record is behind the tip (ms)");
+    cmd->add_flag("--expectations", options->expectations,
+                  "Per committed batch and [[expectations]] entry: change rows checked, passed and failed");
     cmd->callback([options, retry, &exit_code] {
       options->retry = retry->count() > 0;
       Status status = ListOrRetry(*options);

@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "catalog/rest_server/rest_catalog_service.h"
-#include "catalog/rest_server/rest_http_server.h"
 #include "catalog/sql/sql_connection.h"
 #include "catalog/sql/sql_metastore.h"
 #include "cli/commands.h"
+#include "http_server/http_server.h"
 #include "io/s3/file_io_factory.h"
 
 namespace floe::cli {
@@ -33,7 +33,7 @@ struct ServeOptions {
   std::string prefix;
   std::vector<std::string> allowed_hosts;
   std::vector<std::string> cors_origins;
-  catalog::rest::RestHttpServerOptions http;
+  http_server::HttpServerOptions http;
 };
 
 bool HasScheme(const std::string& location) {
@@ -68,9 +68,10 @@ Status RunServe(ServeOptions options) {
     service_options.client_id = options.client_credentials.substr(0, colon);
     service_options.client_secret = options.client_credentials.substr(colon + 1);
   }
-  catalog::rest::RestHttpServerOptions http_options = options.http;
+  http_server::HttpServerOptions http_options = options.http;
+  http_options.how_to_authenticate = "pass --token (or client credentials)";
   FLOE_RETURN_IF_ERROR(
-      catalog::rest::ParseListenAddress(options.listen, &http_options.host, &http_options.port));
+      http_server::ParseListenAddress(options.listen, &http_options.host, &http_options.port));
 
   FLOE_ASSIGN_OR_RETURN(auto sql, catalog::SqlMetastore::Open(options.catalog_uri, options.catalog_name));
   FLOE_ASSIGN_OR_RETURN(std::shared_ptr<FileIO> io, FileIOForUri(warehouse));
@@ -89,8 +90,8 @@ Status RunServe(ServeOptions options) {
 
   Status result;
   {
-    catalog::rest::RestHttpServer server(
-        std::shared_ptr<catalog::rest::RestCatalogService>(std::move(service)), http_options);
+    http_server::HttpServer server(std::shared_ptr<catalog::rest::RestCatalogService>(std::move(service)),
+                                   http_options);
     auto port = server.Bind();
     if (!port.ok()) {
       pthread_sigmask(SIG_SETMASK, &previous_mask, nullptr);

@@ -37,6 +37,16 @@ Result<Expression> Expression::Bind(std::string_view text, const Schema& schema)
   return expression;
 }
 
+Status Expression::CheckSyntax(std::string_view text) {
+  Result<std::unique_ptr<ParsedExpr>> parsed = ParseExpression(text);
+  if (!parsed.ok()) return parsed.status().WithContext(Quoted(std::string(text)));
+  return Status::OK();
+}
+
+bool Expression::can_error() const {
+  return bound_->can_error;
+}
+
 const DataType& Expression::type() const {
   return bound_->type;
 }

@@ -28,10 +28,17 @@ struct BoundExpr;
 class Expression {
  public:
   static Result<Expression> Bind(std::string_view text, const Schema& schema);
+  // Parses `text` without binding it: the syntax errors Bind would return,
+  // worded the same way (for checking a config before any schema is known).
+  static Status CheckSyntax(std::string_view text);
 
   const std::string& text() const { return text_; }
   // The result type (canonical; a bare nested column keeps its type).
   const DataType& type() const;
+  // Whether evaluating may fail at run time (overflow, a failing cast).
+  // When false, evaluating rows whose values the caller then ignores is
+  // harmless (no copy of the rows it wants is needed).
+  bool can_error() const;
   // Indexes of the top-level schema columns the expression reads, ascending.
   const std::vector<int>& input_columns() const { return inputs_; }
 

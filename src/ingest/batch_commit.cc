@@ -101,6 +101,17 @@ Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batc
         .Set(kSummaryRowsUpdated, std::to_string(result.counts.updated))
         .Set(kSummaryRowsDeleted, std::to_string(result.counts.deleted))
         .Set(kSummaryRowsStale, std::to_string(result.counts.stale));
+    if (!transform->empty()) {
+      producer.Set(kSummaryRowsFiltered, std::to_string(result.counts.filtered))
+          .Set(kSummaryRowsDropped, std::to_string(result.counts.dropped))
+          .Set(kSummaryRowsQuarantined, std::to_string(result.counts.quarantined_rows));
+      for (const ExpectationCount& count : result.counts.expectations) {
+        const std::string prefix = std::string(kSummaryExpectPrefix) + count.name;
+        producer.Set(prefix + ".checked", std::to_string(count.checked))
+            .Set(prefix + ".passed", std::to_string(count.passed()))
+            .Set(prefix + ".failed", std::to_string(count.failed));
+      }
+    }
     for (const auto& [key, value] : side_summary) producer.Set(key, value);
     if (!stream_ranges.empty()) producer.Set(kSummaryStreamRanges, stream_ranges);
 

@@ -29,6 +29,13 @@ inline constexpr const char* kSummaryRowsInserted = "floe.rows-inserted";
 inline constexpr const char* kSummaryRowsUpdated = "floe.rows-updated";
 inline constexpr const char* kSummaryRowsDeleted = "floe.rows-deleted";
 inline constexpr const char* kSummaryRowsStale = "floe.rows-stale";
+// Tables with a row stage ([transform], [[expectations]]): change rows the
+// filter left out, dropped and quarantined by expectations, and per
+// expectation floe.expect.<name>.checked / .passed / .failed.
+inline constexpr const char* kSummaryRowsFiltered = "floe.rows-filtered";
+inline constexpr const char* kSummaryRowsDropped = "floe.rows-dropped";
+inline constexpr const char* kSummaryRowsQuarantined = "floe.rows-quarantined";
+inline constexpr const char* kSummaryExpectPrefix = "floe.expect.";
 
 Result<std::optional<int64_t>> FindCommittedBatch(catalog::Catalog& catalog,
                                                   const catalog::TableIdentifier& table,

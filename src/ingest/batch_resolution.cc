@@ -70,6 +70,7 @@ ReadPlan PlanReads(const std::vector<SourceUnit>& units, std::vector<PassedUnit>
     const size_t first_read = plan.reads.size();
     int64_t chunk_start = 0;
     size_t next_selected = 0;
+    size_t next_excluded = 0;
     for (size_t chunk = 0; chunk < unit.chunk_rows.size(); ++chunk) {
       ChunkRead read;
       read.unit = number;
@@ -87,6 +88,11 @@ ReadPlan PlanReads(const std::vector<SourceUnit>& units, std::vector<PassedUnit>
         }
         if (take.empty()) continue;
         read.take = std::move(take);
+      } else {
+        while (next_excluded < unit.excluded.size() && unit.excluded[next_excluded] < chunk_start) {
+          read.exclude.push_back(unit.excluded[next_excluded] - read.chunk_start);
+          ++next_excluded;
+        }
       }
       plan.reads.push_back(std::move(read));
       plan.first_selected.push_back(selected_begin);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "ingest/quarantine_rows.h"
 #include "ingest/read_ahead.h"
 #include "ingest/schema/schema_vote.h"
 #include "ingest/table_ingestor_phases.h"
@@ -45,6 +46,71 @@ int64_t UnitBytes(const SourceUnit& unit, const std::vector<int64_t>& chunk_byte
 
 }  // namespace
 
+Status TableIngestor::Impl::TakeRowStageResults(const SourceUnit& unit, FileScan& scan,
+                                                ScannedBatch& scanned) {
+  BatchResult& result = scanned.result;
+  BatchCounts& counts = result.counts;
+  if (!scan.bad_rows.empty()) {
+    counts.bad_rows += static_cast<int64_t>(scan.bad_rows.size());
+    if (options.dry_run) {
+      for (const BadRow& bad : scan.bad_rows)
+        result.problems.push_back({unit.uri, bad.row, "bad row: " + bad.reason, false});
+    } else {
+      FLOE_RETURN_IF_ERROR(scanned.side.Add(kBadRowsSuffix, BadRowsOf(unit, scan.bad_rows)));
+    }
+  }
+  const std::vector<ExpectationConfig>& expectations = transform->expectations();
+  counts.filtered += scan.filtered;
+  counts.dropped += scan.dropped;
+  if (counts.expectations.empty() && !scan.expectations.empty()) {
+    for (const ExpectationConfig& expectation : expectations) {
+      counts.expectations.push_back({expectation.name, expectation.action, 0, 0});
+    }
+  }
+  for (size_t e = 0; e < scan.expectations.size() && e < counts.expectations.size(); ++e) {
+    counts.expectations[e].checked += scan.expectations[e].checked;
+    counts.expectations[e].failed += scan.expectations[e].failed;
+  }
+  // What a failed row failed, and the strongest action among those.
+  auto describe = [&](const FailedRow& row, ExpectationAction* strongest) {
+    std::string names;
+    *strongest = ExpectationAction::kWarn;
+    for (uint32_t e : row.expectations) {
+      names += (names.empty() ? "\"" : ", \"") + expectations[e].name + "\"";
+      *strongest = std::max(*strongest, expectations[e].action);
+    }
+    return names;
+  };
+  for (const FailedRow& row : scan.failed_rows) {
+    ExpectationAction strongest = ExpectationAction::kWarn;
+    const std::string names = describe(row, &strongest);
+    if (!options.dry_run) {
+      if (strongest != ExpectationAction::kFail) continue;
+      for (uint32_t e : row.expectations) {
+        if (expectations[e].action != ExpectationAction::kFail) continue;
+        return Status::InvalidArgument("table " + options.table.ToString() + ": expectation \"" +
+                                       expectations[e].name + "\" (action \"fail\") failed at row " +
+                                       std::to_string(row.row) + " of " + unit.uri +
+                                       ": the batch stops and nothing of it commits");
+      }
+    }
+    result.problems.push_back({unit.uri, row.row,
+                               "failed " + names + " (" + ExpectationActionName(strongest) +
+                                   (strongest == ExpectationAction::kFail ? ": the batch would stop)" : ")"),
+                               strongest == ExpectationAction::kFail});
+  }
+  if (scan.quarantine) {
+    counts.quarantined_rows += static_cast<int64_t>(scan.quarantine->rows.size());
+    if (!options.dry_run) {
+      FLOE_ASSIGN_OR_RETURN(RecordBatch rows,
+                            QuarantineRowsOf(unit.uri, std::move(*scan.quarantine), expectations));
+      FLOE_RETURN_IF_ERROR(scanned.side.Add(kQuarantineSuffix, std::move(rows)));
+    }
+    scan.quarantine.reset();
+  }
+  return Status::OK();
+}
+
 void TableIngestor::Impl::VoteNewTableSchemaInto(const std::vector<SourceUnit>& batch,
                                                  const std::vector<size_t>& to_scan,
                                                  const ReconcileOptions& reconcile, ScannedBatch& scanned) {
@@ -60,7 +126,9 @@ void TableIngestor::Impl::VoteNewTableSchemaInto(const std::vector<SourceUnit>& 
     if (!reader.ok()) continue;  // the scan meets the same failure and quarantines the unit
     auto bound = convention->Bind((*reader)->schema());
     if (!bound.ok()) continue;
-    samples.push_back((*bound)->image_schema());
+    auto staged = stage.Bind((*bound)->image_schema(), batch[to_scan[k]].uri);
+    if (!staged.ok()) continue;  // the scan fails the batch with the same error
+    samples.push_back(*staged ? (*staged)->output_schema() : (*bound)->image_schema());
   }
   if (samples.size() < 2) return;
   const floe::Schema voted = VoteNewTableSchema(samples, format_version());
@@ -75,7 +143,7 @@ void TableIngestor::Impl::VoteNewTableSchemaInto(const std::vector<SourceUnit>& 
   scanned.working = std::move(evolved).value();
 }
 
-Result<ScannedBatch> TableIngestor::Impl::ScanAndMerge(const std::vector<SourceUnit>& batch,
+Result<ScannedBatch> TableIngestor::Impl::ScanAndMerge(const std::vector<SourceUnit>& batch, int64_t now_ms,
                                                        const ProgressFn& progress,
                                                        const std::set<size_t>& skipped,
                                                        std::set<size_t>* progress_reported) {
@@ -90,6 +158,11 @@ Result<ScannedBatch> TableIngestor::Impl::ScanAndMerge(const std::vector<SourceU
   const int version = format_version();
   scanned.working = base;
   unit_table_columns = UnitTableColumns(base);
+  stage = RowStage{};
+  stage.transform = transform->empty() ? nullptr : transform.get();
+  stage.table_columns = unit_table_columns;
+  stage.now_us = now_ms * 1000;
+  stage.list_every_failure = options.dry_run;
   // A retryable failure (an object store that kept failing) is not the
   // unit's fault: the batch fails and is redone later instead of the unit
   // being quarantined.
@@ -102,11 +175,13 @@ Result<ScannedBatch> TableIngestor::Impl::ScanAndMerge(const std::vector<SourceU
     if (!skipped.count(i)) to_scan.push_back(i);
   }
   VoteNewTableSchemaInto(batch, to_scan, reconcile, scanned);
+  // A column the new table will have (by the vote) reads as null in a unit that lacks it.
+  if (!table) stage.table_columns = UnitTableColumns(scanned.working);
   ReadAhead<ScannedSource> scans(
       Pool(), to_scan.size(), ReadAheadUnits(), ReadAheadBytes(),
       [&](size_t k) {
         return ScanSource(*units, batch[to_scan[k]], unit_table_columns, to_scan[k], *convention,
-                          MaxBadRowsPerUnit());
+                          MaxBadRowsPerUnit(), stage);
       },
       [&](size_t k) { return std::max<int64_t>(batch[to_scan[k]].size, 0); });
   while (!scans.done() && transient.ok()) {
@@ -124,6 +199,8 @@ Result<ScannedBatch> TableIngestor::Impl::ScanAndMerge(const std::vector<SourceU
       quarantine(source.failure);
       continue;
     }
+    // The row stage does not fit the unit: the table's configuration is at fault.
+    if (!source.stage_failure.ok()) return source.stage_failure;
     if (source.dead_letters.rows && source.dead_letters.rows->num_rows > 0) {
       result.counts.dead_letters += source.dead_letters.rows->num_rows;
       FLOE_RETURN_IF_ERROR(scanned.side.Add(kDeadLetterSuffix, std::move(*source.dead_letters.rows)));
@@ -135,7 +212,7 @@ Result<ScannedBatch> TableIngestor::Impl::ScanAndMerge(const std::vector<SourceU
       if (progress && progress_reported->insert(i).second) progress(unit.uri, 0, unit.size);
       continue;
     }
-    auto mapping = Reconcile(scanned.working, source.changes->image_schema(), unit.uri, reconcile);
+    auto mapping = Reconcile(scanned.working, source.output_schema(), unit.uri, reconcile);
     if (!mapping.ok()) {
       if (reconcile.policy == IncompatiblePolicy::kFail) return mapping.status();
       quarantine(mapping.status());
@@ -168,10 +245,7 @@ Result<ScannedBatch> TableIngestor::Impl::ScanAndMerge(const std::vector<SourceU
     result.counts.rows_read += scan->rows;
     result.counts.ignored += scan->ignored;
     result.counts.stale += scan->superseded;
-    if (!scan->bad_rows.empty()) {
-      result.counts.bad_rows += static_cast<int64_t>(scan->bad_rows.size());
-      FLOE_RETURN_IF_ERROR(scanned.side.Add(kBadRowsSuffix, BadRowsOf(unit, scan->bad_rows)));
-    }
+    FLOE_RETURN_IF_ERROR(TakeRowStageResults(unit, *scan, scanned));
     if (merging()) result.counts.stale += scanned.changes.Merge(*scan);
     for (const std::string& warning : mapping->warnings) {
       auto it =
@@ -179,7 +253,8 @@ Result<ScannedBatch> TableIngestor::Impl::ScanAndMerge(const std::vector<SourceU
       if (it == notes.end()) it = notes.insert(notes.end(), {warning, {}});
       it->second.push_back(unit.uri);
     }
-    PassedUnit passed{i, std::move(scan->chunk_rows), std::move(source.chunk_bytes), {}};
+    PassedUnit passed{
+        i, std::move(scan->chunk_rows), std::move(source.chunk_bytes), {}, std::move(scan->excluded_rows)};
     scanned.passed.push_back(std::move(passed));
     if (progress && progress_reported->insert(i).second) progress(unit.uri, scan->rows, unit.size);
   }

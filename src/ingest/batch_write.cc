@@ -10,18 +10,18 @@ namespace floe::ingest {
 
 Result<KeyIndexDelta> TableIngestor::Impl::WriteRows(const std::vector<SourceUnit>& batch, ReadPlan& plan,
                                                      const iceberg::Schema& table_schema, int64_t now_ms,
-                                                     iceberg::PartitionedWriter& writer, BatchCounts& counts,
-                                                     SideTables& side, std::optional<UnitFailure>* failure) {
-  (void)side;  // no pass-2 stage sets rows aside yet (expectations will, with the rows they quarantine)
+                                                     const RowSink& write, const DataFilePathFn& data_file_path,
+                                                     BatchCounts& counts, std::optional<UnitFailure>* failure) {
   SourceChunkReader reader(*units, unit_table_columns, table_schema, MakeReconcileOptions(), *convention,
-                           plan.units);
+                           stage, plan.units);
   ReadAhead<DecodedChunk> reads(
       Pool(), plan.reads.size(), ReadAheadUnits(), ReadAheadBytes(),
       [&](size_t k) { return reader.Read(plan.reads[k]); }, [&](size_t k) { return plan.reads[k].cost; });
   // Every selected row becomes one index entry: reserved once, since a
   // growing vector briefly holds its old and new buffers (~48 B per entry).
   KeyIndexDelta lives;
-  if (merging()) {
+  const bool indexed = merging() && data_file_path;
+  if (indexed) {
     size_t selected_rows = 0;
     for (const PassedUnit* unit : plan.read_units) selected_rows += unit->selected.size();
     lives.Reserve(selected_rows);
@@ -46,12 +46,12 @@ Result<KeyIndexDelta> TableIngestor::Impl::WriteRows(const std::vector<SourceUni
           FillLineageColumns(options.settings.lineage, lineage, source_rows, &*decoded.conformed));
       locations.clear();
       FLOE_RETURN_IF_ERROR(
-          writer.Write(*decoded.conformed, &locations).WithContext("writing rows of " + source.uri));
+          write(*decoded.conformed, &locations).WithContext("writing rows of " + source.uri));
       if (!merging()) counts.inserted += static_cast<int64_t>(locations.size());
-      if (merging()) {
+      if (indexed) {
         for (size_t j = 0; j < locations.size(); ++j) {
           const SelectedRow& selected = unit.selected[plan.first_selected[k] + j];
-          lives.PutLive(selected.key, writer.path(locations[j].file), locations[j].position, selected.order);
+          lives.PutLive(selected.key, data_file_path(locations[j].file), locations[j].position, selected.order);
         }
       }
     }

@@ -4,6 +4,7 @@
 #include <span>
 #include <string>
 
+#include "columnar/column_rows.h"
 #include "formats/rescued_data.h"
 #include "ingest/merge/key_index.h"
 #include "ingest/merge/order_value.h"
@@ -51,10 +52,80 @@ Status AttachRescuedData(formats::ChunkedReader& reader, int chunk, int rescued_
   return Status::OK();
 }
 
+// One chunk as pass 1 needs it: the convention's scan columns and, when the
+// row stage checks rows, the row images with the columns it reads.
+struct ScanChunk {
+  RecordBatch scanned;
+  std::optional<RecordBatch> image;
+};
+
+Result<ScanChunk> ReadScanChunk(formats::ChunkedReader& reader, const BoundChanges& changes, int chunk,
+                                const RowCheckScan& checks) {
+  ScanChunk out;
+  if (checks.transform == nullptr || !checks.transform->checks_rows()) {
+    FLOE_ASSIGN_OR_RETURN(out.scanned, ReadScanColumns(reader, changes, chunk));
+    return out;
+  }
+  const std::vector<int>& scan_columns = changes.scan_columns();
+  const Schema& unit_schema = reader.schema();
+  if (!checks.rows_are_image) {
+    // The image is built from whole rows (Debezium's after struct).
+    FLOE_ASSIGN_OR_RETURN(RecordBatch full, reader.ReadChunk(chunk, {}));
+    out.scanned.num_rows = full.num_rows;
+    for (int index : scan_columns) {
+      out.scanned.schema.push_back(full.schema[static_cast<size_t>(index)]);
+      out.scanned.columns.push_back(full.columns[static_cast<size_t>(index)]);
+    }
+    FLOE_ASSIGN_OR_RETURN(out.image, changes.Image(std::move(full)));
+    return out;
+  }
+  // Rows that are their image: one read of the change columns and the checked ones.
+  const std::vector<int>& check_columns = checks.transform->check_columns();
+  std::vector<int> read = scan_columns;
+  read.insert(read.end(), check_columns.begin(), check_columns.end());
+  std::sort(read.begin(), read.end());
+  read.erase(std::unique(read.begin(), read.end()), read.end());
+  RecordBatch chunk_columns;
+  if (read.empty()) {
+    chunk_columns.num_rows = reader.chunk_rows(chunk);
+  } else {
+    FLOE_ASSIGN_OR_RETURN(chunk_columns, reader.ReadChunk(chunk, read));
+  }
+  auto position = [&](int index) {
+    return static_cast<size_t>(std::lower_bound(read.begin(), read.end(), index) - read.begin());
+  };
+  out.scanned.num_rows = chunk_columns.num_rows;
+  for (int index : scan_columns) {
+    out.scanned.schema.push_back(unit_schema[static_cast<size_t>(index)]);
+    Column& column = chunk_columns.columns[position(index)];
+    // A column both sides read is copied; the others move.
+    const bool checked = std::binary_search(check_columns.begin(), check_columns.end(), index);
+    out.scanned.columns.push_back(checked ? column : std::move(column));
+  }
+  RecordBatch image;
+  image.schema = unit_schema;
+  image.num_rows = chunk_columns.num_rows;
+  image.columns.reserve(unit_schema.size());
+  for (const Field& field : unit_schema) image.columns.emplace_back(field.type);
+  for (int index : check_columns) {
+    image.columns[static_cast<size_t>(index)] = std::move(chunk_columns.columns[position(index)]);
+  }
+  out.image = std::move(image);
+  return out;
+}
+
+// The row images of `rows` (chunk rows, ascending) of chunk `chunk`.
+Result<RecordBatch> ReadImages(formats::ChunkedReader& reader, const BoundChanges& changes, int chunk,
+                               const std::vector<int64_t>& rows) {
+  FLOE_ASSIGN_OR_RETURN(RecordBatch full, reader.ReadChunk(chunk, {}));
+  FLOE_ASSIGN_OR_RETURN(RecordBatch taken, TakeBatchRows(full, rows));
+  return changes.Image(std::move(taken));
+}
+
 }  // namespace
 
 Result<FileScan> ScanUnitChanges(formats::ChunkedReader& reader, const BoundChanges& changes, bool merging,
-                                 int32_t unit_index, size_t max_bad_rows) {
+                                 int32_t unit_index, size_t max_bad_rows, const RowCheckScan& checks) {
   if (unit_index < 0 || unit_index >= kMaxChangeFiles) {
     return Status::InvalidArgument("unit number " + std::to_string(unit_index) +
                                    " of a batch is out of range");
@@ -87,15 +158,65 @@ Result<FileScan> ScanUnitChanges(formats::ChunkedReader& reader, const BoundChan
   }
   std::optional<KeyEncoder> encoder;
   const int rescued_index = RescuedDataIndex(reader);
+  const bool checking = checks.transform != nullptr && checks.transform->checks_rows();
+  std::vector<RecordBatch> quarantined_images;
+  if (checking) scan.expectations.assign(checks.transform->expectation_count(), ExpectationTally{});
   for (int chunk = 0; chunk < reader.num_chunks(); ++chunk) {
     const size_t bad_before = scan.bad_rows.size();
-    FLOE_ASSIGN_OR_RETURN(RecordBatch batch, ReadScanColumns(reader, changes, chunk));
-    const int64_t chunk_rows = batch.num_rows;
-    FLOE_ASSIGN_OR_RETURN(ChunkChanges chunk_changes, changes.Extract(std::move(batch), scan.rows));
+    FLOE_ASSIGN_OR_RETURN(ScanChunk read, ReadScanChunk(reader, changes, chunk, checks));
+    const int64_t chunk_rows = read.scanned.num_rows;
+    FLOE_ASSIGN_OR_RETURN(ChunkChanges chunk_changes, changes.Extract(std::move(read.scanned), scan.rows));
     for (BadRow& bad : chunk_changes.bad_rows) FLOE_RETURN_IF_ERROR(add_bad_row(std::move(bad)));
+    // The row stage: outcomes of the chunk's change rows.
+    std::vector<RowOutcome> outcomes;
+    if (checking) {
+      std::vector<int64_t> candidates;
+      candidates.reserve(static_cast<size_t>(chunk_rows));
+      for (int64_t row = 0; row < chunk_rows; ++row) {
+        const OperationAction action = chunk_changes.actions[static_cast<size_t>(row)];
+        if (action == OperationAction::kInsert || action == OperationAction::kUpdate)
+          candidates.push_back(row);
+      }
+      expr::EvalContext context = checks.context;
+      context.first_source_row = scan.rows;
+      FLOE_ASSIGN_OR_RETURN(RowChecks checked, checks.transform->Check(std::move(*read.image), &candidates,
+                                                                       context, checks.list_every_failure));
+      for (size_t e = 0; e < checked.tallies.size(); ++e) {
+        scan.expectations[e].checked += checked.tallies[e].checked;
+        scan.expectations[e].failed += checked.tallies[e].failed;
+      }
+      scan.filtered += checked.filtered;
+      scan.dropped += checked.dropped;
+      std::vector<int64_t> quarantined;
+      for (FailedRow& failed : checked.failed_rows) {
+        const int64_t chunk_row = failed.row;
+        failed.row += scan.rows;
+        if (checked.outcomes[static_cast<size_t>(chunk_row)] == RowOutcome::kQuarantined) {
+          quarantined.push_back(chunk_row);
+          if (!scan.quarantine) scan.quarantine.emplace();
+          scan.quarantine->rows.push_back(failed);
+          if (!checks.list_every_failure) continue;
+        }
+        scan.failed_rows.push_back(std::move(failed));
+      }
+      if (!quarantined.empty()) {
+        FLOE_ASSIGN_OR_RETURN(RecordBatch images, ReadImages(reader, changes, chunk, quarantined));
+        quarantined_images.push_back(std::move(images));
+      }
+      outcomes = std::move(checked.outcomes);
+    }
+    auto outcome_of = [&](int64_t row) {
+      return outcomes.empty() ? RowOutcome::kKeep : outcomes[static_cast<size_t>(row)];
+    };
     if (!merging) {
       scan.ignored +=
           std::count(chunk_changes.actions.begin(), chunk_changes.actions.end(), OperationAction::kIgnore);
+      if (!outcomes.empty()) {
+        for (int64_t row = 0; row < chunk_rows; ++row) {
+          if (outcomes[static_cast<size_t>(row)] != RowOutcome::kKeep)
+            scan.excluded_rows.push_back(scan.rows + row);
+        }
+      }
     } else {
       if (!encoder) {
         std::vector<DataType> key_types;
@@ -115,6 +236,12 @@ Result<FileScan> ScanUnitChanges(formats::ChunkedReader& reader, const BoundChan
           continue;
         }
         if (action == OperationAction::kUnknown) continue;  // a bad row, listed above
+        const RowOutcome outcome = outcome_of(row);
+        // A change failing a drop, quarantine or fail expectation is no change.
+        if (outcome == RowOutcome::kDropped || outcome == RowOutcome::kQuarantined ||
+            outcome == RowOutcome::kFailed) {
+          continue;
+        }
         const int64_t unit_row = scan.rows + row;
         auto key = encoder->KeyAt(key_columns, row);
         if (!key.ok()) {
@@ -126,7 +253,8 @@ Result<FileScan> ScanUnitChanges(formats::ChunkedReader& reader, const BoundChan
           FLOE_RETURN_IF_ERROR(add_bad_row({unit_row, order.status().message()}));
           continue;
         }
-        const bool is_delete = action == OperationAction::kDelete;
+        // A filtered change deletes its key: the table holds the rows the filter keeps.
+        const bool is_delete = action == OperationAction::kDelete || outcome == RowOutcome::kFiltered;
         if (scan.winners.Upsert(Change{*key, *order, unit_index, unit_row, is_delete})) ++scan.superseded;
       }
     }
@@ -136,6 +264,9 @@ Result<FileScan> ScanUnitChanges(formats::ChunkedReader& reader, const BoundChan
     }
     scan.chunk_rows.push_back(chunk_rows);
     scan.rows += chunk_rows;
+  }
+  if (!quarantined_images.empty()) {
+    FLOE_ASSIGN_OR_RETURN(scan.quarantine->images, ConcatBatches(quarantined_images));
   }
   // Key and ordering problems were found after the operation ones of their chunk.
   std::stable_sort(scan.bad_rows.begin(), scan.bad_rows.end(),

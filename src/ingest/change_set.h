@@ -14,10 +14,23 @@
 // naming the row and column ("row 7: column op: unknown operation code ...",
 // or "more than N bad rows; the first: ..."), and the caller quarantines the
 // unit: its changes never reach the batch (Merge is called only for units
-// that scanned cleanly). Not thread-safe.
+// that scanned cleanly).
+//
+// With a row stage (RowCheckScan: the table's transform bound to the unit,
+// ingest/transform/row_transform.h), each chunk's change rows (inserts and
+// updates) are also checked: the columns the filter and the expectations
+// read are read with the change columns (conventions whose rows are not
+// their image, Debezium's, read whole chunks and image them), and each
+// row's outcome applies before the merge: a filtered row becomes a delete of
+// its key when merging and is left out when appending; a row failing a
+// drop, quarantine or fail expectation is not a change at all (quarantined
+// ones are read again in full, imaged, and kept in FileScan::quarantine;
+// failed ones listed in failed_rows for the caller to stop the batch).
+// Not thread-safe.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "common/status.h"
@@ -25,8 +38,26 @@
 #include "ingest/change_map.h"
 #include "ingest/changes/change_convention.h"
 #include "ingest/config/config.h"
+#include "ingest/transform/row_transform.h"
 
 namespace floe::ingest {
+
+// Pass 1's row stage for one unit.
+struct RowCheckScan {
+  const BoundTransform* transform = nullptr;  // nullptr: nothing to check
+  bool rows_are_image = true;                 // ChangeConvention::rows_are_image()
+  expr::EvalContext context;                  // the unit's source_file and the batch's clock
+  // Validation: failed_rows lists every row failing an expectation, not
+  // only those quarantined or failing a `fail` one.
+  bool list_every_failure = false;
+};
+
+// Rows the row stage quarantined: their row images and, row for row, what
+// they failed (unit rows).
+struct QuarantinedRows {
+  RecordBatch images;
+  std::vector<FailedRow> rows;
+};
 
 struct FileScan {
   ChangeMap winners;             // merging: the newest change per key in this unit
@@ -35,6 +66,15 @@ struct FileScan {
   int64_t rows = 0;
   int64_t ignored = 0;     // operation ignore values
   int64_t superseded = 0;  // changes beaten by a newer one for the same key in this unit
+  // The row stage (with a RowCheckScan that checks rows).
+  std::vector<ExpectationTally> expectations;  // one per expectation of the table
+  int64_t filtered = 0;
+  int64_t dropped = 0;
+  std::vector<FailedRow> failed_rows;  // unit rows, ascending (see RowCheckScan)
+  std::optional<QuarantinedRows> quarantine;
+  // Appending: unit rows the stage left out (filtered or failing an
+  // expectation), ascending; pass 2 skips them.
+  std::vector<int64_t> excluded_rows;
 };
 
 // Scans every chunk of `reader` through `changes`. Merging conventions keep
@@ -42,7 +82,7 @@ struct FileScan {
 // conventions only classify operations. `unit_index` must be below
 // kMaxChangeFiles (InvalidArgument otherwise).
 Result<FileScan> ScanUnitChanges(formats::ChunkedReader& reader, const BoundChanges& changes, bool merging,
-                                 int32_t unit_index, size_t max_bad_rows);
+                                 int32_t unit_index, size_t max_bad_rows, const RowCheckScan& checks = {});
 
 // The winning change per key over the units merged so far.
 class BatchChanges {

@@ -52,6 +52,20 @@ std::string QuarantineLine(const QuarantinedFile& file) {
 
 }  // namespace
 
+std::vector<LedgerExpectationCount> LedgerExpectationCounts(const BatchCounts& counts) {
+  std::vector<LedgerExpectationCount> out;
+  for (const ExpectationCount& count : counts.expectations) {
+    LedgerExpectationCount row;
+    row.name = count.name;
+    row.action = ExpectationActionName(count.action);
+    row.checked = count.checked;
+    row.passed = count.passed();
+    row.failed = count.failed;
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------
 // Summaries
 
@@ -80,6 +94,7 @@ void RunSummary::Add(const RunSummary& other) {
   settling_last_ms = other.settling_last_ms;
   settle_ms = other.settle_ms;
   earlier_quarantined = other.earlier_quarantined;
+  more_ready = other.more_ready;
   if (!other.config_path.empty()) config_path = other.config_path;
 }
 
@@ -155,12 +170,64 @@ int64_t Pipeline::Impl::NowMs() const {
 }
 
 Result<catalog::TableIdentifier> Pipeline::Impl::TargetOf(const std::string& source_table) const {
+  return TargetTableOf(config, source_table);
+}
+
+Result<catalog::TableIdentifier> TargetTableOf(const PipelineConfig& config,
+                                               const std::string& source_table) {
   const TableSettings settings = config.ForTable(source_table);
   catalog::TableIdentifier id;
   id.name = settings.target_table.empty() ? AsciiLower(source_table) : settings.target_table;
   if (id.name.empty()) return Status::InvalidArgument("source table name is empty");
   FLOE_ASSIGN_OR_RETURN(id.ns, catalog::ParseNamespace(settings.target.ns));
   return id;
+}
+
+std::string Pipeline::Impl::MetricsTable(const std::string& source_table) const {
+  auto id = TargetOf(source_table);
+  return id.ok() ? id->ToString() : source_table;
+}
+
+Status Pipeline::Impl::SetCondition(const std::string& source_table, const std::string& state,
+                                    const std::string& reason) {
+  auto known = conditions.find(source_table);
+  if (known != conditions.end() && known->second == std::make_pair(state, reason)) return Status::OK();
+  FLOE_RETURN_IF_ERROR(Ledgered(ledger->SetTableCondition(source_table, state, reason, NowMs())));
+  conditions[source_table] = {state, reason};
+  if (options.metrics) options.metrics->TableCondition(MetricsTable(source_table), state, reason);
+  return Status::OK();
+}
+
+Status Pipeline::Impl::ClearCondition(const std::string& source_table) {
+  if (conditions.count(source_table) == 0) return Status::OK();
+  FLOE_RETURN_IF_ERROR(Ledgered(ledger->ClearTableCondition(source_table)));
+  conditions.erase(source_table);
+  if (options.metrics) options.metrics->TableCondition(MetricsTable(source_table), "", "");
+  return Status::OK();
+}
+
+void Pipeline::Impl::PublishStreamLag() {
+  if (!options.metrics || !stream_positions_loaded) return;
+  auto lag = StreamLag(stream_positions, stream_marks);
+  if (!lag.ok()) return;
+  std::vector<std::string> labels;
+  for (const StreamPartitionLag& partition : *lag) labels.push_back(MetricsTable(partition.table));
+  options.metrics->SetStreamLag(*lag, labels);
+}
+
+void Pipeline::Impl::AdvanceCommittedPositions(const std::vector<SourceUnit>& batch) {
+  if (!stream_positions_loaded) return;
+  for (const SourceUnit& unit : batch) {
+    if (unit.kind != UnitKind::kStreamRange) continue;
+    Ledger::StreamPosition& position = stream_positions[{unit.range.stream, unit.range.partition}];
+    if (position.committed_last.empty() || ComparePositions(unit.range.last, position.committed_last) > 0) {
+      position.committed_last = unit.range.last;
+    }
+    if (position.recorded_last.empty() || ComparePositions(unit.range.last, position.recorded_last) > 0) {
+      position.recorded_last = unit.range.last;
+    }
+  }
+  PublishStreamLag();
 }
 
 std::string Pipeline::Impl::TableStateDir(const catalog::TableIdentifier& id) const {
@@ -229,6 +296,31 @@ Result<DiscoveryResult> Pipeline::Impl::DiscoverWithWatermarks() {
   }
   if (!learned) return discovery;
   return source.discovery->Discover(watermarks, NowMs());
+}
+
+Status Pipeline::Impl::SettleNotifications() {
+  const std::vector<std::string> awaited = source.discovery->AwaitedUnits();
+  if (awaited.empty()) return Status::OK();
+  FLOE_ASSIGN_OR_RETURN(auto states, Ledgered(ledger->StatesOf(awaited)));
+  std::map<std::string, UnitFate> fates;
+  for (const std::string& uri : awaited) {
+    auto state = states.find(uri);
+    UnitFate fate = UnitFate::kUnknown;
+    if (state != states.end()) {
+      fate = state->second == FileState::kDiscovered || state->second == FileState::kInBatch
+                 ? UnitFate::kPending
+                 : UnitFate::kDone;
+    }
+    fates[uri] = fate;
+  }
+  for (const std::string& warning : source.discovery->SettleUnits(fates)) Log("warning: " + warning);
+  return Status::OK();
+}
+
+void Pipeline::Impl::SettleNotificationsOf(const std::vector<SourceUnit>& batch) {
+  std::map<std::string, UnitFate> fates;
+  for (const SourceUnit& unit : batch) fates[unit.uri] = UnitFate::kDone;
+  for (const std::string& warning : source.discovery->SettleUnits(fates)) Log("warning: " + warning);
 }
 
 Status Pipeline::Impl::ResetTable(const std::string& source_table) {
@@ -361,7 +453,28 @@ Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::
       for (auto part = parts.rbegin(); part != parts.rend(); ++part) queue.push_back(std::move(*part));
       continue;
     }
-    FLOE_RETURN_IF_ERROR(Ledgered(ledger->CommitBatch(batch_id, result.snapshot_id.value_or(kNoSnapshot))));
+    const int64_t batch_ms = MillisSince(started);
+    BatchStats stats;
+    stats.files = result.counts.files;
+    stats.bytes = result.counts.bytes_read;
+    stats.rows = result.counts.rows_read;
+    stats.inserted = result.counts.inserted;
+    stats.updated = result.counts.updated;
+    stats.deleted = result.counts.deleted;
+    stats.stale = result.counts.stale;
+    stats.quarantined = static_cast<int64_t>(result.quarantined.size());
+    stats.duration_ms = batch_ms;
+    stats.commit_ms = static_cast<int64_t>(result.commit_seconds * 1000.0);
+    FLOE_RETURN_IF_ERROR(Ledgered(ledger->CommitBatch(batch_id, result.snapshot_id.value_or(kNoSnapshot),
+                                                      stats, LedgerExpectationCounts(result.counts))));
+    FLOE_RETURN_IF_ERROR(ClearCondition(source_table));
+    if (options.metrics) {
+      options.metrics->BatchCommitted(target, result, static_cast<double>(batch_ms) / 1000.0);
+      options.metrics->CatalogReached(true, "");
+    }
+    AdvanceCommittedPositions(batch);
+    // Committed or quarantined, every unit of the batch is done: its notifications may go.
+    SettleNotificationsOf(batch);
     if (Status told = source.opener->Committed(batch); !told.ok()) {
       // Advisory (lag tools): said once until it works again.
       if (source_progress_ok)
@@ -374,13 +487,22 @@ Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::
     ++table_summary.batches;
     table_summary.counts.Add(result.counts);
     table_summary.quarantined += static_cast<int64_t>(result.quarantined.size());
-    reporter->BatchDone(source_table, batch_id, result, static_cast<double>(MillisSince(started)) / 1000.0);
-    for (const QuarantinedFile& file : result.quarantined) Log(QuarantineLine(file));
+    reporter->BatchDone(source_table, batch_id, result, static_cast<double>(batch_ms) / 1000.0);
+    for (const QuarantinedFile& file : result.quarantined) {
+      reporter->Event("quarantined", LogLevel::kWarning, QuarantineLine(file),
+                      {{"table", source_table}, {"uri", file.uri}, {"reason", file.reason}});
+    }
     for (const std::string& warning : result.warnings) Log("warning: " + source_table + ": " + warning);
     if (result.counts.bad_rows > 0) {
       Log(source_table + ": " + FormatThousands(result.counts.bad_rows) +
           (result.counts.bad_rows == 1 ? " bad row" : " bad rows") + " of batch " + std::to_string(batch_id) +
           " set aside in " + target + "__bad_rows (file, row, reason, rescued_data)");
+    }
+    if (result.counts.quarantined_rows > 0) {
+      Log(source_table + ": " + FormatThousands(result.counts.quarantined_rows) +
+          (result.counts.quarantined_rows == 1 ? " row" : " rows") + " of batch " + std::to_string(batch_id) +
+          " failed a quarantine expectation; kept in " + target +
+          "__quarantine (_floe_failed_expectations, _floe_source_file, _floe_source_row, the row)");
     }
     if (result.counts.dead_letters > 0) {
       Log(source_table + ": " + FormatThousands(result.counts.dead_letters) +
@@ -412,9 +534,22 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
   summary.config_path = config.config_path;
 
   const double discover_start_ms = PipelineTrace::NowMs();
-  FLOE_ASSIGN_OR_RETURN(DiscoveryResult discovery, DiscoverWithWatermarks());
+  auto discovered = DiscoverWithWatermarks();
+  if (!discovered.ok()) {
+    if (options.metrics) options.metrics->PollDone(false, discovered.status().ToString(), NowMs());
+    return discovered.status();
+  }
+  DiscoveryResult discovery = std::move(discovered).value();
   const double discover_end_ms = PipelineTrace::NowMs();
+  if (options.metrics && source.discovery->finds_streams()) {
+    if (!stream_positions_loaded) {
+      FLOE_ASSIGN_OR_RETURN(stream_positions, Ledgered(ledger->StreamPositions()));
+      stream_positions_loaded = true;
+    }
+    stream_marks = discovery.stream_marks;
+  }
   for (const std::string& warning : discovery.warnings) Log("warning: " + warning);
+  summary.more_ready = discovery.more_ready;
   summary.settling_files = discovery.settling.files;
   summary.settling_first_ms = discovery.settling.first_eligible_ms;
   summary.settling_last_ms = discovery.settling.last_eligible_ms;
@@ -427,12 +562,15 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
         (discovery.settling.files == 1 ? "" : " to " + FormatUtcMillis(discovery.settling.last_eligible_ms)));
   }
   last_settling_files = discovery.settling.files;
+  const std::set<std::string> previously_stopped = std::exchange(stopped_by_discovery, {});
   for (const auto& [name, message] : discovery.table_errors) {
     TableRunSummary& table_summary = summary.tables[name];
     if (auto id = TargetOf(name); id.ok()) table_summary.table = id->ToString();
     table_summary.error = message;
     Log("table " + name + ": " + message);
     blocked.insert(name);
+    stopped_by_discovery.insert(name);
+    FLOE_RETURN_IF_ERROR(SetCondition(name, kTableStopped, message));
   }
   // Source tables whose names differ only in case (CC_EXPOSURE, cc_exposure)
   // or that [tables.*] target_table maps together would merge into one
@@ -457,9 +595,17 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
         TableRunSummary& table_summary = summary.tables[name];
         table_summary.table = target;
         table_summary.error = message;
-        if (blocked.insert(name).second) Log("table " + name + ": " + message);
+        if (blocked.insert(name).second) {
+          Log("table " + name + ": " + message);
+          stopped_by_discovery.insert(name);
+          FLOE_RETURN_IF_ERROR(SetCondition(name, kTableStopped, message));
+        }
       }
     }
+  }
+  // A table discovery stopped before and no longer stops goes on.
+  for (const std::string& name : previously_stopped) {
+    if (stopped_by_discovery.count(name) == 0) FLOE_RETURN_IF_ERROR(ClearCondition(name));
   }
   for (const std::string& name : discovery.reset_tables) {
     if (blocked.count(name) == 0) FLOE_RETURN_IF_ERROR(ResetTable(name));
@@ -482,6 +628,8 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
       if (unit.kind != UnitKind::kStreamRange) continue;
       std::string& end = stream_ends[{unit.range.stream, unit.range.partition}];
       if (end.empty() || ComparePositions(unit.range.last, end) > 0) end = unit.range.last;
+      if (stream_positions_loaded)
+        stream_positions[{unit.range.stream, unit.range.partition}].recorded_last = end;
     }
   }
   for (const std::string& uri : recorded.changed_after_ingest) {
@@ -506,6 +654,12 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
     watermark_checked.insert(watermark.table);
   }
 
+  FLOE_RETURN_IF_ERROR(SettleNotifications());
+
+  if (options.metrics) {
+    options.metrics->PollDone(true, "", NowMs());
+    PublishStreamLag();
+  }
   FLOE_ASSIGN_OR_RETURN(std::vector<std::string> with_work, Ledgered(ledger->TablesWithWork()));
   trace->Write("poll", {{"start", start_ms},
                         {"recover_ms", discover_start_ms - start_ms},
@@ -571,9 +725,15 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(PipelineConfig config, Pipeline
   auto ledger = Ledger::Open(config.state_dir);
   if (!ledger.ok()) return ledger.status().WithContext("ledger " + config.state_dir);
   impl->ledger = std::move(*ledger);
+  auto conditions = impl->ledger->TableConditions();
+  if (!conditions.ok()) return conditions.status().WithContext("ledger " + config.state_dir);
+  for (const auto& [table, condition] : *conditions) {
+    impl->conditions[table] = {condition.state, condition.reason};
+  }
+  if (options.log_format == LogFormat::kJson) impl->reporter->SetJson(config.name);
 
-  auto source = OpenSource(config.source, config.s3, config.performance.memory_budget_bytes,
-                           config.trigger.max_records_per_batch, options.wrap_file_io);
+  auto source = OpenSource(config.source, config.s3, config.performance.memory_budget_bytes, config.trigger,
+                           options.wrap_file_io);
   if (!source.ok()) return source.status();
   impl->source = std::move(*source);
 
@@ -584,25 +744,40 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(PipelineConfig config, Pipeline
   impl->state_io = MakeLocalFileIO();
   if (options.wrap_file_io) impl->state_io = options.wrap_file_io(impl->state_io);
   impl->config = std::move(config);
+  if (impl->options.metrics) {
+    for (const auto& [table, condition] : impl->conditions) {
+      impl->options.metrics->TableCondition(impl->MetricsTable(table), condition.first, condition.second);
+    }
+  }
   return std::unique_ptr<Pipeline>(new Pipeline(std::move(impl)));
 }
 
 Result<RunSummary> Pipeline::RunOnce() {
   const std::atomic<bool> never{false};
-  return impl_->RunOnce(never);
+  FLOE_ASSIGN_OR_RETURN(RunSummary total, impl_->RunOnce(never));
+  // A stream discovery that stopped at its bound (a backlog larger than it
+  // holds at once): read on while batches commit, until the source is caught up.
+  bool again = total.more_ready && total.batches_committed > 0;
+  while (again) {
+    FLOE_ASSIGN_OR_RETURN(RunSummary next, impl_->RunOnce(never));
+    again = next.more_ready && next.batches_committed > 0;
+    total.Add(next);
+  }
+  return total;
 }
 
 Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
   Impl& impl = *impl_;
   impl.continuous = true;
   impl.source.opener->SetStopFlag(&stop);
+  impl.source.discovery->SetStopFlag(&stop);
   impl.reporter->SetTimestamps(true);  // a long-running log needs its times
   if (impl.options.maintain && impl.config.maintenance.enabled) {
     // Its own catalog connection: catalogs are not thread-safe, and its
     // transactions must not interleave with the loop's.
     impl.worker = std::make_unique<MaintenanceWorker>(
         impl.options.maintain, [config = impl.config] { return catalog::OpenCatalog(config.catalog); },
-        impl.table_locks, *impl.trace);
+        impl.table_locks, *impl.trace, impl.options.metrics.get());
   }
   RunSummary total;
   bool worked_since_idle = false;
@@ -636,7 +811,7 @@ Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
     // goes to the worker when the loop waits (a table with files still
     // pending would make its compaction give up).
     const bool poll_again = state_error.ok() && committed &&
-                            (!impl.source.discovery->finds_streams() ||
+                            (!impl.source.discovery->finds_streams() || run->more_ready ||
                              std::chrono::steady_clock::now() - poll_started >=
                                  std::chrono::milliseconds(impl.config.trigger.interval_ms));
     if (!poll_again && state_error.ok() && run.ok() && !stop.load()) impl.SubmitDueMaintenance();
@@ -662,18 +837,18 @@ Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
     if (!state_error.ok()) break;
     if (poll_again) continue;
     // The interval counts from the start of the previous poll; the wait is
-    // cut in steps of at most 100 ms so a stop request is honoured promptly.
+    // cut in steps (a listing's 100 ms, a long poll that a stop abandons) so
+    // a stop request is honoured promptly, and a notification discovery
+    // ends it as soon as files are announced.
     const auto wake = poll_started + std::chrono::milliseconds(impl.config.trigger.interval_ms);
     impl.trace->Write("sleep", {{"ms", static_cast<double>(std::max<int64_t>(
                                            0, std::chrono::duration_cast<std::chrono::milliseconds>(
                                                   wake - std::chrono::steady_clock::now())
                                                   .count()))}});
-    while (!stop.load()) {
-      const auto now = std::chrono::steady_clock::now();
-      if (now >= wake) break;
-      std::this_thread::sleep_for(
-          std::min<std::chrono::steady_clock::duration>(wake - now, std::chrono::milliseconds(100)));
+    while (!stop.load() && std::chrono::steady_clock::now() < wake) {
+      const bool notified = impl.source.discovery->WaitForNotifications(wake, stop);
       impl.LogWorkerMessages();
+      if (notified) break;
     }
   }
   if (impl.worker != nullptr) {
@@ -684,6 +859,7 @@ Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
   impl.maintenance_due.clear();
   impl.continuous = false;
   impl.source.opener->SetStopFlag(nullptr);
+  impl.source.discovery->SetStopFlag(nullptr);
   if (!state_error.ok()) return state_error;
   return total;
 }

@@ -67,6 +67,8 @@
 #include "catalog/table/catalog.h"
 #include "common/status.h"
 #include "ingest/config/config.h"
+#include "ingest/pipeline_metrics.h"
+#include "ingest/progress_reporter.h"
 #include "ingest/state/ledger.h"
 #include "ingest/table_ingestor.h"
 
@@ -100,6 +102,9 @@ struct RunSummary {
   // Files quarantined by earlier runs that are still set aside.
   int64_t earlier_quarantined = 0;
   std::string config_path;  // for the hints Format prints
+  // A stream discovery stopped at its bound with more records ready: the
+  // next poll follows at once (RunOnce reads on while batches commit).
+  bool more_ready = false;
   // No table error and nothing quarantined in this run (files still
   // quarantined from earlier runs do not count: Format says they are there).
   bool ok() const;
@@ -152,7 +157,20 @@ struct PipelineOptions {
   // Tests only: wraps every FileIO the pipeline uses (source, catalog and
   // tables, state dir), e.g. in a FaultInjectingFileIO. Empty: none.
   FileIOWrapper wrap_file_io;
+  // Where the pipeline counts what it does (`floe run --http`); null: nowhere.
+  std::shared_ptr<PipelineMetrics> metrics;
+  // Log lines as text, or as one JSON object each ([observability] log_format).
+  LogFormat log_format = LogFormat::kText;
 };
+
+// The catalog identifier a source table is written to: [tables.<name>]
+// target_table, else the name lower-cased, in [target] namespace.
+Result<catalog::TableIdentifier> TargetTableOf(const PipelineConfig& config, const std::string& source_table);
+
+// Condition states a table can be recorded in (Ledger::SetTableCondition):
+// waiting for an operator, or failing and retried every poll.
+inline constexpr const char* kTableStopped = "stopped";
+inline constexpr const char* kTableFailing = "failing";
 
 class Pipeline {
  public:

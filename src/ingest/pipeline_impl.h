@@ -31,6 +31,14 @@ inline int64_t MillisSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+// A batch's expectation counts as the ledger records them.
+std::vector<LedgerExpectationCount> LedgerExpectationCounts(const BatchCounts& counts);
+
+// The expectation counts a batch's snapshot summary carries
+// (floe.expect.<name>.*), with the actions `settings` configure now.
+std::vector<LedgerExpectationCount> ExpectationCountsOfSummary(
+    const std::map<std::string, std::string>& summary, const TableSettings& settings);
+
 struct Pipeline::Impl {
   PipelineConfig config;
   PipelineOptions options;
@@ -75,6 +83,16 @@ struct Pipeline::Impl {
   bool continuous = false;
   // Settling files the last poll saw (continuous mode logs a change).
   int64_t last_settling_files = 0;
+  // The tables' recorded conditions (source table -> state, reason), as in
+  // the ledger: loaded at open, written only when they change.
+  std::map<std::string, std::pair<std::string, std::string>> conditions;
+  // Tables the last poll's discovery stopped (cleared when it no longer does).
+  std::set<std::string> stopped_by_discovery;
+  // Streams, when counting (options.metrics): the ledger's positions
+  // (loaded once, kept current) and the source's marks of the last poll.
+  std::map<std::pair<std::string, std::string>, Ledger::StreamPosition> stream_positions;
+  bool stream_positions_loaded = false;
+  std::vector<DiscoveryResult::StreamMarks> stream_marks;
   // Run only, when maintenance is on; declared last so it is joined before
   // the trace and locks it uses go away.
   std::unique_ptr<MaintenanceWorker> worker;
@@ -97,6 +115,17 @@ struct Pipeline::Impl {
   }
 
   Result<catalog::TableIdentifier> TargetOf(const std::string& source_table) const;
+  // The target identifier as metrics label it (the source name when it has none).
+  std::string MetricsTable(const std::string& source_table) const;
+
+  // Records a table's condition in the ledger and the metrics when it
+  // changed (kTableStopped, kTableFailing); ClearCondition forgets it.
+  Status SetCondition(const std::string& source_table, const std::string& state, const std::string& reason);
+  Status ClearCondition(const std::string& source_table);
+  // Streams: what the metrics say about the partitions' lag, after a poll or commit.
+  void PublishStreamLag();
+  // Streams: the batch's ranges are in the table now (committed or set aside).
+  void AdvanceCommittedPositions(const std::vector<SourceUnit>& batch);
 
   std::string TableStateDir(const catalog::TableIdentifier& id) const;
 
@@ -119,6 +148,13 @@ struct Pipeline::Impl {
   Result<DiscoveryResult> DiscoverWithWatermarks();
 
   Status ResetTable(const std::string& source_table);
+
+  // Tells a notification discovery what the ledger says of the units its
+  // held notifications announced (done ones are acknowledged), after the
+  // discovered units were recorded. No-op for listings.
+  Status SettleNotifications();
+  // The same after a batch closed: its units are done.
+  void SettleNotificationsOf(const std::vector<SourceUnit>& batch);
 
   // Applies every pending file of `source_table`, batch by batch. Returns
   // an error only for ledger failures; table failures go into the summary.

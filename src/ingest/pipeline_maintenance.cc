@@ -46,8 +46,12 @@ std::mutex& TableLocks::For(const std::string& table) {
 }
 
 MaintenanceWorker::MaintenanceWorker(MaintainFn maintain, OpenCatalogFn open_catalog, TableLocks& locks,
-                                     PipelineTrace& trace)
-    : maintain_(std::move(maintain)), open_catalog_(std::move(open_catalog)), locks_(locks), trace_(trace) {}
+                                     PipelineTrace& trace, PipelineMetrics* metrics)
+    : maintain_(std::move(maintain)),
+      open_catalog_(std::move(open_catalog)),
+      locks_(locks),
+      trace_(trace),
+      metrics_(metrics) {}
 
 MaintenanceWorker::~MaintenanceWorker() {
   Stop();
@@ -163,6 +167,10 @@ void MaintenanceWorker::RunJob(const Job& job) {
     if (report.status().kind() == ErrorKind::kIOError) catalog_.reset();
   }
   line += " (" + std::to_string(static_cast<int64_t>(elapsed_ms)) + " ms)";
+  if (metrics_ != nullptr && report.status().kind() != ErrorKind::kCancelled) {
+    metrics_->MaintenanceDone(key, report.ok(), elapsed_ms / 1000.0,
+                              static_cast<int64_t>(PipelineTrace::NowMs()));
+  }
   trace_.Write("maintenance", {{"table", key},
                                {"why", job.why},
                                {"background", true},

@@ -40,6 +40,7 @@
 #include "catalog/table/catalog.h"
 #include "common/status.h"
 #include "ingest/pipeline.h"
+#include "ingest/pipeline_metrics.h"
 #include "ingest/pipeline_trace.h"
 #include "maintenance/maintenance.h"
 
@@ -69,8 +70,9 @@ class MaintenanceWorker {
  public:
   using OpenCatalogFn = std::function<Result<std::unique_ptr<catalog::Catalog>>()>;
 
-  // `locks` and `trace` must outlive the worker.
-  MaintenanceWorker(MaintainFn maintain, OpenCatalogFn open_catalog, TableLocks& locks, PipelineTrace& trace);
+  // `locks`, `trace` and `metrics` (null: none) must outlive the worker.
+  MaintenanceWorker(MaintainFn maintain, OpenCatalogFn open_catalog, TableLocks& locks, PipelineTrace& trace,
+                    PipelineMetrics* metrics = nullptr);
   ~MaintenanceWorker();
   MaintenanceWorker(const MaintenanceWorker&) = delete;
   MaintenanceWorker& operator=(const MaintenanceWorker&) = delete;
@@ -104,6 +106,7 @@ class MaintenanceWorker {
   const OpenCatalogFn open_catalog_;
   TableLocks& locks_;
   PipelineTrace& trace_;
+  PipelineMetrics* const metrics_;
   std::unique_ptr<catalog::Catalog> catalog_;  // worker thread only
 
   mutable std::mutex mutex_;

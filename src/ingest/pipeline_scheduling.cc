@@ -73,6 +73,9 @@ void Pipeline::Impl::RunMaintenance(const catalog::TableIdentifier& id, const ch
   }
   const int64_t elapsed_ms = MillisSince(started);
   const std::string took = " (" + std::to_string(elapsed_ms) + " ms)";
+  if (options.metrics) {
+    options.metrics->MaintenanceDone(key, report.ok(), static_cast<double>(elapsed_ms) / 1000.0, NowMs());
+  }
   if (!report.ok()) {
     Log("maintenance " + key + ": failed, ingestion goes on: " + report.status().ToString() + took);
   } else {

@@ -102,6 +102,8 @@ void PipelineTrace::Write(std::string_view event, std::initializer_list<TraceFie
       AppendNumber(line, *real);
     } else if (const auto* flag = std::get_if<bool>(&field.value)) {
       line += *flag ? "true" : "false";
+    } else if (std::holds_alternative<std::monostate>(field.value)) {
+      line += "null";
     } else {
       AppendJsonString(line, std::get<std::string>(field.value));
     }

@@ -37,9 +37,11 @@ struct TraceField {
   TraceField(std::string_view key, std::string_view value) : key(key), value(std::string(value)) {}
   TraceField(std::string_view key, const char* value) : key(key), value(std::string(value)) {}
   TraceField(std::string_view key, const std::string& value) : key(key), value(value) {}
+  // A field whose value is JSON null.
+  TraceField(std::string_view key, std::nullptr_t) : key(key), value(std::monostate{}) {}
 
   std::string_view key;
-  std::variant<int64_t, double, bool, std::string> value;
+  std::variant<std::monostate, int64_t, double, bool, std::string> value;
 };
 
 // Process CPU (user + system) and memory figures at one moment.

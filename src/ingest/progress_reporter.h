@@ -11,6 +11,14 @@
 // "batch" event: table, batch id, start (epoch ms), ms, files, rows,
 // snapshot (0: none). With SetTimestamps(true) every line printed (not the
 // redrawn progress line) starts with the time, "2026-12-01T12:00:05.250Z ".
+// With LogFormat::kJson ([observability] log_format = "json") there is no
+// progress line and every line is one JSON object with stable keys: "ts"
+// (the time as above), "level" ("info", "warning" or "error"), "pipeline",
+// "event" ("message", "batch", "quarantined", ...) and "msg" (the text line
+// the text format prints), plus the event's fields ("batch": table, batch,
+// files, rows, inserted, updated, deleted, stale, quarantined, bad_rows,
+// snapshot, seconds; "quarantined": table, uri, reason). Invalid UTF-8 in a
+// value is replaced, never an exception.
 // Not thread-safe.
 #pragma once
 
@@ -19,11 +27,14 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 
 #include "ingest/pipeline_trace.h"
 #include "ingest/table_ingestor.h"
 
 namespace floe::ingest {
+
+enum class LogLevel { kInfo, kWarning, kError };
 
 // 34512 -> "34,512".
 std::string FormatThousands(int64_t value);
@@ -45,7 +56,14 @@ class ProgressReporter {
   void FileRead(int64_t rows, int64_t bytes);
   void BatchDone(const std::string& table, int64_t batch_id, const BatchResult& result, double seconds);
   void EndTable();
+  // A line; its level is "warning" when it starts with "warning: " or
+  // "RESET", "error" when it reports a failure, else "info".
   void Message(const std::string& line);
+  // A line with its level and, in the JSON format, its event and fields.
+  void Event(std::string_view event, LogLevel level, const std::string& line,
+             std::initializer_list<TraceField> fields = {});
+  // Switches to JSON lines (no progress line) naming `pipeline` in each.
+  void SetJson(const std::string& pipeline);
   // Where batch events go besides the person watching; nullptr: nowhere.
   void SetTrace(PipelineTrace* trace) { trace_ = trace; }
   void SetTimestamps(bool on) { timestamps_ = on; }
@@ -69,6 +87,8 @@ class ProgressReporter {
   std::optional<std::chrono::steady_clock::time_point> last_draw_;
   PipelineTrace* trace_ = nullptr;
   bool timestamps_ = false;
+  bool json_ = false;
+  std::string pipeline_;
 };
 
 }  // namespace floe::ingest

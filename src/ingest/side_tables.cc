@@ -34,11 +34,16 @@ Result<iceberg::Table> OpenOrCreate(catalog::Catalog& catalog, const catalog::Ta
   return LoadSideTable(catalog, side);  // ours, or another process's
 }
 
+ReconcileOptions SideReconcileOptions(const std::string& name) {
+  ReconcileOptions options;
+  options.policy = IncompatiblePolicy::kRescue;
+  options.table_name = name;
+  return options;
+}
+
 // The side table's schema evolved, in a commit of its own, to take `rows_schema`.
 Status Evolve(iceberg::Table& table, const Schema& rows_schema, const std::string& name) {
-  ReconcileOptions options;
-  options.policy = IncompatiblePolicy::kFail;
-  options.table_name = name;
+  ReconcileOptions options = SideReconcileOptions(name);
   options.format_version = table.metadata().format_version;
   const iceberg::Schema current = *table.metadata().CurrentSchema();
   FLOE_ASSIGN_OR_RETURN(FileMapping mapping, Reconcile(current, rows_schema, name, options));
@@ -68,24 +73,20 @@ catalog::TableIdentifier SideTableId(const catalog::TableIdentifier& table, cons
 
 Status SideTables::Add(const std::string& suffix, RecordBatch rows) {
   if (rows.num_rows == 0) return Status::OK();
-  auto it = rows_.find(suffix);
-  if (it == rows_.end()) {
-    rows_.emplace(suffix, std::move(rows));
+  std::vector<RecordBatch>& held = rows_[suffix];
+  if (!held.empty() && held.back().schema == rows.schema) {
+    FLOE_ASSIGN_OR_RETURN(held.back(), ConcatBatches({held.back(), rows}));
     return Status::OK();
   }
-  RecordBatch& held = it->second;
-  if (!(held.schema == rows.schema)) {
-    return Status::InvalidArgument("side table " + suffix + ": rows with schema " +
-                                   SchemaToString(rows.schema) + " after rows with schema " +
-                                   SchemaToString(held.schema));
-  }
-  FLOE_ASSIGN_OR_RETURN(held, ConcatBatches({held, rows}));
+  held.push_back(std::move(rows));
   return Status::OK();
 }
 
 std::map<std::string, int64_t> SideTables::RowCounts() const {
   std::map<std::string, int64_t> counts;
-  for (const auto& [suffix, rows] : rows_) counts[suffix] = rows.num_rows;
+  for (const auto& [suffix, batches] : rows_) {
+    for (const RecordBatch& rows : batches) counts[suffix] += rows.num_rows;
+  }
   return counts;
 }
 
@@ -98,20 +99,15 @@ Result<std::map<std::string, std::string>> SideTables::WritePending(catalog::Cat
     // Named references, not a structured binding: clang 14 (the sanitizer build) cannot capture
     // structured bindings in the lambda below.
     const std::string& suffix = entry.first;
-    const RecordBatch& rows = entry.second;
+    const std::vector<RecordBatch>& batches = entry.second;
     const catalog::TableIdentifier side = SideTableId(table, suffix);
     const std::string name = side.ToString();
     auto written = [&]() -> Result<std::string> {
       FLOE_ASSIGN_OR_RETURN(iceberg::Table side_table,
-                            OpenOrCreate(catalog, side, rows.schema, format_version));
-      FLOE_RETURN_IF_ERROR(Evolve(side_table, rows.schema, name));
+                            OpenOrCreate(catalog, side, batches.front().schema, format_version));
+      for (const RecordBatch& rows : batches) FLOE_RETURN_IF_ERROR(Evolve(side_table, rows.schema, name));
       const iceberg::TableMetadata& metadata = side_table.metadata();
       const iceberg::Schema& schema = *metadata.CurrentSchema();
-      ReconcileOptions options;
-      options.policy = IncompatiblePolicy::kFail;
-      options.table_name = name;
-      FLOE_ASSIGN_OR_RETURN(FileMapping mapping, Reconcile(schema, rows.schema, name, options));
-      FLOE_ASSIGN_OR_RETURN(RecordBatch conformed, ConformBatch(rows, mapping, schema));
       iceberg::RollingWriterOptions writer_options;
       writer_options.file_prefix = file_prefix + "-" + suffix;
       FLOE_ASSIGN_OR_RETURN(auto writer,
@@ -119,7 +115,14 @@ Result<std::map<std::string, std::string>> SideTables::WritePending(catalog::Cat
                                                              *metadata.DefaultSpec(), writer_options));
       Pending pending{side, {}};
       std::vector<iceberg::RowLocation> locations;
-      Status status = writer->Write(conformed, &locations);
+      Status status;
+      for (const RecordBatch& rows : batches) {
+        auto mapping = Reconcile(schema, rows.schema, name, SideReconcileOptions(name));
+        auto conformed =
+            mapping.ok() ? ConformBatch(rows, *mapping, schema) : Result<RecordBatch>(mapping.status());
+        status = conformed.ok() ? writer->Write(*conformed, &locations) : conformed.status();
+        if (!status.ok()) break;
+      }
       Result<std::vector<iceberg::DataFile>> files =
           status.ok() ? writer->Close() : Result<std::vector<iceberg::DataFile>>(status);
       if (!files.ok()) {
@@ -197,17 +200,6 @@ Status CompleteSideCommits(catalog::Catalog& catalog, const catalog::TableIdenti
     if (!committed.ok()) return committed.status().WithContext("committing side table " + name);
   }
   return Status::OK();
-}
-
-Status CompleteSideCommitsOf(catalog::Catalog& catalog, const catalog::TableIdentifier& table,
-                             int64_t snapshot_id, const std::string& pipeline, int64_t batch_id) {
-  FLOE_ASSIGN_OR_RETURN(auto ops, catalog.LoadTable(table));
-  FLOE_ASSIGN_OR_RETURN(iceberg::LoadedTable loaded, ops->Load());
-  const iceberg::Snapshot* snapshot = loaded.metadata.SnapshotById(snapshot_id);
-  if (snapshot == nullptr) {
-    return Status::NotFound("table " + table.ToString() + " has no snapshot " + std::to_string(snapshot_id));
-  }
-  return CompleteSideCommits(catalog, table, *snapshot, pipeline, batch_id);
 }
 
 }  // namespace floe::ingest

@@ -52,8 +52,10 @@ catalog::TableIdentifier SideTableId(const catalog::TableIdentifier& table, cons
 class SideTables {
  public:
   // Rows for side table `suffix` ("bad_rows", "quarantine", "dead_letter").
-  // Every batch of one suffix must have the same schema (InvalidArgument
-  // otherwise, naming both).
+  // Batches of one suffix may differ in schema (quarantined rows carry their
+  // unit's columns): the side table evolves to take each, like a target
+  // table (new columns added, widenings promoted, incompatible values
+  // rescued into _rescued_data).
   Status Add(const std::string& suffix, RecordBatch rows);
   bool empty() const { return rows_.empty(); }
   // Rows collected per suffix (for counts and messages).
@@ -73,7 +75,7 @@ class SideTables {
     catalog::TableIdentifier side;
     std::vector<std::string> files;  // data files and the manifest
   };
-  std::map<std::string, RecordBatch> rows_;
+  std::map<std::string, std::vector<RecordBatch>> rows_;  // batches of one schema are joined
   std::vector<Pending> pending_;
 };
 
@@ -82,8 +84,5 @@ class SideTables {
 // side table's history already holds the batch.
 Status CompleteSideCommits(catalog::Catalog& catalog, const catalog::TableIdentifier& table,
                            const iceberg::Snapshot& snapshot, const std::string& pipeline, int64_t batch_id);
-// The same for the snapshot `snapshot_id` of `table` (recovery, which knows the id).
-Status CompleteSideCommitsOf(catalog::Catalog& catalog, const catalog::TableIdentifier& table,
-                             int64_t snapshot_id, const std::string& pipeline, int64_t batch_id);
 
 }  // namespace floe::ingest

@@ -10,8 +10,14 @@
 // second line for configs built in code) and builds them with the FileIO
 // of the source uri ([s3] settings for s3:// uris); a Kafka source
 // (discovery "kafka") gets a KafkaDiscovery and a KafkaUnitOpener, each with
-// its own client. File sources pass the FileIO through `wrap_io` when one
-// is given (tests).
+// its own client; a Kinesis source a KinesisDiscovery and a
+// KinesisUnitOpener, each with its own client, sharing the records the
+// discovery read (KinesisRangeCache). File sources pass the FileIO through
+// `wrap_io` when one is given (tests). With [source] notifications the
+// listing discovery is wrapped in a NotificationDiscovery fed by
+// SqsNotifications (signed with the [s3] credential chain) or
+// InotifyNotifications; while notified files of a CDA export wait for their
+// folder, the manifest is read again every [trigger] interval.
 #pragma once
 
 #include <memory>
@@ -29,10 +35,9 @@ struct Source {
 };
 
 // `memory_budget_bytes` is [performance] memory_budget (MakeFileFormat).
-// `max_records_per_unit` is [trigger] max_records_per_batch (streams).
+// `trigger`: [trigger] max_records_per_batch (streams) and interval (notifications).
 Result<Source> OpenSource(const SourceConfig& config, const s3::S3Options& s3,
                           int64_t memory_budget_bytes = PerformanceConfig{}.memory_budget_bytes,
-                          int64_t max_records_per_unit = TriggerConfig{}.max_records_per_batch,
-                          const FileIOWrapper& wrap_io = nullptr);
+                          const TriggerConfig& trigger = {}, const FileIOWrapper& wrap_io = nullptr);
 
 }  // namespace floe::ingest

@@ -19,6 +19,12 @@
 //   run concurrently). An open, bind, reconcile or read failure is reported
 //   by every later read of that unit, so the consumer meets it exactly where
 //   a serial loop would.
+// - Both passes put the rows through the table's row stage (RowStage: the
+//   transform and expectations, bound per unit): pass 1 checks the change
+//   rows (ScanUnitChanges), pass 2 maps row images to the stage's output
+//   rows before conforming them, and units reconcile their output schema
+//   with the table. A stage that cannot bind to a unit is a failure of the
+//   table's configuration, not of the unit (`stage_failure`).
 #pragma once
 
 #include <cstddef>
@@ -38,14 +44,34 @@
 #include "ingest/config/config.h"
 #include "ingest/format/unit_opener.h"
 #include "ingest/schema/schema_reconcile.h"
+#include "ingest/transform/row_transform.h"
 #include "ingest/units/source_unit.h"
 
 namespace floe::ingest {
 
+// What both passes need to run a table's row stage.
+struct RowStage {
+  const RowTransform* transform = nullptr;  // nullptr: no stage
+  // The table's columns as the source names them (RowTransform::SourceColumns):
+  // what a unit lacking one reads as null.
+  Schema table_columns;
+  int64_t now_us = 0;               // ingestion_time() and current_timestamp of the batch
+  bool list_every_failure = false;  // validation (RowCheckScan)
+
+  // The unit's stage, or nullptr without one; errors name the unit.
+  Result<std::shared_ptr<const BoundTransform>> Bind(const Schema& image_schema,
+                                                     const std::string& unit) const;
+  expr::EvalContext Context(const std::string& unit) const;
+};
+
 struct ScannedSource {
-  size_t index = 0;  // the unit's position in the batch
-  Status failure;    // opening or binding the change convention: the quarantine reason
+  size_t index = 0;      // the unit's position in the batch
+  Status failure;        // opening or binding the change convention: the quarantine reason
+  Status stage_failure;  // binding the row stage: the table's batch fails
   std::unique_ptr<BoundChanges> changes;
+  std::shared_ptr<const BoundTransform> stage;  // nullptr without a row stage
+  // The rows the unit gives the table: the stage's output, else the image.
+  const Schema& output_schema() const { return stage ? stage->output_schema() : changes->image_schema(); }
   std::optional<Result<FileScan>> scan;  // set when `failure` is OK
   std::vector<int64_t> chunk_bytes;      // estimated decoded size of each chunk (>= 0)
   // A stream range whose records made no row (tombstones, dead letters):
@@ -57,7 +83,8 @@ struct ScannedSource {
 // `max_bad_rows`: see ScanUnitChanges.
 // `table_columns`: see UnitOpener::Open.
 ScannedSource ScanSource(UnitOpener& opener, const SourceUnit& unit, const Schema& table_columns,
-                         size_t index, const ChangeConvention& convention, size_t max_bad_rows);
+                         size_t index, const ChangeConvention& convention, size_t max_bad_rows,
+                         const RowStage& stage);
 
 // One chunk to read in pass 2.
 struct ChunkRead {
@@ -68,6 +95,8 @@ struct ChunkRead {
   // Merging: the rows (within the chunk, ascending) to keep. Append (nullopt):
   // every row whose operation is neither an ignore value nor a bad row.
   std::optional<std::vector<int64_t>> take;
+  // Append: chunk rows (ascending) pass 1's row stage left out.
+  std::vector<int64_t> exclude;
   int64_t cost = 0;  // estimated bytes while decoded
 };
 
@@ -88,7 +117,7 @@ class SourceChunkReader {
  public:
   // `table_columns` as pass 1 opened the units with (UnitOpener::Open).
   SourceChunkReader(UnitOpener& opener, const Schema& table_columns, const iceberg::Schema& table_schema,
-                    ReconcileOptions reconcile, const ChangeConvention& convention,
+                    ReconcileOptions reconcile, const ChangeConvention& convention, const RowStage& stage,
                     std::vector<UnitToRead> units);
 
   // Thread-safe; see the contract above.
@@ -104,6 +133,7 @@ class SourceChunkReader {
     bool unit_fault = true;
     std::unique_ptr<formats::ChunkedReader> reader;
     std::unique_ptr<BoundChanges> changes;
+    std::shared_ptr<const BoundTransform> stage;
     std::optional<FileMapping> mapping;
   };
   void Open(const UnitToRead& unit, OpenUnit* open);
@@ -113,6 +143,7 @@ class SourceChunkReader {
   const iceberg::Schema& table_schema_;
   const ReconcileOptions reconcile_;
   const ChangeConvention& convention_;
+  const RowStage& stage_;
   const std::vector<UnitToRead> units_;
   std::vector<std::unique_ptr<OpenUnit>> open_;
 };

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <utility>
 
+#include "columnar/column_rows.h"
 #include "iceberg/scan/changelog_scan.h"
 #include "iceberg/spec/random_ids.h"
 #include "iceberg/spec/snapshot_ancestry.h"
@@ -28,6 +29,19 @@ void BatchCounts::Add(const BatchCounts& other) {
   dead_letters_skipped += other.dead_letters_skipped;
   data_files_written += other.data_files_written;
   delete_files_written += other.delete_files_written;
+  filtered += other.filtered;
+  dropped += other.dropped;
+  quarantined_rows += other.quarantined_rows;
+  for (const ExpectationCount& count : other.expectations) {
+    auto same = std::find_if(expectations.begin(), expectations.end(),
+                             [&](const ExpectationCount& mine) { return mine.name == count.name; });
+    if (same == expectations.end()) {
+      expectations.push_back(count);
+      continue;
+    }
+    same->checked += count.checked;
+    same->failed += count.failed;
+  }
 }
 
 std::string DataFilePrefix(int64_t batch_id) {
@@ -209,7 +223,7 @@ floe::Schema TableIngestor::Impl::UnitTableColumns(const iceberg::Schema& schema
     if (!type.ok()) continue;
     columns.push_back(MakeField(field.name, *type));
   }
-  return columns;
+  return transform->SourceColumns(columns);
 }
 
 ReconcileOptions TableIngestor::Impl::MakeReconcileOptions() const {
@@ -238,6 +252,7 @@ Result<SettledSchema> TableIngestor::Impl::SettleSchema(ScannedBatch& scanned) {
     FLOE_ASSIGN_OR_RETURN(settled.table_schema,
                           EvolveSchema(base, base_last_id, scanned.evolutions, format_version()));
   }
+  if (options.dry_run) return settled;  // nothing is created
   if (!table) {
     FLOE_RETURN_IF_ERROR(CreateTable(settled.table_schema));
     settled.table_schema = *table->metadata().CurrentSchema();
@@ -258,11 +273,12 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceUnit>& 
                                                  std::optional<UnitFailure>* failure) {
   const int64_t now_ms = NowMs();
   std::vector<std::string> index_warnings;
-  FLOE_RETURN_IF_ERROR(EnsureIndex(&index_warnings));
+  if (!options.dry_run) FLOE_RETURN_IF_ERROR(EnsureIndex(&index_warnings));
   // 1. Scan and merge (stream ranges fetched together first; what that
   // misses, each open fetches itself).
   (void)units->Prepare(batch);
-  FLOE_ASSIGN_OR_RETURN(ScannedBatch scanned, ScanAndMerge(batch, progress, skipped, progress_reported));
+  FLOE_ASSIGN_OR_RETURN(ScannedBatch scanned,
+                        ScanAndMerge(batch, now_ms, progress, skipped, progress_reported));
   BatchResult& result = scanned.result;
   result.warnings.insert(result.warnings.begin(), index_warnings.begin(), index_warnings.end());
   if (result.budget_cut_at) {
@@ -275,19 +291,42 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceUnit>& 
   // letters of a range of bad records), which commit with the batch as an
   // empty append of the target carrying their markers (side_tables.h) — or,
   // with no target yet, wait for the batch that creates it.
-  if (scanned.passed.empty() && (scanned.side.empty() || !table)) {
-    result.waits_for_table = !scanned.side.empty();
+  if (scanned.passed.empty() && (scanned.side.empty() || !table || options.dry_run)) {
+    result.waits_for_table = !scanned.side.empty() && !options.dry_run;
     return std::move(result);
   }
   // 2. Settle the schema (the table is created here on first sight).
   FLOE_ASSIGN_OR_RETURN(SettledSchema schema, SettleSchema(scanned));
-  // 3. Resolve against the key index.
+  // 3. Resolve against the key index (a dry run: against an empty table).
   Resolution resolution;
   if (merging()) {
-    FLOE_ASSIGN_OR_RETURN(resolution, ResolveChanges(scanned.changes, *index, scanned.passed, result.counts));
+    std::optional<PrimaryKeyIndex> empty;  // a dry run neither loads nor changes the table's index
+    if (options.dry_run) empty.emplace(state_io, options.state_dir);
+    FLOE_ASSIGN_OR_RETURN(resolution, ResolveChanges(scanned.changes, options.dry_run ? *empty : *index,
+                                                     scanned.passed, result.counts));
   }
   // 4. Plan the reads of pass 2.
   ReadPlan plan = PlanReads(batch, scanned.passed, merging());
+  if (options.dry_run) {
+    // 5. Read and keep the first rows; nothing is written or committed.
+    int64_t kept = 0;
+    RowSink sample = [&](const RecordBatch& rows, std::vector<iceberg::RowLocation>* locations) -> Status {
+      locations->assign(static_cast<size_t>(rows.num_rows), iceberg::RowLocation{});
+      const int64_t take = std::min(rows.num_rows, options.dry_run_rows - kept);
+      if (take <= 0) return Status::OK();
+      if (take == rows.num_rows) {
+        result.sample.push_back(rows);
+      } else {
+        FLOE_ASSIGN_OR_RETURN(RecordBatch head, SliceBatch(rows, 0, take));
+        result.sample.push_back(std::move(head));
+      }
+      kept += take;
+      return Status::OK();
+    };
+    FLOE_RETURN_IF_ERROR(
+        WriteRows(batch, plan, schema.table_schema, now_ms, sample, {}, result.counts, failure).status());
+    return std::move(result);
+  }
   // 5. Write.
   const iceberg::TableMetadata& metadata = table->metadata();
   iceberg::RollingWriterOptions writer_options;
@@ -299,15 +338,24 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceUnit>& 
   FLOE_ASSIGN_OR_RETURN(auto writer,
                         iceberg::PartitionedWriter::Make(table->io(), metadata.location, schema.table_schema,
                                                          *metadata.DefaultSpec(), writer_options));
-  auto lives =
-      WriteRows(batch, plan, schema.table_schema, now_ms, *writer, result.counts, scanned.side, failure);
+  RowSink write = [&](const RecordBatch& rows, std::vector<iceberg::RowLocation>* locations) {
+    return writer->Write(rows, locations);
+  };
+  DataFilePathFn data_file_path = [&](int32_t file) -> const std::string& { return writer->path(file); };
+  auto lives = WriteRows(batch, plan, schema.table_schema, now_ms, write, data_file_path, result.counts, failure);
   if (!lives.ok()) {
     writer->AbortAndDelete();
     return lives.status();
   }
   // 6. Commit.
-  return Commit(std::move(result), batch_id, now_ms, schema, *writer, std::move(lives).value(),
-                std::move(resolution), scanned.side, StreamRangesSummary(batch));
+  const auto commit_started = std::chrono::steady_clock::now();
+  auto committed = Commit(std::move(result), batch_id, now_ms, schema, *writer, std::move(lives).value(),
+                          std::move(resolution), scanned.side, StreamRangesSummary(batch));
+  if (committed.ok() && committed->snapshot_id) {
+    committed->commit_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - commit_started).count();
+  }
+  return committed;
 }
 
 TableIngestor::TableIngestor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -343,8 +391,18 @@ Result<std::unique_ptr<TableIngestor>> TableIngestor::Open(catalog::Catalog& cat
   }
   FLOE_ASSIGN_OR_RETURN(CodecChoice codec, ParseCodec(settings.target.codec));
   FLOE_ASSIGN_OR_RETURN(std::unique_ptr<ChangeConvention> convention, MakeChangeConvention(settings));
+  if (convention->merges()) {
+    // The convention's own ordering columns (Debezium's __source_* paths) too.
+    std::vector<std::string> merge_columns = settings.merge.keys;
+    for (const OrderColumn& column : convention->table_ordering().columns)
+      merge_columns.push_back(column.name);
+    FLOE_RETURN_IF_ERROR(
+        CheckTransformKeepsColumns(settings.transform, merge_columns, table_name + ": [transform]"));
+  }
+  auto transform = std::make_unique<RowTransform>(settings.transform, settings.expectations, table_name);
   auto impl = std::make_unique<Impl>(catalog, std::move(units), std::move(state_io), std::move(options),
                                      codec, std::move(convention));
+  impl->transform = std::move(transform);
   FLOE_RETURN_IF_ERROR(impl->LoadTable());
   if (impl->table && impl->table->metadata().format_version < 2) {
     return Status::NotSupported(table_name + ": format version 1 tables cannot take row-level deletes");
@@ -404,12 +462,12 @@ Result<BatchResult> TableIngestor::ApplyBatch(const std::vector<SourceUnit>& fil
   } else {
     FLOE_RETURN_IF_ERROR(impl.LoadTable());
   }
-  if (last) {
+  if (last && !impl.options.dry_run) {
     FLOE_RETURN_IF_ERROR(CheckLastCommitKept(impl.table ? &impl.table->metadata() : nullptr,
                                              impl.options.table.ToString(), *last));
   }
   std::vector<std::string> notes;
-  FLOE_RETURN_IF_ERROR(impl.CheckTableAgainstSettings(&notes));
+  if (!impl.options.dry_run) FLOE_RETURN_IF_ERROR(impl.CheckTableAgainstSettings(&notes));
   // A unit that fails in pass 2 is quarantined and the batch redone without
   // it; each round removes one unit, so this ends.
   std::set<size_t> skipped;

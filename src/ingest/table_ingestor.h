@@ -81,6 +81,16 @@
 
 namespace floe::ingest {
 
+// One expectation's rows over a batch (or a run): change rows checked and
+// failed (passed = checked - failed).
+struct ExpectationCount {
+  std::string name;
+  ExpectationAction action = ExpectationAction::kWarn;
+  int64_t checked = 0;
+  int64_t failed = 0;
+  int64_t passed() const { return checked - failed; }
+};
+
 struct BatchCounts {
   int64_t files = 0;  // files that contributed (not quarantined)
   int64_t bytes_read = 0;
@@ -96,7 +106,23 @@ struct BatchCounts {
   int64_t dead_letters_skipped = 0;
   int64_t data_files_written = 0;
   int64_t delete_files_written = 0;
+  // The row stage ([transform], [[expectations]]; transform/row_transform.h).
+  int64_t filtered = 0;          // change rows the filter left out (merge mode: deletes of their keys)
+  int64_t dropped = 0;           // change rows failing a drop expectation
+  int64_t quarantined_rows = 0;  // change rows failing a quarantine expectation: <table>__quarantine
+  std::vector<ExpectationCount> expectations;  // per expectation, in the table's order
+  // Sums; expectations add up by name (new names are appended).
   void Add(const BatchCounts& other);
+};
+
+// A problem a dry run found (TableIngestorOptions::dry_run): a unit that
+// would be quarantined (row -1), a bad row, or a row failing an
+// expectation. `fails`: it would stop the batch or set the unit aside.
+struct RowProblem {
+  std::string uri;
+  int64_t row = -1;  // 0-based in the unit; -1: the whole unit
+  std::string what;
+  bool fails = false;
 };
 
 struct QuarantinedFile {
@@ -123,6 +149,14 @@ struct BatchResult {
   // The caller releases the batch; its units wait for the first batch with
   // rows, which creates the table and commits them too.
   bool waits_for_table = false;
+  // Dry runs: the first TableIngestorOptions::dry_run_rows output rows (in
+  // the table schema the batch would write) and what the batch would set
+  // aside or fail on, in unit and row order.
+  std::vector<RecordBatch> sample;
+  std::vector<RowProblem> problems;
+  // Wall time of the commit phase (key index, delete files, the snapshot,
+  // side tables, change feed); 0 when nothing was committed.
+  double commit_seconds = 0;
 };
 
 struct TableIngestorOptions {
@@ -140,6 +174,14 @@ struct TableIngestorOptions {
   // must not leave a quarantined file counted as committed. The file is also
   // listed in BatchResult::quarantined.
   std::function<void(const QuarantinedFile&)> on_quarantine;
+  // Validation (`floe validate`): ApplyBatch reads the batch through every
+  // phase up to the write (format, change convention, schema drift, the
+  // row stage) but creates, writes and commits nothing, loads no key index
+  // (winners are resolved as against an empty table), does not stop at a
+  // failing `fail` expectation, and reports problems and sample rows in
+  // BatchResult instead.
+  bool dry_run = false;
+  int64_t dry_run_rows = 0;
 };
 
 class TableIngestor {

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -36,6 +37,7 @@
 #include "ingest/side_tables.h"
 #include "ingest/source_reads.h"
 #include "ingest/table_ingestor.h"
+#include "ingest/transform/row_transform.h"
 #include "io/file_io.h"
 
 namespace floe::ingest {
@@ -58,6 +60,7 @@ struct PassedUnit {
   std::vector<int64_t> chunk_rows;
   std::vector<int64_t> chunk_bytes;   // estimated decoded sizes: the read-ahead's cost
   std::vector<SelectedRow> selected;  // merging, sorted by row
+  std::vector<int64_t> excluded;      // appending: unit rows the row stage left out, ascending
 };
 
 // Phase 1's result.
@@ -100,6 +103,14 @@ struct UnitFailure {
 // The side table of rows that could not be changes: <table>__bad_rows.
 inline constexpr const char* kBadRowsSuffix = "bad_rows";
 inline constexpr const char* kDeadLetterSuffix = "dead_letter";
+// Rows failing a quarantine expectation: <table>__quarantine (quarantine_rows.h).
+inline constexpr const char* kQuarantineSuffix = "quarantine";
+
+// Where pass 2 puts the rows it read: the data file writer, or a dry run's
+// sample. Fills one location per row (dry runs: placeholders).
+using RowSink = std::function<Status(const RecordBatch& rows, std::vector<iceberg::RowLocation>* locations)>;
+// The path of the data file a RowSink wrote a row to (RowLocation::file).
+using DataFilePathFn = std::function<const std::string&(int32_t file)>;
 
 // floe.stream-ranges of a batch's snapshot: its stream units' ranges ("" for files).
 std::string StreamRangesSummary(const std::vector<SourceUnit>& batch);
@@ -128,6 +139,9 @@ struct TableIngestor::Impl {
   TableIngestorOptions options;
   CodecChoice codec;
   std::unique_ptr<ChangeConvention> convention;
+  // [transform] and [[expectations]]; `stage` is how the current batch runs them.
+  std::unique_ptr<RowTransform> transform;
+  RowStage stage;
   std::optional<iceberg::Table> table;
   // The table's columns every unit of the current batch is opened with
   // (UnitOpener::Open), set at the start of pass 1 so pass 2 reads the
@@ -200,14 +214,21 @@ struct TableIngestor::Impl {
                               const ReconcileOptions& reconcile, ScannedBatch& scanned);
   // Phase 1. Sets scanned.result.budget_cut_at (and returns) when the change
   // map would outgrow its budget.
-  Result<ScannedBatch> ScanAndMerge(const std::vector<SourceUnit>& batch, const ProgressFn& progress,
-                                    const std::set<size_t>& skipped, std::set<size_t>* progress_reported);
+  Result<ScannedBatch> ScanAndMerge(const std::vector<SourceUnit>& batch, int64_t now_ms,
+                                    const ProgressFn& progress, const std::set<size_t>& skipped,
+                                    std::set<size_t>* progress_reported);
+  // Phase 1, one unit that scanned cleanly: its row stage's counts, its
+  // quarantined rows (side table) and failed ones (the batch stops, or a
+  // dry run lists them), its bad rows.
+  Status TakeRowStageResults(const SourceUnit& unit, FileScan& scan, ScannedBatch& scanned);
   // Phase 2.
   Result<SettledSchema> SettleSchema(ScannedBatch& scanned);
-  // Phase 5: writes the planned rows; returns their key index entries.
+  // Phase 5: writes the planned rows through `write`; returns their key
+  // index entries, located by `data_file_path` (a sink that writes no files,
+  // a dry run's, passes none: its rows get no entries).
   Result<KeyIndexDelta> WriteRows(const std::vector<SourceUnit>& batch, ReadPlan& plan,
-                                  const iceberg::Schema& table_schema, int64_t now_ms,
-                                  iceberg::PartitionedWriter& writer, BatchCounts& counts, SideTables& side,
+                                  const iceberg::Schema& table_schema, int64_t now_ms, const RowSink& write,
+                                  const DataFilePathFn& data_file_path, BatchCounts& counts,
                                   std::optional<UnitFailure>* failure);
   // Phase 6.
   // `stream_ranges`: floe.stream-ranges of the snapshot (StreamRangesSummary).

@@ -13,19 +13,19 @@
 #include <string>
 #include <string_view>
 
-#include "catalog/rest_server/http_request_parser.h"
 #include "catalog/rest_server/rest_catalog_service.h"
 #include "catalog/sql/sql_metastore.h"
+#include "http_server/http_request_parser.h"
 #include "iceberg/spec/json_util.h"
 #include "io/file_io.h"
 
 namespace {
 
-using floe::catalog::rest::HttpParseLimits;
-using floe::catalog::rest::HttpRequestParser;
 using floe::catalog::rest::RestCatalogService;
 using floe::catalog::rest::ServiceRequest;
 using floe::catalog::rest::ServiceResponse;
+using floe::http_server::HttpParseLimits;
+using floe::http_server::HttpRequestParser;
 
 const std::filesystem::path& Root() {
   static const std::filesystem::path root = [] {

@@ -38,7 +38,7 @@ import { after, before, test } from 'node:test';
 import { startKafka, produce, highWatermark, kafkaToolsMissing } from '../tools/kafka.mjs';
 import { generateChanges, produceChanges, oracle } from '../tools/debezium.mjs';
 import { catalogOf, compareByKey, scanZoneTable, writeZoneConfig } from '../tools/landing_zones.mjs';
-import { FLOE, ledgerFiles, runFloe, runFloeOk, skipWithoutFloe } from '../tools/pipeline_oracle.mjs';
+import { FLOE, ledgerFiles, logTail, runFloe, runFloeOk, skipWithoutFloe, startDaemon } from '../tools/pipeline_oracle.mjs';
 import { openDuckDB } from '../tools/readers.mjs';
 import { hyparquetRows } from '../tools/change_feed_oracle.mjs';
 // Seeded (mulberry32), so a failing kill schedule can be replayed with its seed.
@@ -606,24 +606,6 @@ namespace = "${NAMESPACE}"`, { name: 'events' });
     }
   });
 
-function startDaemon(config) {
-  const child = spawn(FLOE, ['run', config], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const daemon = { child, log: '', exit: null };
-  child.stderr.on('data', (chunk) => {
-    daemon.log += chunk;
-    if (daemon.log.length > 1 << 20) daemon.log = daemon.log.slice(-(1 << 19));
-  });
-  daemon.exited = new Promise((resolve) => {
-    child.on('exit', (code, signal) => {
-      daemon.exit = { code, signal };
-      resolve(daemon.exit);
-    });
-  });
-  return daemon;
-}
-
-const tail = (log, lines = 30) => log.trim().split('\n').slice(-lines).join('\n');
-
 test(`kill -9 of continuous runs (${KILLS} times), then --once: equals the oracle, no key twice`, async (t) => {
   if (skipped(t)) return;
   const random = makeRng(SEED).next;
@@ -647,7 +629,7 @@ test(`kill -9 of continuous runs (${KILLS} times), then --once: equals the oracl
       const exit = await daemon.exited;
       clearTimeout(timer);
       if (exit.signal === 'SIGKILL') ++killed;
-      else assert.fail(`continuous run ${i} (to be killed after ${delay} ms) exited by itself: ${JSON.stringify(exit)}\n${tail(daemon.log)}`);
+      else assert.fail(`continuous run ${i} (to be killed after ${delay} ms) exited by itself: ${JSON.stringify(exit)}\n${logTail(daemon.log)}`);
       outcomes.push(`${delay}ms`);
     }
     let unitsUnderKills = 0;
@@ -712,7 +694,7 @@ test('a steady stream under a continuous run (interval 1s) commits about once a 
         const actual = scanTable(dir, 'customers');
         problems = compareByKey(expected, actual.rows, { label: `${NAMESPACE}.customers`, limit: 10 });
       }
-      assert.deepEqual(problems, [], `the table did not catch up:\n${tail(daemon.log)}`);
+      assert.deepEqual(problems, [], `the table did not catch up:\n${logTail(daemon.log)}`);
       const snapshots = streamSnapshots(dir, 'customers');
       t.diagnostic(`${snapshots.length} snapshots over ${producing.toFixed(1)} s`);
       // One commit per interval while records flow, plus the first and the last.
@@ -720,7 +702,7 @@ test('a steady stream under a continuous run (interval 1s) commits about once a 
         `${snapshots.length} snapshots for ${ticks} produce calls over ${producing.toFixed(1)} s with interval 1s`);
       assert.ok(snapshots.length >= 2, `${snapshots.length} snapshots: the stream was not read as it flowed`);
       daemon.child.kill('SIGTERM');
-      assert.equal((await daemon.exited).code, 0, tail(daemon.log));
+      assert.equal((await daemon.exited).code, 0, logTail(daemon.log));
       assert.deepEqual(coverageProblems(kafkaUnits(config), marks), [], 'ledger');
     } finally {
       if (daemon && daemon.exit === null) daemon.child.kill('SIGKILL');
@@ -747,7 +729,7 @@ test('the broker down for 3 s under a continuous run: it keeps going and catches
     await kafka.command('down 1');
     await sleep(3000);
     await kafka.command('up 1');
-    assert.equal(daemon.exit, null, `the run stopped while the broker was down:\n${tail(daemon.log)}`);
+    assert.equal(daemon.exit, null, `the run stopped while the broker was down:\n${logTail(daemon.log)}`);
     dumps.push(await produceChanges(kafka.bootstrap, topic, part(0.7, 1), { format: 'json', partitions: 3 }));
     const marks = await watermarks(kafka.bootstrap, topic, 3);
     const expected = await expectedRows(writeDump(path.join(dir, 'dump.jsonl'), ...dumps), 'customers', PLAIN.customers);
@@ -767,8 +749,8 @@ test('the broker down for 3 s under a continuous run: it keeps going and catches
         ...actual.duplicates.slice(0, 5).map((k) => `key ${k} twice`)];
       if (problems.length === 0) break;
     }
-    assert.equal(daemon.exit, null, `the run stopped:\n${tail(daemon.log)}`);
-    assert.deepEqual(problems, [], `not caught up 60 s after the broker came back; the run's log:\n${tail(daemon.log)}`);
+    assert.equal(daemon.exit, null, `the run stopped:\n${logTail(daemon.log)}`);
+    assert.deepEqual(problems, [], `not caught up 60 s after the broker came back; the run's log:\n${logTail(daemon.log)}`);
     assert.deepEqual(coverageProblems(kafkaUnits(config), marks), [], 'ledger');
 
     // SIGTERM ends a continuous run cleanly.
@@ -776,7 +758,7 @@ test('the broker down for 3 s under a continuous run: it keeps going and catches
     const timer = setTimeout(() => daemon.child.kill('SIGKILL'), 20_000);
     const exit = await daemon.exited;
     clearTimeout(timer);
-    assert.deepEqual(exit, { code: 0, signal: null }, `SIGTERM: ${tail(daemon.log)}`);
+    assert.deepEqual(exit, { code: 0, signal: null }, `SIGTERM: ${logTail(daemon.log)}`);
   } finally {
     if (daemon && daemon.exit === null) {
       daemon.child.kill('SIGKILL');

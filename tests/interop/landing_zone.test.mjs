@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { openDuckDB } from '../tools/readers.mjs';
+import { openDuckDB, sqlString } from '../tools/readers.mjs';
 import {
   catalogOf,
   compareByKey,
@@ -65,10 +65,13 @@ const DMS_SEQ = "CASE WHEN AR_H_CHANGE_SEQ IS NULL OR AR_H_CHANGE_SEQ = '' THEN 
   'ELSE CAST(AR_H_CHANGE_SEQ AS HUGEINT) END';
 const DMS_DELETE = "coalesce(Op, 'I') = 'D'";
 
-async function checkDms(dir, zone) {
+const DMS_ORDER = { employee: DMS_SEQ, orders: DMS_SEQ, shifts: 'CAST(dms_ts AS TIMESTAMP)' };
+
+// The DMS tables floe wrote under `dir` against the oracle of the (Parquet) files under `zone`.
+async function checkDms(dir, zone, tables = ['employee', 'orders', 'shifts']) {
   const problems = [];
-  for (const [table, orderSql] of [['employee', DMS_SEQ], ['orders', DMS_SEQ],
-    ['shifts', 'CAST(dms_ts AS TIMESTAMP)']]) {
+  for (const table of tables) {
+    const orderSql = DMS_ORDER[table];
     const files = filesUnder(zone, (p) => p.includes(`${path.sep}${table}${path.sep}`));
     const expected = await oracleLatest(db, files, { orderSql, deleteSql: DMS_DELETE });
     const actual = scan(dir, `dms.${table}`);
@@ -114,6 +117,63 @@ order_by = "dms_ts"`);
   assert.equal(second.status, 0, `second run failed:\n${second.stderr}\n${second.stdout}`);
   assert.deepEqual(await checkDms(dir, zone), []);
 });
+
+// A DMS target in CSV (DMS's default): the Parquet zone's files of `tables`
+// rewritten by DuckDB as headerless CSV at the same paths (DMS writes no
+// header unless addColumnName is set). Returns the CSV files (new ones only
+// are written: a file DMS wrote never changes).
+async function dmsCsvZone(parquetZone, csvZone, tables) {
+  const out = [];
+  for (const file of filesUnder(parquetZone, (p) => tables.some((t) => p.includes(`${path.sep}${t}${path.sep}`)))) {
+    const target = path.join(csvZone, path.relative(parquetZone, file)).replace(/\.parquet$/, '.csv');
+    out.push(target);
+    if (fs.existsSync(target)) continue;  // written by an earlier round
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    await db.connection.run(`COPY (SELECT * FROM read_parquet(${sqlString(file)})) TO ${sqlString(target)} ` +
+      '(FORMAT csv, HEADER false)');
+  }
+  return out;
+}
+
+test('DMS CSV without a header row: column names from config, full loads then CDC files out of order, equal the DuckDB oracle',
+  async (t) => {
+    if (skipWithoutFloe(t)) return;
+    const dir = fs.mkdtempSync(path.join(work, 'dms-csv-'));
+    const parquet = path.join(dir, 'parquet');
+    const zone = path.join(dir, 'dms-target');
+    const tables = ['employee', 'orders'];
+    await dmsZone(db, parquet, { seed: 5, round: 0 });
+    const csvFiles = await dmsCsvZone(parquet, zone, tables);
+    assert.ok(csvFiles.some((f) => f.endsWith('LOAD00000001.csv')) && csvFiles.some((f) => /\d{8}-\d+\.csv$/.test(f)));
+    // employee: one list for every table ([source]); orders: its own ([tables.orders]).
+    const config = writeConfig(dir, `[source]
+changes = "dms"
+format = "csv"
+uri = "${zone}"
+settle = "0s"
+column_names = ["Op", "AR_H_CHANGE_SEQ", "id", "name", "salary"]
+[target]
+namespace = "dms"
+[merge]
+keys = ["id"]
+[trigger]
+max_files_per_batch = 2
+[tables.orders]
+column_names = ["Op", "AR_H_CHANGE_SEQ", "id", "customer", "amount"]`);
+    const check = () => checkDms(dir, parquet, tables);
+    const first = runFloe(['run', config, '--once']);
+    assert.equal(first.status, 0, `floe run failed:\n${first.stderr}\n${first.stdout}`);
+    assert.deepEqual(await check(), []);
+    const ledger = ledgerFiles(config);
+    assert.ok(ledger.length === csvFiles.length && ledger.every((f) => f.state === 'committed'),
+      JSON.stringify(ledger.filter((f) => f.state !== 'committed')));
+    // More CDC files, some holding changes older than ones already in the table.
+    await dmsZone(db, parquet, { seed: 5, round: 1 });
+    await dmsCsvZone(parquet, zone, tables);
+    const second = runFloe(['run', config, '--once']);
+    assert.equal(second.status, 0, `second run failed:\n${second.stderr}\n${second.stdout}`);
+    assert.deepEqual(await check(), []);
+  });
 
 async function checkDebezium(dir, zone) {
   const problems = [];

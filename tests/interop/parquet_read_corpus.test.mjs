@@ -486,6 +486,12 @@ test('every corpus file reads like an independent reader reads it', { skip }, as
     await t.test(name, async (st) => {
       const file = path.join(DATA, name);
       if (HUGE_VALUE_FILES[name]) {
+        // Streaming a 1 GiB value through floe and DuckDB takes minutes on two
+        // cores: a long mode (docs/testing.md).
+        if (process.env.FLOE_CORPUS_HUGE !== '1') {
+          st.skip('a 1 GiB value: set FLOE_CORPUS_HUGE=1 to check it');
+          return;
+        }
         try {
           await compareHugeFile(name, file, st);
         } catch (e) {

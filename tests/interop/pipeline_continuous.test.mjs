@@ -11,7 +11,6 @@
 // Env: FLOE_BIN (required), FLOE_CONTINUOUS_ROUNDS (default 12),
 // FLOE_CONTINUOUS_SEED (default 20261130).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,6 +28,7 @@ import {
   runFloe,
   runFloeOk,
   serveLocalFilesToFetch,
+  startDaemon,
   writePipelineConfig,
 } from '../tools/pipeline_oracle.mjs';
 
@@ -47,21 +47,6 @@ after(() => {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// A running `floe run CONFIG` (continuous) whose stderr is kept.
-function startDaemon(config) {
-  const child = spawn(FLOE, ['run', config], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const daemon = { child, log: '', exit: null };
-  child.stderr.on('data', (chunk) => {
-    daemon.log += chunk;
-  });
-  daemon.exited = new Promise((resolve) => {
-    child.on('exit', (code, signal) => {
-      daemon.exit = { code, signal };
-      resolve(daemon.exit);
-    });
-  });
-  return daemon;
-}
 
 test(`continuous run with background maintenance, ${ROUNDS} landings and kill -9s: nothing lost, nothing duplicated`, async (t) => {
   if (!FLOE || !fs.existsSync(FLOE)) {

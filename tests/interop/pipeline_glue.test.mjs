@@ -5,7 +5,8 @@
 // previous_metadata_location after the next run, and the columns typed as
 // Iceberg's GlueCatalog types them (this file's own implementation of that
 // mapping, from the metadata file), also after the export's schema change.
-// The rows read back through `--catalog glue://...` equal the DuckDB oracle.
+// The rows read back through `--catalog glue://<account>?region=...` (moto
+// found by AWS_ENDPOINT_URL_GLUE) equal the DuckDB oracle.
 // Skipped, saying so, where moto_server is not installed.
 //
 // Env: FLOE_BIN (required).
@@ -135,7 +136,10 @@ test('pipeline into the Glue Data Catalog: tables Athena would read, equal to th
     t.skip(`skipped: ${missing}`);
     return;
   }
-  const catalogUri = `glue://${ACCOUNT}?region=us-east-1&endpoint=${encodeURIComponent(moto.url)}`;
+  // The pipeline names moto in [catalog] endpoint; the commands reach it by
+  // the SDK convention AWS_ENDPOINT_URL_GLUE (a glue:// URI without endpoint).
+  const catalogUri = `glue://${ACCOUNT}?region=us-east-1`;
+  const glueEnv = { ...AWS_ENV, AWS_ENDPOINT_URL_GLUE: moto.url, AWS_CONFIG_FILE: '/dev/null' };
   const exportDir = path.join(work, 'export');
   runFloeOk(['demo', 'generate', exportDir, '--seed', '47', '--rows', '600', '--tables', '2']);
   const config = writeConfig(exportDir);
@@ -145,7 +149,7 @@ test('pipeline into the Glue Data Catalog: tables Athena would read, equal to th
     const locations = new Map();
     for (const table of exportTables(exportDir)) {
       const identifier = `cda.${table.toLowerCase()}`;
-      const described = runFloeOk(['table', 'describe', identifier, '--catalog', catalogUri], { env: AWS_ENV }).stdout;
+      const described = runFloeOk(['table', 'describe', identifier, '--catalog', catalogUri], { env: glueEnv }).stdout;
       const metadataLocation = /^metadata: (.+)$/m.exec(described)?.[1]?.trim();
       assert.ok(metadataLocation, `no metadata location in:\n${described}`);
       locations.set(identifier, metadataLocation);
@@ -162,7 +166,7 @@ test('pipeline into the Glue Data Catalog: tables Athena would read, equal to th
 
       const { rows: expected, types } = await oracleRows(db, committedFiles(exportDir, table));
       const timestampColumns = new Set([...types].filter(([, type]) => /^TIMESTAMP/.test(type)).map(([c]) => c));
-      const actual = floeRows(work, identifier, timestampColumns, { catalog: ['--catalog', catalogUri], env: AWS_ENV });
+      const actual = floeRows(work, identifier, timestampColumns, { catalog: ['--catalog', catalogUri], env: glueEnv });
       if (actual.duplicates.length) problems.push(`${identifier}: duplicate ids ${actual.duplicates.slice(0, 5)}`);
       problems.push(...compareRows(expected, actual.rows, { label: `${identifier} (${label})` }));
     }
@@ -197,6 +201,6 @@ test('pipeline into the Glue Data Catalog: tables Athena would read, equal to th
     assert.equal(log.at(-1)?.['metadata-file'], glue.Parameters.previous_metadata_location, identifier);
     assert.ok(previous['last-updated-ms'] <= current['last-updated-ms'], identifier);
   }
-  const listed = runFloeOk(['table', 'list', 'cda', '--catalog', catalogUri], { env: AWS_ENV }).stdout;
+  const listed = runFloeOk(['table', 'list', 'cda', '--catalog', catalogUri], { env: glueEnv }).stdout;
   for (const table of exportTables(exportDir)) assert.match(listed, new RegExp(`cda\\.${table.toLowerCase()}`));
 });

@@ -8,7 +8,6 @@
 //
 // Env: FLOE_BIN (required).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +23,7 @@ import {
   oracleRows,
   runFloe,
   runFloeOk,
+  startNodeTool,
 } from '../tools/pipeline_oracle.mjs';
 
 const TOOLS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'tools');
@@ -31,25 +31,6 @@ const KEY = 'S3RVER';  // the only credentials s3rver knows; the proxy checks si
 const children = [];
 let db;
 let work;
-
-// Starts a node tool that prints "ready <port>"; it exits when our stdin pipe closes.
-function startTool(args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
-    children.push(child);
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start`)), 20_000);
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const m = /ready (\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}`)));
-  });
-}
 
 before(async () => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'floe-s3-pipeline-'));
@@ -88,9 +69,9 @@ test('CDA export in S3, warehouse in S3, faults injected: the table equals the o
     t.skip('skipped: FLOE_BIN is not set or missing (build floe first)');
     return;
   }
-  const serverPort = await startTool(['--openssl-legacy-provider', path.join(TOOLS, 's3rver.mjs'),
-    path.join(work, 's3rver'), 'landing', 'lake']);
-  const proxyPort = await startTool([path.join(TOOLS, 'fault_proxy.mjs'), String(serverPort), KEY]);
+  const serverPort = await startNodeTool(['--openssl-legacy-provider', path.join(TOOLS, 's3rver.mjs'),
+    path.join(work, 's3rver'), 'landing', 'lake'], children);
+  const proxyPort = await startNodeTool([path.join(TOOLS, 'fault_proxy.mjs'), String(serverPort), KEY], children);
   const proxy = `http://127.0.0.1:${proxyPort}`;
 
   const exportDir = path.join(work, 'export');

@@ -6,16 +6,24 @@
 // closes. Control endpoints (not forwarded):
 //   POST /__proxy/faults   body: JSON array of faults, queued in order; each
 //                          proxied request takes the first queued fault whose
-//                          method matches ("GET:truncate") or has none ("500").
+//                          method matches ("GET:truncate"), whose AWS JSON
+//                          operation matches its X-Amz-Target
+//                          ("AmazonSQS.DeleteMessageBatch:stall"), or that has
+//                          neither ("500").
 //   GET  /__proxy/stats    {requests, maxConcurrent, signatureFailures, queued, log:[...]}
-//   POST /__proxy/reset    clears the queue, counters and log.
+//   POST /__proxy/random   body: {"fault": "throttle", "rate": 0.2, "seed": 7}: besides
+//                          the queue, each proxied request takes that fault with
+//                          probability `rate` (seeded; rate 0 turns it off).
+//   POST /__proxy/reset    clears the queue, the random fault, counters and log.
 // Faults: 500, 503 (ServiceUnavailable), slowdown (503 SlowDown), 429, 403 (AccessDenied),
 //   412 (PreconditionFailed: AWS's answer to If-None-Match: * on an existing key),
 //   drop (close the connection without an answer), drop-after (forward, then
 //   close without an answer), stall (never answer; closes after 60 s),
 //   truncate (forward, send the headers and half the body, close),
 //   nosuchupload (404 NoSuchUpload, what AWS answers a retried, already
-//   completed CompleteMultipartUpload; s3rver answers 500 there), ok.
+//   completed CompleteMultipartUpload; s3rver answers 500 there),
+//   throttle (400 ProvisionedThroughputExceededException in the AWS JSON
+//   protocol, what Kinesis answers a shard read or written too fast), ok.
 // With a secret, every signed request is checked: canonical request rebuilt
 // from the wire (path and query decoded, then re-encoded the SigV4 way),
 // payload hash compared with the body; a mismatch answers 403 SignatureDoesNotMatch.
@@ -31,6 +39,17 @@ if (!upstreamPort) {
 
 let queue = [];
 let stats = { requests: 0, maxConcurrent: 0, signatureFailures: 0, log: [] };
+// A seeded random fault (mulberry32), taken with probability `rate`.
+let random = { fault: null, rate: 0, state: 1 };
+function randomFault() {
+  if (!random.fault || random.rate <= 0) return null;
+  random.state = (random.state + 0x6d2b79f5) | 0;
+  let t = random.state;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  const draw = ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  return draw < random.rate ? random.fault : null;
+}
 let inFlight = 0;
 const agent = new http.Agent({ keepAlive: true });
 
@@ -84,9 +103,11 @@ function errorXml(code, message) {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>`;
 }
 
-function takeFault(method) {
-  const i = queue.findIndex((f) => !f.includes(':') || f.startsWith(method + ':'));
-  if (i < 0) return 'ok';
+function takeFault(method, target) {
+  const i = queue.findIndex(
+    (f) => !f.includes(':') || f.startsWith(method + ':') || (target && f.startsWith(target + ':')),
+  );
+  if (i < 0) return randomFault() ?? 'ok';
   const [fault] = queue.splice(i, 1);
   return fault.includes(':') ? fault.split(':')[1] : fault;
 }
@@ -107,8 +128,12 @@ function forward(req, body, onResponse) {
 function control(req, res, body) {
   if (req.method === 'POST' && req.url === '/__proxy/faults') {
     queue.push(...JSON.parse(body.toString() || '[]'));
+  } else if (req.method === 'POST' && req.url === '/__proxy/random') {
+    const { fault = null, rate = 0, seed = 1 } = JSON.parse(body.toString() || '{}');
+    random = { fault, rate, state: seed | 0 };
   } else if (req.method === 'POST' && req.url === '/__proxy/reset') {
     queue = [];
+    random = { fault: null, rate: 0, state: 1 };
     stats = { requests: 0, maxConcurrent: 0, signatureFailures: 0, log: [] };
   }
   res.writeHead(200, { 'content-type': 'application/json' });
@@ -130,9 +155,11 @@ const server = http.createServer((req, res) => {
       done = true;
     };
     res.on('close', finish);
-    const fault = takeFault(req.method);
+    const target = req.headers['x-amz-target'] ?? '';
+    const fault = takeFault(req.method, target);
     const signed = /SignedHeaders=([^,]+)/.exec(req.headers['authorization'] ?? '');
-    stats.log.push({ method: req.method, url: req.url, fault, signedHeaders: signed ? signed[1] : '' });
+    stats.log.push({ method: req.method, url: req.url, target, fault, signedHeaders: signed ? signed[1] : '' });
+    if (stats.log.length > 10000) stats.log.shift();
     if (secret) {
       const problem = verifySignature(req, body);
       if (problem) {
@@ -153,6 +180,11 @@ const server = http.createServer((req, res) => {
       case '429': return fail(429, 'TooManyRequests');
       case '403': return fail(403, 'AccessDenied');
       case 'nosuchupload': return fail(404, 'NoSuchUpload');
+      case 'throttle':
+        stats.throttled = (stats.throttled ?? 0) + 1;
+        res.writeHead(400, { 'content-type': 'application/x-amz-json-1.1' });
+        return res.end(JSON.stringify({ __type: 'ProvisionedThroughputExceededException',
+          message: 'Rate exceeded for shard (injected)' }));
       case '412': return fail(412, 'PreconditionFailed');
       case 'drop': return req.socket.destroy();
       case 'stall': {

@@ -8,12 +8,16 @@
 //   so). moto is stopped when stdin closes or on SIGTERM, so a test that dies
 //   leaves no server behind.
 // As a module: const moto = await startMoto(); -> {port, url, stop()} or
-//   {missing: "<reason>"}.
+//   {missing: "<reason>"}; startAwsDriver(moto.url) keeps one boto3 process
+//   (tests/tools/aws_driver.py --serve) for many commands:
+//   `await driver.call({command: ...})` -> its result (rejects with boto3's
+//   error), `driver.stop()`.
 // moto does not verify SigV4 signatures and does not enforce Glue's
 // VersionId; the tests that need those check them elsewhere.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 function freePort() {
@@ -76,6 +80,38 @@ export async function startMoto({ log } = {}) {
     // The port may have been taken between the probe and moto's bind: try another.
   }
   throw new Error('moto_server did not come up on 127.0.0.1 (see its log)');
+}
+
+export function startAwsDriver(url) {
+  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'aws_driver.py');
+  const child = spawn('python3', [script, url, '--serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const waiting = [];
+  let buffered = '';
+  child.stdout.on('data', (chunk) => {
+    buffered += chunk;
+    for (let newline = buffered.indexOf('\n'); newline >= 0; newline = buffered.indexOf('\n')) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      const { resolve, reject, command } = waiting.shift();
+      const answer = JSON.parse(line);
+      if ('error' in answer) reject(new Error(`aws_driver.py ${command}: ${answer.error}`));
+      else resolve(answer.result);
+    }
+  });
+  child.on('exit', () => {
+    for (const { reject, command } of waiting.splice(0)) reject(new Error(`aws_driver.py exited during ${command}`));
+  });
+  return {
+    call(command) {
+      return new Promise((resolve, reject) => {
+        waiting.push({ resolve, reject, command: command.command });
+        child.stdin.write(JSON.stringify(command) + '\n');
+      });
+    },
+    stop() {
+      child.stdin.end();
+    },
+  };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -8,10 +8,11 @@
 // Values are compared as text: DuckDB renders its values with CAST(... AS
 // VARCHAR) (timestamps as epoch microseconds), and floe's CSV is brought to
 // the same form.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { icebergRead } from 'icebird';
+import { readAvroRecords } from './avro_exact.mjs';
 import { sqlString } from './readers.mjs';
 
 export const FLOE = process.env.FLOE_BIN;
@@ -37,12 +38,55 @@ export function runFloe(args, { timeoutMs = 300_000, env = {} } = {}) {
   return { status: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };
 }
 
+// The last `lines` lines of a log, for assertion messages.
+export const logTail = (log, lines = 30) => log.trim().split('\n').slice(-lines).join('\n');
+
 export function runFloeOk(args, options) {
   const result = runFloe(args, options);
   if (result.status !== 0) {
     throw new Error(`floe ${args.join(' ')} exited ${result.status}:\n${result.stderr}\n${result.stdout}`);
   }
   return result;
+}
+
+// A continuous `floe run CONFIG` in the background: { child, log (its stderr,
+// the last 512 KiB once past 1 MiB), exit (null while it runs), exited (a
+// promise of { code, signal }) }. `env` adds environment variables.
+export function startDaemon(config, { env = {} } = {}) {
+  const child = spawn(FLOE, ['run', config], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+  const daemon = { child, log: '', exit: null };
+  child.stderr.on('data', (chunk) => {
+    daemon.log += chunk;
+    if (daemon.log.length > 1 << 20) daemon.log = daemon.log.slice(-(1 << 19));
+  });
+  daemon.exited = new Promise((resolve) => {
+    child.on('exit', (code, signal) => {
+      daemon.exit = { code, signal };
+      resolve(daemon.exit);
+    });
+  });
+  return daemon;
+}
+
+// Starts a node tool that prints "ready <port>" (s3rver.mjs, fault_proxy.mjs,
+// ...) and resolves to the port; the child goes into `children` (the caller
+// kills them; each also exits when its stdin pipe closes).
+export function startNodeTool(args, children) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+    children.push(child);
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start`)), 20_000);
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const m = /ready (\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}`)));
+  });
 }
 
 // A pipeline.toml for a CDA export at `exportDir`, catalog and warehouse under `dir`.
@@ -203,6 +247,25 @@ export function currentMetadataLocation(dir, tableIdentifier) {
   const m = /^metadata: (.+)$/m.exec(stdout);
   if (!m) throw new Error(`floe table describe printed no metadata line:\n${stdout}`);
   return m[1].trim().replace(/^file:\/\//, '');
+}
+
+// The data files of the table's current snapshot (manifest list and manifests
+// read with avsc, entries not deleted; position and delete files left out),
+// for reading a table whose commits never delete (append) with DuckDB.
+export async function liveDataFiles(dir, tableIdentifier) {
+  const location = currentMetadataLocation(dir, tableIdentifier);
+  const metadata = JSON.parse(fs.readFileSync(location, 'utf8').replace(/(":\s*)(-?\d{16,})/g, '$1"$2"'));
+  const current = String(metadata['current-snapshot-id']);
+  const snapshot = metadata.snapshots.find((s) => String(s['snapshot-id']) === current);
+  if (!snapshot) return [];
+  const files = [];
+  for (const manifest of await readAvroRecords(snapshot['manifest-list'].replace(/^file:\/\//, ''))) {
+    if (manifest.content !== 0) throw new Error(`${tableIdentifier} has delete manifests: not an append-only table`);
+    for (const entry of await readAvroRecords(manifest.manifest_path.replace(/^file:\/\//, ''))) {
+      if (entry.status !== 2) files.push(entry.data_file.file_path.replace(/^file:\/\//, ''));
+    }
+  }
+  return files;
 }
 
 // icebird fetches files by URL: serve local absolute paths from disk.

@@ -132,43 +132,18 @@ Result<bool> KinesisStreamReader::Fetch(const std::string& shard_id, Cursor& cur
   return got;
 }
 
-Status KinesisStreamReader::Take(const std::string& shard_id, Cursor& cursor, int64_t* budget,
-                                 bool first_of_poll, ShardBatch* batch) {
+Status KinesisStreamReader::Take(Cursor& cursor, int64_t* budget, bool first_of_poll, ShardBatch* batch) {
   bool may_exceed = first_of_poll;
   while (!cursor.held.empty()) {
     KinesisRecord& record = cursor.held.front();
     const auto size = static_cast<int64_t>(record.data.size());
     if (size > *budget && !may_exceed) break;
     may_exceed = false;
-    std::vector<UserRecord> users;
-    std::string malformed;
-    if (options_.deaggregate) {
-      auto deaggregated = Deaggregate(record.data, record.partition_key);
-      if (deaggregated.ok()) {
-        users = std::move(*deaggregated);
-      } else {
-        malformed = options_.stream.ToString() + ", shard " + shard_id + ", record " +
-                    record.sequence_number + ": " + deaggregated.status().message();
-      }
-    }
-    if (!options_.deaggregate || !malformed.empty()) {
-      users.push_back(UserRecord{record.partition_key, "", std::move(record.data), 0, false});
-    }
-    for (UserRecord& user : users) {
-      StreamRecord out;
-      out.sequence_number = record.sequence_number;
-      out.subsequence_number = user.subsequence_number;
-      out.aggregated = user.aggregated;
-      out.partition_key = std::move(user.partition_key);
-      out.explicit_hash_key = std::move(user.explicit_hash_key);
-      out.data = std::move(user.data);
-      out.approximate_arrival_ms = record.approximate_arrival_ms;
-      out.error = malformed;
-      batch->records.push_back(std::move(out));
-    }
-    if (batch->first_sequence_number.empty()) batch->first_sequence_number = record.sequence_number;
-    batch->last_sequence_number = record.sequence_number;
-    cursor.position = record.sequence_number;
+    const std::string sequence_number = record.sequence_number;
+    AppendShardRecords(std::move(record), options_.deaggregate, &batch->records);
+    if (batch->first_sequence_number.empty()) batch->first_sequence_number = sequence_number;
+    batch->last_sequence_number = sequence_number;
+    cursor.position = sequence_number;
     *budget -= size;
     cursor.held.pop_front();
   }
@@ -197,7 +172,7 @@ Result<PollResult> KinesisStreamReader::Poll() {
   auto take = [&](const std::string& shard_id, Cursor& cursor) -> Status {
     ShardBatch& batch = batch_for(shard_id);
     const size_t before = batch.records.size();
-    FLOE_RETURN_IF_ERROR(Take(shard_id, cursor, &budget, nothing_taken, &batch));
+    FLOE_RETURN_IF_ERROR(Take(cursor, &budget, nothing_taken, &batch));
     if (batch.records.size() > before) nothing_taken = false;
     if (IsFinished(shard_id, cursor) && finished_.insert(shard_id).second) {
       batch.finished = true;
@@ -235,7 +210,7 @@ Result<PollResult> KinesisStreamReader::Poll() {
   for (const std::string& shard_id : order) {
     ShardBatch& batch = batches[shard_id];
     if (batch.records.empty() && !batch.finished) continue;
-    for (const StreamRecord& record : batch.records)
+    for (const ShardRecord& record : batch.records)
       result.data_bytes += static_cast<int64_t>(record.data.size());
     result.batches.push_back(std::move(batch));
   }

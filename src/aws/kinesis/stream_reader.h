@@ -34,8 +34,8 @@
 //   and the reader stays usable (positions only advance with returned records).
 // - KPL aggregates are de-aggregated (kpl_aggregation.h) when `deaggregate`;
 //   a malformed aggregate comes back as one record holding the raw bytes
-//   with `error` naming stream, shard, sequence number and the defect, so a
-//   pipeline can dead-letter it instead of stalling on it.
+//   with `error` naming the defect (shard_record.h), so a pipeline can
+//   dead-letter it instead of stalling on it.
 // Not thread-safe: one thread polls.
 #pragma once
 
@@ -50,7 +50,7 @@
 #include <vector>
 
 #include "aws/kinesis/kinesis_client.h"
-#include "aws/kinesis/kpl_aggregation.h"
+#include "aws/kinesis/shard_record.h"
 #include "common/status.h"
 
 namespace floe::aws::kinesis {
@@ -64,20 +64,9 @@ struct KinesisReaderOptions {
   bool deaggregate = true;
 };
 
-struct StreamRecord {
-  std::string sequence_number;     // of the Kinesis record
-  int64_t subsequence_number = 0;  // index within a KPL aggregate
-  bool aggregated = false;
-  std::string partition_key;
-  std::string explicit_hash_key;
-  std::string data;
-  int64_t approximate_arrival_ms = 0;
-  std::string error;  // non-empty: a malformed KPL aggregate, `data` is the raw record
-};
-
 struct ShardBatch {
   std::string shard_id;
-  std::vector<StreamRecord> records;
+  std::vector<ShardRecord> records;
   std::string first_sequence_number;  // of the first and last Kinesis record in `records`
   std::string last_sequence_number;
   bool finished = false;  // the shard ended with this batch (its children become readable)
@@ -122,8 +111,7 @@ class KinesisStreamReader {
   // Fetches the next answer into cursor.held; false when nothing new came.
   Result<bool> Fetch(const std::string& shard_id, Cursor& cursor, int64_t budget, int64_t* behind);
   // Moves held records into `batch` within `budget`.
-  Status Take(const std::string& shard_id, Cursor& cursor, int64_t* budget, bool first_of_poll,
-              ShardBatch* batch);
+  Status Take(Cursor& cursor, int64_t* budget, bool first_of_poll, ShardBatch* batch);
 
   KinesisClient* client_;
   KinesisReaderOptions options_;

@@ -76,7 +76,7 @@ Result<std::vector<SqsMessage>> ParseReceiveAnswer(const Json& answer, const std
     auto md5 = json::GetOptionalString(entry, "MD5OfBody");
     if (!md5.ok()) return md5.status().WithContext(where);
     if (md5->has_value() && Md5Hex(message.body) != **md5) {
-      return Status::Corruption(where + ": the body does not match its MD5OfBody (" + **md5 + ")");
+      message.body_error = where + ": the body does not match its MD5OfBody (" + **md5 + ")";
     }
     if (const Json* attributes = json::FindMember(entry, "Attributes");
         attributes != nullptr && !attributes->is_null()) {

@@ -11,7 +11,9 @@
 // - Receive asks for 1..10 messages, waiting up to 0..20 s (long polling)
 //   and hiding them for the visibility timeout (0..43200 s; -1: the
 //   queue's). Each message's MD5OfBody is checked against its body; a
-//   mismatch is Corruption naming the message id.
+//   message whose body does not match carries the problem in `body_error`
+//   (naming the message id) and the others of the answer are read as usual,
+//   so one damaged message does not hide its neighbours.
 // - DeleteBatch / ChangeVisibilityBatch send up to 10 entries per request
 //   (more are split) and report each entry's outcome; an entry that failed
 //   because its receipt handle is no longer valid is reported, not an error
@@ -36,6 +38,7 @@ struct SqsMessage {
   std::string receipt_handle;
   std::string body;
   std::map<std::string, std::string> attributes;  // ApproximateReceiveCount, SentTimestamp, ...
+  std::string body_error;                         // non-empty: the body is not what was sent
 };
 
 struct ReceiveOptions {

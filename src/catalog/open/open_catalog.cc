@@ -1,6 +1,7 @@
 #include "catalog/open/open_catalog.h"
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "catalog/filesystem/filesystem_catalog.h"
 #include "catalog/glue/glue_catalog.h"
@@ -45,6 +46,10 @@ Result<std::unique_ptr<Catalog>> OpenFilesystem(const CatalogOptions& options) {
   if (!options.uri.empty() && !options.warehouse.empty() && LocalPathOf(options.warehouse) != root) {
     return Status::InvalidArgument("the filesystem catalog " + RedactUri(options.uri) +
                                    " is its own warehouse; got warehouse " + options.warehouse);
+  }
+  std::error_code ec;
+  if (!options.create_if_missing && !std::filesystem::is_directory(root, ec)) {
+    return Status::NotFound("filesystem catalog " + root + " does not exist");
   }
   return OpenFilesystemCatalog(root, TablesIo(options, nullptr));
 }

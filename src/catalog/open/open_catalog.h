@@ -14,6 +14,7 @@
 //   catalog that is only read (CreateTable then fails naming the missing
 //   warehouse). With create_if_missing = false a SQLite database file that
 //   does not exist is NotFound (reading commands never create a catalog).
+//   The same holds for a filesystem catalog's root directory.
 // - filesystem: the catalog root is the uri's path, else `warehouse`; both
 //   given and different is InvalidArgument.
 // - rest: `rest` carries the client settings; its uri and warehouse are taken

@@ -28,10 +28,6 @@ ServiceResponse NotImplemented(const std::string& what) {
   return internal::ErrorResponse(501, "NotImplementedException", what + " is not supported by floe serve");
 }
 
-bool IsPrintableSecret(const std::string& secret) {
-  return std::all_of(secret.begin(), secret.end(), [](char c) { return c > 0x20 && c < 0x7f; });
-}
-
 }  // namespace
 
 struct RestCatalogService::Route {
@@ -44,8 +40,8 @@ RestCatalogService::RestCatalogService(std::shared_ptr<Metastore> catalog, std::
     : catalog_(std::move(catalog)),
       io_(std::move(io)),
       warehouse_(std::move(warehouse)),
-      options_(std::move(options)) {
-  if (!options_.token.empty()) token_digest_ = aws::Sha256Hex(options_.token);
+      options_(std::move(options)),
+      admission_(AdmissionOptions(options_)) {
   if (!options_.client_id.empty()) {
     client_id_digest_ = aws::Sha256Hex(options_.client_id);
     client_secret_digest_ = aws::Sha256Hex(options_.client_secret);
@@ -67,10 +63,10 @@ Result<std::unique_ptr<RestCatalogService>> RestCatalogService::Create(std::shar
       return Status::InvalidArgument("prefix '" + options.prefix + "' would clash with a route name");
     }
   }
-  if (!options.token.empty() &&
-      (options.token.size() < kMinSecretLength || !IsPrintableSecret(options.token))) {
-    return Status::InvalidArgument("the bearer token must be at least " + std::to_string(kMinSecretLength) +
-                                   " printable characters without spaces (e.g. openssl rand -hex 32)");
+  if (!options.token.empty()) {
+    if (std::string problem = http_server::HeadAdmission::CheckTokenText(options.token); !problem.empty()) {
+      return Status::InvalidArgument(problem);
+    }
   }
   if (options.client_id.empty() != options.client_secret.empty()) {
     return Status::InvalidArgument("client credentials need both an id and a secret");
@@ -98,11 +94,12 @@ ServiceResponse RestCatalogService::HandleAdmitted(const ServiceRequest& request
   ServiceResponse response = Dispatch(request);
   if (request.method == "HEAD") response.body.clear();
   // Admit let the request through, so an Origin it carries is allowed.
-  if (auto origin = request.headers.find("origin"); origin != request.headers.end()) {
-    response.headers.emplace_back("Access-Control-Allow-Origin", origin->second);
-    response.headers.emplace_back("Vary", "Origin");
-  }
+  http_server::HeadAdmission::AddCorsHeaders(request, &response);
   return response;
+}
+
+ServiceResponse RestCatalogService::ErrorResponse(int status, const std::string& message) const {
+  return internal::ErrorResponse(status, internal::ErrorTypeFor(status), message);
 }
 
 ServiceResponse RestCatalogService::Dispatch(const ServiceRequest& request) {

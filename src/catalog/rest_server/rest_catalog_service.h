@@ -1,5 +1,5 @@
 // RestCatalogService: the Iceberg REST catalog protocol over floe's SQL
-// catalog, independent of any socket (rest_http_server.h puts it on one).
+// catalog, independent of any socket (http_server/http_server.h puts it on one).
 //
 // Contract: Handle answers one request with the status codes
 // apache/iceberg's rest-catalog-open-api.yaml lists for that operation and
@@ -13,12 +13,10 @@
 // outcome is unknown.
 //
 // Admit is everything that needs only the request head, and the HTTP server
-// calls it before reading a body: the Host header must name this server
-// (allowed_hosts; without them and without a token only loopback names, so
-// DNS rebinding cannot reach an open loopback catalog), a request carrying
-// an Origin must come from an allowed origin (cors_origins), an OPTIONS
-// preflight is answered, and every route but the token endpoint needs the
-// bearer token (compared in constant time). HandleAdmitted does the rest.
+// calls it before reading a body: http_server::HeadAdmission's Host, Origin,
+// preflight and form-POST checks, and the bearer token (the configured one
+// or one issued at /v1/oauth/tokens) on every route but the token endpoint.
+// HandleAdmitted does the rest.
 //
 // Names follow catalog::ValidateName (metastore.h). Every path a client
 // supplies (a table location, a registered metadata file and what it
@@ -48,6 +46,8 @@
 
 #include "catalog/metastore.h"
 #include "common/status.h"
+#include "http_server/head_admission.h"
+#include "http_server/http_service.h"
 #include "io/file_io.h"
 
 namespace floe::iceberg {
@@ -56,8 +56,7 @@ struct TableMetadata;
 
 namespace floe::catalog::rest {
 
-// Shortest bearer token or client secret accepted: guessing must not be practical.
-inline constexpr size_t kMinSecretLength = 16;
+using http_server::kMinSecretLength;
 
 struct RestServiceOptions {
   std::string prefix;  // the {prefix} segment clients must use; empty: none
@@ -75,21 +74,10 @@ struct RestServiceOptions {
   std::vector<std::string> cors_origins;
 };
 
-struct ServiceRequest {
-  std::string method;
-  std::string target;                          // raw request target: encoded path and query
-  std::map<std::string, std::string> headers;  // lower-case names
-  std::string body;
-};
+using ServiceRequest = http_server::HttpRequest;
+using ServiceResponse = http_server::HttpResponse;  // a JSON body (empty for 204 and HEAD)
 
-struct ServiceResponse {
-  int status = 200;
-  std::string body;  // JSON (empty for 204 and HEAD)
-  std::string content_type = "application/json";
-  std::vector<std::pair<std::string, std::string>> headers;  // extra response headers
-};
-
-class RestCatalogService {
+class RestCatalogService : public http_server::HttpService {
  public:
   // `catalog` stores the pointers, `io` reads and writes metadata files,
   // tables are created under `warehouse` (a directory or s3:// prefix).
@@ -102,16 +90,19 @@ class RestCatalogService {
   // The answer for a request refused (or, for a preflight, fully answered)
   // by its head alone; nullopt when it may go on. The body is not looked at.
   // The answer to a HEAD request has no body.
-  std::optional<ServiceResponse> Admit(const ServiceRequest& head);
+  std::optional<ServiceResponse> Admit(const ServiceRequest& head) override;
   // Answers a request Admit let through.
-  ServiceResponse HandleAdmitted(const ServiceRequest& request);
+  ServiceResponse HandleAdmitted(const ServiceRequest& request) override;
+  // An IcebergErrorResponse.
+  ServiceResponse ErrorResponse(int status, const std::string& message) const override;
 
   // Whether requests must carry a bearer token.
-  bool requires_auth() const { return !options_.token.empty() || !options_.client_id.empty(); }
+  bool requires_auth() const override { return !options_.token.empty() || !options_.client_id.empty(); }
 
  private:
   // Admit's decisions, bodies included.
   std::optional<ServiceResponse> AdmitHead(const ServiceRequest& head);
+  static http_server::HeadAdmissionOptions AdmissionOptions(const RestServiceOptions& options);
   RestCatalogService(std::shared_ptr<Metastore> catalog, std::shared_ptr<FileIO> io, std::string warehouse,
                      RestServiceOptions options);
 
@@ -120,10 +111,8 @@ class RestCatalogService {
   struct PreparedCommit;
   ServiceResponse Dispatch(const ServiceRequest& request);
   ServiceResponse IssueToken(const ServiceRequest& request);
-  bool Authorized(const ServiceRequest& request);
-  bool HostAllowed(const ServiceRequest& request) const;
-  bool OriginAllowed(const std::string& origin) const;
-  ServiceResponse Preflight(const ServiceRequest& request) const;
+  // Whether `digest` is the SHA-256 of a live token issued at /v1/oauth/tokens.
+  bool IssuedTokenLive(const std::string& digest);
 
   ServiceResponse GetConfig();
   ServiceResponse ListNamespaces(const Route& route);
@@ -162,7 +151,7 @@ class RestCatalogService {
   std::shared_ptr<FileIO> io_;
   std::string warehouse_;
   RestServiceOptions options_;
-  std::string token_digest_;  // SHA-256 of the token, compared in constant time
+  http_server::HeadAdmission admission_;
   std::string client_id_digest_;
   std::string client_secret_digest_;
 
@@ -172,9 +161,6 @@ class RestCatalogService {
   std::map<std::string, std::chrono::steady_clock::time_point> issued_tokens_;
 };
 
-// Whether `host` is a loopback address or name: "localhost", an IPv4 address
-// in 127.0.0.0/8, "::1" (brackets allowed), or an IPv4-mapped 127.x address.
-// Parsed as an address, so "127.0.0.1.example" is not.
-bool IsLoopbackHost(const std::string& host);
+using http_server::IsLoopbackHost;
 
 }  // namespace floe::catalog::rest

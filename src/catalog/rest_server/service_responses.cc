@@ -28,6 +28,17 @@ ServiceResponse ErrorResponse(int status, std::string_view type, std::string_vie
   return JsonResponse(status, ErrorJson(status, type, message));
 }
 
+const char* ErrorTypeFor(int status) {
+  switch (status) {
+    case 408: return "RequestTimeoutException";
+    case 413: return "RequestTooLargeException";
+    case 500: return "InternalServerError";
+    case 501: return "NotImplementedException";
+    case 503: return "ServiceUnavailableException";
+    default: return "BadRequestException";
+  }
+}
+
 ServiceResponse BadRequest(const std::string& message) {
   return ErrorResponse(400, "BadRequestException", message);
 }

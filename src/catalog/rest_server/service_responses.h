@@ -26,6 +26,8 @@ namespace floe::catalog::rest::internal {
 ServiceResponse JsonResponse(int status, const iceberg::OrderedJson& json);
 ServiceResponse NoContent();
 ServiceResponse ErrorResponse(int status, std::string_view type, std::string_view message);
+// The exception type of an error the HTTP server answers by itself (408, 413, 501, 503, else 400).
+const char* ErrorTypeFor(int status);
 ServiceResponse BadRequest(const std::string& message);
 // `not_found_type` names what was missing ("NoSuchTableException").
 ServiceResponse FromStatus(const Status& status, std::string_view not_found_type);

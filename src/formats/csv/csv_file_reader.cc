@@ -163,6 +163,16 @@ Result<std::unique_ptr<CsvFileReader>> CsvFileReader::Open(std::shared_ptr<Input
     }
   }
 
+  if (!reader->header_ && !reader->options_.column_names.empty()) {
+    const std::vector<std::string>& names = reader->options_.column_names;
+    if (reader->names_.size() > names.size()) {
+      return Status::InvalidArgument(path + ": its records have " + std::to_string(reader->names_.size()) +
+                                     " fields, but column_names names " + std::to_string(names.size()) +
+                                     " columns");
+    }
+    reader->names_.assign(names.end() - static_cast<std::ptrdiff_t>(reader->names_.size()), names.end());
+  }
+
   FLOE_RETURN_IF_ERROR(reader->InferTypes());
   return reader;
 }

@@ -8,8 +8,10 @@
 //   encoding "utf-8" (a BOM is skipped) or "latin-1" (converted to UTF-8);
 //   gzip/zstd/lz4/bzip2 input by magic bytes (unit_bytes.h).
 // - Columns are the header's names (an empty name becomes "column<i>", a
-//   repeated one gets "_<n>" appended) or column0, column1, ... without a
-//   header; their count is the header's, or the sniffed common field count.
+//   repeated one gets "_<n>" appended) or, without a header, the last n of
+//   `column_names` (n the sniffed common field count; more fields than names
+//   is an error naming both counts), else column0, column1, ...; their count
+//   is the header's, or the sniffed common field count.
 //   A column's type: its `known` type (matched by name), else its
 //   schema_hints type, else, with infer_column_types, the join of its
 //   values' types over the first schema_sample_bytes of records (whole
@@ -54,6 +56,9 @@ struct CsvReadOptions {
   std::optional<std::string> quote;
   std::optional<std::string> escape;
   std::optional<bool> header;
+  // The columns of a headerless file; one with fewer fields takes the last
+  // ones (AWS DMS writes Op first in CDC files only).
+  std::vector<std::string> column_names;
   std::string null_string;
   int64_t skip_rows = 0;
   std::string encoding = "utf-8";  // or "latin-1"

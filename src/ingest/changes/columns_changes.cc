@@ -68,10 +68,17 @@ class BoundColumns final : public BoundChanges {
         const bool missing = !changes.order_present[i] || column.IsNull(row) ||
                              (column.type.id == TypeId::kString && column.StringAt(row).empty());
         if (!missing) continue;
-        refused.push_back(
-            {first_row + row, "column " + ordering_.columns[i].name + ": " +
-                                  (action == OperationAction::kUpdate ? "an update" : "a delete") +
-                                  " without an ordering value"});
+        const std::string& name = ordering_.columns[i].name;
+        const char* what = action == OperationAction::kUpdate ? "an update" : "a delete";
+        // Only the DMS preset lets a row miss its ordering value (a full-load
+        // row); a file without the column is a task that does not write it.
+        refused.push_back({first_row + row,
+                           changes.order_present[i]
+                               ? "column " + name + ": " + what + " without an ordering value"
+                               : std::string(what) + " in a file without the ordering column " + name +
+                                     " (an AWS DMS task writes AR_H_CHANGE_SEQ only when its table mapping "
+                                     "adds it; otherwise order by the task's TimestampColumnName column: "
+                                     "[merge] order_by)"});
         action = OperationAction::kUnknown;
         break;
       }

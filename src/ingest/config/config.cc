@@ -24,13 +24,19 @@
 #include "common/redaction.h"
 #include "common/strings.h"
 #include "ingest/config/config_section.h"
+#include "ingest/config/source_notifications.h"
+#include "ingest/config/transform_config.h"
 
 namespace floe::ingest {
 namespace {
 
 namespace fs = std::filesystem;
+using config_internal::ApplyTransformOverride;
 using config_internal::DescribeTomlValue;
+using config_internal::MergeExpectations;
 using config_internal::ParseContext;
+using config_internal::ReadExpectations;
+using config_internal::ReadTransform;
 using config_internal::SectionReader;
 
 bool IsValidName(const std::string& name) {
@@ -274,6 +280,17 @@ struct ChangesChoice {
   std::optional<ChangeKind> changes;  // [source] changes, when given
 };
 
+// column_names: not empty, no name empty or repeated.
+Status CheckColumnNames(SectionReader& section, const std::vector<std::string>& names) {
+  if (names.empty()) return section.Error("column_names", "is empty");
+  std::set<std::string> seen;
+  for (const std::string& name : names) {
+    if (name.empty()) return section.Error("column_names", "holds an empty name");
+    if (!seen.insert(name).second) return section.Error("column_names", "names \"" + name + "\" twice");
+  }
+  return Status::OK();
+}
+
 // The [source] keys of the text formats into `text`; a key of a format other
 // than `format` is an error naming the formats it applies to.
 // `stream_policy`: a stream source's [source] on_bad_record (dead_letter |
@@ -312,6 +329,7 @@ Status ReadTextFormatKeys(SectionReader& section, SourceFormat format, TextForma
   FLOE_ASSIGN_OR_RETURN(auto null_string, section.String("null_string"));
   FLOE_ASSIGN_OR_RETURN(auto skip_rows, section.Integer("skip_rows", 0, int64_t{1} << 40));
   FLOE_ASSIGN_OR_RETURN(auto encoding, section.Choice("encoding", {"utf-8", "latin-1"}));
+  FLOE_ASSIGN_OR_RETURN(auto column_names, section.StringArray("column_names"));
   if (!is_json && !is_csv) {
     const std::pair<const char*, bool> given[] = {
         {"infer_column_types", infer.has_value()},   {"schema_hints", hints.has_value()},
@@ -331,7 +349,7 @@ Status ReadTextFormatKeys(SectionReader& section, SourceFormat format, TextForma
         {"delimiter", delimiter.has_value()},     {"quote", quote.has_value()},
         {"escape", escape.has_value()},           {"header", header.has_value()},
         {"null_string", null_string.has_value()}, {"skip_rows", skip_rows.has_value()},
-        {"encoding", encoding.has_value()}};
+        {"encoding", encoding.has_value()},       {"column_names", column_names.has_value()}};
     for (const auto& [key, present] : given) {
       if (present) return only(key, "\"csv\"");
     }
@@ -369,20 +387,20 @@ Status ReadTextFormatKeys(SectionReader& section, SourceFormat format, TextForma
   if (null_string) text->null_string = *null_string;
   if (skip_rows) text->skip_rows = *skip_rows;
   if (encoding) text->encoding = *encoding == 0 ? "utf-8" : "latin-1";
+  if (column_names) {
+    FLOE_RETURN_IF_ERROR(CheckColumnNames(section, *column_names));
+    text->column_names = *column_names;
+  }
   return Status::OK();
 }
 
-// The [source] keys of discovery = "kafka" (topics, topic_pattern,
-// topic_tables, starting_offsets, kafka_metadata) and [source.kafka].
-Status ReadKafkaSourceKeys(SectionReader& section, SourceConfig* source) {
-  KafkaSourceConfig& kafka = source->kafka;
-  FLOE_ASSIGN_OR_RETURN(auto topics, section.StringArray("topics"));
-  FLOE_ASSIGN_OR_RETURN(auto pattern, section.String("topic_pattern"));
-  FLOE_ASSIGN_OR_RETURN(auto topic_tables, section.StringMap("topic_tables"));
-  FLOE_ASSIGN_OR_RETURN(auto starting, section.Choice("starting_offsets", {"earliest", "latest"}));
-  FLOE_ASSIGN_OR_RETURN(auto metadata, section.Bool("kafka_metadata"));
-  FLOE_ASSIGN_OR_RETURN(auto properties, section.StringMap("kafka"));
-  FLOE_ASSIGN_OR_RETURN(auto group_id, section.String("group_id"));
+// The [source] keys every stream discovery reads: schema_registry (with its
+// credentials), <kind>_metadata and the starting position
+// (`starting_key`: its values, the first meaning the oldest record).
+Status ReadStreamSourceKeys(SectionReader& section, const char* metadata_key, const char* starting_key,
+                            const std::vector<std::string>& starting_values, StreamSourceConfig* stream) {
+  FLOE_ASSIGN_OR_RETURN(auto starting, section.Choice(starting_key, starting_values));
+  FLOE_ASSIGN_OR_RETURN(auto metadata, section.Bool(metadata_key));
   FLOE_ASSIGN_OR_RETURN(auto registry, section.String("schema_registry"));
   FLOE_ASSIGN_OR_RETURN(auto registry_auth, section.String("schema_registry_auth"));
   FLOE_ASSIGN_OR_RETURN(auto registry_token, section.String("schema_registry_token"));
@@ -390,7 +408,7 @@ Status ReadKafkaSourceKeys(SectionReader& section, SourceConfig* source) {
     if (registry->rfind("http://", 0) != 0 && registry->rfind("https://", 0) != 0) {
       return section.Error("schema_registry", "expected http(s)://host:port[,http(s)://host:port]");
     }
-    kafka.schema_registry_url = *registry;
+    stream->schema_registry_url = *registry;
   }
   if ((registry_auth || registry_token) && !registry) {
     return section.Error(registry_auth ? "schema_registry_auth" : "schema_registry_token",
@@ -404,9 +422,25 @@ Status ReadKafkaSourceKeys(SectionReader& section, SourceConfig* source) {
     if (registry_auth->find(':') == std::string::npos) {
       return section.Error("schema_registry_auth", "expected \"user:password\"");
     }
-    kafka.schema_registry_auth = *registry_auth;
+    stream->schema_registry_auth = *registry_auth;
   }
-  if (registry_token) kafka.schema_registry_token = *registry_token;
+  if (registry_token) stream->schema_registry_token = *registry_token;
+  if (starting) stream->start_at_latest = *starting == 1;
+  if (metadata) stream->metadata_column = *metadata;
+  return Status::OK();
+}
+
+// The [source] keys of discovery = "kafka" (topics, topic_pattern,
+// topic_tables, group_id) and [source.kafka].
+Status ReadKafkaSourceKeys(SectionReader& section, SourceConfig* source) {
+  KafkaSourceConfig& kafka = source->kafka;
+  FLOE_RETURN_IF_ERROR(ReadStreamSourceKeys(section, "kafka_metadata", "starting_offsets",
+                                            {"earliest", "latest"}, &source->stream));
+  FLOE_ASSIGN_OR_RETURN(auto topics, section.StringArray("topics"));
+  FLOE_ASSIGN_OR_RETURN(auto pattern, section.String("topic_pattern"));
+  FLOE_ASSIGN_OR_RETURN(auto topic_tables, section.StringMap("topic_tables"));
+  FLOE_ASSIGN_OR_RETURN(auto properties, section.StringMap("kafka"));
+  FLOE_ASSIGN_OR_RETURN(auto group_id, section.String("group_id"));
   if (group_id) {
     if (group_id->empty()) return section.Error("group_id", "is empty");
     kafka.group_id = *group_id;
@@ -436,8 +470,6 @@ Status ReadKafkaSourceKeys(SectionReader& section, SourceConfig* source) {
     }
     kafka.topic_tables = *topic_tables;
   }
-  if (starting) kafka.start_at_latest = *starting == 1;
-  if (metadata) kafka.metadata_column = *metadata;
   if (properties) {
     static const std::set<std::string> kManaged = {"bootstrap.servers",  "group.id",
                                                    "enable.auto.commit", "enable.auto.offset.store",
@@ -455,13 +487,87 @@ Status ReadKafkaSourceKeys(SectionReader& section, SourceConfig* source) {
   return Status::OK();
 }
 
+// The [source] keys of discovery = "kinesis" (uri, table, region, endpoint,
+// starting_position, kinesis_metadata).
+Status ReadKinesisSourceKeys(SectionReader& section, const std::optional<std::string>& uri,
+                             const std::optional<std::string>& table, SourceConfig* source) {
+  KinesisSourceConfig& kinesis = source->kinesis;
+  FLOE_RETURN_IF_ERROR(ReadStreamSourceKeys(section, "kinesis_metadata", "starting_position",
+                                            {"TRIM_HORIZON", "LATEST"}, &source->stream));
+  FLOE_ASSIGN_OR_RETURN(auto region, section.String("region"));
+  FLOE_ASSIGN_OR_RETURN(auto endpoint, section.String("endpoint"));
+  const std::string expected =
+      "discovery \"kinesis\" needs the stream as kinesis://<stream name> or its ARN "
+      "(arn:aws:kinesis:<region>:<account>:stream/<name>)";
+  if (!uri) return section.Error("uri", expected);
+  std::string name;
+  if (uri->rfind("kinesis://", 0) == 0) {
+    name = uri->substr(10);
+    while (!name.empty() && name.back() == '/') name.pop_back();
+  } else if (uri->rfind("arn:", 0) == 0) {
+    // arn:<partition>:kinesis:<region>:<account>:stream/<name>
+    const size_t at = uri->find(":stream/");
+    std::vector<std::string> parts;
+    for (size_t start = 0; parts.size() < 5;) {
+      const size_t colon = uri->find(':', start);
+      if (colon == std::string::npos) break;
+      parts.push_back(uri->substr(start, colon - start));
+      start = colon + 1;
+    }
+    if (at == std::string::npos || parts.size() < 5 || parts[2] != "kinesis" || parts[3].empty()) {
+      return section.Error("uri", expected + ", got \"" + *uri + "\"");
+    }
+    kinesis.stream_arn = *uri;
+    kinesis.region = parts[3];
+    name = uri->substr(at + 8);
+  } else {
+    return section.Error("uri", expected + ", got \"" + *uri + "\"");
+  }
+  // Kinesis stream names: 1-128 of [a-zA-Z0-9_.-].
+  const bool valid_name = !name.empty() && name.size() <= 128 &&
+                          name.find_first_not_of(
+                              "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                              "0123456789_.-") == std::string::npos;
+  if (!valid_name) {
+    return section.Error(
+        "uri", "\"" + name + "\" is not a Kinesis stream name (1-128 letters, digits, '_', '.', '-')");
+  }
+  kinesis.stream = name;
+  if (table) {
+    if (table->empty() || table->find_first_of("/\\") != std::string::npos) {
+      return section.Error("table", "must name a table (no slashes), got \"" + *table + "\"");
+    }
+    kinesis.table = *table;
+  } else {
+    kinesis.table = name;
+  }
+  if (region) {
+    if (region->empty()) return section.Error("region", "is empty");
+    if (!kinesis.stream_arn.empty() && *region != kinesis.region) {
+      return section.Error("region", "is \"" + *region + "\", but the stream ARN in uri names region \"" +
+                                         kinesis.region + "\"");
+    }
+    kinesis.region = *region;
+  }
+  if (endpoint) {
+    if (endpoint->rfind("http://", 0) != 0 && endpoint->rfind("https://", 0) != 0) {
+      return section.Error("endpoint", "expected http(s)://host[:port], got \"" + *endpoint + "\"");
+    }
+    kinesis.endpoint = *endpoint;
+  }
+  source->uri = *uri;
+  return Status::OK();
+}
+
 Status ReadSource(const ParseContext& context, const toml::table* table, SourceConfig* source,
                   ChangesChoice* choice) {
   SectionReader section(context, "[source]", table);
   FLOE_ASSIGN_OR_RETURN(auto format,
                         section.Choice("format", {"cda", "parquet", "jsonl", "json", "csv", "avro"}));
-  FLOE_ASSIGN_OR_RETURN(auto discovery, section.Choice("discovery", {"cda", "prefix", "kafka"}));
+  FLOE_ASSIGN_OR_RETURN(auto discovery, section.Choice("discovery", {"cda", "prefix", "kafka", "kinesis"}));
   const bool kafka = discovery && *discovery == 2;
+  const bool kinesis = discovery && *discovery == 3;
+  const bool stream = kafka || kinesis;
   FLOE_ASSIGN_OR_RETURN(auto changes,
                         section.Choice("changes", {"cda", "columns", "append", "dms", "debezium"}));
   FLOE_ASSIGN_OR_RETURN(auto uri, section.String("uri"));
@@ -477,26 +583,33 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
   FLOE_ASSIGN_OR_RETURN(auto allow_missing_uri, section.Bool("allow_missing_uri"));
   FLOE_ASSIGN_OR_RETURN(auto follow_links_outside_uri, section.Bool("follow_links_outside_uri"));
   FLOE_ASSIGN_OR_RETURN(auto schema_sample_files, section.Integer("schema_sample_files", 1, 100'000));
+  FLOE_ASSIGN_OR_RETURN(config_internal::NotificationKeys notification_keys,
+                        config_internal::ReadNotificationKeys(section));
   static constexpr SourceFormat kFormats[] = {SourceFormat::kParquet,   SourceFormat::kParquet,
                                               SourceFormat::kJsonLines, SourceFormat::kJson,
                                               SourceFormat::kCsv,       SourceFormat::kAvro};
   source->format = format ? kFormats[*format] : SourceFormat::kParquet;
-  if (kafka) {
+  if (stream) {
     if (!format) source->format = SourceFormat::kJson;  // record values are JSON
     // Record values decode by inference unless told otherwise: a Debezium
     // envelope needs its structs and numbers, not one string per member.
     source->text.infer_column_types = true;
   }
   FLOE_RETURN_IF_ERROR(ReadTextFormatKeys(section, source->format, &source->text,
-                                          kafka ? &source->kafka.on_bad_record : nullptr));
-  if (kafka) {
-    FLOE_RETURN_IF_ERROR(ReadKafkaSourceKeys(section, source));
+                                          stream ? &source->stream.on_bad_record : nullptr));
+  if (stream) {
+    const char* kind = kafka ? "kafka" : "kinesis";
+    if (kafka) {
+      FLOE_RETURN_IF_ERROR(ReadKafkaSourceKeys(section, source));
+    } else {
+      FLOE_RETURN_IF_ERROR(ReadKinesisSourceKeys(section, uri, source_table, source));
+    }
     FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
     const std::pair<const char*, bool> file_keys[] = {
         {"include", include.has_value()},
         {"exclude", exclude.has_value()},
         {"reload_on_reset", reload_on_reset.has_value()},
-        {"table", source_table.has_value()},
+        {"table", kafka && source_table.has_value()},
         {"settle", settle.has_value()},
         {"hive_partitioning", hive_partitioning.has_value()},
         {"partition_column_types", partition_column_types.has_value()},
@@ -505,26 +618,32 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
         {"allow_missing_uri", allow_missing_uri.has_value()},
         {"follow_links_outside_uri", follow_links_outside_uri.has_value()},
         {"schema_sample_files", schema_sample_files.has_value()}};
+    if (const char* key = notification_keys.FirstGiven(); key != nullptr) {
+      return section.Error(key,
+                           "applies to files (discovery \"cda\" or \"prefix\"): notifications announce new "
+                           "files; discovery \"kafka\" reads a stream, which needs none");
+    }
     for (const auto& [key, present] : file_keys) {
       if (present) {
-        return section.Error(key,
-                             "applies to files (discovery \"cda\" or \"prefix\"), not to discovery "
-                             "\"kafka\"" +
-                                 std::string(std::string_view(key) == "table"
-                                                 ? "; topics name their tables (topic_tables overrides)"
-                                                 : ""));
+        return section.Error(
+            key, std::string("applies to files (discovery \"cda\" or \"prefix\"), not to discovery \"") +
+                     kind + "\"" +
+                     std::string(std::string_view(key) == "table"
+                                     ? "; topics name their tables (topic_tables overrides)"
+                                     : ""));
       }
     }
-    source->discovery = DiscoveryKind::kKafka;
+    source->discovery = kafka ? DiscoveryKind::kKafka : DiscoveryKind::kKinesis;
     const bool avro_values = format && source->format == SourceFormat::kAvro;
     if (format && !avro_values && source->format != SourceFormat::kJson &&
         source->format != SourceFormat::kJsonLines) {
-      return section.Error("format", std::string("discovery \"kafka\" reads JSON record values (format = "
-                                                 "\"json\") or Confluent Avro ones (format = \"avro\"), "
-                                                 "not ") +
-                                         SourceFormatName(source->format));
+      return section.Error("format",
+                           std::string("discovery \"") + kind +
+                               "\" reads JSON record values (format = \"json\") or Confluent Avro ones "
+                               "(format = \"avro\"), not " +
+                               SourceFormatName(source->format));
     }
-    if (avro_values != !source->kafka.schema_registry_url.empty()) {
+    if (avro_values != !source->stream.schema_registry_url.empty()) {
       return section.Error(avro_values ? "format" : "schema_registry",
                            avro_values ? "\"avro\" records carry their writer schema's registry id: set "
                                          "schema_registry = \"http://host:8081\""
@@ -532,15 +651,17 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
     }
     source->format = avro_values ? SourceFormat::kAvro : SourceFormat::kJson;
     if (changes) {
-      const ChangeKind kind = static_cast<ChangeKind>(*changes);
-      if (kind != ChangeKind::kDebezium && kind != ChangeKind::kAppend && kind != ChangeKind::kColumns) {
-        return section.Error("changes", std::string("\"") + ChangeKindName(kind) +
-                                            "\" reads files; Kafka records take \"debezium\", \"append\" "
-                                            "or \"columns\"");
+      const ChangeKind change_kind = static_cast<ChangeKind>(*changes);
+      if (change_kind != ChangeKind::kDebezium && change_kind != ChangeKind::kAppend &&
+          change_kind != ChangeKind::kColumns) {
+        return section.Error("changes", std::string("\"") + ChangeKindName(change_kind) + "\" reads files; " +
+                                            (kafka ? "Kafka" : "Kinesis") +
+                                            " records take \"debezium\", \"append\" or \"columns\"");
       }
-      choice->changes = kind;
-      source->changes = kind;
+      choice->changes = change_kind;
+      source->changes = change_kind;
     }
+    if (kinesis) return Status::OK();
     if (!uri || uri->rfind("kafka://", 0) != 0 || uri->size() == 8) {
       return section.Error(
           "uri", "discovery \"kafka\" needs the bootstrap servers as kafka://host:port[,host:port]" +
@@ -657,6 +778,7 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
   } else if (dms && !source_table) {
     source->table_from_path = "{schema}/{table}/**";  // DMS writes <schema>/<table>/ under its bucket folder
   }
+  FLOE_RETURN_IF_ERROR(config_internal::ApplyNotificationKeys(section, notification_keys, source));
   if (!cda && source->table.empty() && source->table_from_path.empty()) {
     // The last path component of the uri names the table.
     std::string trimmed = source->uri;
@@ -951,9 +1073,13 @@ Status ReadMerge(const ParseContext& context, const toml::table* table, const Ch
     merge->keys.clear();
     merge->order_by = {{"source.ts_ms", OrderingKind::kNumber}};
     // From Kafka, the offset breaks ties of one millisecond (a key's changes
-    // share a partition, where offsets grow with every record).
+    // share a partition, where offsets grow with every record). Kinesis
+    // sequence numbers (up to 129 digits) do not fit an ordering value: the
+    // arrival time breaks ties instead, and within a batch the record order.
     if (source->discovery == DiscoveryKind::kKafka)
       merge->order_by.push_back({"kafka.offset", OrderingKind::kNumber});
+    if (source->discovery == DiscoveryKind::kKinesis)
+      merge->order_by.push_back({"kinesis.arrival", OrderingKind::kTimestamp});
     merge->unordered_rows_oldest = false;
     merge->operation_column = "op";
     merge->insert_values = {std::string("c"), std::string("r")};
@@ -1111,6 +1237,28 @@ Status ReadPerformance(const ParseContext& context, const toml::table* table,
   return Status::OK();
 }
 
+Status ReadObservability(const ParseContext& context, const toml::table* table, ObservabilityConfig* out) {
+  SectionReader section(context, "[observability]", table);
+  FLOE_ASSIGN_OR_RETURN(auto http, section.String("http"));
+  FLOE_ASSIGN_OR_RETURN(auto token, section.String("token"));
+  FLOE_ASSIGN_OR_RETURN(auto allowed_hosts, section.StringArray("allowed_hosts"));
+  FLOE_ASSIGN_OR_RETURN(auto cors_origins, section.StringArray("cors_origins"));
+  FLOE_ASSIGN_OR_RETURN(auto log_format, section.Choice("log_format", {"text", "json"}));
+  FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+  if (http) {
+    const size_t colon = http->rfind(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == http->size()) {
+      return section.Error("http", "expected host:port (e.g. \"127.0.0.1:9464\"), got \"" + *http + "\"");
+    }
+    out->http = *http;
+  }
+  if (token) out->token = *token;
+  if (allowed_hosts) out->allowed_hosts = *allowed_hosts;
+  if (cors_origins) out->cors_origins = *cors_origins;
+  if (log_format) out->log_format = *log_format == 1 ? LogFormat::kJson : LogFormat::kText;
+  return Status::OK();
+}
+
 Status ReadS3(const ParseContext& context, const toml::table* table, s3::S3Options* options) {
   SectionReader section(context, "[s3]", table);
   const std::pair<const char*, std::string*> strings[] = {{"region", &options->region},
@@ -1185,7 +1333,28 @@ Status ReadTables(const ParseContext& context, const toml::table* tables, const 
     FLOE_ASSIGN_OR_RETURN(auto bad_rows, section.Choice("on_bad_row", kBadRowNames));
     FLOE_ASSIGN_OR_RETURN(auto target_table, section.String("target_table"));
     FLOE_ASSIGN_OR_RETURN(auto properties, section.StringMap("properties"));
+    FLOE_ASSIGN_OR_RETURN(auto column_names, section.StringArray("column_names"));
+    if (const toml::node* transform = section.Find("transform")) {
+      if (!transform->as_table()) {
+        return section.Error(
+            "transform",
+            "expected a section [tables." + name + ".transform], got " + DescribeTomlValue(*transform),
+            transform);
+      }
+      FLOE_RETURN_IF_ERROR(
+          ReadTransform(context, transform->as_table(), "[tables." + name + ".transform]", &out.transform));
+    }
+    FLOE_RETURN_IF_ERROR(ReadExpectations(context, section.Find("expectations"),
+                                          "tables." + name + ".expectations", &out.expectations));
     FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+    if (column_names) {
+      if (globals.source.format != SourceFormat::kCsv) {
+        return section.Error("column_names", std::string("applies only to format = \"csv\", not \"") +
+                                                 SourceFormatName(globals.source.format) + "\"");
+      }
+      FLOE_RETURN_IF_ERROR(CheckColumnNames(section, *column_names));
+      out.column_names = *column_names;
+    }
     if (merge_given) {
       FLOE_RETURN_IF_ERROR(ValidateMerge(context, label, merge));
       out.merge = std::move(merge);
@@ -1238,7 +1407,10 @@ Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::ta
   FLOE_ASSIGN_OR_RETURN(const toml::table* state, section("state"));
   FLOE_ASSIGN_OR_RETURN(const toml::table* s3, section("s3"));
   FLOE_ASSIGN_OR_RETURN(const toml::table* performance, section("performance"));
+  FLOE_ASSIGN_OR_RETURN(const toml::table* observability, section("observability"));
   FLOE_ASSIGN_OR_RETURN(const toml::table* tables, section("tables"));
+  FLOE_ASSIGN_OR_RETURN(const toml::table* transform, section("transform"));
+  const toml::node* expectations = top.Find("expectations");
   FLOE_RETURN_IF_ERROR(top.CheckNoUnknownKeys());
 
   if (!source) return Status::InvalidArgument(context.display_path + ": section [source] is required");
@@ -1258,6 +1430,7 @@ Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::ta
   FLOE_RETURN_IF_ERROR(ReadS3(context, s3, &config.s3));
   config.catalog.s3 = config.s3;
   FLOE_RETURN_IF_ERROR(ReadPerformance(context, performance, &config.performance));
+  FLOE_RETURN_IF_ERROR(ReadObservability(context, observability, &config.observability));
 
   SectionReader state_section(context, "[state]", state);
   FLOE_ASSIGN_OR_RETURN(auto state_dir, state_section.String("dir"));
@@ -1278,7 +1451,30 @@ Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::ta
     config.state_dir = (context.base_dir / ".floe-state" / config.name).lexically_normal().string();
   }
 
+  TransformOverride transform_keys;
+  FLOE_RETURN_IF_ERROR(ReadTransform(context, transform, "[transform]", &transform_keys));
+  config.transform = ApplyTransformOverride({}, transform_keys);
+  FLOE_RETURN_IF_ERROR(ReadExpectations(context, expectations, "expectations", &config.expectations));
+
   FLOE_RETURN_IF_ERROR(ReadTables(context, tables, config, &config.tables));
+  for (const auto& [name, table] : config.tables) {
+    if (table.column_names) config.source.text.table_column_names[name] = *table.column_names;
+  }
+  // Transforms keep every merge table's key and ordering columns (the
+  // change convention may add its own; the ingestor checks those).
+  auto check_keeps = [&](const TableSettings& settings, const std::string& label) -> Status {
+    if (settings.merge.mode != WriteMode::kMerge || settings.changes == ChangeKind::kAppend)
+      return Status::OK();
+    std::vector<std::string> merge_columns = settings.merge.keys;
+    for (const OrderColumn& column : settings.merge.order_by) merge_columns.push_back(column.name);
+    Status kept = CheckTransformKeepsColumns(settings.transform, merge_columns, label);
+    if (!kept.ok()) return Status::InvalidArgument(context.display_path + ": " + kept.message());
+    return Status::OK();
+  };
+  FLOE_RETURN_IF_ERROR(check_keeps(config.ForTable(""), "[transform]"));
+  for (const auto& [name, override_settings] : config.tables) {
+    FLOE_RETURN_IF_ERROR(check_keeps(config.ForTable(name), "[transform] of table " + name));
+  }
   return config;
 }
 
@@ -1300,6 +1496,8 @@ TableSettings PipelineConfig::ForTable(const std::string& source_table) const {
   settings.lineage = lineage;
   settings.performance = performance;
   settings.target_table = AsciiLower(source_table);
+  settings.transform = transform;
+  settings.expectations = expectations;
   auto it = tables.find(source_table);
   if (it == tables.end()) return settings;
   const TableOverride& override_settings = it->second;
@@ -1311,6 +1509,8 @@ TableSettings PipelineConfig::ForTable(const std::string& source_table) const {
   for (const auto& [key, value] : override_settings.table_properties) {
     settings.target.table_properties[key] = value;
   }
+  settings.transform = ApplyTransformOverride(std::move(settings.transform), override_settings.transform);
+  settings.expectations = MergeExpectations(std::move(settings.expectations), override_settings.expectations);
   return settings;
 }
 
@@ -1358,6 +1558,16 @@ const char* DiscoveryKindName(DiscoveryKind kind) {
     case DiscoveryKind::kCda: return "cda";
     case DiscoveryKind::kPrefix: return "prefix";
     case DiscoveryKind::kKafka: return "kafka";
+    case DiscoveryKind::kKinesis: return "kinesis";
+  }
+  return "unknown";
+}
+
+const char* NotificationKindName(NotificationKind kind) {
+  switch (kind) {
+    case NotificationKind::kNone: return "none";
+    case NotificationKind::kSqs: return "sqs";
+    case NotificationKind::kInotify: return "inotify";
   }
   return "unknown";
 }

@@ -26,8 +26,9 @@ namespace floe::ingest {
 // The source model's three axes (docs/architecture.md): which units exist
 // and when each is complete ([source] discovery), how a unit's bytes become
 // rows ([source] format), how rows become changes ([source] changes).
-// kKafka: offset ranges of Kafka topic partitions ([source] discovery = "kafka").
-enum class DiscoveryKind { kCda, kPrefix, kKafka };
+// kKafka: offset ranges of Kafka topic partitions ([source] discovery = "kafka");
+// kKinesis: sequence-number ranges of the shards of a Kinesis data stream.
+enum class DiscoveryKind { kCda, kPrefix, kKafka, kKinesis };
 // The file formats of [source] format (format = "cda" is Parquet with the CDA
 // presets).
 enum class SourceFormat { kParquet, kJsonLines, kJson, kCsv, kAvro };
@@ -52,6 +53,46 @@ enum class MissingOperation { kQuarantine, kUpsert };
 // unknown operation code): the whole file is quarantined, or the row goes to
 // the table <table>__bad_rows and the rest of the file lands.
 enum class BadRowPolicy { kQuarantineFile, kTable };
+
+// [[expectations]] action: what a change row failing the expectation does.
+// kWarn counts it and keeps it; kDrop counts it and leaves the change out;
+// kQuarantine leaves it out and writes it to <table>__quarantine; kFail
+// stops the table's batch (nothing of it commits).
+enum class ExpectationAction { kWarn, kDrop, kQuarantine, kFail };
+
+// One [[expectations]] entry: a predicate every change row must make true.
+struct ExpectationConfig {
+  std::string name;  // letters, digits, '_' and '-' (it names snapshot summary keys)
+  std::string expr;  // a boolean expression (docs/expressions.md), syntax-checked at load
+  ExpectationAction action = ExpectationAction::kWarn;
+  bool operator==(const ExpectationConfig&) const = default;
+};
+
+// A [transform.columns] entry: a column computed from the row.
+struct DerivedColumn {
+  std::string name;
+  std::string expr;
+  bool operator==(const DerivedColumn&) const = default;
+};
+
+// [transform]: the row stage between the change convention and the merge
+// (ingest/transform/row_transform.h has the contract). Empty members do
+// nothing.
+struct TransformConfig {
+  std::string filter;                                       // a predicate; "" keeps every row
+  std::vector<DerivedColumn> columns;                       // in the file's order
+  std::vector<std::string> drop;                            // source or derived columns left out
+  std::vector<std::pair<std::string, std::string>> rename;  // (column, new name), in the file's order
+  bool empty() const { return filter.empty() && columns.empty() && drop.empty() && rename.empty(); }
+};
+
+// [tables.<name>.transform]: each key given replaces the pipeline-wide one.
+struct TransformOverride {
+  std::optional<std::string> filter;
+  std::optional<std::vector<DerivedColumn>> columns;
+  std::optional<std::vector<std::string>> drop;
+  std::optional<std::vector<std::pair<std::string, std::string>>> rename;
+};
 
 // One column of [merge] order_by and how its values compare.
 struct OrderColumn {
@@ -90,12 +131,34 @@ struct TextFormatConfig {
   std::string null_string;
   int64_t skip_rows = 0;
   std::string encoding = "utf-8";  // or "latin-1"
+  // csv: the columns of headerless files ([source] column_names), per
+  // source table where [tables.<name>] column_names says; a file with fewer
+  // fields takes the last ones (DMS puts Op first in CDC files only).
+  std::vector<std::string> column_names;
+  std::map<std::string, std::vector<std::string>> table_column_names;
 };
 
 // What a stream record that cannot be decoded does ([source] on_bad_record
 // of a stream source): it goes to <table>__dead_letter with its raw bytes and
 // the error (the stream goes on), it is dropped and counted, or the batch fails.
 enum class StreamBadRecordPolicy { kDeadLetter, kSkip, kFail };
+
+// What every stream source (discovery "kafka", "kinesis") reads the same way.
+struct StreamSourceConfig {
+  // Where a partition or shard floe has never read starts: its oldest
+  // retained record, or its end when floe first saw it (Kafka
+  // starting_offsets = "latest", Kinesis starting_position = "LATEST").
+  bool start_at_latest = false;
+  // Each row gets the source's struct column (`kafka` / `kinesis`) saying
+  // where it came from ([source] kafka_metadata / kinesis_metadata).
+  bool metadata_column = false;
+  StreamBadRecordPolicy on_bad_record = StreamBadRecordPolicy::kDeadLetter;
+  // format = "avro": the Confluent schema registry's URL(s), comma-separated,
+  // and its credentials ("user:password" for basic auth, or a bearer token).
+  std::string schema_registry_url;
+  std::optional<std::string> schema_registry_auth;
+  std::optional<std::string> schema_registry_token;
+};
 
 // discovery = "kafka": where the records come from and how topics name tables.
 struct KafkaSourceConfig {
@@ -105,20 +168,41 @@ struct KafkaSourceConfig {
   std::map<std::string, std::string> topic_tables;  // topic -> source table (default: its last dot segment)
   // [source.kafka]: librdkafka properties passed through (security.protocol, sasl.*, ssl.*, ...).
   std::map<std::string, std::string> properties;
-  // Where a partition floe has never read starts: its oldest retained record, or its end.
-  bool start_at_latest = false;
-  // changes = "append": each row gets the struct column `kafka` (topic, partition, offset, timestamp, key).
-  bool metadata_column = false;
-  StreamBadRecordPolicy on_bad_record = StreamBadRecordPolicy::kDeadLetter;
   // The consumer group floe commits offsets to after each table commit, for
   // lag tools only (floe never reads them; it never joins the group).
   // Default "floe-<pipeline name>".
   std::string group_id;
-  // format = "avro": the Confluent schema registry's URL(s), comma-separated,
-  // and its credentials ("user:password" for basic auth, or a bearer token).
-  std::string schema_registry_url;
-  std::optional<std::string> schema_registry_auth;
-  std::optional<std::string> schema_registry_token;
+};
+
+// discovery = "kinesis": one Kinesis data stream, its shards read by
+// sequence numbers. Credentials come from the AWS chain ([s3] keys included).
+struct KinesisSourceConfig {
+  std::string stream;      // [source] uri "kinesis://<name>" or the stream's ARN: its name
+  std::string stream_arn;  // set when uri is the ARN
+  std::string table;       // [source] table; default the stream name
+  std::string region;      // [source] region; else the ARN's, else the AWS chain
+  std::string endpoint;    // [source] endpoint; else AWS_ENDPOINT_URL_KINESIS > AWS_ENDPOINT_URL > profile
+};
+
+// [source] notifications: how a file discovery learns of new files besides
+// listing. kSqs: S3 event notifications read from an SQS queue (direct, through
+// SNS, or from EventBridge); kInotify: Linux inotify on a local uri.
+enum class NotificationKind { kNone, kSqs, kInotify };
+
+// The notification keys of [source] (discovery cda or prefix only).
+struct NotificationConfig {
+  NotificationKind kind = NotificationKind::kNone;
+  std::string queue_url;     // kSqs: https://sqs.<region>.amazonaws.com/<account>/<queue>
+  std::string sqs_endpoint;  // kSqs: explicit endpoint; empty: the AWS SDK chain, else the queue URL's host
+  // A listing at start (backfill_on_start) and every backfill_interval (0:
+  // never again) finds what notifications missed; the ledger decides what is new.
+  int64_t backfill_interval_ms = int64_t{3600} * 1000;
+  bool backfill_on_start = true;
+  // kSqs: how long a received message stays hidden; floe extends it while it
+  // holds the message (until the files it names are committed).
+  int64_t visibility_timeout_ms = int64_t{300} * 1000;
+  int64_t wait_time_ms = 20'000;  // kSqs: long-poll wait of one receive, 0..20 s
+  int64_t max_messages = 10'000;  // kSqs: messages held (received, not yet deleted) at most
 };
 
 struct SourceConfig {
@@ -163,8 +247,12 @@ struct SourceConfig {
   int64_t schema_sample_files = 64;
   // format jsonl, json, csv: how the text is read.
   TextFormatConfig text;
-  // discovery kafka only.
+  // Stream discoveries (kafka, kinesis).
+  StreamSourceConfig stream;
   KafkaSourceConfig kafka;
+  KinesisSourceConfig kinesis;
+  // discovery cda and prefix: notifications besides listing.
+  NotificationConfig notifications;
 };
 
 struct MergeConfig {
@@ -240,6 +328,18 @@ struct MaintenanceConfig {
 
 // The settings one target table uses after [tables.<name>] overrides.
 // [performance]: how much of the machine one pipeline may use.
+// How `floe run` writes its log lines ([observability] log_format).
+enum class LogFormat { kText, kJson };
+
+// [observability]: what `floe run` serves over HTTP and how it logs.
+struct ObservabilityConfig {
+  std::string http;   // "host:port" to serve /metrics, /healthz, /readyz, /api/status, /; empty: off
+  std::string token;  // bearer token (required beyond loopback); empty: none
+  std::vector<std::string> allowed_hosts;  // Host header names besides loopback ones
+  std::vector<std::string> cors_origins;   // origins whose pages may call the endpoints
+  LogFormat log_format = LogFormat::kText;
+};
+
 struct PerformanceConfig {
   // Worker threads for decoding source files and encoding output column
   // chunks; 0 means one per core (std::thread::hardware_concurrency()).
@@ -263,6 +363,10 @@ struct TableSettings {
   LineageConfig lineage;
   PerformanceConfig performance;  // global ([performance]); copied into every table's settings
   std::string target_table;       // table name in the catalog (default: the source table name, lower-cased)
+  TransformConfig transform;
+  // [[expectations]] then [[tables.<name>.expectations]] (one of the same
+  // name replaces the pipeline-wide one in place).
+  std::vector<ExpectationConfig> expectations;
 };
 
 struct TableOverride {
@@ -272,6 +376,9 @@ struct TableOverride {
   std::optional<BadRowPolicy> on_bad_row;
   std::optional<std::string> target_table;
   std::map<std::string, std::string> table_properties;
+  std::optional<std::vector<std::string>> column_names;  // csv: copied into SourceConfig::text
+  TransformOverride transform;
+  std::vector<ExpectationConfig> expectations;  // [[tables.<name>.expectations]]
 };
 
 struct PipelineConfig {
@@ -287,10 +394,13 @@ struct PipelineConfig {
   TriggerConfig trigger;
   MaintenanceConfig maintenance;
   PerformanceConfig performance;
+  ObservabilityConfig observability;
   std::string
       state_dir;  // resolved: [state] dir, else $FLOE_STATE_DIR/<name>, else <config dir>/.floe-state/<name>
   s3::S3Options s3;                             // [s3] section
   std::map<std::string, TableOverride> tables;  // [tables.<source table name>]
+  TransformConfig transform;                    // [transform]
+  std::vector<ExpectationConfig> expectations;  // [[expectations]]
 
   TableSettings ForTable(const std::string& source_table) const;
 };
@@ -308,13 +418,25 @@ Result<int64_t> ParseDurationMs(const std::string& text);
 // KiB/MiB/GiB/TiB of 1024; units ignore case) or a plain number of bytes.
 Result<int64_t> ParseSizeBytes(const std::string& text);
 // Lower-case names as the config file spells them.
-const char* DiscoveryKindName(DiscoveryKind kind);  // "cda", "prefix", "kafka"
-const char* SourceFormatName(SourceFormat format);  // "parquet", "jsonl", "json", "csv", "avro"
-const char* ChangeKindName(ChangeKind kind);        // "cda", "columns", "append", "dms", "debezium"
+const char* DiscoveryKindName(DiscoveryKind kind);        // "cda", "prefix", "kafka", "kinesis"
+const char* NotificationKindName(NotificationKind kind);  // "none", "sqs", "inotify"
+const char* SourceFormatName(SourceFormat format);        // "parquet", "jsonl", "json", "csv", "avro"
+const char* ChangeKindName(ChangeKind kind);              // "cda", "columns", "append", "dms", "debezium"
 const char* WriteModeName(WriteMode mode);
 // "hex", "number", "timestamp", "digits", "timestamp_text"
 const char* OrderingKindName(OrderingKind kind);
 const char* IncompatiblePolicyName(IncompatiblePolicy policy);
-const char* BadRowPolicyName(BadRowPolicy policy);  // "quarantine", "table"
+const char* BadRowPolicyName(BadRowPolicy policy);            // "quarantine", "table"
+const char* ExpectationActionName(ExpectationAction action);  // "warn", "drop", "quarantine", "fail"
+
+// A merge table's key and ordering columns must reach the table as they
+// arrive (the key index reads them back from the table): a transform that
+// drops, renames or redefines one of `merge_columns` (compared ignoring
+// ASCII case), or renames another column onto one, is InvalidArgument
+// naming `label`, the key and the column. Called at config load with
+// [merge] keys and order_by, and by the table ingestor with the columns its
+// change convention writes.
+Status CheckTransformKeepsColumns(const TransformConfig& transform,
+                                  const std::vector<std::string>& merge_columns, const std::string& label);
 
 }  // namespace floe::ingest

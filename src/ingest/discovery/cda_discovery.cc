@@ -92,6 +92,19 @@ std::string ResetReason(const CdaTableEntry& entry, const TableWatermark& previo
 
 }  // namespace
 
+std::optional<CdaPartPath> ParseCdaPartPath(std::string_view relative) {
+  std::vector<std::string_view> parts = SplitPath(relative);
+  if (parts.size() != 4 || !EndsWith(parts[3], ".parquet")) return std::nullopt;
+  for (std::string_view part : parts) {
+    if (part.empty() || part.front() == '.' || part.front() == '_') return std::nullopt;
+  }
+  CdaPartPath path;
+  if (!ParseFolderTimestamp(parts[2], path.folder_ms)) return std::nullopt;
+  path.table = std::string(parts[0]);
+  path.fingerprint = std::string(parts[1]);
+  return path;
+}
+
 CdaDiscovery::CdaDiscovery(SourceConfig config, std::shared_ptr<FileIO> io)
     : config_(std::move(config)), io_(std::move(io)) {}
 
@@ -157,8 +170,15 @@ Result<DiscoveryResult> CdaDiscovery::Discover(const std::map<std::string, Table
 
     const std::string table_root = JoinUnder(root, name);
     std::optional<int64_t> listed_after;
-    if (previous != watermarks.end() && !reset_table)
+    if (previous != watermarks.end() && !reset_table) {
       listed_after = previous->second.last_successful_write_ms;
+      // Every committed folder is <= the watermark and was returned already
+      // (with a watermark listings can start after, as ListTableFiles does).
+      if (entry.last_successful_write_ms == *listed_after && *listed_after >= kFirst13DigitMs &&
+          *listed_after < kFirst14DigitMs) {
+        continue;
+      }
+    }
     auto listed = ListTableFiles(table_root, entry, listed_after);
     if (!listed.ok())
       return listed.status().WithContext("CDA export " + config_.uri + ": listing table " + name);

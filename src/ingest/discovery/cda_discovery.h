@@ -28,17 +28,32 @@
 // reset), only folders after W are listed, per fingerprint, with a
 // start-after listing (ListAfter: server-side on S3). Files of folders <= W
 // were returned by the discovery that stored W (committed folders do not
-// change), so a poll of a large export lists only what is new.
+// change), so a poll of a large export lists only what is new; a table whose
+// lastSuccessfulWriteTimestamp is still W is not listed at all.
 #pragma once
 
 #include <memory>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "ingest/discovery/cda_manifest.h"
 #include "ingest/discovery/discovery.h"
 
 namespace floe::ingest {
+
+// A part file of a CDA export, as its path relative to the export root
+// names it: <table>/<fingerprint>/<folder epoch ms>/<name>.parquet with no
+// hidden part ('.' or '_'); nullopt for anything else (manifest.json,
+// .cda/ metadata, other files). Whether the folder is committed is the
+// manifest's to say.
+struct CdaPartPath {
+  std::string table;
+  std::string fingerprint;
+  int64_t folder_ms = 0;
+};
+std::optional<CdaPartPath> ParseCdaPartPath(std::string_view relative);
 
 class CdaDiscovery : public Discovery {
  public:

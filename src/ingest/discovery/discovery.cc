@@ -1,9 +1,21 @@
 #include "ingest/discovery/discovery.h"
 
+#include <algorithm>
+#include <thread>
+
 #include "ingest/discovery/cda_discovery.h"
 #include "ingest/discovery/prefix_discovery.h"
 
 namespace floe::ingest {
+
+bool Discovery::WaitForNotifications(std::chrono::steady_clock::time_point until,
+                                     const std::atomic<bool>& stop) {
+  const auto now = std::chrono::steady_clock::now();
+  if (stop.load() || now >= until) return false;
+  std::this_thread::sleep_for(
+      std::min<std::chrono::steady_clock::duration>(until - now, std::chrono::milliseconds(100)));
+  return false;
+}
 
 Result<std::unique_ptr<Discovery>> MakeDiscovery(const SourceConfig& config, std::shared_ptr<FileIO> io,
                                                  DataFilePredicate is_data_file) {
@@ -31,8 +43,10 @@ Result<std::unique_ptr<Discovery>> MakeDiscovery(const SourceConfig& config, std
                                                             std::move(io), std::move(is_data_file)));
     }
     case DiscoveryKind::kKafka:
-      return Status::InvalidArgument(
-          "[source] discovery \"kafka\" lists no files (OpenSource builds a KafkaDiscovery)");
+    case DiscoveryKind::kKinesis:
+      return Status::InvalidArgument(std::string("[source] discovery \"") +
+                                     DiscoveryKindName(config.discovery) +
+                                     "\" lists no files (OpenSource builds its stream discovery)");
   }
   return Status::InvalidArgument("[source] discovery: unknown discovery");
 }

@@ -1,7 +1,10 @@
 // Discovery: the discovery axis of the source model — which units of work
 // exist and when each is complete. Listing discoveries find files: the CDA
 // manifest and its folders (cda_discovery.h), a prefix with globs and Hive
-// folders (prefix_discovery.h).
+// folders (prefix_discovery.h). A notification discovery
+// (notification_discovery.h) learns of new files from S3 event
+// notifications in SQS or from inotify and lists only now and then
+// (backfill); it yields the same units as the listing it wraps.
 //
 // Contract: Discover lists the landing zone through the discovery's FileIO
 // and returns, per table, the units that are complete and may be ingested
@@ -14,8 +17,17 @@
 // URI. Discover does not touch the ledger; `watermarks` are the previous
 // run's (from the ledger) and `new_watermarks` what to store once the files
 // are recorded.
+//
+// Notifications: WaitForNotifications is the pipeline loop's wait between
+// polls (a listing just sleeps); a notification discovery holds each
+// notification until the units it announced are settled in the ledger, so
+// after recording and after every batch the pipeline asks AwaitedUnits and
+// answers with their fates (SettleUnits).
 #pragma once
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -53,10 +65,35 @@ struct DiscoveryResult {
     int64_t files = 0;
     int64_t first_eligible_ms = 0;
     int64_t last_eligible_ms = 0;
+    // Counts one more file, eligible at `eligible_at_ms`.
+    void Add(int64_t eligible_at_ms) {
+      if (files == 0 || eligible_at_ms < first_eligible_ms) first_eligible_ms = eligible_at_ms;
+      last_eligible_ms = std::max(last_eligible_ms, eligible_at_ms);
+      ++files;
+    }
   } settling;
   // The source uri does not exist (allowed by [source] allow_missing_uri).
   bool source_missing = false;
+  // A stream discovery stopped at its bound (bytes held, time) with more
+  // records ready now: the pipeline polls again at once (also with --once).
+  bool more_ready = false;
+  // Streams: every partition seen, with the positions the source holds
+  // (Kafka: the low and high watermarks), for lag figures.
+  struct StreamMarks {
+    std::string stream;
+    std::string partition;
+    std::string table;
+    int64_t low = 0;
+    int64_t high = 0;  // one past the newest record
+  };
+  std::vector<StreamMarks> stream_marks;
 };
+
+// What the ledger says of a unit a notification discovery awaits: done
+// (committed, quarantined or skipped), pending (discovered or in a batch),
+// or unknown (not recorded: its table was blocked, or the discovery left it
+// out).
+enum class UnitFate { kUnknown, kPending, kDone };
 
 class Discovery {
  public:
@@ -72,6 +109,26 @@ class Discovery {
   }
   // Whether this discovery finds stream ranges (and wants SetStreamEnds).
   virtual bool finds_streams() const { return false; }
+
+  // Blocks until notifications arrived (true: poll now), `until` passed or
+  // `stop` became true (false). A listing has nothing to wait for: it
+  // sleeps one step of at most 100 ms, so the caller sees a stop at once.
+  virtual bool WaitForNotifications(std::chrono::steady_clock::time_point until,
+                                    const std::atomic<bool>& stop);
+  // The pipeline's stop flag (nullptr: none): a discovery waiting on a
+  // remote source gives up when it becomes true.
+  virtual void SetStopFlag(const std::atomic<bool>* stop) { (void)stop; }
+  // Notification discoveries: the uris whose fate in the ledger they wait
+  // for (the units their held notifications announced). Listings: none.
+  virtual std::vector<std::string> AwaitedUnits() const { return {}; }
+  // The ledger's answer for (some of) AwaitedUnits: a notification whose
+  // units are all done is acknowledged (deleted from its queue). Returns
+  // what the operator should hear (an acknowledgement that failed and is
+  // tried again at the next call).
+  virtual std::vector<std::string> SettleUnits(const std::map<std::string, UnitFate>& fates) {
+    (void)fates;
+    return {};
+  }
 };
 
 // Whether a listed path is a data file of the source's format (FileFormat::IsDataFile).

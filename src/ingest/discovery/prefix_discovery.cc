@@ -44,10 +44,93 @@ std::string PrefixDiscovery::DefaultTableName(const std::string& uri) {
   return std::string(last);
 }
 
+PrefixDiscovery::FileVerdict PrefixDiscovery::Classify(const FileInfo& info, int64_t now_ms,
+                                                       bool settle) const {
+  FileVerdict verdict;
+  const std::string root = ListingRoot(config_.uri);
+  std::optional<std::string_view> relative = RelativeTo(root, info.path);
+  if (!relative) return verdict;
+  std::string_view rel = *relative;
+  if (!is_data_file_(rel)) return verdict;
+
+  // Spark's _SUCCESS and _temporary/, .crc checksums: never data.
+  for (size_t start = 0; start <= rel.size();) {
+    const size_t slash = std::min(rel.find('/', start), rel.size());
+    const std::string_view part = rel.substr(start, slash - start);
+    if (part.empty() || part.front() == '_' || part.front() == '.') return verdict;
+    start = slash + 1;
+  }
+  if (info.link_leaves_prefix && !config_.follow_links_outside_uri) {
+    verdict.kind = FileVerdict::Kind::kLinkOutside;
+    verdict.warning = info.path + ": a symbolic link to " + info.link_target + ", outside the source uri " +
+                      config_.uri + "; left out (set [source] follow_links_outside_uri = true to take it)";
+    return verdict;
+  }
+
+  std::string table = table_;
+  size_t hive_from = 0;  // Hive folders count from here
+  if (table_path_) {
+    auto match = table_path_->MatchPath(rel);
+    if (!match) return verdict;
+    table = std::move(match->table);
+    hive_from = match->table_folder_length + 1;
+    verdict.schema = std::move(match->schema);
+  }
+  verdict.unit.table = std::move(table);
+
+  std::vector<std::pair<std::string, std::string>> partitions;
+  for (size_t start = hive_from; start < rel.size();) {
+    const size_t slash = rel.find('/', start);
+    if (slash == std::string_view::npos) break;  // the file name
+    const std::string_view part = rel.substr(start, slash - start);
+    const size_t equals = part.find('=');
+    if (config_.hive_partitioning && equals != std::string_view::npos && equals > 0) {
+      partitions.emplace_back(UrlDecode(part.substr(0, equals)), UrlDecode(part.substr(equals + 1)));
+    }
+    start = slash + 1;
+  }
+  if (!GlobFilterAccepts(config_.include, config_.exclude, rel, GlobMode::kPath)) {
+    verdict.kind = FileVerdict::Kind::kFilteredOut;
+    return verdict;
+  }
+  if (settle && !IsObjectStoreUri(config_.uri) && now_ms - info.mtime_ms < config_.settle_ms) {
+    verdict.kind = FileVerdict::Kind::kSettling;
+    verdict.eligible_at_ms = info.mtime_ms + config_.settle_ms;
+    return verdict;
+  }
+
+  SourceUnit& file = verdict.unit;
+  file.uri = info.path;
+  file.size = info.size;
+  file.mtime_ms = info.mtime_ms;
+  file.order_key = std::string(rel);
+  if (!config_.full_load_files.empty()) {
+    const size_t name_at = rel.rfind('/');
+    const std::string_view name = name_at == std::string_view::npos ? rel : rel.substr(name_at + 1);
+    const bool full_load = GlobFilterAccepts(config_.full_load_files, {}, name, GlobMode::kName);
+    file.order_key = (full_load ? "0/" : "1/") + file.order_key;
+  }
+  file.partition_values = std::move(partitions);
+  verdict.kind = FileVerdict::Kind::kUnit;
+  return verdict;
+}
+
+std::optional<std::string> PrefixDiscovery::CheckOneSchema(std::map<std::string, std::string>& schema_of,
+                                                           const std::string& table,
+                                                           const std::string& schema) const {
+  auto [it, inserted] = schema_of.emplace(table, schema);
+  if (inserted || it->second == schema) return std::nullopt;
+  const auto& [first, second] = std::minmax(it->second, schema);
+  return "files of source table " + table + " lie under " + first + "/ and " + second +
+         "/; table_from_path \"" + table_path_->text() +
+         "\" names tables by {table} alone, so they would merge into one table: narrow [source] uri, include "
+         "or "
+         "exclude to one of them";
+}
+
 Result<DiscoveryResult> PrefixDiscovery::Discover(const std::map<std::string, TableWatermark>& /*watermarks*/,
                                                   int64_t now_ms) {
   const std::string root = ListingRoot(config_.uri);
-  const bool settles = !IsObjectStoreUri(config_.uri);
   DiscoveryResult discovery;
   if (!IsObjectStoreUri(config_.uri)) {
     auto exists = io_->Exists(root);
@@ -74,80 +157,19 @@ Result<DiscoveryResult> PrefixDiscovery::Discover(const std::map<std::string, Ta
   std::map<std::string, std::string> schema_of;  // table -> the schema its first file was under
   std::map<std::string, std::string> collisions;
   for (const FileInfo& info : *listed) {
-    std::optional<std::string_view> relative = RelativeTo(root, info.path);
-    if (!relative) continue;
-    std::string_view rel = *relative;
-    if (!is_data_file_(rel)) continue;
-
-    // Spark's _SUCCESS and _temporary/, .crc checksums: never data.
-    bool hidden = false;
-    for (size_t start = 0; start <= rel.size();) {
-      const size_t slash = std::min(rel.find('/', start), rel.size());
-      const std::string_view part = rel.substr(start, slash - start);
-      if (part.empty() || part.front() == '_' || part.front() == '.') hidden = true;
-      start = slash + 1;
-    }
-    if (hidden) continue;
-    if (info.link_leaves_prefix && !config_.follow_links_outside_uri) {
-      discovery.warnings.push_back(info.path + ": a symbolic link to " + info.link_target +
-                                   ", outside the source uri " + config_.uri +
-                                   "; left out (set [source] follow_links_outside_uri = true to take it)");
-      continue;
-    }
-
-    std::string table = table_;
-    size_t hive_from = 0;  // Hive folders count from here
-    if (table_path_) {
-      auto match = table_path_->MatchPath(rel);
-      if (!match) continue;
-      table = std::move(match->table);
-      hive_from = match->table_folder_length + 1;
-      auto [it, inserted] = schema_of.emplace(table, match->schema);
-      if (!inserted && it->second != match->schema && !collisions.count(table)) {
-        const auto& [first, second] = std::minmax(it->second, match->schema);
-        collisions[table] = "files of source table " + table + " lie under " + first + "/ and " + second +
-                            "/; table_from_path \"" + table_path_->text() +
-                            "\" names tables by {table} alone, so they would merge into one table: " +
-                            "narrow [source] uri, include or exclude to one of them";
+    FileVerdict verdict = Classify(info, now_ms, /*settle=*/true);
+    if (verdict.schema && !collisions.count(verdict.unit.table)) {
+      if (auto collision = CheckOneSchema(schema_of, verdict.unit.table, *verdict.schema)) {
+        collisions[verdict.unit.table] = std::move(*collision);
       }
     }
-
-    std::vector<std::pair<std::string, std::string>> partitions;
-    for (size_t start = hive_from; start < rel.size();) {
-      const size_t slash = rel.find('/', start);
-      if (slash == std::string_view::npos) break;  // the file name
-      const std::string_view part = rel.substr(start, slash - start);
-      const size_t equals = part.find('=');
-      if (config_.hive_partitioning && equals != std::string_view::npos && equals > 0) {
-        partitions.emplace_back(UrlDecode(part.substr(0, equals)), UrlDecode(part.substr(equals + 1)));
-      }
-      start = slash + 1;
+    switch (verdict.kind) {
+      case FileVerdict::Kind::kUnit: discovery.files.push_back(std::move(verdict.unit)); break;
+      case FileVerdict::Kind::kLinkOutside: discovery.warnings.push_back(std::move(verdict.warning)); break;
+      case FileVerdict::Kind::kSettling: discovery.settling.Add(verdict.eligible_at_ms); break;
+      case FileVerdict::Kind::kNotOurs:
+      case FileVerdict::Kind::kFilteredOut: break;
     }
-    if (!GlobFilterAccepts(config_.include, config_.exclude, rel, GlobMode::kPath)) continue;
-    if (settles && now_ms - info.mtime_ms < config_.settle_ms) {
-      const int64_t eligible_at = info.mtime_ms + config_.settle_ms;
-      if (discovery.settling.files == 0 || eligible_at < discovery.settling.first_eligible_ms) {
-        discovery.settling.first_eligible_ms = eligible_at;
-      }
-      discovery.settling.last_eligible_ms = std::max(discovery.settling.last_eligible_ms, eligible_at);
-      ++discovery.settling.files;
-      continue;
-    }
-
-    SourceUnit file;
-    file.uri = info.path;
-    file.table = std::move(table);
-    file.size = info.size;
-    file.mtime_ms = info.mtime_ms;
-    file.order_key = std::string(rel);
-    if (!config_.full_load_files.empty()) {
-      const size_t name_at = rel.rfind('/');
-      const std::string_view name = name_at == std::string_view::npos ? rel : rel.substr(name_at + 1);
-      const bool full_load = GlobFilterAccepts(config_.full_load_files, {}, name, GlobMode::kName);
-      file.order_key = (full_load ? "0/" : "1/") + file.order_key;
-    }
-    file.partition_values = std::move(partitions);
-    discovery.files.push_back(std::move(file));
   }
   for (const auto& [table, schema] : schema_of) {
     if (collisions.count(table)) {

@@ -44,6 +44,33 @@ class PrefixDiscovery : public Discovery {
   Result<DiscoveryResult> Discover(const std::map<std::string, TableWatermark>& watermarks,
                                    int64_t now_ms) override;
 
+  // What one file under the uri is to this discovery: the body of a
+  // listing, also applied to a file a notification names (which is
+  // complete when notified, so `settle` is false for it).
+  struct FileVerdict {
+    enum class Kind {
+      kUnit,         // `unit` is to be ingested
+      kNotOurs,      // outside the uri, not a data file of the format, hidden, or not matched by a template
+      kFilteredOut,  // left out by include/exclude
+      kLinkOutside,  // a symbolic link leaving the uri (`warning` says so)
+      kSettling,     // may still be written to: eligible at `eligible_at_ms`
+    };
+    Kind kind = Kind::kNotOurs;
+    SourceUnit unit;
+    // With table_from_path: the {schema} the file's path named (set for
+    // every file the template matched, also when filtered out or settling).
+    std::optional<std::string> schema;
+    int64_t eligible_at_ms = 0;
+    std::string warning;
+  };
+  FileVerdict Classify(const FileInfo& info, int64_t now_ms, bool settle) const;
+
+  // With table_from_path, a source table must lie under one {schema}:
+  // records that `table` lay under `schema` in `schema_of` and returns the
+  // table's error when it already lay under another one.
+  std::optional<std::string> CheckOneSchema(std::map<std::string, std::string>& schema_of,
+                                            const std::string& table, const std::string& schema) const;
+
   // The table name for a prefix uri with no [source] table: its last path
   // component ("s3://bucket/exports/orders/" -> "orders"), or "" if none.
   static std::string DefaultTableName(const std::string& uri);

@@ -44,7 +44,9 @@ class AliasedAvroReader final : public formats::ChunkedReader {
 }  // namespace
 
 Result<std::unique_ptr<formats::ChunkedReader>> AvroFileFormat::Open(std::shared_ptr<InputFile> file,
-                                                                     const Schema& table_columns) const {
+                                                                     const Schema& table_columns,
+                                                                     const std::string& source_table) const {
+  (void)source_table;
   FLOE_ASSIGN_OR_RETURN(auto reader, avro::AvroFileReader::Open(std::move(file), {}));
   Schema schema = reader->schema();
   bool renamed = false;

@@ -20,7 +20,8 @@ class AvroFileFormat final : public FileFormat {
   explicit AvroFileFormat(const SourceConfig& config) : any_name_(!config.include.empty()) {}
   const char* name() const override { return "avro"; }
   Result<std::unique_ptr<formats::ChunkedReader>> Open(std::shared_ptr<InputFile> file,
-                                                       const Schema& table_columns) const override;
+                                                       const Schema& table_columns,
+                                                       const std::string& source_table) const override;
   bool IsDataFile(std::string_view path) const override;
 
  private:

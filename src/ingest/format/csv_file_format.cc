@@ -8,13 +8,18 @@ CsvFileFormat::CsvFileFormat(const SourceConfig& config, TextFormatOptions optio
     : text_(config.text), options_(std::move(options)) {}
 
 Result<std::unique_ptr<formats::ChunkedReader>> CsvFileFormat::Open(std::shared_ptr<InputFile> file,
-                                                                    const Schema& table_columns) const {
+                                                                    const Schema& table_columns,
+                                                                    const std::string& source_table) const {
   csv::CsvReadOptions read;
   read.delimiter = text_.delimiter;
   if (!read.delimiter && formats::DataExtension(file->path()) == "tsv") read.delimiter = "\t";
   read.quote = text_.quote;
   read.escape = text_.escape;
   read.header = text_.header;
+  auto names = text_.table_column_names.find(source_table);
+  read.column_names = names != text_.table_column_names.end() ? names->second : text_.column_names;
+  // Named columns are for headerless files (DMS writes none by default).
+  if (!read.column_names.empty() && !read.header) read.header = false;
   read.null_string = text_.null_string;
   read.skip_rows = text_.skip_rows;
   read.encoding = text_.encoding;

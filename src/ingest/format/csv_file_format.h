@@ -19,7 +19,8 @@ class CsvFileFormat final : public FileFormat {
   CsvFileFormat(const SourceConfig& config, TextFormatOptions options);
   const char* name() const override { return "csv"; }
   Result<std::unique_ptr<formats::ChunkedReader>> Open(std::shared_ptr<InputFile> file,
-                                                       const Schema& table_columns) const override;
+                                                       const Schema& table_columns,
+                                                       const std::string& source_table) const override;
   bool IsDataFile(std::string_view path) const override;
 
  private:

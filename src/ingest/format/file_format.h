@@ -30,9 +30,11 @@ class FileFormat {
   // types (JSON, CSV) reads a column of one of these names with its type, so
   // a value that does not fit is rescued alone, with its file and line,
   // instead of the whole column drifting. [source] schema_hints win. Other
-  // formats ignore it.
+  // formats ignore it. `source_table`: the unit's source table, for settings
+  // given per table (CSV column_names).
   virtual Result<std::unique_ptr<formats::ChunkedReader>> Open(std::shared_ptr<InputFile> file,
-                                                               const Schema& table_columns) const = 0;
+                                                               const Schema& table_columns,
+                                                               const std::string& source_table) const = 0;
   // Whether a listed file (its path or name) holds data of this format: what a
   // prefix discovery picks before include/exclude apply ("*.parquet").
   virtual bool IsDataFile(std::string_view path) const = 0;

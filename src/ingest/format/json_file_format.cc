@@ -11,7 +11,9 @@ JsonFileFormat::JsonFileFormat(const SourceConfig& config, TextFormatOptions opt
       options_(std::move(options)) {}
 
 Result<std::unique_ptr<formats::ChunkedReader>> JsonFileFormat::Open(std::shared_ptr<InputFile> file,
-                                                                     const Schema& table_columns) const {
+                                                                     const Schema& table_columns,
+                                                                     const std::string& source_table) const {
+  (void)source_table;
   json::JsonReadOptions read;
   read.format = lines_ ? "jsonl" : "json";
   if (!lines_) {

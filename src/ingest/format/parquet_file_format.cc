@@ -13,7 +13,8 @@ ParquetFileFormat::ParquetFileFormat(int64_t memory_budget_bytes) {
 }
 
 Result<std::unique_ptr<formats::ChunkedReader>> ParquetFileFormat::Open(
-    std::shared_ptr<InputFile> file, const Schema& /*table_columns*/) const {
+    std::shared_ptr<InputFile> file, const Schema& /*table_columns*/,
+    const std::string& /*source_table*/) const {
   auto opened = parquet::ParquetChunkedReader::Open(std::move(file), limits_);
   if (!opened.ok() && opened.status().kind() == ErrorKind::kOutOfRange) {
     return Status::OutOfRange(opened.status().message() + " ([performance] memory_budget / " +

@@ -16,7 +16,8 @@ class ParquetFileFormat final : public FileFormat {
   explicit ParquetFileFormat(int64_t memory_budget_bytes = PerformanceConfig{}.memory_budget_bytes);
   const char* name() const override { return "parquet"; }
   Result<std::unique_ptr<formats::ChunkedReader>> Open(std::shared_ptr<InputFile> file,
-                                                       const Schema& table_columns) const override;
+                                                       const Schema& table_columns,
+                                                       const std::string& source_table) const override;
   // Names ending in ".parquet".
   bool IsDataFile(std::string_view path) const override;
   const parquet::ReaderLimits& limits() const { return limits_; }

@@ -1,7 +1,9 @@
 // Ledger on SQLite: files, batches and watermarks of one pipeline.
 //
-// Layout (schema_version 2; version 1 lacked the unit kind and stream range
-// columns, added by an in-place migration when a version 1 ledger opens):
+// Layout (schema_version 4; older ledgers are migrated in place when a
+// writer opens them: version 1 lacked the unit kind and stream range
+// columns, version 2 the batches' stats and the tables' conditions,
+// version 3 the expectation counts):
 //   meta(key PRIMARY KEY, value)  schema_version, next_batch_id (batch ids
 //                                 come from here so ResetTable/ReleaseBatch
 //                                 never let an id be reused)
@@ -11,8 +13,13 @@
 //                                 SQL orders them); batch_id/batch_seq are
 //                                 set exactly while the unit is in_batch or
 //                                 committed
-//   batches(batch_id PRIMARY KEY) open (committed = 0) or committed batches
+//   batches(batch_id PRIMARY KEY) open (committed = 0) or committed batches,
+//                                 with what a committed one did (stats,
+//                                 committed_at_ms; NULL when unknown)
 //   watermarks(tbl PRIMARY KEY)   what the source saw of a table last time
+//   table_conditions(tbl PRIMARY KEY)  a stopped or failing table's reason
+//   batch_expectations(batch_id, name)  per committed batch and expectation:
+//                                 rows checked, passed, failed
 // List-valued columns (partition values, fingerprints) are stored as
 // "&item&item" with '%', '&', '=' and control bytes percent-escaped, so an
 // empty list and a list holding "" stay distinct.
@@ -31,23 +38,20 @@
 #include <set>
 
 #include "common/strings.h"
-#include "sqlite/sqlite_database.h"
+#include "ingest/state/ledger_impl.h"
 
 namespace floe::ingest {
 namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int64_t kSchemaVersion = 2;
 // Stream positions are stored left-padded to this many digits: Kinesis
 // sequence numbers have up to 129 (the API's pattern 0|[1-9][0-9]{0,128}).
 constexpr size_t kPositionDigits = 130;
 constexpr int kBusyTimeoutMs = 30'000;
 
 int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return LedgerNowMs();
 }
 
 std::string Escape(const std::string& text) {
@@ -122,11 +126,6 @@ std::string PadPosition(const std::string& position) {
   return std::string(kPositionDigits - std::min(position.size(), kPositionDigits), '0') + position;
 }
 
-std::string UnpadPosition(const std::string& padded) {
-  const size_t first = padded.find_first_not_of('0');
-  return first == std::string::npos ? "0" : padded.substr(first);
-}
-
 // A position as the ledger accepts it: 1 to 129 decimal digits, no leading zero.
 bool IsPosition(const std::string& position) {
   if (position.empty() || position.size() >= kPositionDigits) return false;
@@ -146,12 +145,23 @@ std::optional<FileState> ParseFileState(std::string_view name) {
   return std::nullopt;
 }
 
-constexpr const char* kFileColumns =
+}  // namespace
+
+const char* const kLedgerFileColumns =
     "uri, tbl, size, mtime_ms, order_key, fingerprint, folder_ts, partition_values, state, batch_id, "
     "snapshot_id, reason, discovered_at_ms, updated_at_ms, kind, stream, stream_partition, first_position, "
     "last_position";
 
-}  // namespace
+std::string UnpadLedgerPosition(const std::string& padded) {
+  const size_t first = padded.find_first_not_of('0');
+  return first == std::string::npos ? "0" : padded.substr(first);
+}
+
+int64_t LedgerNowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 const char* FileStateName(FileState state) {
   switch (state) {
@@ -164,176 +174,214 @@ const char* FileStateName(FileState state) {
   return "unknown";
 }
 
-struct Ledger::Impl {
-  std::string state_dir;
-  std::string db_path;
-  std::unique_ptr<SqliteDatabase> db;
-  int lock_fd = -1;
-  bool read_only = false;
+Ledger::Impl::~Impl() {
+  db.reset();
+  if (lock_fd >= 0) ::close(lock_fd);  // releases the flock
+}
 
-  ~Impl() {
-    db.reset();
-    if (lock_fd >= 0) ::close(lock_fd);  // releases the flock
+Result<SqliteStatement> Ledger::Impl::Prepare(const std::string& sql) {
+  return db->Prepare(sql);
+}
+
+Status Ledger::Impl::Exec(const std::string& sql) {
+  return db->Exec(sql);
+}
+
+Status Ledger::Impl::Transaction(const std::function<Status()>& body) {
+  return db->Transaction(body, read_only ? SqliteTransaction::kDeferred : SqliteTransaction::kImmediate);
+}
+
+Result<LedgerFile> Ledger::Impl::ReadFileRow(const SqliteStatement& row) {
+  LedgerFile out;
+  out.file.uri = row.Text(0);
+  out.file.table = row.Text(1);
+  out.file.size = row.Int(2);
+  out.file.mtime_ms = row.Int(3);
+  out.file.order_key = row.Text(4);
+  out.file.fingerprint = row.Text(5);
+  out.file.folder_timestamp_ms = row.Int(6);
+  auto partition_values = DecodePartitionValues(row.Text(7));
+  if (!partition_values) {
+    return Status::Corruption(db_path + ": files.partition_values of " + out.file.uri + " is malformed");
   }
-
-  Result<SqliteStatement> Prepare(const std::string& sql) { return db->Prepare(sql); }
-  Status Exec(const std::string& sql) { return db->Exec(sql); }
-
-  // Runs `body` in one transaction: a reader takes a snapshot (DEFERRED), a
-  // writer the write lock up front (IMMEDIATE); any error rolls back.
-  Status Transaction(const std::function<Status()>& body) {
-    return db->Transaction(body, read_only ? SqliteTransaction::kDeferred : SqliteTransaction::kImmediate);
+  out.file.partition_values = std::move(*partition_values);
+  std::string state_name = row.Text(8);
+  auto state = ParseFileState(state_name);
+  if (!state)
+    return Status::Corruption(db_path + ": file " + out.file.uri + " has unknown state \"" + state_name +
+                              "\"");
+  out.state = *state;
+  out.batch_id = row.OptionalInt(9);
+  out.snapshot_id = row.OptionalInt(10);
+  out.reason = row.Text(11);
+  out.discovered_at_ms = row.Int(12);
+  out.updated_at_ms = row.Int(13);
+  const std::string kind = row.Text(14);
+  if (kind == UnitKindName(UnitKind::kStreamRange)) {
+    out.file.kind = UnitKind::kStreamRange;
+    out.file.range.stream = row.Text(15);
+    out.file.range.partition = row.Text(16);
+    out.file.range.first = UnpadLedgerPosition(row.Text(17));
+    out.file.range.last = UnpadLedgerPosition(row.Text(18));
+  } else if (kind != UnitKindName(UnitKind::kFile)) {
+    return Status::Corruption(db_path + ": unit " + out.file.uri + " has unknown kind \"" + kind + "\"");
   }
+  return out;
+}
 
-  Result<LedgerFile> ReadFileRow(const SqliteStatement& row) {
-    LedgerFile out;
-    out.file.uri = row.Text(0);
-    out.file.table = row.Text(1);
-    out.file.size = row.Int(2);
-    out.file.mtime_ms = row.Int(3);
-    out.file.order_key = row.Text(4);
-    out.file.fingerprint = row.Text(5);
-    out.file.folder_timestamp_ms = row.Int(6);
-    auto partition_values = DecodePartitionValues(row.Text(7));
-    if (!partition_values) {
-      return Status::Corruption(db_path + ": files.partition_values of " + out.file.uri + " is malformed");
-    }
-    out.file.partition_values = std::move(*partition_values);
-    std::string state_name = row.Text(8);
-    auto state = ParseFileState(state_name);
-    if (!state)
-      return Status::Corruption(db_path + ": file " + out.file.uri + " has unknown state \"" + state_name +
-                                "\"");
-    out.state = *state;
-    out.batch_id = row.OptionalInt(9);
-    out.snapshot_id = row.OptionalInt(10);
-    out.reason = row.Text(11);
-    out.discovered_at_ms = row.Int(12);
-    out.updated_at_ms = row.Int(13);
-    const std::string kind = row.Text(14);
-    if (kind == UnitKindName(UnitKind::kStreamRange)) {
-      out.file.kind = UnitKind::kStreamRange;
-      out.file.range.stream = row.Text(15);
-      out.file.range.partition = row.Text(16);
-      out.file.range.first = UnpadPosition(row.Text(17));
-      out.file.range.last = UnpadPosition(row.Text(18));
-    } else if (kind != UnitKindName(UnitKind::kFile)) {
-      return Status::Corruption(db_path + ": unit " + out.file.uri + " has unknown kind \"" + kind + "\"");
-    }
-    return out;
-  }
-
-  Result<std::vector<LedgerFile>> QueryFiles(SqliteStatement& query) {
-    std::vector<LedgerFile> files;
-    while (true) {
-      FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
-      if (!row) break;
-      FLOE_ASSIGN_OR_RETURN(LedgerFile file, ReadFileRow(query));
-      files.push_back(std::move(file));
-    }
-    return files;
-  }
-
-  // The state of `uri`, or NotFound.
-  Result<std::pair<std::string, FileState>> TableAndState(const std::string& uri) {
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement query, Prepare("SELECT tbl, state FROM files WHERE uri = ?1"));
-    query.Bind(1, uri);
+Result<std::vector<LedgerFile>> Ledger::Impl::QueryFiles(SqliteStatement& query) {
+  std::vector<LedgerFile> files;
+  while (true) {
     FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
-    if (!row) return Status::NotFound("ledger: no file " + uri);
-    std::string state_name = query.Text(1);
-    auto state = ParseFileState(state_name);
-    if (!state)
-      return Status::Corruption(db_path + ": file " + uri + " has unknown state \"" + state_name + "\"");
-    return std::make_pair(query.Text(0), *state);
+    if (!row) break;
+    FLOE_ASSIGN_OR_RETURN(LedgerFile file, ReadFileRow(query));
+    files.push_back(std::move(file));
   }
+  return files;
+}
 
-  // Moves `uri` to quarantined/skipped when its state is one of `allowed_from`;
-  // it leaves its batch (batch_id is set only for in_batch/committed files).
-  Status SetAside(const std::string& uri, FileState target, const std::string& reason,
-                  std::initializer_list<FileState> allowed_from) {
-    FLOE_ASSIGN_OR_RETURN(auto table_and_state, TableAndState(uri));
-    FileState state = table_and_state.second;
-    if (std::find(allowed_from.begin(), allowed_from.end(), state) == allowed_from.end()) {
-      return Status::InvalidArgument("ledger: file " + uri + " is " + FileStateName(state) +
-                                     " and cannot be " + FileStateName(target));
+Result<std::pair<std::string, FileState>> Ledger::Impl::TableAndState(const std::string& uri) {
+  FLOE_ASSIGN_OR_RETURN(SqliteStatement query, Prepare("SELECT tbl, state FROM files WHERE uri = ?1"));
+  query.Bind(1, uri);
+  FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
+  if (!row) return Status::NotFound("ledger: no file " + uri);
+  std::string state_name = query.Text(1);
+  auto state = ParseFileState(state_name);
+  if (!state)
+    return Status::Corruption(db_path + ": file " + uri + " has unknown state \"" + state_name + "\"");
+  return std::make_pair(query.Text(0), *state);
+}
+
+Status Ledger::Impl::SetAside(const std::string& uri, FileState target, const std::string& reason,
+                              std::initializer_list<FileState> allowed_from) {
+  FLOE_ASSIGN_OR_RETURN(auto table_and_state, TableAndState(uri));
+  FileState state = table_and_state.second;
+  if (std::find(allowed_from.begin(), allowed_from.end(), state) == allowed_from.end()) {
+    return Status::InvalidArgument("ledger: file " + uri + " is " + FileStateName(state) + " and cannot be " +
+                                   FileStateName(target));
+  }
+  FLOE_ASSIGN_OR_RETURN(
+      SqliteStatement update,
+      Prepare("UPDATE files SET state = ?2, reason = ?3, batch_id = NULL, batch_seq = NULL, "
+              "updated_at_ms = ?4 WHERE uri = ?1"));
+  update.Bind(1, uri).Bind(2, std::string(FileStateName(target))).Bind(3, reason).Bind(4, NowMs());
+  return update.Run();
+}
+
+// The columns a batch keeps of what it did (schema version 3).
+constexpr const char* kBatchStatsColumns =
+    "ALTER TABLE batches ADD COLUMN committed_at_ms INTEGER;"
+    "ALTER TABLE batches ADD COLUMN files INTEGER;"
+    "ALTER TABLE batches ADD COLUMN bytes INTEGER;"
+    "ALTER TABLE batches ADD COLUMN rows_read INTEGER;"
+    "ALTER TABLE batches ADD COLUMN inserted INTEGER;"
+    "ALTER TABLE batches ADD COLUMN updated INTEGER;"
+    "ALTER TABLE batches ADD COLUMN deleted INTEGER;"
+    "ALTER TABLE batches ADD COLUMN stale INTEGER;"
+    "ALTER TABLE batches ADD COLUMN quarantined INTEGER;"
+    "ALTER TABLE batches ADD COLUMN duration_ms INTEGER;"
+    "ALTER TABLE batches ADD COLUMN commit_ms INTEGER;";
+
+Status Ledger::Impl::CreateSchema() {
+  return Transaction([&]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(SqliteStatement existing,
+                          Prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'batches'"));
+    FLOE_ASSIGN_OR_RETURN(const bool known, existing.Step());
+    const bool fresh = !known;
+    FLOE_RETURN_IF_ERROR(
+        Exec("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
+             "CREATE TABLE IF NOT EXISTS files("
+             "  uri TEXT PRIMARY KEY, tbl TEXT NOT NULL, size INTEGER NOT NULL, mtime_ms INTEGER NOT NULL,"
+             "  order_key TEXT NOT NULL, fingerprint TEXT NOT NULL, folder_ts INTEGER NOT NULL,"
+             "  partition_values TEXT NOT NULL, state TEXT NOT NULL, batch_id INTEGER, batch_seq INTEGER,"
+             "  snapshot_id INTEGER, reason TEXT NOT NULL, discovered_at_ms INTEGER NOT NULL,"
+             "  updated_at_ms INTEGER NOT NULL, kind TEXT NOT NULL DEFAULT 'file',"
+             "  stream TEXT NOT NULL DEFAULT '', stream_partition TEXT NOT NULL DEFAULT '',"
+             "  first_position TEXT NOT NULL DEFAULT '', last_position TEXT NOT NULL DEFAULT '');"
+             "CREATE INDEX IF NOT EXISTS files_by_table_state ON files(tbl, state, order_key);"
+             "CREATE INDEX IF NOT EXISTS files_by_batch ON files(batch_id, batch_seq);"
+             "CREATE TABLE IF NOT EXISTS batches(batch_id INTEGER PRIMARY KEY, tbl TEXT NOT NULL,"
+             "  committed INTEGER NOT NULL, snapshot_id INTEGER, created_at_ms INTEGER NOT NULL);"
+             "CREATE TABLE IF NOT EXISTS watermarks(tbl TEXT PRIMARY KEY, last_ms INTEGER NOT NULL,"
+             "  fingerprints TEXT NOT NULL);"
+             "INSERT OR IGNORE INTO meta(key, value) VALUES ('next_batch_id', 1);"));
+    if (fresh) FLOE_RETURN_IF_ERROR(Exec(kBatchStatsColumns));
+    FLOE_ASSIGN_OR_RETURN(SqliteStatement version,
+                          Prepare("SELECT value FROM meta WHERE key = 'schema_version'"));
+    FLOE_ASSIGN_OR_RETURN(bool row, version.Step());
+    schema_version = row ? version.Int(0) : kLedgerSchemaVersion;
+    if (!row) {
+      FLOE_RETURN_IF_ERROR(Exec("INSERT INTO meta(key, value) VALUES ('schema_version', " +
+                                std::to_string(kLedgerSchemaVersion) + ")"));
     }
-    FLOE_ASSIGN_OR_RETURN(
-        SqliteStatement update,
-        Prepare("UPDATE files SET state = ?2, reason = ?3, batch_id = NULL, batch_seq = NULL, "
-                "updated_at_ms = ?4 WHERE uri = ?1"));
-    update.Bind(1, uri).Bind(2, std::string(FileStateName(target))).Bind(3, reason).Bind(4, NowMs());
-    return update.Run();
-  }
-
-  Status CreateSchema() {
-    return Transaction([&]() -> Status {
+    if (schema_version == 1) {
+      // Version 1 had files only: every row becomes a file unit.
       FLOE_RETURN_IF_ERROR(
-          Exec("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
-               "CREATE TABLE IF NOT EXISTS files("
-               "  uri TEXT PRIMARY KEY, tbl TEXT NOT NULL, size INTEGER NOT NULL, mtime_ms INTEGER NOT NULL,"
-               "  order_key TEXT NOT NULL, fingerprint TEXT NOT NULL, folder_ts INTEGER NOT NULL,"
-               "  partition_values TEXT NOT NULL, state TEXT NOT NULL, batch_id INTEGER, batch_seq INTEGER,"
-               "  snapshot_id INTEGER, reason TEXT NOT NULL, discovered_at_ms INTEGER NOT NULL,"
-               "  updated_at_ms INTEGER NOT NULL, kind TEXT NOT NULL DEFAULT 'file',"
-               "  stream TEXT NOT NULL DEFAULT '', stream_partition TEXT NOT NULL DEFAULT '',"
-               "  first_position TEXT NOT NULL DEFAULT '', last_position TEXT NOT NULL DEFAULT '');"
-               "CREATE INDEX IF NOT EXISTS files_by_table_state ON files(tbl, state, order_key);"
-               "CREATE INDEX IF NOT EXISTS files_by_batch ON files(batch_id, batch_seq);"
-               "CREATE TABLE IF NOT EXISTS batches(batch_id INTEGER PRIMARY KEY, tbl TEXT NOT NULL,"
-               "  committed INTEGER NOT NULL, snapshot_id INTEGER, created_at_ms INTEGER NOT NULL);"
-               "CREATE TABLE IF NOT EXISTS watermarks(tbl TEXT PRIMARY KEY, last_ms INTEGER NOT NULL,"
-               "  fingerprints TEXT NOT NULL);"
-               "INSERT OR IGNORE INTO meta(key, value) VALUES ('next_batch_id', 1);"));
-      FLOE_ASSIGN_OR_RETURN(SqliteStatement version,
-                            Prepare("SELECT value FROM meta WHERE key = 'schema_version'"));
-      FLOE_ASSIGN_OR_RETURN(bool row, version.Step());
-      if (!row) {
-        FLOE_RETURN_IF_ERROR(Exec("INSERT INTO meta(key, value) VALUES ('schema_version', " +
-                                  std::to_string(kSchemaVersion) + ")"));
-      } else if (version.Int(0) == 1) {
-        // Version 1 had files only: every row becomes a file unit.
-        FLOE_RETURN_IF_ERROR(
-            Exec("ALTER TABLE files ADD COLUMN kind TEXT NOT NULL DEFAULT 'file';"
-                 "ALTER TABLE files ADD COLUMN stream TEXT NOT NULL DEFAULT '';"
-                 "ALTER TABLE files ADD COLUMN stream_partition TEXT NOT NULL DEFAULT '';"
-                 "ALTER TABLE files ADD COLUMN first_position TEXT NOT NULL DEFAULT '';"
-                 "ALTER TABLE files ADD COLUMN last_position TEXT NOT NULL DEFAULT '';"
-                 "UPDATE meta SET value = 2 WHERE key = 'schema_version';"));
-      } else if (version.Int(0) != kSchemaVersion) {
-        return Status::NotSupported(db_path + ": ledger schema version " + std::to_string(version.Int(0)) +
-                                    " is not the one this floe uses (" + std::to_string(kSchemaVersion) +
-                                    ")");
-      }
-      return Exec(
-          "CREATE INDEX IF NOT EXISTS files_by_stream ON files(stream, stream_partition, last_position) "
-          "WHERE kind = 'stream_range'");
-    });
-  }
+          Exec("ALTER TABLE files ADD COLUMN kind TEXT NOT NULL DEFAULT 'file';"
+               "ALTER TABLE files ADD COLUMN stream TEXT NOT NULL DEFAULT '';"
+               "ALTER TABLE files ADD COLUMN stream_partition TEXT NOT NULL DEFAULT '';"
+               "ALTER TABLE files ADD COLUMN first_position TEXT NOT NULL DEFAULT '';"
+               "ALTER TABLE files ADD COLUMN last_position TEXT NOT NULL DEFAULT '';"));
+      schema_version = 2;
+    }
+    if (schema_version == 2) {
+      // Version 2 kept no stats of batches: earlier batches have none.
+      FLOE_RETURN_IF_ERROR(Exec(kBatchStatsColumns));
+      schema_version = 3;
+    }
+    if (schema_version == 3) {
+      // Version 3 kept no expectation counts (batch_expectations is created
+      // below): earlier batches have none.
+      schema_version = 4;
+    }
+    if (schema_version != kLedgerSchemaVersion) {
+      return Status::NotSupported(db_path + ": ledger schema version " + std::to_string(schema_version) +
+                                  " is not the one this floe uses (" + std::to_string(kLedgerSchemaVersion) +
+                                  ")");
+    }
+    return Exec(
+        "UPDATE meta SET value = " + std::to_string(kLedgerSchemaVersion) +
+        " WHERE key = 'schema_version';"
+        "CREATE INDEX IF NOT EXISTS files_by_stream ON files(stream, stream_partition, last_position) "
+        "WHERE kind = 'stream_range';"
+        // Units not yet committed, by state: what status and metrics count.
+        // Committed units leave it, so it stays as small as the backlog.
+        "CREATE INDEX IF NOT EXISTS files_waiting ON files(state, tbl) "
+        "WHERE state IN ('discovered', 'in_batch', 'quarantined', 'skipped');"
+        "CREATE INDEX IF NOT EXISTS batches_by_table ON batches(tbl, committed, batch_id);"
+        "CREATE INDEX IF NOT EXISTS batches_by_commit_time ON batches(committed_at_ms) "
+        "WHERE committed_at_ms IS NOT NULL;"
+        "CREATE TABLE IF NOT EXISTS table_conditions(tbl TEXT PRIMARY KEY, state TEXT NOT NULL,"
+        "  reason TEXT NOT NULL, since_ms INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL);"
+        "CREATE TABLE IF NOT EXISTS batch_expectations(batch_id INTEGER NOT NULL, tbl TEXT NOT NULL,"
+        "  seq INTEGER NOT NULL, name TEXT NOT NULL, action TEXT NOT NULL, checked INTEGER NOT NULL,"
+        "  passed INTEGER NOT NULL, failed INTEGER NOT NULL, PRIMARY KEY(batch_id, name));");
+  });
+}
 
-  Status TakeLock() {
-    std::string lock_path = (fs::path(state_dir) / "ledger.lock").string();
-    lock_fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (lock_fd < 0) return Status::IOError(lock_path + ": cannot open: " + std::strerror(errno));
-    if (::flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
-      int error = errno;
-      if (error == EWOULDBLOCK) {
-        char holder[32] = {};
-        ssize_t n = ::pread(lock_fd, holder, sizeof(holder) - 1, 0);
-        std::string pid = n > 0 ? std::string(holder, static_cast<size_t>(n)) : "";
-        while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
-        return Status::InvalidArgument("another floe process is using state dir " + state_dir +
-                                       (pid.empty() ? "" : " (pid " + pid + ")") + "; " + lock_path +
-                                       " is locked");
-      }
-      return Status::IOError(lock_path + ": cannot lock: " + std::strerror(error));
+Status Ledger::Impl::TakeLock() {
+  std::string lock_path = (fs::path(state_dir) / "ledger.lock").string();
+  lock_fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd < 0) return Status::IOError(lock_path + ": cannot open: " + std::strerror(errno));
+  if (::flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+    int error = errno;
+    if (error == EWOULDBLOCK) {
+      char holder[32] = {};
+      ssize_t n = ::pread(lock_fd, holder, sizeof(holder) - 1, 0);
+      std::string pid = n > 0 ? std::string(holder, static_cast<size_t>(n)) : "";
+      while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+      return Status::InvalidArgument("another floe process is using state dir " + state_dir +
+                                     (pid.empty() ? "" : " (pid " + pid + ")") + "; " + lock_path +
+                                     " is locked");
     }
-    std::string pid = std::to_string(::getpid()) + "\n";
-    if (::ftruncate(lock_fd, 0) != 0 || ::pwrite(lock_fd, pid.data(), pid.size(), 0) < 0) {
-      return Status::IOError(lock_path + ": cannot write the pid: " + std::strerror(errno));
-    }
-    return Status::OK();
+    return Status::IOError(lock_path + ": cannot lock: " + std::strerror(error));
   }
-};
+  std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(lock_fd, 0) != 0 || ::pwrite(lock_fd, pid.data(), pid.size(), 0) < 0) {
+    return Status::IOError(lock_path + ": cannot write the pid: " + std::strerror(errno));
+  }
+  return Status::OK();
+}
 
 Ledger::Ledger(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Ledger::~Ledger() = default;
@@ -377,6 +425,11 @@ Result<std::unique_ptr<Ledger>> Ledger::OpenReadOnly(const std::string& state_di
   options.read_only = true;
   options.busy_timeout_ms = kBusyTimeoutMs;
   FLOE_ASSIGN_OR_RETURN(impl->db, SqliteDatabase::Open(impl->db_path, options));
+  // An older floe's ledger is read as it is (a writer migrates it when it opens).
+  FLOE_ASSIGN_OR_RETURN(SqliteStatement version,
+                        impl->Prepare("SELECT value FROM meta WHERE key = 'schema_version'"));
+  FLOE_ASSIGN_OR_RETURN(bool row, version.Step());
+  impl->schema_version = row ? version.Int(0) : 0;
   return std::unique_ptr<Ledger>(new Ledger(std::move(impl)));
 }
 
@@ -487,7 +540,7 @@ Result<std::vector<LedgerFile>> Ledger::Pending(const std::string& table) {
   std::vector<LedgerFile> files;
   Status status = impl_->Transaction([&]() -> Status {
     FLOE_ASSIGN_OR_RETURN(SqliteStatement query,
-                          impl_->Prepare(std::string("SELECT ") + kFileColumns +
+                          impl_->Prepare(std::string("SELECT ") + kLedgerFileColumns +
                                          " FROM files WHERE tbl = ?1 AND state = 'discovered' "
                                          "ORDER BY order_key, uri"));
     query.Bind(1, table);
@@ -598,10 +651,12 @@ Result<std::vector<LedgerBatch>> Ledger::OpenBatches() {
   return batches;
 }
 
-Status Ledger::CommitBatch(int64_t batch_id, int64_t snapshot_id) {
+Status Ledger::CommitBatch(int64_t batch_id, int64_t snapshot_id, const std::optional<BatchStats>& stats,
+                           const std::vector<LedgerExpectationCount>& expectations) {
   return impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement query,
-                          impl_->Prepare("SELECT committed, snapshot_id FROM batches WHERE batch_id = ?1"));
+    FLOE_ASSIGN_OR_RETURN(
+        SqliteStatement query,
+        impl_->Prepare("SELECT committed, snapshot_id, tbl FROM batches WHERE batch_id = ?1"));
     query.Bind(1, batch_id);
     FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
     if (!row) return Status::NotFound("ledger: no batch " + std::to_string(batch_id));
@@ -614,16 +669,73 @@ Status Ledger::CommitBatch(int64_t batch_id, int64_t snapshot_id) {
     int64_t now = NowMs();
     FLOE_ASSIGN_OR_RETURN(
         SqliteStatement batch,
-        impl_->Prepare("UPDATE batches SET committed = 1, snapshot_id = ?2 WHERE batch_id = ?1"));
-    batch.Bind(1, batch_id).Bind(2, snapshot_id);
+        impl_->Prepare(
+            "UPDATE batches SET committed = 1, snapshot_id = ?2, committed_at_ms = ?3, files = ?4, "
+            "bytes = ?5, rows_read = ?6, inserted = ?7, updated = ?8, deleted = ?9, stale = ?10, "
+            "quarantined = ?11, duration_ms = ?12, commit_ms = ?13 WHERE batch_id = ?1"));
+    batch.Bind(1, batch_id).Bind(2, snapshot_id).Bind(3, now);
+    if (stats) {
+      batch.Bind(4, stats->files)
+          .Bind(5, stats->bytes)
+          .Bind(6, stats->rows)
+          .Bind(7, stats->inserted)
+          .Bind(8, stats->updated)
+          .Bind(9, stats->deleted)
+          .Bind(10, stats->stale)
+          .Bind(11, stats->quarantined)
+          .Bind(12, stats->duration_ms)
+          .Bind(13, stats->commit_ms);
+    }
     FLOE_RETURN_IF_ERROR(batch.Run());
     FLOE_ASSIGN_OR_RETURN(SqliteStatement files,
                           impl_->Prepare("UPDATE files SET state = 'committed', snapshot_id = ?2, "
                                          "updated_at_ms = ?3 WHERE batch_id = ?1 AND "
                                          "state = 'in_batch'"));
     files.Bind(1, batch_id).Bind(2, snapshot_id).Bind(3, now);
-    return files.Run();
+    FLOE_RETURN_IF_ERROR(files.Run());
+    const std::string table = query.Text(2);
+    FLOE_ASSIGN_OR_RETURN(
+        SqliteStatement insert,
+        impl_->Prepare("INSERT OR REPLACE INTO batch_expectations(batch_id, tbl, seq, name, action, checked, "
+                       "passed, failed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
+    int64_t seq = 0;
+    for (const LedgerExpectationCount& count : expectations) {
+      insert.Reset();
+      insert.Bind(1, batch_id)
+          .Bind(2, table)
+          .Bind(3, seq++)
+          .Bind(4, count.name)
+          .Bind(5, count.action)
+          .Bind(6, count.checked)
+          .Bind(7, count.passed)
+          .Bind(8, count.failed);
+      FLOE_RETURN_IF_ERROR(insert.Run());
+    }
+    return Status::OK();
   });
+}
+
+Result<std::vector<LedgerExpectationCount>> Ledger::ExpectationCounts(
+    const std::optional<std::string>& table) {
+  std::vector<LedgerExpectationCount> counts;
+  // An older floe's ledger, read without migrating it (read-only), has no counts.
+  if (impl_->schema_version < 4) return counts;
+  Status status = impl_->Transaction([&]() -> Status {
+    std::string sql = "SELECT batch_id, tbl, name, action, checked, passed, failed FROM batch_expectations";
+    if (table) sql += " WHERE tbl = ?1";
+    sql += " ORDER BY batch_id, seq";
+    FLOE_ASSIGN_OR_RETURN(SqliteStatement query, impl_->Prepare(sql));
+    if (table) query.Bind(1, *table);
+    while (true) {
+      FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
+      if (!row) break;
+      counts.push_back({query.Int(0), query.Text(1), query.Text(2), query.Text(3), query.Int(4), query.Int(5),
+                        query.Int(6)});
+    }
+    return Status::OK();
+  });
+  if (!status.ok()) return status;
+  return counts;
 }
 
 Status Ledger::ReleaseBatch(int64_t batch_id) {
@@ -704,8 +816,10 @@ Status Ledger::RetryFiles(const std::vector<std::string>& uris) {
 
 Status Ledger::ResetTable(const std::string& table) {
   return impl_->Transaction([&]() -> Status {
-    for (const char* sql : {"DELETE FROM files WHERE tbl = ?1", "DELETE FROM batches WHERE tbl = ?1",
-                            "DELETE FROM watermarks WHERE tbl = ?1"}) {
+    for (const char* sql :
+         {"DELETE FROM files WHERE tbl = ?1", "DELETE FROM batches WHERE tbl = ?1",
+          "DELETE FROM watermarks WHERE tbl = ?1", "DELETE FROM table_conditions WHERE tbl = ?1",
+          "DELETE FROM batch_expectations WHERE tbl = ?1"}) {
       FLOE_ASSIGN_OR_RETURN(SqliteStatement remove, impl_->Prepare(sql));
       remove.Bind(1, table);
       FLOE_RETURN_IF_ERROR(remove.Run());
@@ -717,7 +831,7 @@ Status Ledger::ResetTable(const std::string& table) {
 Result<std::vector<LedgerFile>> Ledger::Files(const LedgerFilter& filter) {
   std::vector<LedgerFile> files;
   Status status = impl_->Transaction([&]() -> Status {
-    std::string sql = std::string("SELECT ") + kFileColumns + " FROM files WHERE 1 = 1";
+    std::string sql = std::string("SELECT ") + kLedgerFileColumns + " FROM files WHERE 1 = 1";
     if (filter.table) sql += " AND tbl = ?1";
     if (filter.state) sql += " AND state = ?2";
     sql += " ORDER BY tbl, order_key, uri";
@@ -729,6 +843,27 @@ Result<std::vector<LedgerFile>> Ledger::Files(const LedgerFilter& filter) {
   });
   if (!status.ok()) return status;
   return files;
+}
+
+Result<std::map<std::string, FileState>> Ledger::StatesOf(const std::vector<std::string>& uris) {
+  std::map<std::string, FileState> states;
+  Status status = impl_->Transaction([&]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(SqliteStatement query, impl_->Prepare("SELECT state FROM files WHERE uri = ?1"));
+    for (const std::string& uri : uris) {
+      query.Reset();
+      query.Bind(1, uri);
+      FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
+      if (!row) continue;
+      const std::string name = query.Text(0);
+      auto state = ParseFileState(name);
+      if (!state)
+        return Status::Corruption(impl_->db_path + ": file " + uri + " has unknown state \"" + name + "\"");
+      states[uri] = *state;
+    }
+    return Status::OK();
+  });
+  if (!status.ok()) return status;
+  return states;
 }
 
 Result<std::optional<std::pair<int64_t, int64_t>>> Ledger::LastCommittedSnapshot(const std::string& table) {
@@ -757,7 +892,7 @@ Result<std::map<std::pair<std::string, std::string>, std::string>> Ledger::Strea
     while (true) {
       FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
       if (!row) break;
-      ends[{query.Text(0), query.Text(1)}] = UnpadPosition(query.Text(2));
+      ends[{query.Text(0), query.Text(1)}] = UnpadLedgerPosition(query.Text(2));
     }
     return Status::OK();
   });

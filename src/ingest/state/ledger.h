@@ -51,6 +51,68 @@ struct LedgerBatch {
   std::vector<std::string> uris;  // the files of the batch, in order
 };
 
+// One expectation's counts of one committed batch ([[expectations]]): the
+// change rows it checked, that passed and that failed, and its action as
+// configured when the batch committed.
+struct LedgerExpectationCount {
+  int64_t batch_id = 0;
+  std::string table;  // the source table, as the batch's
+  std::string name;
+  std::string action;
+  int64_t checked = 0;
+  int64_t passed = 0;
+  int64_t failed = 0;
+};
+
+// What a committed batch did, kept with it for `floe status` and the
+// dashboard (a batch resolved by recovery has none).
+struct BatchStats {
+  int64_t files = 0;  // units that contributed
+  int64_t bytes = 0;  // source bytes read
+  int64_t rows = 0;   // rows read
+  int64_t inserted = 0;
+  int64_t updated = 0;
+  int64_t deleted = 0;
+  int64_t stale = 0;
+  int64_t quarantined = 0;  // units set aside by the batch
+  int64_t duration_ms = 0;  // the batch, from its ledger record to its commit
+  int64_t commit_ms = 0;    // the commit phase (key index, deletes, snapshot, side tables)
+
+  void Add(const BatchStats& other);
+};
+
+// A batch as `floe status` shows it.
+struct BatchRecord {
+  int64_t batch_id = 0;
+  std::string table;
+  bool committed = false;
+  std::optional<int64_t> snapshot_id;  // 0: committed nothing
+  int64_t created_at_ms = 0;
+  std::optional<int64_t> committed_at_ms;
+  std::optional<BatchStats> stats;
+};
+
+// The units of one source table that are not (yet) committed, by state.
+struct TableBacklog {
+  int64_t pending_files = 0;  // discovered: waiting for a batch
+  int64_t pending_bytes = 0;
+  std::optional<int64_t> oldest_pending_ms;  // discovered_at_ms of the oldest pending unit
+  int64_t in_batch_files = 0;
+  int64_t in_batch_bytes = 0;
+  int64_t quarantined_files = 0;
+  int64_t skipped_files = 0;
+};
+
+// A condition of a source table that the pipeline recorded: "stopped" (it
+// waits for an operator: a CDA reset, a rollback by another writer, a name
+// clash) or "failing" (its last batch failed; it is retried every poll).
+struct TableCondition {
+  std::string state;
+  std::string reason;
+  int64_t since_ms = 0;       // when this state and reason were first recorded
+  int64_t updated_at_ms = 0;  // when it was last seen
+};
+
 struct LedgerFilter {
   std::optional<std::string> table;
   std::optional<FileState> state;
@@ -97,10 +159,17 @@ class Ledger {
   Result<std::optional<std::pair<int64_t, int64_t>>> LastCommittedSnapshot(const std::string& table);
   // Open batches, oldest first (after a crash: to resolve against the table).
   Result<std::vector<LedgerBatch>> OpenBatches();
-  // Marks the batch and its in_batch files committed with `snapshot_id`.
+  // Marks the batch and its in_batch files committed with `snapshot_id`,
+  // keeping what it did (`stats`) and when, and its expectation counts
+  // (their batch_id and table are the batch's), in one transaction.
   // Repeating it with the same snapshot is a no-op; another snapshot is
   // InvalidArgument; an unknown batch NotFound.
-  Status CommitBatch(int64_t batch_id, int64_t snapshot_id);
+  Status CommitBatch(int64_t batch_id, int64_t snapshot_id,
+                     const std::optional<BatchStats>& stats = std::nullopt,
+                     const std::vector<LedgerExpectationCount>& expectations = {});
+  // Expectation counts of committed batches (of `table`, or all), by batch
+  // and then in the order they were recorded.
+  Result<std::vector<LedgerExpectationCount>> ExpectationCounts(const std::optional<std::string>& table);
   // Returns the batch's in_batch files to discovered and forgets the batch
   // (the batch did not commit; its id is not reused). A committed batch
   // cannot be released.
@@ -118,12 +187,14 @@ class Ledger {
   // These files (quarantined or skipped) back to discovered, all or none:
   // NotFound for an unknown uri, InvalidArgument for a file in another state.
   Status RetryFiles(const std::vector<std::string>& uris);
-  // Forgets every file, batch and watermark of `table` (a CDA reload after a
-  // reset); batch ids keep increasing.
+  // Forgets every file, batch, watermark and condition of `table` (a CDA
+  // reload after a reset); batch ids keep increasing.
   Status ResetTable(const std::string& table);
 
   // Files matching the filter, ordered by table, order_key, uri.
   Result<std::vector<LedgerFile>> Files(const LedgerFilter& filter);
+  // The state of each of `uris` the ledger knows (the others are absent).
+  Result<std::map<std::string, FileState>> StatesOf(const std::vector<std::string>& uris);
 
   // Streams: per (stream, partition), the last position of any range the
   // ledger holds (in any state: a quarantined range was consumed too), so a
@@ -131,13 +202,49 @@ class Ledger {
   // (RecordDiscovered refuses that), so what follows is new.
   Result<std::map<std::pair<std::string, std::string>, std::string>> StreamEnds();
 
+  // --- For status and metrics: each call is one read whose cost is bounded
+  // by what it returns (the units not yet committed, the batches of a time
+  // window, one row per table), never by the ledger's history.
+
+  // Per source table: its units not yet committed, by state.
+  Result<std::map<std::string, TableBacklog>> Backlog();
+  // Per source table: the sums of its committed batches' stats with
+  // committed_at_ms >= since_ms (batches without stats count as zero).
+  Result<std::map<std::string, BatchStats>> CommittedSince(int64_t since_ms);
+  // Per source table: units quarantined (updated_at_ms) at or after since_ms.
+  Result<std::map<std::string, int64_t>> QuarantinedSince(int64_t since_ms);
+  // At most `limit` units in `state`, the most recently changed first.
+  Result<std::vector<LedgerFile>> NewestFiles(FileState state, int64_t limit);
+  // Per source table: its newest committed batch (any snapshot, 0 included).
+  Result<std::map<std::string, BatchRecord>> LastCommittedBatches();
+  // Batches, newest first: at most `limit`, and only those created at or
+  // after since_ms.
+  Result<std::vector<BatchRecord>> RecentBatches(int64_t since_ms, int64_t limit);
+  // Records a table's condition (see TableCondition); `since_ms` is kept
+  // while the state and reason stay the same.
+  Status SetTableCondition(const std::string& table, const std::string& state, const std::string& reason,
+                           int64_t now_ms);
+  // Forgets a table's condition (it committed again, or was reloaded).
+  Status ClearTableCondition(const std::string& table);
+  Result<std::map<std::string, TableCondition>> TableConditions();
+
+  // Streams: per (stream, partition), the last position the ledger holds
+  // (any state) and the last one its table holds everything up to
+  // (committed, or set aside: a quarantined range was consumed too; empty
+  // when none is). One pass over the ranges: for status, not per poll.
+  struct StreamPosition {
+    std::string recorded_last;
+    std::string committed_last;
+  };
+  Result<std::map<std::pair<std::string, std::string>, StreamPosition>> StreamPositions();
+
   Result<std::optional<TableWatermark>> Watermark(const std::string& table);
   Status SetWatermark(const TableWatermark& watermark);
   // Every stored watermark, by table.
   Result<std::map<std::string, TableWatermark>> Watermarks();
 
  private:
-  struct Impl;
+  struct Impl;  // ledger_impl.h
   explicit Ledger(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -27,6 +27,7 @@ std::string KafkaTableOf(const KafkaSourceConfig& config, const std::string& top
 KafkaDiscovery::KafkaDiscovery(const SourceConfig& config, int64_t max_records_per_unit,
                                std::unique_ptr<kafka::KafkaConsumer> consumer)
     : config_(config.kafka),
+      start_at_latest_(config.stream.start_at_latest),
       max_records_per_unit_(std::max<int64_t>(1, max_records_per_unit)),
       consumer_(std::move(consumer)) {}
 
@@ -101,6 +102,7 @@ Result<DiscoveryResult> KafkaDiscovery::Discover(const std::map<std::string, Tab
     const kafka::TopicPartition tp{mark.topic, mark.partition};
     const std::string table = KafkaTableOf(config_, tp.topic);
     const auto key = std::make_pair(tp.topic, std::to_string(tp.partition));
+    result.stream_marks.push_back({tp.topic, key.second, table, mark.low, mark.high});
     int64_t next = 0;
     if (auto end = ends_.find(key); end != ends_.end()) {
       auto last = ParseKafkaOffset(end->second);
@@ -119,7 +121,7 @@ Result<DiscoveryResult> KafkaDiscovery::Discover(const std::map<std::string, Tab
             "dir";
         continue;
       }
-    } else if (config_.start_at_latest) {
+    } else if (start_at_latest_) {
       auto [it, inserted] = latest_starts_.emplace(key, mark.high);
       next = it->second;
     } else {

@@ -57,6 +57,7 @@ class KafkaDiscovery final : public Discovery {
                  std::unique_ptr<kafka::KafkaConsumer> consumer);
 
   const KafkaSourceConfig config_;
+  const bool start_at_latest_;
   const int64_t max_records_per_unit_;
   std::unique_ptr<kafka::KafkaConsumer> consumer_;
   std::optional<kafka::TopicPattern> pattern_;

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <set>
 
+#include "ingest/stream/kafka_record_origin.h"
+
 namespace floe::ingest {
 
 namespace {
@@ -21,38 +23,6 @@ int64_t SteadyMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
-}
-
-// The decoded rows of a range as one chunk.
-class DecodedRangeReader final : public formats::ChunkedReader {
- public:
-  explicit DecodedRangeReader(std::shared_ptr<const DecodedRecords> decoded) : decoded_(std::move(decoded)) {}
-  const Schema& schema() const override { return decoded_->rows.schema; }
-  int num_chunks() const override { return decoded_->rows.num_rows > 0 ? 1 : 0; }
-  int64_t chunk_rows(int) const override { return decoded_->rows.num_rows; }
-  int64_t chunk_bytes(int) const override { return decoded_->payload_bytes; }
-  Result<RecordBatch> ReadChunk(int chunk, const std::vector<int>& columns) override {
-    if (chunk != 0 || decoded_->rows.num_rows == 0) return Status::InvalidArgument("no such chunk");
-    if (columns.empty()) return decoded_->rows;  // every column (ChunkedReader's convention)
-    RecordBatch out;
-    out.num_rows = decoded_->rows.num_rows;
-    for (int column : columns) {
-      if (column < 0 || static_cast<size_t>(column) >= decoded_->rows.columns.size()) {
-        return Status::InvalidArgument("column " + std::to_string(column) + " out of range");
-      }
-      out.schema.push_back(decoded_->rows.schema[static_cast<size_t>(column)]);
-      out.columns.push_back(decoded_->rows.columns[static_cast<size_t>(column)]);
-    }
-    return out;
-  }
-
- private:
-  std::shared_ptr<const DecodedRecords> decoded_;
-};
-
-int64_t ApproximateBytes(const DecodedRecords& decoded) {
-  // Decoded columns take about twice the JSON they came from.
-  return decoded.payload_bytes * 2 + 1024;
 }
 
 }  // namespace
@@ -78,13 +48,12 @@ kafka::KafkaConsumerOptions KafkaOptionsOf(const SourceConfig& config, const std
 }
 
 KafkaUnitOpener::KafkaUnitOpener(std::unique_ptr<kafka::KafkaConsumer> consumer,
-                                 kafka::KafkaConsumerOptions client, KafkaJsonOptions options,
-                                 StreamBadRecordPolicy policy, int64_t cache_bytes)
-    : consumer_(std::move(consumer)),
+                                 kafka::KafkaConsumerOptions client, StreamDecoding decoding,
+                                 int64_t prefetch_bytes)
+    : StreamUnitOpener(std::move(decoding)),
+      consumer_(std::move(consumer)),
       client_(std::move(client)),
-      options_(std::move(options)),
-      policy_(policy),
-      cache_bytes_(cache_bytes) {}
+      prefetch_bytes_(prefetch_bytes) {}
 
 Result<std::shared_ptr<KafkaUnitOpener>> KafkaUnitOpener::Open(const SourceConfig& config,
                                                                const std::string& client_id,
@@ -96,40 +65,11 @@ Result<std::shared_ptr<KafkaUnitOpener>> KafkaUnitOpener::Open(const SourceConfi
   // [source.kafka] still overrides it (its properties come after).
   client.properties.insert(client.properties.begin(), {"fetch.wait.max.ms", "10"});
   FLOE_ASSIGN_OR_RETURN(auto consumer, kafka::KafkaConsumer::Open(client));
-  KafkaJsonOptions options;
-  FLOE_ASSIGN_OR_RETURN(options.text, MakeTextFormatOptions(config));
-  // Debezium's default ordering reads kafka.offset; append tables keep it on request.
-  options.metadata_column = config.changes == ChangeKind::kDebezium || config.kafka.metadata_column;
-  auto opener = std::shared_ptr<KafkaUnitOpener>(
-      new KafkaUnitOpener(std::move(consumer), client, std::move(options), config.kafka.on_bad_record,
-                          std::max<int64_t>(memory_budget_bytes / 4, 0)));
-  if (config.format == SourceFormat::kAvro) {
-    schema_registry::SchemaRegistryOptions registry;
-    registry.url = config.kafka.schema_registry_url;
-    registry.basic_auth_user_info = config.kafka.schema_registry_auth;
-    registry.bearer_token = config.kafka.schema_registry_token;
-    FLOE_ASSIGN_OR_RETURN(opener->registry_, schema_registry::SchemaRegistryClient::Open(registry));
-  }
-  return opener;
-}
-
-Result<std::shared_ptr<const schema_registry::RegisteredSchema>> KafkaUnitOpener::LookupSchema(int32_t id) {
-  // How long a retryable registry failure fails other lookups at once: about
-  // the client's own retry time, so the next batch attempt asks again.
-  constexpr std::chrono::seconds kRegistryFailureHold{30};
-  {
-    std::lock_guard<std::mutex> lock(registry_mutex_);
-    if (!registry_failure_.ok() && std::chrono::steady_clock::now() < registry_failure_until_) {
-      return registry_failure_;
-    }
-  }
-  auto schema = registry_->GetSchema(id);
-  if (!schema.ok() && schema.status().retryable()) {
-    std::lock_guard<std::mutex> lock(registry_mutex_);
-    registry_failure_ = schema.status();
-    registry_failure_until_ = std::chrono::steady_clock::now() + kRegistryFailureHold;
-  }
-  return schema;
+  FLOE_ASSIGN_OR_RETURN(StreamDecoding decoding, MakeStreamDecoding(config, memory_budget_bytes));
+  // Half the decoded-range cache holds the records Prepare fetches.
+  const int64_t prefetch_bytes = decoding.cache_bytes / 2;
+  return std::shared_ptr<KafkaUnitOpener>(
+      new KafkaUnitOpener(std::move(consumer), client, std::move(decoding), prefetch_bytes));
 }
 
 Result<std::vector<StreamRecord>> KafkaUnitOpener::Fetch(const SourceUnit& unit) {
@@ -243,7 +183,7 @@ Result<std::vector<std::vector<StreamRecord>>> KafkaUnitOpener::FetchLocked(
         for (const auto& [unit_range, index] : span.units) {
           if (offset < unit_range.first || offset > unit_range.last) continue;
           StreamRecord copy;
-          copy.offset = offset;
+          copy.position = std::to_string(offset);
           copy.timestamp_ms = record.timestamp_ms();
           if (auto key = record.key()) copy.key = std::string(*key);
           if (auto value = record.value()) copy.value = std::string(*value);
@@ -326,27 +266,20 @@ Result<std::vector<std::vector<StreamRecord>>> KafkaUnitOpener::FetchLocked(
 Status KafkaUnitOpener::Prepare(const std::vector<SourceUnit>& batch) {
   std::lock_guard<std::mutex> lock(mutex_);
   prefetched_.clear();
-  prefetched_bytes_ = 0;
-  // Records are estimated at 1 KiB until fetched; half the cache holds them.
+  // Records are estimated at 1 KiB until fetched.
   std::vector<const SourceUnit*> wanted;
   int64_t estimated = 0;
   for (const SourceUnit& unit : batch) {
     auto range = ParseRange(unit);
     if (!range.ok()) continue;
     const int64_t bytes = (range->last - range->first + 1) * 1024;
-    if (!wanted.empty() && estimated + bytes > cache_bytes_ / 2) break;
+    if (!wanted.empty() && estimated + bytes > prefetch_bytes_) break;
     wanted.push_back(&unit);
     estimated += bytes;
   }
   if (wanted.empty()) return Status::OK();
   FLOE_ASSIGN_OR_RETURN(auto records, FetchLocked(wanted));
-  for (size_t i = 0; i < wanted.size(); ++i) {
-    for (const StreamRecord& record : records[i]) {
-      prefetched_bytes_ += static_cast<int64_t>((record.key ? record.key->size() : 0) +
-                                                (record.value ? record.value->size() : 0));
-    }
-    prefetched_[wanted[i]->uri] = std::move(records[i]);
-  }
+  for (size_t i = 0; i < wanted.size(); ++i) prefetched_[wanted[i]->uri] = std::move(records[i]);
   return Status::OK();
 }
 
@@ -365,79 +298,21 @@ Status KafkaUnitOpener::Committed(const std::vector<SourceUnit>& batch) {
   return consumer_->CommitOffsets(offsets);
 }
 
-Result<std::shared_ptr<const DecodedRecords>> KafkaUnitOpener::Decoded(const SourceUnit& unit,
-                                                                       const Schema& table_columns) {
-  const std::string cache_key = unit.uri + "\n" + SchemaToString(table_columns);
-  std::vector<StreamRecord> records;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (auto it = cache_.begin(); it != cache_.end(); ++it) {
-      if (it->first == cache_key) return it->second;
-    }
-    if (auto it = prefetched_.find(unit.uri); it != prefetched_.end()) {
-      records = std::move(it->second);
-      prefetched_.erase(it);
-    } else {
-      FLOE_ASSIGN_OR_RETURN(auto fetched, FetchLocked({&unit}));
-      records = std::move(fetched.front());
-    }
-  }
-  // Decoding runs outside the lock: several units decode at once on the batch's workers.
-  int32_t partition = 0;
-  std::from_chars(unit.range.partition.data(), unit.range.partition.data() + unit.range.partition.size(),
-                  partition);
-  auto decoded = registry_ ? DecodeKafkaAvroRecords(
-                                 unit.range.stream, partition, records,
-                                 [this](int32_t id) { return LookupSchema(id); }, options_.metadata_column)
-                           : DecodeKafkaJsonRecords(unit.range.stream, partition, records, table_columns,
-                                                    options_, schemas_);
-  // The batch names the unit in what it does with the error (retry or quarantine).
-  if (!decoded.ok()) return decoded.status();
-  if (decoded->dead_letters.num_rows > 0 && policy_ == StreamBadRecordPolicy::kFail) {
-    const Column& errors = decoded->dead_letters.columns.back();
-    return Status::IOError(
-        std::string(errors.StringAt(0)) +
-            (decoded->dead_letters.num_rows > 1
-                 ? " (and " + std::to_string(decoded->dead_letters.num_rows - 1) + " more)"
-                 : "") +
-            "; [source] on_bad_record = \"fail\" stops here (\"dead_letter\" keeps such records "
-            "in <table>__dead_letter and goes on)",
-        /*retryable=*/true);
-  }
-  auto shared = std::make_shared<const DecodedRecords>(std::move(decoded).value());
-  const int64_t bytes = ApproximateBytes(*shared);
+Result<std::vector<StreamRecord>> KafkaUnitOpener::Records(const SourceUnit& unit) {
   std::lock_guard<std::mutex> lock(mutex_);
-  for (auto it = cache_.begin(); it != cache_.end(); ++it) {
-    if (it->first == cache_key) return it->second;  // another worker decoded it meanwhile
+  if (auto it = prefetched_.find(unit.uri); it != prefetched_.end()) {
+    std::vector<StreamRecord> records = std::move(it->second);
+    prefetched_.erase(it);
+    return records;
   }
-  if (bytes <= cache_bytes_) {
-    cache_.emplace_back(cache_key, shared);
-    cached_bytes_ += bytes;
-    while (cached_bytes_ > cache_bytes_ && !cache_.empty()) {
-      cached_bytes_ -= ApproximateBytes(*cache_.front().second);
-      cache_.pop_front();
-    }
-  }
-  return shared;
+  FLOE_ASSIGN_OR_RETURN(auto fetched, FetchLocked({&unit}));
+  return std::move(fetched.front());
 }
 
-Result<std::unique_ptr<formats::ChunkedReader>> KafkaUnitOpener::Open(const SourceUnit& unit,
-                                                                      const Schema& table_columns) {
-  FLOE_ASSIGN_OR_RETURN(auto decoded, Decoded(unit, table_columns));
-  return std::unique_ptr<formats::ChunkedReader>(new DecodedRangeReader(std::move(decoded)));
-}
-
-Result<UnitOpener::DeadLetters> KafkaUnitOpener::DeadLettersOf(const SourceUnit& unit,
-                                                               const Schema& table_columns) {
-  FLOE_ASSIGN_OR_RETURN(auto decoded, Decoded(unit, table_columns));
-  DeadLetters letters;
-  if (decoded->dead_letters.num_rows == 0) return letters;
-  if (policy_ == StreamBadRecordPolicy::kSkip) {
-    letters.skipped = decoded->dead_letters.num_rows;
-  } else {
-    letters.rows = decoded->dead_letters;
-  }
-  return letters;
+Result<std::unique_ptr<RecordOrigin>> KafkaUnitOpener::OriginOf(const SourceUnit& unit) const {
+  FLOE_ASSIGN_OR_RETURN(ParsedRange range, ParseRange(unit));
+  return std::unique_ptr<RecordOrigin>(
+      new KafkaRecordOrigin(range.partition.topic, range.partition.partition));
 }
 
 }  // namespace floe::ingest

@@ -84,6 +84,12 @@ size_t OnUpload(char* buffer, size_t size, size_t count, void* user) {
   return n;
 }
 
+// libcurl's progress callback: a non-zero answer abandons the transfer.
+int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* cancel = static_cast<const std::atomic<bool>*>(user);
+  return cancel->load() ? 1 : 0;
+}
+
 // libcurl rewinds the upload when it resends a request on a fresh connection
 // (a reused keep-alive connection that the server had closed).
 int OnSeek(void* user, curl_off_t offset, int origin) {
@@ -172,6 +178,11 @@ Result<HttpResponse> HttpTransport::Execute(const HttpRequest& request, bool* ma
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &ex);
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, OnHeader);
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, &ex);
+  if (request.cancel != nullptr) {
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, OnProgress);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, const_cast<std::atomic<bool>*>(request.cancel));
+  }
 
   if (request.method == "HEAD") {
     curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
@@ -208,6 +219,9 @@ Result<HttpResponse> HttpTransport::Execute(const HttpRequest& request, bool* ma
   if (ex.overflow) {
     return Status::IOError("response body larger than expected (" + std::to_string(response.body_bytes) +
                            " bytes buffered)");
+  }
+  if (code == CURLE_ABORTED_BY_CALLBACK && request.cancel != nullptr && request.cancel->load()) {
+    return Status::Cancelled("the request was abandoned: the process is stopping");
   }
   if (code != CURLE_OK) {
     return Status::IOError(std::string("transport error: ") + curl_easy_strerror(code),

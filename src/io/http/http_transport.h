@@ -9,11 +9,15 @@
 // the request could have been received (false only when the connection was
 // never made: DNS, connect or TLS handshake failures), which decides whether
 // a write that failed may have been applied.
+// A request given a `cancel` flag is abandoned soon after the flag becomes
+// true (libcurl checks it at least once a second, also while waiting for an
+// answer): Execute then returns kCancelled, which is not retryable.
 // Request headers are sent as given (plus "Expect:" to suppress 100-continue);
 // nothing here logs or returns request headers, so credentials in the
 // Authorization header never reach an error message.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -35,6 +39,9 @@ struct HttpRequest {
   // exceed `into_capacity` bytes; error bodies still go to HttpResponse::body.
   uint8_t* into = nullptr;
   int64_t into_capacity = 0;
+  // When set and it becomes true, the exchange is abandoned (a long poll a
+  // stopping process does not wait out).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct HttpResponse {

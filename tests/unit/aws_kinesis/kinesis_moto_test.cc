@@ -4,7 +4,9 @@
 // shard, every shard after its parents; KPL aggregates made by AWS Labs'
 // aws-kinesis-agg come back de-aggregated; a reader reopened at its
 // positions reads the rest once; injected throttling and an expired iterator
-// lose nothing. Skipped, saying so, where moto_server is not installed.
+// lose nothing; a range of sequence numbers read again (ReadShardRange) is
+// exactly its records, or an error when the shard no longer holds them. Skipped, saying so, where moto_server
+// is not installed.
 //
 // moto quirks these tests live with: sequence numbers are small per-shard
 // counters; after a reshard moto keeps routing new records to the closed
@@ -17,6 +19,7 @@
 #include <set>
 
 #include "aws/kinesis/kpl_aggregation.h"
+#include "aws/kinesis/shard_range.h"
 #include "aws/kinesis/stream_reader.h"
 #include "common/base64.h"
 #include "moto_test_server.h"
@@ -55,7 +58,7 @@ class KinesisMotoTest : public testing::MotoTest {
 
   // Polls until every shard finished or stayed quiet for two polls in a row.
   struct ReadLog {
-    std::vector<std::pair<std::string, StreamRecord>> records;  // (shard, record) in reading order
+    std::vector<std::pair<std::string, ShardRecord>> records;  // (shard, record) in reading order
     std::vector<PollResult> polls;
   };
   static Status ReadAll(KinesisStreamReader& reader, ReadLog* log, int max_polls = 10000) {
@@ -64,7 +67,7 @@ class KinesisMotoTest : public testing::MotoTest {
       FLOE_ASSIGN_OR_RETURN(PollResult poll, reader.Poll());
       quiet = poll.caught_up ? quiet + 1 : 0;
       for (const ShardBatch& batch : poll.batches) {
-        for (const StreamRecord& record : batch.records) log->records.emplace_back(batch.shard_id, record);
+        for (const ShardRecord& record : batch.records) log->records.emplace_back(batch.shard_id, record);
       }
       log->polls.push_back(std::move(poll));
     }
@@ -202,7 +205,7 @@ TEST_F(KinesisMotoTest, ReshardedStreamIsReadOncePerShardInOrderParentsFirst) {
   for (const PollResult& poll : log.polls) {
     std::set<std::pair<std::string, std::string>> kinesis_records;
     for (const ShardBatch& batch : poll.batches) {
-      for (const StreamRecord& record : batch.records)
+      for (const ShardRecord& record : batch.records)
         kinesis_records.emplace(batch.shard_id, record.sequence_number);
     }
     if (kinesis_records.size() > 1) {
@@ -357,6 +360,63 @@ TEST_F(KinesisMotoTest, AtAndAfterSequenceNumberStartWhereTheySay) {
     EXPECT_EQ(log.records.front().second.data, first) << IteratorTypeName(type);
     EXPECT_EQ(log.records.back().second.data, "p4");
   }
+}
+
+TEST_F(KinesisMotoTest, ARangeReadAgainIsExactlyItsRecordsOrAnError) {
+  const std::string stream = "ranges";
+  Driver({{"command", "kinesis-create"}, {"stream", stream}, {"shards", 1}});
+  // Twelve records, the fifth a KPL aggregate of three user records.
+  std::vector<std::pair<std::string, std::string>> records = Records("r", 12);
+  records[4].second = AggregateForTesting(
+      {{"pk-a", "", "agg-0", 0, true}, {"pk-b", "", "agg-1", 1, true}, {"pk-a", "", "agg-2", 2, true}});
+  const Json put = Put(stream, records);
+  ASSERT_EQ(put.size(), 12u);
+  const std::string shard = put[0]["shard"].get<std::string>();
+  auto sequence = [&](int i) { return put[i]["sequence"].get<std::string>(); };
+  auto client = Client();
+  ASSERT_NE(client, nullptr);
+  int calls = 0;
+  client->json().SetExchangeForTesting([&](std::string_view operation, const http::HttpRequest& request,
+                                           const AwsJsonClient::Send& send) -> Result<http::HttpResponse> {
+    if (operation == "GetRecords" && ++calls <= 2) {
+      return http::HttpResponse{
+          400,
+          {},
+          calls == 1 ? R"({"__type":"ProvisionedThroughputExceededException","message":"slow down"})"
+                     : R"({"__type":"ExpiredIteratorException","message":"expired"})",
+          0};
+    }
+    return send(request);
+  });
+  ShardRangeOptions options;
+  options.max_records_per_call = 2;  // several pages, an expired iterator renewed after the last read
+  options.min_call_interval_ms = 0;
+  ASSERT_OK_AND_ASSIGN(auto range,
+                       ReadShardRange(*client, {stream, ""}, shard, sequence(2), sequence(9), options));
+  std::vector<std::string> data;
+  for (const ShardRecord& record : range) data.push_back(record.data);
+  EXPECT_EQ(data,
+            (std::vector<std::string>{"r2", "r3", "agg-0", "agg-1", "agg-2", "r5", "r6", "r7", "r8", "r9"}));
+  EXPECT_EQ(range.front().sequence_number, sequence(2));
+  EXPECT_EQ(range.back().sequence_number, sequence(9));
+  EXPECT_EQ(range[3].sequence_number, sequence(4));
+  EXPECT_EQ(range[3].subsequence_number, 1);
+  EXPECT_EQ(range[3].partition_key, "pk-b");
+
+  // A first record the shard no longer holds (moto starts at "1": "0" stands
+  // for a record trimmed by the retention period): not retryable, named.
+  auto trimmed = ReadShardRange(*client, {stream, ""}, shard, "0", sequence(3), options);
+  ASSERT_FALSE(trimmed.ok());
+  EXPECT_FALSE(trimmed.status().retryable());
+  EXPECT_NE(trimmed.status().message().find("no longer holds sequence number 0"), std::string::npos)
+      << trimmed.status().message();
+  // A last record past the open shard's end: nothing comes, a retryable error.
+  options.no_progress_timeout_ms = 300;
+  auto beyond = ReadShardRange(*client, {stream, ""}, shard, sequence(10), "999999", options);
+  ASSERT_FALSE(beyond.ok());
+  EXPECT_TRUE(beyond.status().retryable()) << beyond.status().ToString();
+  EXPECT_NE(beyond.status().message().find("no records from Kinesis"), std::string::npos)
+      << beyond.status().message();
 }
 
 TEST_F(KinesisMotoTest, MissingStreamIsNotFoundNamingIt) {

@@ -1,5 +1,5 @@
 // A `floe serve` in the test process: a SQLite catalog in a temp dir behind
-// RestHttpServer on a free loopback port, and clients pointed at it.
+// http_server::HttpServer on a free loopback port, and clients pointed at it.
 #pragma once
 
 #include <memory>
@@ -8,8 +8,8 @@
 
 #include "catalog/rest/rest_catalog.h"
 #include "catalog/rest_server/rest_catalog_service.h"
-#include "catalog/rest_server/rest_http_server.h"
 #include "catalog/sql/sql_metastore.h"
+#include "http_server/http_server.h"
 #include "io/http/http_transport.h"
 #include "test_util.h"
 
@@ -24,8 +24,9 @@ class RestServerTest : public ::testing::Test {
     auto service = RestCatalogService::Create(std::shared_ptr<Metastore>(std::move(*sql)), MakeLocalFileIO(),
                                               warehouse_, options);
     ASSERT_OK(service.status());
-    server_ = std::make_unique<RestHttpServer>(std::shared_ptr<RestCatalogService>(std::move(*service)),
-                                               RestHttpServerOptions{"127.0.0.1", 0, 1 << 20});
+    server_ =
+        std::make_unique<http_server::HttpServer>(std::shared_ptr<RestCatalogService>(std::move(*service)),
+                                                  http_server::HttpServerOptions{"127.0.0.1", 0, 1 << 20});
     auto port = server_->Bind();
     ASSERT_OK(port.status());
     port_ = *port;
@@ -56,7 +57,7 @@ class RestServerTest : public ::testing::Test {
 
   // One raw exchange, for what the client would never send.
   http::HttpResponse Raw(const std::string& method, const std::string& target, const std::string& body = "",
-                       std::vector<std::pair<std::string, std::string>> headers = {}) {
+                         std::vector<std::pair<std::string, std::string>> headers = {}) {
     http::HttpTransport transport(5000, 30000);
     http::HttpRequest request;
     request.method = method;
@@ -74,7 +75,7 @@ class RestServerTest : public ::testing::Test {
 
   floe::testing::TempDir dir_;
   std::string warehouse_;
-  std::unique_ptr<RestHttpServer> server_;
+  std::unique_ptr<http_server::HttpServer> server_;
   std::thread serve_thread_;
   Status serve_status_;
   int port_ = 0;

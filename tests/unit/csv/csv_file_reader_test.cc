@@ -94,6 +94,29 @@ TEST(CsvFileReaderTest, SnifferFindsDialectAndHeader) {
   EXPECT_EQ(plain->num_rows(), 2);
 }
 
+// AWS DMS writes CSV without a header, and Op first in CDC files only: a
+// headerless file takes the last of column_names, as many as it has fields.
+TEST(CsvFileReaderTest, HeaderlessFilesTakeTheLastOfColumnNames) {
+  CsvReadOptions options = Options(false);
+  options.header = false;
+  options.column_names = {"Op", "AR_H_CHANGE_SEQ", "id", "name"};
+  ASSERT_OK_AND_ASSIGN(
+      auto cdc,
+      CsvFileReader::Open(File("20240308-1.csv", "U,20240308000000000000000000000000007,1,ann\n"), options));
+  EXPECT_EQ(SchemaToString(cdc->schema()), "Op: string\nAR_H_CHANGE_SEQ: string\nid: string\nname: string\n");
+  EXPECT_EQ(ReadAll(*cdc),
+            "{\"Op\":\"U\",\"AR_H_CHANGE_SEQ\":\"20240308000000000000000000000000007\",\"id\":\"1\",\"name\":"
+            "\"ann\"}\n");
+  ASSERT_OK_AND_ASSIGN(auto load, CsvFileReader::Open(File("LOAD00000001.csv", "1,ann\n2,bob\n"), options));
+  EXPECT_EQ(SchemaToString(load->schema()), "id: string\nname: string\n");
+  auto wider = CsvFileReader::Open(File("wide.csv", "a,b,c,d,e\n"), options);
+  ASSERT_FALSE(wider.ok());
+  EXPECT_NE(
+      wider.status().message().find("wide.csv: its records have 5 fields, but column_names names 4 columns"),
+      std::string::npos)
+      << wider.status().message();
+}
+
 TEST(CsvFileReaderTest, BadRowsAreRescuedAndTheRestLands) {
   const std::string text = "k,v\n1,a\n2,b,extra\n3\n4,\"never closed\n5,e\n6,\xff\n7,g\n";
   CsvReadOptions options = Options();

@@ -435,5 +435,29 @@ TEST_F(ContinuousPipelineTest, TraceRecordsPollsBatchesMaintenanceAndIdleMemory)
   EXPECT_NE(by_event["iteration"][0].find("\"rss_bytes\":"), std::string::npos);
 }
 
+// [source] notifications = "inotify": with a one-minute interval only the
+// landing's events can start the poll that commits it, and a stop still
+// ends Run at once.
+TEST_F(ContinuousPipelineTest, InotifyEventsStartThePollThatCommitsALanding) {
+  WriteCdaFile("cc_a", "1", 1000, "part-0.parquet", {{1, "1", 0, "one"}});
+  WriteManifest({{"cc_a", 1000}});
+  PipelineConfig config = config_;
+  config.trigger.interval_ms = 60'000;
+  config.source.notifications.kind = NotificationKind::kInotify;
+  ASSERT_OK_AND_ASSIGN(auto pipeline, Pipeline::Open(config, TracedOptions()));
+  BackgroundRun run(*pipeline);
+  ASSERT_TRUE(Eventually([&] { return BatchesOf(trace_path_, "cc_a") == 1; }, kPatience)) << log_.str();
+
+  const auto landed = std::chrono::steady_clock::now();
+  WriteCdaFile("cc_a", "1", 2000, "part-0.parquet", {{2, "2", 0, "two"}});
+  WriteManifest({{"cc_a", 2000}});
+  ASSERT_TRUE(Eventually([&] { return BatchesOf(trace_path_, "cc_a") == 2; }, kPatience)) << log_.str();
+  EXPECT_LT(std::chrono::steady_clock::now() - landed, std::chrono::seconds(30))
+      << "it waited for the interval";
+  EXPECT_LT(run.Finish(), 2000.0);
+  ASSERT_OK(run.result());
+  EXPECT_EQ(Rows("cc_a").size(), 2u);
+}
+
 }  // namespace
 }  // namespace floe::ingest

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace floe::ingest {
@@ -64,6 +65,47 @@ TEST(ProgressReporterTest, LogModeWritesOneLinePerBatchWithoutCarriageReturns) {
             "batch 8 cc_claim: 1 file, 1 row (0 ins, 0 upd, 0 del, 0 stale), 0 quarantined, no snapshot, "
             "0.0 s\n"
             "done\n");
+}
+
+TEST(ProgressReporterTest, JsonModeWritesOneObjectPerLineWithStableKeys) {
+  std::ostringstream out;
+  ProgressReporter reporter(out, /*terminal=*/true);  // JSON never draws a progress line
+  reporter.SetJson("orders");
+  reporter.StartTable("cc_claim", 13);
+  for (int i = 0; i < 13; ++i) reporter.FileRead(100, 1000);
+  reporter.BatchDone("cc_claim", 7, SampleBatch(), 0.8);
+  reporter.EndTable();
+  reporter.Message("warning: cc_claim: a \"quoted\" name\nand \xff bytes");
+  reporter.Event("quarantined", LogLevel::kWarning, "quarantined /l/<script>.csv: bad",
+                 {{"table", "cc_claim"}, {"uri", "/l/<script>.csv"}, {"reason", "bad"}});
+  reporter.Message("run failed: the catalog is down");
+  BatchResult empty = SampleBatch();
+  empty.snapshot_id.reset();
+  reporter.BatchDone("cc_claim", 8, empty, 0.1);
+  std::istringstream lines(out.str());
+  std::vector<nlohmann::json> parsed;
+  for (std::string line; std::getline(lines, line);) {
+    ASSERT_EQ(line.find('\r'), std::string::npos);
+    parsed.push_back(nlohmann::json::parse(line));
+  }
+  ASSERT_EQ(parsed.size(), 5u);
+  for (const nlohmann::json& line : parsed) {
+    for (const char* key : {"ts", "level", "pipeline", "event", "msg"}) EXPECT_TRUE(line.contains(key)) << key;
+    EXPECT_EQ(line["pipeline"], "orders");
+    EXPECT_EQ(line["ts"].get<std::string>().size(), 24u);  // 2026-12-01T12:00:05.250Z
+  }
+  EXPECT_EQ(parsed[0]["event"], "batch");
+  EXPECT_EQ(parsed[0]["level"], "info");
+  EXPECT_EQ(parsed[0]["batch"], 7);
+  EXPECT_EQ(parsed[0]["inserted"], 1024);
+  EXPECT_EQ(parsed[0]["snapshot"], "123");  // a string: 63-bit ids are not safe as JSON numbers
+  EXPECT_EQ(parsed[0]["quarantined"], 1);
+  EXPECT_EQ(parsed[1]["level"], "warning");
+  EXPECT_EQ(parsed[1]["msg"], "warning: cc_claim: a \"quoted\" name\nand \xef\xbf\xbd bytes");
+  EXPECT_EQ(parsed[2]["event"], "quarantined");
+  EXPECT_EQ(parsed[2]["uri"], "/l/<script>.csv");
+  EXPECT_EQ(parsed[3]["level"], "error");
+  EXPECT_TRUE(parsed[4]["snapshot"].is_null());  // committed nothing
 }
 
 TEST(ProgressReporterTest, TerminalModeRedrawsOneLineAndEndsItWithANewline) {

@@ -113,7 +113,7 @@ TEST_F(SideTablesTest, RowsCommitOnceWhateverMomentTheProcessDies) {
 
   // The data commit lands, the process dies before the side append: recovery finishes it.
   ASSERT_OK_AND_ASSIGN(iceberg::Snapshot committed, CommitTarget(7, summary));
-  ASSERT_OK(CompleteSideCommitsOf(*catalog_, target_, committed.snapshot_id, "p1", 7));
+  ASSERT_OK(CompleteSideCommits(*catalog_, target_, committed, "p1", 7));
   const std::multiset<std::pair<std::string, int64_t>> expected{
       {"a.parquet", 3}, {"a.parquet", 9}, {"b.parquet", 0}};
   EXPECT_EQ(SideRows("bad_rows", &snapshots), expected);
@@ -127,7 +127,7 @@ TEST_F(SideTablesTest, RowsCommitOnceWhateverMomentTheProcessDies) {
   EXPECT_TRUE(side_batch);
 }
 
-TEST_F(SideTablesTest, NewColumnsEvolveTheSideTableAndMismatchedBatchesAreRefused) {
+TEST_F(SideTablesTest, NewColumnsEvolveTheSideTableAndBatchesOfOtherSchemasJoinIt) {
   {
     SideTables side;
     ASSERT_OK(side.Add("quarantine", BadRows({{"a", 1}})));
@@ -138,13 +138,14 @@ TEST_F(SideTablesTest, NewColumnsEvolveTheSideTableAndMismatchedBatchesAreRefuse
   SideTables side;
   ASSERT_OK(side.Add("quarantine", RecordBatch{}));  // no rows: ignored
   ASSERT_OK(side.Add("quarantine", BadRows({{"b", 2}}, /*with_detail=*/true)));
-  Status mixed = side.Add("quarantine", BadRows({{"c", 3}}));
-  EXPECT_EQ(mixed.kind(), ErrorKind::kInvalidArgument);
-  EXPECT_NE(mixed.message().find("side table quarantine"), std::string::npos) << mixed.ToString();
+  // Quarantined rows carry their unit's columns: a batch without `detail` joins.
+  ASSERT_OK(side.Add("quarantine", BadRows({{"c", 3}})));
+  EXPECT_EQ(side.RowCounts().at("quarantine"), 2);
   ASSERT_OK_AND_ASSIGN(auto summary, side.WritePending(*catalog_, target_, "b2-x", 2));
   ASSERT_OK_AND_ASSIGN(iceberg::Snapshot committed, CommitTarget(2, summary));
   ASSERT_OK(CompleteSideCommits(*catalog_, target_, committed, "p1", 2));
-  EXPECT_EQ(SideRows("quarantine"), (std::multiset<std::pair<std::string, int64_t>>{{"a", 1}, {"b", 2}}));
+  EXPECT_EQ(SideRows("quarantine"),
+            (std::multiset<std::pair<std::string, int64_t>>{{"a", 1}, {"b", 2}, {"c", 3}}));
   ASSERT_OK_AND_ASSIGN(auto ops, catalog_->LoadTable(SideTableId(target_, "quarantine")));
   ASSERT_OK_AND_ASSIGN(iceberg::Table table, iceberg::Table::Load(std::move(ops)));
   EXPECT_NE(table.metadata().CurrentSchema()->FindFieldByName("detail"), nullptr);

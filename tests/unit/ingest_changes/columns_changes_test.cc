@@ -157,6 +157,22 @@ TEST(ColumnsChangesTest, DmsFullLoadRowsWithoutAChangeSequenceAreOldest) {
   EXPECT_EQ(changes.bad_rows[0].reason, "column AR_H_CHANGE_SEQ: a delete without an ordering value");
   EXPECT_EQ(changes.bad_rows[1].row, 13);
   EXPECT_EQ(changes.bad_rows[1].reason, "column AR_H_CHANGE_SEQ: an update without an ordering value");
+
+  // A CDC file of a task that writes no AR_H_CHANGE_SEQ: its updates are bad
+  // rows saying what to configure instead.
+  const Schema unsequenced = {MakeField("Op", String()), MakeField("dms_ts", String()),
+                              MakeField("id", Int64())};
+  ASSERT_OK_AND_ASSIGN(auto unsequenced_bound, convention.Bind(unsequenced));
+  ASSERT_OK_AND_ASSIGN(
+      ChunkChanges refused,
+      unsequenced_bound->Extract(
+          Scanned(unsequenced, {Strings({"U"}), Strings({"2024-03-08 10:00:00.000001"}), Longs({7})},
+                  *unsequenced_bound),
+          0));
+  ASSERT_EQ(refused.bad_rows.size(), 1u);
+  EXPECT_THAT(refused.bad_rows[0].reason,
+              HasSubstr("an update in a file without the ordering column AR_H_CHANGE_SEQ"));
+  EXPECT_THAT(refused.bad_rows[0].reason, HasSubstr("TimestampColumnName column: [merge] order_by"));
 }
 
 TEST(ColumnsChangesTest, NullOperationCodesAreBadRowsAndAppendDropsThem) {

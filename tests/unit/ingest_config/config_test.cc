@@ -368,6 +368,31 @@ TEST_F(ConfigTest, UnknownKeysAndSectionsAreErrors) {
               HasSubstr("unknown key [s3] secret"));
 }
 
+TEST_F(ConfigTest, ObservabilitySection) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig defaults, Parse(kMinimal));
+  EXPECT_TRUE(defaults.observability.http.empty());
+  EXPECT_EQ(defaults.observability.log_format, LogFormat::kText);
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, Parse(std::string(kMinimal) + R"toml(
+[observability]
+http = "0.0.0.0:9464"
+token = "0123456789abcdef0123"
+allowed_hosts = ["floe.internal"]
+cors_origins = ["https://grafana.example.com"]
+log_format = "json"
+)toml"));
+  EXPECT_EQ(config.observability.http, "0.0.0.0:9464");
+  EXPECT_EQ(config.observability.token, "0123456789abcdef0123");
+  EXPECT_EQ(config.observability.allowed_hosts, std::vector<std::string>{"floe.internal"});
+  EXPECT_EQ(config.observability.cors_origins, std::vector<std::string>{"https://grafana.example.com"});
+  EXPECT_EQ(config.observability.log_format, LogFormat::kJson);
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[observability]\nhttp = \"9464\"\n"),
+              HasSubstr("[observability] http: expected host:port"));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[observability]\nlog_format = \"xml\"\n"),
+              HasSubstr("[observability] log_format: expected \"text\" or \"json\""));
+  EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[observability]\nport = 9464\n"),
+              HasSubstr("unknown key [observability] port"));
+}
+
 TEST_F(ConfigTest, WrongTypesNameTheKeyAndWhatWasExpected) {
   EXPECT_THAT(ErrorOf(std::string(kMinimal) + "[trigger]\ninterval = \"soon\"\n"),
               HasSubstr("/etc/floe/pipeline.toml: [trigger] interval: expected a duration like \"60s\" or a "
@@ -533,6 +558,7 @@ TEST_F(ConfigTest, LoadReadsTheFileAndReportsAMissingOne) {
 // docs/configuration.md parses: the documentation cannot drift from the code.
 TEST_F(ConfigTest, DocumentedExamplesParse) {
   ::setenv("KAFKA_PASSWORD", "example", 1);  // the Kafka example's ${KAFKA_PASSWORD}
+  ::setenv("FLOE_HTTP_TOKEN", "example-token-0123456789", 1);  // [observability]'s
   std::ifstream in(std::string(FLOE_SOURCE_DIR) + "/docs/configuration.md");
   ASSERT_TRUE(in.good());
   std::string docs((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -1170,8 +1196,8 @@ on_bad_record = "skip"
   EXPECT_EQ(config.source.kafka.bootstrap_servers, "b1:9092,b2:9092");
   EXPECT_EQ(config.source.kafka.topics.size(), 2u);
   EXPECT_EQ(config.source.kafka.topic_tables.at("dbserver1.inventory.orders"), "orders_v2");
-  EXPECT_TRUE(config.source.kafka.start_at_latest);
-  EXPECT_EQ(config.source.kafka.on_bad_record, StreamBadRecordPolicy::kSkip);
+  EXPECT_TRUE(config.source.stream.start_at_latest);
+  EXPECT_EQ(config.source.stream.on_bad_record, StreamBadRecordPolicy::kSkip);
   EXPECT_EQ(config.source.kafka.properties.at("security.protocol"), "SASL_SSL");
   EXPECT_TRUE(config.source.text.infer_column_types) << "record values are inferred by default";
   EXPECT_EQ(config.trigger.max_records_per_batch, 5000);
@@ -1191,9 +1217,9 @@ changes = "debezium"
 )",
                                                          "[merge]\nkeys = [\"id\"]\n"));
   EXPECT_EQ(config.source.format, SourceFormat::kAvro);
-  EXPECT_EQ(config.source.kafka.schema_registry_url, "http://r1:8081,http://r2:8081");
-  EXPECT_EQ(config.source.kafka.schema_registry_auth, std::optional<std::string>("key:secret"));
-  EXPECT_EQ(config.source.kafka.schema_registry_token, std::nullopt);
+  EXPECT_EQ(config.source.stream.schema_registry_url, "http://r1:8081,http://r2:8081");
+  EXPECT_EQ(config.source.stream.schema_registry_auth, std::optional<std::string>("key:secret"));
+  EXPECT_EQ(config.source.stream.schema_registry_token, std::nullopt);
 }
 
 TEST(KafkaConfigTest, KafkaSourcesRefuseWhatDoesNotApply) {
@@ -1222,6 +1248,186 @@ TEST(KafkaConfigTest, KafkaSourcesRefuseWhatDoesNotApply) {
   EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\n[source.kafka]\n\"group.id\" = \"g\"\n"),
               HasSubstr("managed by floe"));
   EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\nchanges = \"debezium\"\n"), HasSubstr("needs keys"));
+}
+
+TEST(KinesisConfigTest, KinesisSourcesTakeAStreamByNameOrArnAndDebeziumDefaults) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, ParseKafka(R"(discovery = "kinesis"
+uri = "kinesis://dbserver1.inventory.customers"
+changes = "debezium"
+starting_position = "LATEST"
+on_bad_record = "fail"
+endpoint = "http://127.0.0.1:4566"
+region = "eu-west-1"
+)",
+                                                         "[merge]\nkeys = [\"id\"]\n"));
+  EXPECT_EQ(config.source.discovery, DiscoveryKind::kKinesis);
+  EXPECT_EQ(config.source.format, SourceFormat::kJson);
+  EXPECT_EQ(config.source.kinesis.stream, "dbserver1.inventory.customers");
+  EXPECT_EQ(config.source.kinesis.table, "dbserver1.inventory.customers") << "the stream names the table";
+  EXPECT_EQ(config.source.kinesis.stream_arn, "");
+  EXPECT_EQ(config.source.kinesis.endpoint, "http://127.0.0.1:4566");
+  EXPECT_EQ(config.source.kinesis.region, "eu-west-1");
+  EXPECT_TRUE(config.source.stream.start_at_latest);
+  EXPECT_EQ(config.source.stream.on_bad_record, StreamBadRecordPolicy::kFail);
+  ASSERT_EQ(config.merge.order_by.size(), 2u);
+  EXPECT_EQ(config.merge.order_by[0].name, "source.ts_ms");
+  EXPECT_EQ(config.merge.order_by[1].name, "kinesis.arrival") << "the arrival time breaks ties";
+  EXPECT_EQ(config.merge.order_by[1].kind, OrderingKind::kTimestamp);
+
+  ASSERT_OK_AND_ASSIGN(PipelineConfig by_arn, ParseKafka(R"(discovery = "kinesis"
+uri = "arn:aws:kinesis:ap-south-1:123456789012:stream/clicks"
+table = "click_events"
+kinesis_metadata = true
+)"));
+  EXPECT_EQ(by_arn.source.kinesis.stream, "clicks");
+  EXPECT_EQ(by_arn.source.kinesis.stream_arn, "arn:aws:kinesis:ap-south-1:123456789012:stream/clicks");
+  EXPECT_EQ(by_arn.source.kinesis.region, "ap-south-1") << "the ARN names the region";
+  EXPECT_EQ(by_arn.source.kinesis.table, "click_events");
+  EXPECT_TRUE(by_arn.source.stream.metadata_column);
+  EXPECT_FALSE(by_arn.source.stream.start_at_latest);
+  EXPECT_EQ(by_arn.merge.mode, WriteMode::kAppend);
+}
+
+TEST(KinesisConfigTest, KinesisSourcesRefuseWhatDoesNotApply) {
+  const std::string base = "discovery = \"kinesis\"\nuri = \"kinesis://s\"\n";
+  EXPECT_THAT(KafkaError("discovery = \"kinesis\"\n"), HasSubstr("kinesis://<stream name> or its ARN"));
+  EXPECT_THAT(KafkaError("discovery = \"kinesis\"\nuri = \"kafka://b:9092\"\n"),
+              HasSubstr("kinesis://<stream name> or its ARN"));
+  EXPECT_THAT(KafkaError("discovery = \"kinesis\"\nuri = \"arn:aws:sqs:us-east-1:1:stream/x\"\n"),
+              HasSubstr("kinesis://<stream name> or its ARN"));
+  EXPECT_THAT(KafkaError("discovery = \"kinesis\"\nuri = \"kinesis://bad name\"\n"),
+              HasSubstr("is not a Kinesis stream name"));
+  EXPECT_THAT(KafkaError("discovery = \"kinesis\"\nuri = \"arn:aws:kinesis:us-east-1:1:stream/s\"\n"
+                         "region = \"eu-west-1\"\n"),
+              HasSubstr("the stream ARN in uri names region \"us-east-1\""));
+  EXPECT_THAT(KafkaError(base + "endpoint = \"127.0.0.1:4566\"\n"),
+              HasSubstr("expected http(s)://host[:port]"));
+  EXPECT_THAT(KafkaError(base + "starting_position = \"earliest\"\n"), HasSubstr("TRIM_HORIZON"));
+  EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\n"), HasSubstr("unknown key [source] topics"));
+  EXPECT_THAT(KafkaError(base + "kafka_metadata = true\n"), HasSubstr("unknown key [source] kafka_metadata"));
+  EXPECT_THAT(KafkaError(base + "settle = \"5s\"\n"), HasSubstr("not to discovery \"kinesis\""));
+  EXPECT_THAT(KafkaError(base + "changes = \"dms\"\n"), HasSubstr("Kinesis records take"));
+  EXPECT_THAT(KafkaError(base + "format = \"avro\"\n"), HasSubstr("set schema_registry"));
+  EXPECT_THAT(
+      KafkaError("discovery = \"kafka\"\nuri = \"kafka://b:9092\"\ntopics = [\"a\"]\nregion = \"x\"\n"),
+      HasSubstr("unknown key [source] region"));
+}
+
+// DMS's CSV output has no header: the columns come from column_names, for
+// every table or per [tables.<name>].
+TEST(CsvColumnNamesTest, HeaderlessCsvTakesColumnNamesPerTable) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, ParseKafka(R"(changes = "dms"
+format = "csv"
+uri = "/data/dms"
+column_names = ["Op", "AR_H_CHANGE_SEQ", "id", "name"]
+)",
+                                                         R"([merge]
+keys = ["id"]
+[tables.orders]
+column_names = ["Op", "AR_H_CHANGE_SEQ", "id", "amount"]
+)"));
+  EXPECT_EQ(config.source.text.column_names,
+            (std::vector<std::string>{"Op", "AR_H_CHANGE_SEQ", "id", "name"}));
+  EXPECT_EQ(config.source.text.table_column_names.at("orders"),
+            (std::vector<std::string>{"Op", "AR_H_CHANGE_SEQ", "id", "amount"}));
+  EXPECT_THAT(KafkaError("format = \"parquet\"\nuri = \"/d\"\ncolumn_names = [\"a\"]\n"),
+              HasSubstr("column_names: applies only to format = \"csv\""));
+  EXPECT_THAT(KafkaError("format = \"parquet\"\nuri = \"/d\"\n", "[tables.t]\ncolumn_names = [\"a\"]\n"),
+              HasSubstr("[tables.t] column_names: applies only to format = \"csv\""));
+  EXPECT_THAT(KafkaError("format = \"csv\"\nuri = \"/d\"\ncolumn_names = [\"a\", \"a\"]\n"),
+              HasSubstr("names \"a\" twice"));
+  EXPECT_THAT(KafkaError("format = \"csv\"\nuri = \"/d\"\ncolumn_names = []\n"), HasSubstr("is empty"));
+}
+
+Result<PipelineConfig> ParseSource(const std::string& source) {
+  return ParsePipelineConfig("name = \"n\"\n[source]\n" + source + kKafkaCatalog, "/etc/floe/pipeline.toml");
+}
+
+std::string SourceError(const std::string& source) {
+  auto result = ParseSource(source);
+  return result.ok() ? "<parsed without error>" : result.status().message();
+}
+
+TEST(NotificationConfigTest, SqsQueueAndItsKeys) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, ParseSource(R"(format = "parquet"
+uri = "s3://landing/events"
+queue_url = "https://sqs.eu-west-1.amazonaws.com/123456789012/landing"
+sqs_endpoint = "http://127.0.0.1:4566/"
+backfill_interval = "6h"
+backfill_on_start = false
+visibility_timeout = "2m"
+wait_time = "5s"
+max_messages = 500
+)"));
+  const NotificationConfig& notifications = config.source.notifications;
+  EXPECT_EQ(notifications.kind, NotificationKind::kSqs);
+  EXPECT_EQ(notifications.queue_url, "https://sqs.eu-west-1.amazonaws.com/123456789012/landing");
+  EXPECT_EQ(notifications.sqs_endpoint, "http://127.0.0.1:4566");
+  EXPECT_EQ(notifications.backfill_interval_ms, int64_t{6} * 3600 * 1000);
+  EXPECT_FALSE(notifications.backfill_on_start);
+  EXPECT_EQ(notifications.visibility_timeout_ms, 120'000);
+  EXPECT_EQ(notifications.wait_time_ms, 5'000);
+  EXPECT_EQ(notifications.max_messages, 500);
+
+  // The sqs:// spelling is the same queue; defaults.
+  ASSERT_OK_AND_ASSIGN(PipelineConfig short_form, ParseSource(R"(format = "cda"
+uri = "s3://landing/cda"
+notifications = "sqs://sqs.eu-west-1.amazonaws.com/123456789012/landing"
+)"));
+  EXPECT_EQ(short_form.source.notifications.kind, NotificationKind::kSqs);
+  EXPECT_EQ(short_form.source.notifications.queue_url,
+            "https://sqs.eu-west-1.amazonaws.com/123456789012/landing");
+  EXPECT_EQ(short_form.source.notifications.backfill_interval_ms, int64_t{3600} * 1000);
+  EXPECT_TRUE(short_form.source.notifications.backfill_on_start);
+  EXPECT_EQ(short_form.source.notifications.visibility_timeout_ms, 300'000);
+  EXPECT_EQ(short_form.source.notifications.wait_time_ms, 20'000);
+  EXPECT_EQ(short_form.source.notifications.max_messages, 10'000);
+
+  ASSERT_OK_AND_ASSIGN(PipelineConfig inotify,
+                       ParseSource("format = \"jsonl\"\nuri = \"/landing/clicks\"\n"
+                                   "notifications = \"inotify\"\nbackfill_interval = 0\n"));
+  EXPECT_EQ(inotify.source.notifications.kind, NotificationKind::kInotify);
+  EXPECT_EQ(inotify.source.notifications.backfill_interval_ms, 0);
+  ASSERT_OK_AND_ASSIGN(PipelineConfig listing, ParseSource("format = \"parquet\"\nuri = \"/landing/x\"\n"));
+  EXPECT_EQ(listing.source.notifications.kind, NotificationKind::kNone);
+  EXPECT_STREQ(NotificationKindName(NotificationKind::kInotify), "inotify");
+}
+
+TEST(NotificationConfigTest, KeysThatDoNotApplyAreRefusedByName) {
+  const std::string s3 = "format = \"parquet\"\nuri = \"s3://landing/events\"\n";
+  const std::string queue = "queue_url = \"https://sqs.us-east-1.amazonaws.com/1/q\"\n";
+  EXPECT_THAT(
+      SourceError("format = \"parquet\"\nuri = \"/landing/x\"\n" + queue),
+      HasSubstr(
+          "[source] queue_url: SQS notifications announce S3 objects, but uri \"/landing/x\" is a local"));
+  EXPECT_THAT(SourceError(s3 + "notifications = \"inotify\"\n"),
+              HasSubstr("[source] notifications: \"inotify\" watches a local directory"));
+  EXPECT_THAT(SourceError(s3 + "notifications = \"sqs\"\n"),
+              HasSubstr("\"sqs\" needs the queue: set queue_url"));
+  EXPECT_THAT(SourceError(s3 + "notifications = \"kinesis\"\n"), HasSubstr("expected \"sqs://<host>"));
+  EXPECT_THAT(SourceError(s3 + "notifications = \"sqs://host-only\"\n"),
+              HasSubstr("<account id>/<queue name>"));
+  EXPECT_THAT(SourceError(s3 + "notifications = \"sqs://h/1/q\"\n" + queue), HasSubstr("not both"));
+  EXPECT_THAT(SourceError(s3 + "notifications = \"none\"\n" + queue), HasSubstr("is an SQS queue, but"));
+  EXPECT_THAT(SourceError(s3 + "queue_url = \"sqs.us-east-1.amazonaws.com/1/q\"\n"),
+              HasSubstr("[source] queue_url: expected https://sqs.<region>"));
+  EXPECT_THAT(SourceError(s3 + "visibility_timeout = \"1m\"\n"),
+              HasSubstr("[source] visibility_timeout: applies to SQS notifications"));
+  EXPECT_THAT(
+      SourceError("format = \"parquet\"\nuri = \"/x/y\"\nnotifications = \"inotify\"\nmax_messages = 5\n"),
+      HasSubstr("[source] max_messages: applies to SQS notifications"));
+  EXPECT_THAT(SourceError(s3 + "backfill_interval = \"1h\"\n"),
+              HasSubstr("[source] backfill_interval: applies with notifications"));
+  EXPECT_THAT(SourceError(s3 + queue + "visibility_timeout = \"13h\"\n"), HasSubstr("between 1s and 12h"));
+  EXPECT_THAT(SourceError(s3 + queue + "wait_time = \"21s\"\n"), HasSubstr("at most 20s"));
+  EXPECT_THAT(SourceError(s3 + queue + "max_messages = 0\n"), HasSubstr("between 1 and 100000"));
+  EXPECT_THAT(SourceError(s3 + queue + "sqs_endpoint = \"http://h:1/path\"\n"),
+              HasSubstr("[source] sqs_endpoint"));
+  EXPECT_THAT(KafkaError("discovery = \"kafka\"\nuri = \"kafka://b:9092\"\ntopics = [\"a\"]\n" + queue),
+              HasSubstr("[source] queue_url: applies to files (discovery \"cda\" or \"prefix\")"));
+  EXPECT_THAT(KafkaError("discovery = \"kafka\"\nuri = \"kafka://b:9092\"\ntopics = [\"a\"]\n"
+                         "backfill_interval = \"1h\"\n"),
+              HasSubstr("[source] backfill_interval: applies to files"));
 }
 
 }  // namespace

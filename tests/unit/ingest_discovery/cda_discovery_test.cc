@@ -6,6 +6,7 @@
 #include <fstream>
 #include <string>
 
+#include "io/fault_injecting_file_io.h"
 #include "test_util.h"
 
 namespace floe::ingest {
@@ -283,6 +284,32 @@ TEST_F(CdaSourceTest, ListsOnlyFoldersAfterThePreviousWatermark) {
   // Without a watermark (first run) everything committed is listed.
   ASSERT_OK_AND_ASSIGN(DiscoveryResult first, Discover());
   EXPECT_EQ(first.files.size(), 4u);
+}
+
+// A table whose lastSuccessfulWriteTimestamp is still its watermark has no
+// new committed folder: it is not listed at all (a poll of an export where
+// few tables moved costs the manifest and the lists of those tables).
+TEST_F(CdaSourceTest, ATableWhoseManifestEntryDidNotMoveIsNotListed) {
+  WriteManifest(R"({"moved": {"lastSuccessfulWriteTimestamp": "1764547300000", "schemaHistory": {"f": "1"}},
+                    "still": {"lastSuccessfulWriteTimestamp": "1764547200000", "schemaHistory": {"f": "1"}}})");
+  Write("moved/f/1764547300000/new.parquet");
+  Write("still/f/1764547200000/old.parquet");
+  Write("still/f/1764547250000/uncommitted.parquet");
+  const std::map<std::string, TableWatermark> previous = {
+      {"moved", TableWatermark{"moved", 1764547200000, {"f"}}},
+      {"still", TableWatermark{"still", 1764547200000, {"f"}}}};
+  auto io = std::make_shared<FaultInjectingFileIO>(MakeLocalFileIO());
+  SourceConfig config;
+  config.uri = dir_.path().string();
+  ASSERT_OK_AND_ASSIGN(auto source, MakeDiscovery(config, io, IsParquet));
+  ASSERT_OK_AND_ASSIGN(DiscoveryResult discovery, source->Discover(previous, 0));
+  EXPECT_EQ(Relative(discovery), std::vector<std::string>{"moved/f/1764547300000/new.parquet"});
+  ASSERT_EQ(discovery.new_watermarks.size(), 2u);
+  std::vector<std::string> listed;
+  for (const std::string& call : io->CallLog()) {
+    if (call.find(" List ") != std::string::npos) listed.push_back(call.substr(call.find(" List ") + 6));
+  }
+  EXPECT_EQ(listed, std::vector<std::string>{dir_.File("moved/f")});
 }
 
 }  // namespace

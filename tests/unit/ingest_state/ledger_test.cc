@@ -437,8 +437,8 @@ TEST_F(LedgerTest, StreamRangesRoundTripAndNeverOverlap) {
   EXPECT_EQ(stored.file.range.last, big);
   const std::string longest = "1" + std::string(128, '7');  // 129 digits, the API's maximum
   ASSERT_OK(ledger->RecordDiscovered({Range("shardId-000000000002", longest, longest)}, 1).status());
-  EXPECT_EQ(OnlyFile(*ledger, StreamRangeUri("kafka", StreamRange{"shop.orders", "shardId-000000000002", longest,
-                                                                   longest}))
+  EXPECT_EQ(OnlyFile(*ledger, StreamRangeUri("kafka", StreamRange{"shop.orders", "shardId-000000000002",
+                                                                  longest, longest}))
                 .file.range.last,
             longest);
   EXPECT_EQ(ledger->RecordDiscovered({Range("shardId-000000000003", "1", longest + "0")}, 1).status().kind(),
@@ -498,9 +498,83 @@ TEST_F(LedgerTest, AVersionOneLedgerIsMigratedInPlace) {
   ASSERT_OK(ledger->RecordDiscovered({Range("0", "0", "9")}, 1).status());
   ASSERT_OK_AND_ASSIGN(int64_t batch, ledger->OpenBatch("orders", {"kafka://shop.orders/0/0-9"}));
   EXPECT_EQ(batch, 8);  // ids continue after the migrated ones
+  LedgerExpectationCount positive;
+  positive.name = "positive";
+  positive.action = "warn";
+  positive.checked = 9;
+  positive.passed = 9;
+  ASSERT_OK(ledger->CommitBatch(batch, 43, std::nullopt, {positive}));  // the counts of version 4
   ledger.reset();
-  ASSERT_OK_AND_ASSIGN(auto reopened, Ledger::Open(StateDir()));  // already version 2: opens as is
+  ASSERT_OK_AND_ASSIGN(auto reopened, Ledger::Open(StateDir()));  // already version 4: opens as is
   EXPECT_EQ(reopened->Files({}).ValueOr({}).size(), 2u);
+  EXPECT_EQ(reopened->ExpectationCounts(std::string("orders")).ValueOr({}).size(), 1u);
+}
+
+TEST_F(LedgerTest, ExpectationCountsCommitWithTheBatchAndAVersionThreeLedgerGainsThem) {
+  { ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir())); }
+  {
+    // The layout of a version 3 ledger (batch stats and table conditions,
+    // no batch_expectations).
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((StateDir() + "/ledger.db").c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(
+        sqlite3_exec(db,
+                     "DROP TABLE batch_expectations; UPDATE meta SET value = 3 WHERE key = 'schema_version';",
+                     nullptr, nullptr, nullptr),
+        SQLITE_OK)
+        << sqlite3_errmsg(db);
+    sqlite3_close(db);
+  }
+  {
+    // Read-only (`floe files`) does not migrate: a version 3 ledger has no counts.
+    ASSERT_OK_AND_ASSIGN(auto read_only, Ledger::OpenReadOnly(StateDir()));
+    ASSERT_OK_AND_ASSIGN(auto none, read_only->ExpectationCounts(std::nullopt));
+    EXPECT_TRUE(none.empty());
+  }
+  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+  ASSERT_OK(ledger->RecordDiscovered({File("/cda/a.parquet", "cc_claim", "k")}, 1).status());
+  ASSERT_OK_AND_ASSIGN(int64_t batch, ledger->OpenBatch("cc_claim", {"/cda/a.parquet"}));
+  LedgerExpectationCount positive;
+  positive.name = "positive";
+  positive.action = "drop";
+  positive.checked = 10;
+  positive.passed = 7;
+  positive.failed = 3;
+  LedgerExpectationCount known = positive;
+  known.name = "known";
+  known.action = "warn";
+  ASSERT_OK(ledger->CommitBatch(batch, 42, std::nullopt, {positive, known}));
+  ASSERT_OK_AND_ASSIGN(auto counts, ledger->ExpectationCounts(std::string("cc_claim")));
+  ASSERT_EQ(counts.size(), 2u);
+  EXPECT_EQ(counts[0].batch_id, batch);
+  EXPECT_EQ(counts[0].table, "cc_claim");
+  EXPECT_EQ(counts[0].name, "positive");  // in the order recorded
+  EXPECT_EQ(counts[0].action, "drop");
+  EXPECT_EQ(counts[0].checked, 10);
+  EXPECT_EQ(counts[0].passed, 7);
+  EXPECT_EQ(counts[0].failed, 3);
+  EXPECT_EQ(counts[1].name, "known");
+  EXPECT_TRUE(ledger->ExpectationCounts(std::string("other")).ValueOr({{}}).empty());
+  ledger.reset();
+  {
+    ASSERT_OK_AND_ASSIGN(auto read_only, Ledger::OpenReadOnly(StateDir()));
+    EXPECT_EQ(read_only->ExpectationCounts(std::nullopt).ValueOr({}).size(), 2u) << "migrated to version 4";
+  }
+  ASSERT_OK_AND_ASSIGN(ledger, Ledger::Open(StateDir()));
+  ASSERT_OK(ledger->ResetTable("cc_claim"));
+  EXPECT_TRUE(ledger->ExpectationCounts(std::nullopt).ValueOr({{}}).empty());
+}
+
+TEST_F(LedgerTest, StatesOfNamesTheStateOfEveryKnownUri) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+  ASSERT_OK(ledger->RecordDiscovered({File("/a", "t", "1"), File("/b", "t", "2"), File("/c", "t", "3")}, 1));
+  ASSERT_OK_AND_ASSIGN(int64_t batch, ledger->OpenBatch("t", {"/a"}));
+  ASSERT_OK(ledger->CommitBatch(batch, 42));
+  ASSERT_OK(ledger->Quarantine("/c", "broken"));
+  ASSERT_OK_AND_ASSIGN(auto states, ledger->StatesOf({"/a", "/b", "/c", "/unknown"}));
+  EXPECT_EQ(states, (std::map<std::string, FileState>{{"/a", FileState::kCommitted},
+                                                      {"/b", FileState::kDiscovered},
+                                                      {"/c", FileState::kQuarantined}}));
 }
 
 TEST_F(LedgerTest, FileStateNames) {

@@ -1,0 +1,65 @@
+// Internal to the ledger (ledger.cc: units and batches; ledger_activity.cc:
+// what status and metrics read): the SQLite connection and the lock.
+// Not for use outside src/ingest/state.
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ingest/state/ledger.h"
+#include "sqlite/sqlite_database.h"
+
+namespace floe::ingest {
+
+// The layout this floe writes (see ledger.cc); read-only opens of an older
+// ledger answer what it holds.
+inline constexpr int64_t kLedgerSchemaVersion = 4;
+
+int64_t LedgerNowMs();
+
+// A stream position as stored (zero-padded) back to its decimal text.
+std::string UnpadLedgerPosition(const std::string& padded);
+
+// The columns Impl::ReadFileRow reads, in its order.
+extern const char* const kLedgerFileColumns;
+
+struct Ledger::Impl {
+  std::string state_dir;
+  std::string db_path;
+  std::unique_ptr<SqliteDatabase> db;
+  int lock_fd = -1;
+  bool read_only = false;
+  int64_t schema_version = 0;  // of the database as opened
+
+  ~Impl();
+
+  Result<SqliteStatement> Prepare(const std::string& sql);
+  Status Exec(const std::string& sql);
+
+  // Runs `body` in one transaction: a reader takes a snapshot (DEFERRED), a
+  // writer the write lock up front (IMMEDIATE); any error rolls back.
+  Status Transaction(const std::function<Status()>& body);
+
+  Result<LedgerFile> ReadFileRow(const SqliteStatement& row);
+
+  Result<std::vector<LedgerFile>> QueryFiles(SqliteStatement& query);
+
+  // The state of `uri`, or NotFound.
+  Result<std::pair<std::string, FileState>> TableAndState(const std::string& uri);
+
+  // Moves `uri` to quarantined/skipped when its state is one of `allowed_from`;
+  // it leaves its batch (batch_id is set only for in_batch/committed files).
+  Status SetAside(const std::string& uri, FileState target, const std::string& reason,
+                  std::initializer_list<FileState> allowed_from);
+
+  Status CreateSchema();
+
+  Status TakeLock();
+};
+
+}  // namespace floe::ingest

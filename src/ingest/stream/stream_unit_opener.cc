@@ -1,0 +1,151 @@
+#include "ingest/stream/stream_unit_opener.h"
+
+namespace floe::ingest {
+
+namespace {
+
+// The decoded rows of a range as one chunk.
+class DecodedRangeReader final : public formats::ChunkedReader {
+ public:
+  explicit DecodedRangeReader(std::shared_ptr<const DecodedRecords> decoded) : decoded_(std::move(decoded)) {}
+  const Schema& schema() const override { return decoded_->rows.schema; }
+  int num_chunks() const override { return decoded_->rows.num_rows > 0 ? 1 : 0; }
+  int64_t chunk_rows(int) const override { return decoded_->rows.num_rows; }
+  int64_t chunk_bytes(int) const override { return decoded_->payload_bytes; }
+  Result<RecordBatch> ReadChunk(int chunk, const std::vector<int>& columns) override {
+    if (chunk != 0 || decoded_->rows.num_rows == 0) return Status::InvalidArgument("no such chunk");
+    if (columns.empty()) return decoded_->rows;  // every column (ChunkedReader's convention)
+    RecordBatch out;
+    out.num_rows = decoded_->rows.num_rows;
+    for (int column : columns) {
+      if (column < 0 || static_cast<size_t>(column) >= decoded_->rows.columns.size()) {
+        return Status::InvalidArgument("column " + std::to_string(column) + " out of range");
+      }
+      out.schema.push_back(decoded_->rows.schema[static_cast<size_t>(column)]);
+      out.columns.push_back(decoded_->rows.columns[static_cast<size_t>(column)]);
+    }
+    return out;
+  }
+
+ private:
+  std::shared_ptr<const DecodedRecords> decoded_;
+};
+
+int64_t ApproximateBytes(const DecodedRecords& decoded) {
+  // Decoded columns take about twice the JSON they came from.
+  return decoded.payload_bytes * 2 + 1024;
+}
+
+}  // namespace
+
+int64_t RecordBytes(const std::vector<StreamRecord>& records) {
+  int64_t bytes = 0;
+  for (const StreamRecord& record : records) {
+    bytes += static_cast<int64_t>((record.key ? record.key->size() : 0) +
+                                  (record.value ? record.value->size() : 0));
+  }
+  return bytes;
+}
+
+Result<StreamDecoding> MakeStreamDecoding(const SourceConfig& config, int64_t memory_budget_bytes) {
+  StreamDecoding decoding;
+  FLOE_ASSIGN_OR_RETURN(decoding.json.text, MakeTextFormatOptions(config));
+  // Debezium's default ordering reads the metadata column; append tables keep it on request.
+  decoding.json.metadata_column = config.changes == ChangeKind::kDebezium || config.stream.metadata_column;
+  decoding.policy = config.stream.on_bad_record;
+  decoding.cache_bytes = std::max<int64_t>(memory_budget_bytes / 4, 0);
+  if (config.format == SourceFormat::kAvro) {
+    schema_registry::SchemaRegistryOptions registry;
+    registry.url = config.stream.schema_registry_url;
+    registry.basic_auth_user_info = config.stream.schema_registry_auth;
+    registry.bearer_token = config.stream.schema_registry_token;
+    FLOE_ASSIGN_OR_RETURN(decoding.registry, schema_registry::SchemaRegistryClient::Open(registry));
+  }
+  return decoding;
+}
+
+Result<std::shared_ptr<const schema_registry::RegisteredSchema>> StreamUnitOpener::LookupSchema(int32_t id) {
+  // How long a retryable registry failure fails other lookups at once: about
+  // the client's own retry time, so the next batch attempt asks again.
+  constexpr std::chrono::seconds kRegistryFailureHold{30};
+  {
+    std::lock_guard<std::mutex> lock(registry_mutex_);
+    if (!registry_failure_.ok() && std::chrono::steady_clock::now() < registry_failure_until_) {
+      return registry_failure_;
+    }
+  }
+  auto schema = decoding_.registry->GetSchema(id);
+  if (!schema.ok() && schema.status().retryable()) {
+    std::lock_guard<std::mutex> lock(registry_mutex_);
+    registry_failure_ = schema.status();
+    registry_failure_until_ = std::chrono::steady_clock::now() + kRegistryFailureHold;
+  }
+  return schema;
+}
+
+Result<std::shared_ptr<const DecodedRecords>> StreamUnitOpener::Decoded(const SourceUnit& unit,
+                                                                        const Schema& table_columns) {
+  const std::string cache_key = unit.uri + "\n" + SchemaToString(table_columns);
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    for (auto it = cache_.begin(); it != cache_.end(); ++it) {
+      if (it->first == cache_key) return it->second;
+    }
+  }
+  FLOE_ASSIGN_OR_RETURN(std::unique_ptr<RecordOrigin> origin, OriginOf(unit));
+  FLOE_ASSIGN_OR_RETURN(std::vector<StreamRecord> records, Records(unit));
+  auto decoded = decoding_.registry
+                     ? DecodeStreamAvroRecords(
+                           *origin, records, [this](int32_t id) { return LookupSchema(id); },
+                           decoding_.json.metadata_column)
+                     : DecodeStreamJsonRecords(*origin, records, table_columns, decoding_.json, schemas_);
+  // The batch names the unit in what it does with the error (retry or quarantine).
+  if (!decoded.ok()) return decoded.status();
+  if (decoded->dead_letters.num_rows > 0 && decoding_.policy == StreamBadRecordPolicy::kFail) {
+    const Column& errors = decoded->dead_letters.columns.back();
+    return Status::IOError(
+        std::string(errors.StringAt(0)) +
+            (decoded->dead_letters.num_rows > 1
+                 ? " (and " + std::to_string(decoded->dead_letters.num_rows - 1) + " more)"
+                 : "") +
+            "; [source] on_bad_record = \"fail\" stops here (\"dead_letter\" keeps such records "
+            "in <table>__dead_letter and goes on)",
+        /*retryable=*/true);
+  }
+  auto shared = std::make_shared<const DecodedRecords>(std::move(decoded).value());
+  const int64_t bytes = ApproximateBytes(*shared);
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  for (auto it = cache_.begin(); it != cache_.end(); ++it) {
+    if (it->first == cache_key) return it->second;  // another worker decoded it meanwhile
+  }
+  if (bytes <= decoding_.cache_bytes) {
+    cache_.emplace_back(cache_key, shared);
+    cached_bytes_ += bytes;
+    while (cached_bytes_ > decoding_.cache_bytes && !cache_.empty()) {
+      cached_bytes_ -= ApproximateBytes(*cache_.front().second);
+      cache_.pop_front();
+    }
+  }
+  return shared;
+}
+
+Result<std::unique_ptr<formats::ChunkedReader>> StreamUnitOpener::Open(const SourceUnit& unit,
+                                                                       const Schema& table_columns) {
+  FLOE_ASSIGN_OR_RETURN(auto decoded, Decoded(unit, table_columns));
+  return std::unique_ptr<formats::ChunkedReader>(new DecodedRangeReader(std::move(decoded)));
+}
+
+Result<UnitOpener::DeadLetters> StreamUnitOpener::DeadLettersOf(const SourceUnit& unit,
+                                                                const Schema& table_columns) {
+  FLOE_ASSIGN_OR_RETURN(auto decoded, Decoded(unit, table_columns));
+  DeadLetters letters;
+  if (decoded->dead_letters.num_rows == 0) return letters;
+  if (decoding_.policy == StreamBadRecordPolicy::kSkip) {
+    letters.skipped = decoded->dead_letters.num_rows;
+  } else {
+    letters.rows = decoded->dead_letters;
+  }
+  return letters;
+}
+
+}  // namespace floe::ingest
