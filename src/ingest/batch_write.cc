@@ -10,8 +10,10 @@ namespace floe::ingest {
 
 Result<KeyIndexDelta> TableIngestor::Impl::WriteRows(const std::vector<SourceUnit>& batch, ReadPlan& plan,
                                                      const iceberg::Schema& table_schema, int64_t now_ms,
-                                                     const RowSink& write, const DataFilePathFn& data_file_path,
-                                                     BatchCounts& counts, std::optional<UnitFailure>* failure) {
+                                                     const RowSink& write,
+                                                     const DataFilePathFn& data_file_path,
+                                                     BatchCounts& counts,
+                                                     std::optional<UnitFailure>* failure) {
   SourceChunkReader reader(*units, unit_table_columns, table_schema, MakeReconcileOptions(), *convention,
                            stage, plan.units);
   ReadAhead<DecodedChunk> reads(
@@ -51,7 +53,8 @@ Result<KeyIndexDelta> TableIngestor::Impl::WriteRows(const std::vector<SourceUni
       if (indexed) {
         for (size_t j = 0; j < locations.size(); ++j) {
           const SelectedRow& selected = unit.selected[plan.first_selected[k] + j];
-          lives.PutLive(selected.key, data_file_path(locations[j].file), locations[j].position, selected.order);
+          lives.PutLive(selected.key, data_file_path(locations[j].file), locations[j].position,
+                        selected.order);
         }
       }
     }

@@ -342,7 +342,8 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceUnit>& 
     return writer->Write(rows, locations);
   };
   DataFilePathFn data_file_path = [&](int32_t file) -> const std::string& { return writer->path(file); };
-  auto lives = WriteRows(batch, plan, schema.table_schema, now_ms, write, data_file_path, result.counts, failure);
+  auto lives =
+      WriteRows(batch, plan, schema.table_schema, now_ms, write, data_file_path, result.counts, failure);
   if (!lives.ok()) {
     writer->AbortAndDelete();
     return lives.status();
