@@ -22,6 +22,7 @@ namespace {
 
 using namespace floe;
 using namespace floe::ingest::key_index_internal;
+using floe::ingest::KeyId;
 
 bool SameEntry(const RunEntry& a, const RunEntry& b) {
   return a.key == b.key && a.order == b.order && a.tombstone == b.tombstone && a.value == b.value &&
