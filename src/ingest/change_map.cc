@@ -87,10 +87,10 @@ size_t ChangeMap::MemoryBytesWith(size_t more, bool hashed_keys) const {
   const size_t slot_bytes =
       wide ? sizeof(change_map_internal::WideChangeSlot) : sizeof(change_map_internal::NarrowChangeSlot);
   const size_t keys = size() + more;
-  const size_t slots =
-      wide ? RobinTable<change_map_internal::WideChangeSlot>::CapacityAfterReserve(
-                 wide_ ? wide_table_.capacity() : 0, keys)
-           : RobinTable<change_map_internal::NarrowChangeSlot>::CapacityAfterReserve(narrow_.capacity(), keys);
+  const size_t slots = wide ? RobinTable<change_map_internal::WideChangeSlot>::CapacityAfterReserve(
+                                  wide_ ? wide_table_.capacity() : 0, keys)
+                            : RobinTable<change_map_internal::NarrowChangeSlot>::CapacityAfterReserve(
+                                  narrow_.capacity(), keys);
   return slots * slot_bytes + side_.size() * kSideEntryBytes;
 }
 
