@@ -1,209 +1,195 @@
-// PrimaryKeyIndex with 10M exact int64 keys: inserting them from empty (the
-// rebuild / first load path, including every growth step), the same after
-// one Reserve (a batch's inserts), 10M hashed (128-bit) keys, looking up
-// keys that are present and absent, overwriting (an upsert batch), and
-// saving and loading the index file. Counters: bytes_per_key =
-// MemoryBytes()/live_count() after the inserts; items/s are keys per second.
-// Keys are random 64-bit values (fixed seed) so the hash table sees no
-// convenient order.
+// PrimaryKeyIndex at N keys (FLOE_BENCH_KEYS, default 10M; dense integer
+// ids as a CDA table's, seqvals increasing with the id, 2,000,000 rows per
+// data file): saving them (a full load in commits of 8M keys, merged as the
+// background does), 10,000-change
+// commits into it (3,000 updates and 500 deletes of random existing keys,
+// 6,500 new keys: the lookups, then the save of the commit's run), a load of
+// the index from its files (what a `floe run --once` pays), and merging the
+// runs into a new base. Counters: disk_bytes_per_key (runs + manifest),
+// memory_bytes_per_key (fences, filters, file tables), runs; items/s are
+// keys per second. The index lives in $TMPDIR/floe-key-index-bench.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "ingest/merge/key_index.h"
+#include "unit/ingest_merge/key_index_test_util.h"
 
 namespace {
 
 using floe::ingest::KeyId;
+using floe::ingest::KeyIndexDelta;
 using floe::ingest::OrderValue;
 using floe::ingest::PrimaryKeyIndex;
 
-constexpr int64_t kKeys = 10'000'000;
-constexpr int kFiles = 100;
-
-const std::vector<uint64_t>& Keys() {
-  static const std::vector<uint64_t> keys = [] {
-    std::mt19937_64 random(42);
-    std::vector<uint64_t> out(kKeys);
-    for (auto& k : out) k = random();
-    return out;
+int64_t Keys() {
+  static const int64_t keys = [] {
+    const char* env = std::getenv("FLOE_BENCH_KEYS");
+    return env != nullptr ? std::atoll(env) : int64_t{10'000'000};
   }();
   return keys;
 }
 
-const std::vector<std::string>& Files() {
-  static const std::vector<std::string> files = [] {
-    std::vector<std::string> out;
-    for (int f = 0; f < kFiles; ++f) {
-      out.push_back("s3://bucket/warehouse/db/table/data/00000-" + std::to_string(f) +
-                    "-3f1e6a0c-9d1b-4a55-8e2f-0b7c2d4e6f81.parquet");
-    }
-    return out;
-  }();
-  return files;
+constexpr int64_t kRowsPerFile = 2'000'000;
+constexpr int64_t kBatchKeys = 8'000'000;
+
+std::string Dir() {
+  return (std::filesystem::temp_directory_path() / "floe-key-index-bench").string();
+}
+
+std::string FileOf(int64_t row) {
+  return "s3://bucket/warehouse/db/table/data/00000-" + std::to_string(row / kRowsPerFile) +
+         "-3f1e6a0c-9d1b-4a55-8e2f-0b7c2d4e6f81.parquet";
 }
 
 OrderValue Order(uint64_t v) {
-  OrderValue o;
-  for (int i = 0; i < 8; ++i) o.bytes[15 - i] = static_cast<uint8_t>(v >> (8 * i));
-  return o;
+  return floe::ingest::OrderValueFromHalves(0, v);
 }
 
-// Rows arrive file by file, as a rebuild reads them.
-void Fill(PrimaryKeyIndex& index) {
-  const auto& keys = Keys();
-  const auto& files = Files();
-  const int64_t per_file = kKeys / kFiles;
-  for (int64_t i = 0; i < kKeys; ++i) {
-    index.PutLive(KeyId{0, keys[i]}, files[i / per_file], i % per_file, Order(i));
-  }
+floe::iceberg::TableMetadata Table(int64_t snapshots) {
+  return floe::ingest::key_index_testing::TableWithSnapshotsUpTo(snapshots, "overwrite");
 }
 
-PrimaryKeyIndex& Filled() {
-  static PrimaryKeyIndex index = [] {
-    PrimaryKeyIndex i;
-    Fill(i);
-    return i;
-  }();
-  return index;
+const floe::ingest::KeyIndexSpec& Spec() {
+  static const floe::ingest::KeyIndexSpec spec = floe::ingest::key_index_testing::IdSpec();
+  return spec;
 }
 
-void BM_Insert10M(benchmark::State& state) {
-  Keys();
-  Files();
-  double bytes_per_key = 0;
+// The index of the full load (snapshot 1), kept for the benchmarks after the first.
+struct Bench {
+  std::shared_ptr<floe::FileIO> io = floe::MakeLocalFileIO();
+  std::unique_ptr<PrimaryKeyIndex> index;
+  int64_t snapshot = 0;
+  int64_t next_key = 1;
+  uint64_t next_order = 1;
+};
+
+Bench& State() {
+  static Bench bench;
+  return bench;
+}
+
+double DiskBytes() {
+  double bytes = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(Dir()))
+    bytes += static_cast<double>(entry.file_size());
+  return bytes;
+}
+
+void BM_FullLoadAsOneRun(benchmark::State& state) {
+  Bench& bench = State();
   for (auto _ : state) {
-    PrimaryKeyIndex index;
-    Fill(index);
-    bytes_per_key = static_cast<double>(index.MemoryBytes()) / static_cast<double>(index.live_count());
-    benchmark::DoNotOptimize(index.live_count());
-  }
-  state.SetItemsProcessed(state.iterations() * kKeys);
-  state.counters["bytes_per_key"] = bytes_per_key;
-}
-BENCHMARK(BM_Insert10M)->Unit(benchmark::kMillisecond)->Iterations(1);
-
-// A batch of 10M new keys: the ingestor reserves before its inserts.
-void BM_InsertReserved10M(benchmark::State& state) {
-  Keys();
-  Files();
-  double bytes_per_key = 0;
-  for (auto _ : state) {
-    PrimaryKeyIndex index;
-    index.Reserve(kKeys);
-    Fill(index);
-    bytes_per_key = static_cast<double>(index.MemoryBytes()) / static_cast<double>(index.live_count());
-    benchmark::DoNotOptimize(index.live_count());
-  }
-  state.SetItemsProcessed(state.iterations() * kKeys);
-  state.counters["bytes_per_key"] = bytes_per_key;
-}
-BENCHMARK(BM_InsertReserved10M)->Unit(benchmark::kMillisecond)->Iterations(1);
-
-// Hashed keys (strings, several columns): 128-bit KeyIds.
-void BM_InsertHashed10M(benchmark::State& state) {
-  const auto& keys = Keys();
-  const auto& files = Files();
-  const int64_t per_file = kKeys / kFiles;
-  double bytes_per_key = 0;
-  for (auto _ : state) {
-    PrimaryKeyIndex index;
-    for (int64_t i = 0; i < kKeys; ++i) {
-      const uint64_t k = keys[static_cast<size_t>(i)];
-      index.PutLive(KeyId{k | 1, k * 0x9E3779B97F4A7C15ULL}, files[i / per_file], i % per_file, Order(i));
+    std::filesystem::remove_all(Dir());
+    bench.index = std::make_unique<PrimaryKeyIndex>(bench.io, Dir());
+    // Batches of at most 8M keys, as a memory budget of 512 MiB cuts a full load.
+    for (int64_t first = 0; first < Keys(); first += kBatchKeys) {
+      KeyIndexDelta delta;
+      const int64_t end = std::min(Keys(), first + kBatchKeys);
+      delta.Reserve(static_cast<size_t>(end - first));
+      for (int64_t row = first; row < end; ++row) {
+        delta.PutLive(KeyId{0, static_cast<uint64_t>(bench.next_key++)}, FileOf(row), row % kRowsPerFile,
+                      Order(bench.next_order++));
+      }
+      if (auto s = bench.index->Save(std::move(delta), ++bench.snapshot); !s.ok())
+        state.SkipWithError(s.ToString().c_str());
+      bench.index->AdoptFinishedMerge();
     }
-    bytes_per_key = static_cast<double>(index.MemoryBytes()) / static_cast<double>(index.live_count());
-    benchmark::DoNotOptimize(index.live_count());
+    bench.index->FinishMerges(true);
   }
-  state.SetItemsProcessed(state.iterations() * kKeys);
-  state.counters["bytes_per_key"] = bytes_per_key;
+  state.counters["runs"] = static_cast<double>(bench.index->run_count());
+  state.SetItemsProcessed(state.iterations() * Keys());
+  state.counters["disk_bytes_per_key"] = DiskBytes() / static_cast<double>(Keys());
+  state.counters["memory_bytes_per_key"] =
+      static_cast<double>(bench.index->MemoryBytes()) / static_cast<double>(Keys());
 }
-BENCHMARK(BM_InsertHashed10M)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_FullLoadAsOneRun)->Unit(benchmark::kMillisecond)->Iterations(1);
 
-void BM_LookupHit10M(benchmark::State& state) {
-  PrimaryKeyIndex& index = Filled();
-  const auto& keys = Keys();
-  std::vector<uint64_t> shuffled(keys);
-  std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937_64(1));
-  for (auto _ : state) {
-    int64_t found = 0;
-    for (uint64_t k : shuffled) found += index.Find(KeyId{0, k}).has_value();
-    benchmark::DoNotOptimize(found);
-  }
-  state.SetItemsProcessed(state.iterations() * kKeys);
-  state.counters["bytes_per_key"] =
-      static_cast<double>(index.MemoryBytes()) / static_cast<double>(index.live_count());
-}
-BENCHMARK(BM_LookupHit10M)->Unit(benchmark::kMillisecond)->Iterations(1);
-
-void BM_LookupMiss10M(benchmark::State& state) {
-  PrimaryKeyIndex& index = Filled();
-  std::mt19937_64 random(99);
-  std::vector<uint64_t> absent(kKeys);
-  for (auto& k : absent) k = random();
-  for (auto _ : state) {
-    int64_t found = 0;
-    for (uint64_t k : absent) found += index.Find(KeyId{0, k}).has_value();
-    benchmark::DoNotOptimize(found);
-  }
-  state.SetItemsProcessed(state.iterations() * kKeys);
-}
-BENCHMARK(BM_LookupMiss10M)->Unit(benchmark::kMillisecond)->Iterations(1);
-
-// An upsert batch: 1M existing keys move to a new file.
-void BM_Overwrite1M(benchmark::State& state) {
-  PrimaryKeyIndex& index = Filled();
-  const auto& keys = Keys();
-  for (auto _ : state) {
-    for (int64_t i = 0; i < 1'000'000; ++i) {
-      index.PutLive(KeyId{0, keys[i * 10]}, "s3://bucket/new.parquet", i, Order(kKeys + i));
-    }
-  }
-  state.SetItemsProcessed(state.iterations() * 1'000'000);
-}
-BENCHMARK(BM_Overwrite1M)->Unit(benchmark::kMillisecond)->Iterations(1);
-
-void BM_SaveLoad10M(benchmark::State& state) {
-  PrimaryKeyIndex& index = Filled();
-  auto io = floe::MakeLocalFileIO();
-  const std::string dir = (std::filesystem::temp_directory_path() / "floe-key-index-bench").string();
-  floe::iceberg::TableMetadata table;
-  floe::iceberg::Schema schema;
-  schema.fields.push_back(floe::iceberg::MakeNestedField(
-      1, "id", floe::iceberg::PrimitiveType(floe::iceberg::TypeKind::kLong), true));
-  schema.fields.push_back(floe::iceberg::MakeNestedField(
-      2, "seq", floe::iceberg::PrimitiveType(floe::iceberg::TypeKind::kString)));
-  table.schemas.push_back(schema);
-  floe::iceberg::Snapshot snapshot;
-  snapshot.snapshot_id = 1;
-  table.snapshots.push_back(snapshot);
-  table.current_snapshot_id = 1;
-  floe::ingest::KeyIndexSpec spec{{"id"}, "seq", floe::ingest::OrderingKind::kPaddedHex};
+// One commit's work on the index, as TableIngestor does it: adopt a finished
+// merge, look the batch's keys up, save the commit's run.
+void BM_Commit10kChanges(benchmark::State& state) {
+  Bench& bench = State();
+  std::mt19937_64 random(7);
+  double lookup_ms = 0;
   double save_ms = 0;
-  double load_ms = 0;
-  double file_bytes = 0;
   for (auto _ : state) {
-    auto t0 = std::chrono::steady_clock::now();
-    if (auto s = index.Save(*io, dir, 1); !s.ok()) state.SkipWithError(s.ToString().c_str());
-    auto t1 = std::chrono::steady_clock::now();
-    auto loaded = PrimaryKeyIndex::Load(*io, dir, table, *io, spec);
-    auto t2 = std::chrono::steady_clock::now();
-    if (!loaded.ok()) state.SkipWithError(loaded.status().ToString().c_str());
-    save_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
-    load_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
-    file_bytes = static_cast<double>(std::filesystem::file_size(PrimaryKeyIndex::FilePath(dir, 1)));
+    bench.index->AdoptFinishedMerge();
+    std::vector<KeyId> keys;
+    for (int i = 0; i < 3500; ++i)
+      keys.push_back(KeyId{0, 1 + random() % static_cast<uint64_t>(bench.next_key - 1)});
+    for (int i = 0; i < 6500; ++i) keys.push_back(KeyId{0, static_cast<uint64_t>(bench.next_key + i)});
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::optional<PrimaryKeyIndex::Entry>> found;
+    if (auto s = bench.index->FindMany(keys, &found); !s.ok()) state.SkipWithError(s.ToString().c_str());
+    const auto t1 = std::chrono::steady_clock::now();
+    KeyIndexDelta delta;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (i >= 3000 && i < 3500) {
+        delta.PutTombstone(keys[i], Order(bench.next_order++), 1'700'000'000'000);
+      } else {
+        delta.PutLive(
+            keys[i],
+            "s3://bucket/warehouse/db/table/data/commit-" + std::to_string(bench.snapshot) + ".parquet",
+            static_cast<int64_t>(i), Order(bench.next_order++));
+      }
+    }
+    bench.next_key += 6500;
+    if (auto s = bench.index->Save(std::move(delta), ++bench.snapshot); !s.ok())
+      state.SkipWithError(s.ToString().c_str());
+    const auto t2 = std::chrono::steady_clock::now();
+    lookup_ms += std::chrono::duration<double, std::milli>(t1 - t0).count();
+    save_ms += std::chrono::duration<double, std::milli>(t2 - t1).count();
   }
-  std::filesystem::remove_all(dir);
-  state.counters["save_ms"] = save_ms;
-  state.counters["load_ms"] = load_ms;
-  state.counters["file_bytes_per_key"] = file_bytes / kKeys;
+  state.SetItemsProcessed(state.iterations() * 10000);
+  state.counters["lookup_ms"] = lookup_ms / static_cast<double>(state.iterations());
+  state.counters["save_ms"] = save_ms / static_cast<double>(state.iterations());
+  state.counters["runs"] = static_cast<double>(bench.index->run_count());
+  state.counters["disk_bytes_per_key"] = DiskBytes() / static_cast<double>(bench.next_key - 1);
 }
-BENCHMARK(BM_SaveLoad10M)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Commit10kChanges)->Unit(benchmark::kMillisecond)->Iterations(40);
+
+void BM_LoadFromFiles(benchmark::State& state) {
+  Bench& bench = State();
+  bench.index->FinishMerges(false);
+  for (auto _ : state) {
+    auto loaded = PrimaryKeyIndex::Load(bench.io, Dir(), Table(bench.snapshot), *bench.io, Spec());
+    if (!loaded.ok()) state.SkipWithError(loaded.status().ToString().c_str());
+    benchmark::DoNotOptimize(loaded);
+  }
+  state.counters["memory_bytes_per_key"] =
+      static_cast<double>(bench.index->MemoryBytes()) / static_cast<double>(bench.next_key - 1);
+}
+BENCHMARK(BM_LoadFromFiles)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// Every run merged into one new base (what the background does when the
+// newer runs reach a quarter of the base).
+void BM_MergeIntoBase(benchmark::State& state) {
+  Bench& bench = State();
+  for (auto _ : state) {
+    KeyIndexDelta delta;  // a quarter of the base: the base merge is due
+    const int64_t quarter = (bench.next_key - 1) / 4;
+    for (int64_t i = 0; i < quarter; ++i) {
+      delta.PutLive(KeyId{0, static_cast<uint64_t>(1 + i * 4)}, "s3://bucket/new.parquet", i,
+                    Order(bench.next_order++));
+    }
+    if (auto s = bench.index->Save(std::move(delta), ++bench.snapshot); !s.ok())
+      state.SkipWithError(s.ToString().c_str());
+    const auto t0 = std::chrono::steady_clock::now();
+    bench.index->FinishMerges(true);
+    state.counters["merge_ms"] =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  state.counters["runs"] = static_cast<double>(bench.index->run_count());
+  state.counters["disk_bytes_per_key"] = DiskBytes() / static_cast<double>(bench.next_key - 1);
+  bench.index.reset();
+  std::filesystem::remove_all(Dir());
+}
+BENCHMARK(BM_MergeIntoBase)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace
 

@@ -30,32 +30,27 @@ std::string StreamRangesSummary(const std::vector<SourceUnit>& batch) {
 
 Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batch_id, int64_t now_ms,
                                                 const SettledSchema& schema,
-                                                iceberg::PartitionedWriter& writer,
-                                                std::vector<StagedLive> lives, Resolution resolution,
-                                                SideTables& side, const std::string& stream_ranges) {
+                                                iceberg::PartitionedWriter& writer, KeyIndexDelta lives,
+                                                Resolution resolution, SideTables& side,
+                                                const std::string& stream_ranges) {
   auto data_files = writer.Close();
   if (!data_files.ok()) {
     writer.AbortAndDelete();
     return data_files.status();
   }
-  const int64_t retention = merge().tombstone_retention_ms;
-  auto apply_to_index = [&]() {
-    index->Reserve(std::exchange(index_new_keys, 0));  // one growth step, not a cascade
-    for (const StagedLive& live : lives) {
-      index->PutLive(live.key, writer.path(live.location.file), live.location.position, live.order);
-    }
-    for (const auto& [key, order] : resolution.tombstones) index->PutTombstone(key, order, now_ms);
-    if (retention > 0) index->DropTombstonesBefore(now_ms - retention);
+  // Deletes of the batch (of live keys or not) leave tombstones beside the rows written.
+  auto add_tombstones = [&]() {
+    for (const auto& [key, order] : resolution.tombstones) lives.PutTombstone(key, order, now_ms);
   };
 
   if (data_files->empty() && resolution.deletes.empty() && side.empty()) {
-    // Nothing for a snapshot; tombstones of absent keys still matter, so the
-    // index of the current snapshot is rewritten with them.
+    // Nothing for a snapshot; tombstones of absent keys still matter, so they
+    // are saved for the current snapshot.
     if (merging() && !resolution.tombstones.empty()) {
       index_valid = false;
-      apply_to_index();
+      add_tombstones();
       const int64_t snapshot_id = table->metadata().current_snapshot_id.value_or(0);
-      FLOE_RETURN_IF_ERROR(index->Save(*state_io, options.state_dir, snapshot_id)
+      FLOE_RETURN_IF_ERROR(index->Save(std::move(lives), snapshot_id, &result.warnings)
                                .WithContext("saving the key index of " + options.table.ToString()));
       index_valid = true;
     }
@@ -141,39 +136,34 @@ Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batc
 
     // The index of the new snapshot is saved before the commit, so a crash
     // right after the commit finds it.
-    std::string saved_index;
+    std::optional<PrimaryKeyIndex::PendingSave> saved;
     if (merging()) {
       index_valid = false;
-      apply_to_index();
-      Status saved = index->Save(*state_io, options.state_dir, producer.snapshot_id());
-      if (!saved.ok()) {
+      add_tombstones();
+      auto prepared = index->Prepare(std::move(lives), producer.snapshot_id());
+      if (!prepared.ok()) {
         discard_written();
-        if (staged) staged->Discard(saved);
-        return saved.WithContext("saving the key index of " + options.table.ToString());
+        if (staged) staged->Discard(prepared.status());
+        return prepared.status().WithContext("saving the key index of " + options.table.ToString());
       }
-      saved_index = PrimaryKeyIndex::FilePath(options.state_dir, producer.snapshot_id());
+      saved = std::move(prepared).value();
     }
     auto committed = staged ? CommitWithFeed(producer, *staged) : producer.Commit();
     if (!committed.ok()) {
       if (committed.status().kind() != ErrorKind::kCommitStateUnknown) {
         discard_written();
-        if (!saved_index.empty()) (void)state_io->Delete(saved_index);
+        if (saved) index->Discard(*saved);
       }
       if (staged) staged->Discard(committed.status());
       return committed.status().WithContext("committing batch " + std::to_string(batch_id) + " to " +
                                             options.table.ToString() +
                                             (staged ? " and its change feed" : ""));
     }
-    if (merging()) {
-      // Index files of older snapshots are dead weight (one per commit otherwise,
-      // ~32 B per key each): keep the new snapshot's and the previous one's.
-      std::vector<int64_t> keep{committed->snapshot_id};
-      if (index_snapshot) keep.push_back(*index_snapshot);
+    if (saved) {
+      // The run joins the index; index files older than the previous snapshot's go.
+      index->Publish(*saved, &result.warnings);
       index_snapshot = committed->snapshot_id;
       index_valid = true;
-      Status pruned =
-          PrimaryKeyIndex::RemoveIndexFilesExcept(*state_io, options.state_dir, keep, &result.warnings);
-      if (!pruned.ok()) result.warnings.push_back("key index files not pruned: " + pruned.ToString());
     }
     // The batch is in the table now; a failure here leaves its side rows for
     // the batch's resolution (pipeline_recovery.cc), which finishes them.

@@ -1,35 +1,58 @@
 // Phases 3 and 4 of a batch (table_ingestor_phases.h): the winning changes
 // resolved against the key index, and the reads pass 2 makes.
 #include <algorithm>
+#include <optional>
 
 #include "ingest/table_ingestor_phases.h"
 
 namespace floe::ingest {
 
-Resolution ResolveChanges(BatchChanges& changes, const PrimaryKeyIndex& index,
-                          std::vector<PassedUnit>& passed, BatchCounts& counts) {
+Result<Resolution> ResolveChanges(BatchChanges& changes, const PrimaryKeyIndex& index,
+                                  std::vector<PassedUnit>& passed, BatchCounts& counts) {
   Resolution resolution;
   std::map<size_t, PassedUnit*> by_index;
   for (PassedUnit& unit : passed) by_index[unit.index] = &unit;
+  // The index is asked a slice of changes at a time: bounded memory for a
+  // full load's millions, one sorted pass over the runs per slice.
+  constexpr size_t kSlice = size_t{1} << 18;
+  std::vector<Change> slice;
+  std::vector<KeyId> keys;
+  std::vector<std::optional<PrimaryKeyIndex::Entry>> current;
+  auto resolve_slice = [&]() -> Status {
+    keys.clear();
+    for (const Change& change : slice) keys.push_back(change.key);
+    FLOE_RETURN_IF_ERROR(index.FindMany(keys, &current));
+    for (size_t i = 0; i < slice.size(); ++i) {
+      const Change& change = slice[i];
+      const std::optional<PrimaryKeyIndex::Entry>& found = current[i];
+      if (found && found->order >= change.order) {
+        ++counts.stale;
+        continue;
+      }
+      const bool live = found && !found->tombstone;
+      if (live) resolution.deletes[std::string(found->data_file)].push_back(found->position);
+      if (change.is_delete) {
+        resolution.tombstones.emplace_back(change.key, change.order);
+        ++(live ? counts.deleted : counts.ignored);
+      } else {
+        by_index.at(static_cast<size_t>(change.file))
+            ->selected.push_back({change.row, change.key, change.order});
+        ++(live ? counts.updated : counts.inserted);
+      }
+    }
+    slice.clear();
+    return Status::OK();
+  };
+  slice.reserve(std::min(kSlice, changes.winners().size()));
+  Status status;
   changes.winners().ForEach([&](const Change& change) {
-    const KeyId& key = change.key;
-    const std::optional<PrimaryKeyIndex::Entry> current = index.Find(key);
-    if (current && current->order >= change.order) {
-      ++counts.stale;
-      return;
-    }
-    const bool live = current && !current->tombstone;
-    if (!current) ++resolution.new_keys;
-    if (live) resolution.deletes[std::string(current->data_file)].push_back(current->position);
-    if (change.is_delete) {
-      resolution.tombstones.emplace_back(key, change.order);
-      ++(live ? counts.deleted : counts.ignored);
-    } else {
-      by_index.at(static_cast<size_t>(change.file))->selected.push_back({change.row, key, change.order});
-      ++(live ? counts.updated : counts.inserted);
-    }
+    if (!status.ok()) return;
+    slice.push_back(change);
+    if (slice.size() == kSlice) status = resolve_slice();
   });
+  if (status.ok()) status = resolve_slice();
   changes.Clear();
+  FLOE_RETURN_IF_ERROR(status);
   for (PassedUnit& unit : passed) {
     std::sort(unit.selected.begin(), unit.selected.end(),
               [](const SelectedRow& a, const SelectedRow& b) { return a.row < b.row; });

@@ -8,21 +8,25 @@
 
 namespace floe::ingest {
 
-Result<std::vector<StagedLive>> TableIngestor::Impl::WriteRows(
-    const std::vector<SourceUnit>& batch, ReadPlan& plan, const iceberg::Schema& table_schema, int64_t now_ms,
-    const RowSink& write, BatchCounts& counts, std::optional<UnitFailure>* failure) {
+Result<KeyIndexDelta> TableIngestor::Impl::WriteRows(const std::vector<SourceUnit>& batch, ReadPlan& plan,
+                                                     const iceberg::Schema& table_schema, int64_t now_ms,
+                                                     const RowSink& write,
+                                                     const DataFilePathFn& data_file_path,
+                                                     BatchCounts& counts,
+                                                     std::optional<UnitFailure>* failure) {
   SourceChunkReader reader(*units, unit_table_columns, table_schema, MakeReconcileOptions(), *convention,
                            stage, plan.units);
   ReadAhead<DecodedChunk> reads(
       Pool(), plan.reads.size(), ReadAheadUnits(), ReadAheadBytes(),
       [&](size_t k) { return reader.Read(plan.reads[k]); }, [&](size_t k) { return plan.reads[k].cost; });
-  // Every selected row becomes one staged entry: reserved once, since a
+  // Every selected row becomes one index entry: reserved once, since a
   // growing vector briefly holds its old and new buffers (~48 B per entry).
-  std::vector<StagedLive> lives;
-  if (merging()) {
+  KeyIndexDelta lives;
+  const bool indexed = merging() && data_file_path;
+  if (indexed) {
     size_t selected_rows = 0;
     for (const PassedUnit* unit : plan.read_units) selected_rows += unit->selected.size();
-    lives.reserve(selected_rows);
+    lives.Reserve(selected_rows);
   }
   std::vector<iceberg::RowLocation> locations;
   for (size_t k = 0; k < plan.reads.size(); ++k) {
@@ -46,15 +50,16 @@ Result<std::vector<StagedLive>> TableIngestor::Impl::WriteRows(
       FLOE_RETURN_IF_ERROR(
           write(*decoded.conformed, &locations).WithContext("writing rows of " + source.uri));
       if (!merging()) counts.inserted += static_cast<int64_t>(locations.size());
-      if (merging()) {
+      if (indexed) {
         for (size_t j = 0; j < locations.size(); ++j) {
           const SelectedRow& selected = unit.selected[plan.first_selected[k] + j];
-          lives.push_back(StagedLive{selected.key, selected.order, locations[j]});
+          lives.PutLive(selected.key, data_file_path(locations[j].file), locations[j].position,
+                        selected.order);
         }
       }
     }
     if (k + 1 == plan.reads.size() || plan.reads[k + 1].unit != read.unit) {
-      // The unit's rows are staged in `lives` now; free its selection and reader.
+      // The unit's rows are in `lives` now; free its selection and reader.
       std::vector<SelectedRow>().swap(unit.selected);
       reader.Release(read.unit);
     }

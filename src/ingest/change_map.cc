@@ -7,7 +7,6 @@ using change_map_internal::kDeleteBit;
 using change_map_internal::kFileMask;
 using change_map_internal::kRowInSideMap;
 using change_map_internal::kSideBit;
-using key_index_internal::kEmptyFile;
 
 namespace {
 
@@ -51,7 +50,7 @@ void ChangeMap::Widen() {
   wide_table_.Reserve(narrow_.size());
   for (size_t i = 0; i < narrow_.capacity(); ++i) {
     const auto& from = narrow_.slot(i);
-    if (from.file == kEmptyFile) continue;
+    if (from.file == kEmptySlot) continue;
     bool inserted = false;
     auto& to = wide_table_.FindOrInsert(from.Key(), &inserted);
     to.order_lo = from.order_lo;
@@ -88,10 +87,10 @@ size_t ChangeMap::MemoryBytesWith(size_t more, bool hashed_keys) const {
   const size_t slot_bytes =
       wide ? sizeof(change_map_internal::WideChangeSlot) : sizeof(change_map_internal::NarrowChangeSlot);
   const size_t keys = size() + more;
-  size_t slots = wide ? wide_table_.capacity() : narrow_.capacity();
-  if (static_cast<double>(keys) > 0.9 * static_cast<double>(slots)) {
-    slots = key_index_internal::RobinTable<change_map_internal::NarrowChangeSlot>::CapacityFor(keys);
-  }
+  const size_t slots = wide ? RobinTable<change_map_internal::WideChangeSlot>::CapacityAfterReserve(
+                                  wide_ ? wide_table_.capacity() : 0, keys)
+                            : RobinTable<change_map_internal::NarrowChangeSlot>::CapacityAfterReserve(
+                                  narrow_.capacity(), keys);
   return slots * slot_bytes + side_.size() * kSideEntryBytes;
 }
 

@@ -1,5 +1,5 @@
 // ChangeMap: the winning change per key of a file or a batch, in a compact
-// open-addressing table (the key index's RobinTable with slots of its own).
+// open-addressing table (RobinTable, ingest/robin_table.h, with slots of its own).
 //
 // Contract:
 // - Upsert keeps, per key, the change with the greatest ordering value; on
@@ -7,13 +7,14 @@
 //   order, so the later file/row wins).
 // - Memory: a slot holds the key (8 bytes for exact integer keys, 16 once a
 //   hashed key arrives), the low 8 bytes of the ordering value and 8 bytes of
-//   file number, row and delete flag: 24 or 32 bytes, at a load factor kept
-//   within [0.81, 0.9] past 1024 keys, so 26.7-29.6 (integer keys) or
-//   35.6-39.5 (hashed keys) bytes per change. The high 8 bytes of ordering
-//   values are shared: the map keeps the first one it sees and puts a
-//   change whose high half differs, or whose row is >= 2^32 - 1, into a side
-//   map (~64 bytes each; CDA's seqvals and numeric orderings have a zero high
-//   half, so this does not happen for them).
+//   file number, row and delete flag: 24 or 32 bytes, at a load factor of
+//   0.6-0.9 past 1024 keys (the table grows by half when full, RobinTable),
+//   so 26.7-40 (integer keys) or 35.6-53.4 (hashed keys) bytes per change;
+//   0.81 (29.6 / 39.5 bytes) when reserved once for its final size. The
+//   high 8 bytes of ordering values are shared: the map keeps the first one
+//   it sees and puts a change whose high half differs, or whose row is
+//   >= 2^32 - 1, into a side map (~64 bytes each; CDA's seqvals and numeric
+//   orderings have a zero high half, so this does not happen for them).
 // - File numbers are below kMaxChangeFiles.
 // - Iteration order is unspecified. Not thread-safe.
 #pragma once
@@ -23,8 +24,8 @@
 #include <unordered_map>
 
 #include "ingest/merge/key_index.h"
-#include "ingest/merge/key_index_table.h"
 #include "ingest/merge/order_value.h"
+#include "ingest/robin_table.h"
 
 namespace floe::ingest {
 
@@ -49,7 +50,7 @@ inline constexpr uint32_t kRowInSideMap = 0xFFFFFFFFu;
 struct NarrowChangeSlot {
   uint64_t key = 0;
   uint64_t order_lo = 0;
-  uint32_t file = key_index_internal::kEmptyFile;
+  uint32_t file = kEmptySlot;
   uint32_t row = 0;
 
   static uint64_t Mix(const KeyId& k) { return MurmurMix64(k.lo); }
@@ -64,7 +65,7 @@ struct WideChangeSlot {
   uint64_t hi = 0;
   uint64_t lo = 0;
   uint64_t order_lo = 0;
-  uint32_t file = key_index_internal::kEmptyFile;
+  uint32_t file = kEmptySlot;
   uint32_t row = 0;
 
   static uint64_t Mix(const KeyId& k) { return KeyIdHash{}(k); }
@@ -115,7 +116,7 @@ class ChangeMap {
   void Visit(const Table& table, F& f) const {
     for (size_t i = 0; i < table.capacity(); ++i) {
       const auto& slot = table.slot(i);
-      if (slot.file == key_index_internal::kEmptyFile) continue;
+      if (slot.file == kEmptySlot) continue;
       f(Decode(slot));
     }
   }
@@ -143,8 +144,8 @@ class ChangeMap {
   bool wide_ = false;
   bool has_base_ = false;
   uint64_t base_order_hi_ = 0;
-  key_index_internal::RobinTable<change_map_internal::NarrowChangeSlot> narrow_;
-  key_index_internal::RobinTable<change_map_internal::WideChangeSlot> wide_table_;
+  RobinTable<change_map_internal::NarrowChangeSlot> narrow_;
+  RobinTable<change_map_internal::WideChangeSlot> wide_table_;
   std::unordered_map<KeyId, Side, KeyIdHash> side_;
 };
 

@@ -243,6 +243,8 @@ Result<TableIngestor*> Pipeline::Impl::IngestorFor(const std::string& source_tab
   ingestor_options.table = id;
   ingestor_options.settings = config.ForTable(source_table);
   ingestor_options.state_dir = TableStateDir(id);
+  // --once merges the key index's runs at the end of the table (FinishIndexWork).
+  ingestor_options.background_index_merges = continuous;
   ingestor_options.now_ms_for_tests = options.now_ms_for_tests;
   // Quarantines are recorded as they happen, before the batch commits.
   ingestor_options.on_quarantine = [this](const QuarantinedFile& file) {
@@ -670,9 +672,18 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
     if (stop.load()) break;
     if (blocked.count(name) > 0) continue;
     FLOE_RETURN_IF_ERROR(ProcessTable(name, stop, summary));
-    // --once: the table is done for this run; its ingestor's key index
-    // (~32 B per key) would only add to the next table's peak memory.
-    if (!continuous) ingestors.erase(name);
+    // --once: the table is done for this run. Its key index finishes the
+    // merges that are due (a short-lived process would otherwise leave one
+    // more run per commit), then the ingestor goes, so it does not add to the
+    // next table's peak memory. Maintenance runs inline in --once: nothing
+    // else touches the table's state meanwhile.
+    if (!continuous) {
+      if (auto done = ingestors.find(name); done != ingestors.end()) {
+        for (const std::string& warning : done->second->FinishIndexWork())
+          Log("warning: " + name + ": " + warning);
+        ingestors.erase(done);
+      }
+    }
   }
   // --once: what stays set aside from earlier runs (this run's quarantines
   // are in the table rows). Continuous polls skip the query.

@@ -68,8 +68,13 @@ struct Pipeline::Impl {
   // Set when a ledger call failed: Run stops instead of retrying.
   bool state_failed = false;
   // Run (continuous mode): maintenance waits for a poll that finds nothing to
-  // apply; the target tables whose maintenance fell due, oldest first.
-  std::vector<catalog::TableIdentifier> maintenance_due;
+  // apply; the target tables whose maintenance fell due, oldest first, with
+  // what catches their key index up afterwards.
+  struct DueMaintenance {
+    catalog::TableIdentifier table;
+    TableIngestor::IndexCatchUpFn index_catch_up;
+  };
+  std::vector<DueMaintenance> maintenance_due;
   // Never null; disabled unless a trace path was given.
   std::unique_ptr<PipelineTrace> trace = std::make_unique<PipelineTrace>();
   // Per target table: held by a batch, and by a maintenance commit phase.
@@ -180,8 +185,10 @@ struct Pipeline::Impl {
   // Hands every table whose maintenance is due to the worker, oldest first.
   void SubmitDueMaintenance();
 
-  // Inline maintenance (RunOnce): nothing runs beside it, so no gate.
-  void RunMaintenance(const catalog::TableIdentifier& id, const char* why);
+  // Inline maintenance (RunOnce): nothing runs beside it, so no gate; then
+  // the table's key index catches up (`index_catch_up`, when set).
+  void RunMaintenance(const catalog::TableIdentifier& id, const char* why,
+                      const TableIngestor::IndexCatchUpFn& index_catch_up);
 
   // A failed batch may still have committed (unknown commit outcome), so it
   // is resolved like an open batch at start-up; the table stops for this run.

@@ -77,9 +77,14 @@ class MaintenanceWorker {
   MaintenanceWorker(const MaintenanceWorker&) = delete;
   MaintenanceWorker& operator=(const MaintenanceWorker&) = delete;
 
+  // Run after a successful maintenance run, on the worker thread, with its
+  // catalog and gate (the table's key index catching up, TableIngestor::
+  // IndexCatchUp); its failure is noted in the run's log line.
+  using AfterFn =
+      std::function<Status(catalog::Catalog&, const std::function<Status(const std::function<Status()>&)>&)>;
   // Queues the table's maintenance (`why` goes to the trace); false when it
   // was already queued (not yet started) or the worker is stopped.
-  bool Submit(const catalog::TableIdentifier& table, const std::string& why);
+  bool Submit(const catalog::TableIdentifier& table, const std::string& why, AfterFn after = nullptr);
   // Nothing queued and nothing running.
   bool Idle() const;
   // Log lines of runs that ended since the last call, oldest first.
@@ -91,6 +96,7 @@ class MaintenanceWorker {
   struct Job {
     catalog::TableIdentifier table;
     std::string why;
+    AfterFn after;
   };
   void Loop();
   void RunJob(const Job& job);

@@ -38,31 +38,39 @@ void Pipeline::Impl::MaybeMaintain(const std::string& source_table, const TableI
   if (commits - attempted_at < every) return;
   attempted_at = commits;
   if (worker == nullptr) {
-    RunMaintenance(*id, "after_commit");
+    RunMaintenance(*id, "after_commit", ingestor.IndexCatchUp());
     return;
   }
   auto queued = std::find_if(maintenance_due.begin(), maintenance_due.end(),
-                             [&key](const catalog::TableIdentifier& due) { return due.ToString() == key; });
+                             [&key](const DueMaintenance& due) { return due.table.ToString() == key; });
   if (queued == maintenance_due.end()) {
-    maintenance_due.push_back(*id);
+    maintenance_due.push_back({*id, ingestor.IndexCatchUp()});
     trace->Write("maintenance_due", {{"table", key}, {"commits", commits}});
     return;
   }
+  DueMaintenance due = std::move(*queued);
   maintenance_due.erase(queued);
-  worker->Submit(*id, "overdue");
+  worker->Submit(due.table, "overdue", std::move(due.index_catch_up));
 }
 
 void Pipeline::Impl::SubmitDueMaintenance() {
   if (worker == nullptr) return;
-  for (const catalog::TableIdentifier& id : maintenance_due) worker->Submit(id, "idle");
+  for (DueMaintenance& due : maintenance_due)
+    worker->Submit(due.table, "idle", std::move(due.index_catch_up));
   maintenance_due.clear();
 }
 
-void Pipeline::Impl::RunMaintenance(const catalog::TableIdentifier& id, const char* why) {
+void Pipeline::Impl::RunMaintenance(const catalog::TableIdentifier& id, const char* why,
+                                    const TableIngestor::IndexCatchUpFn& index_catch_up) {
   const std::string key = id.ToString();
   const double start_ms = PipelineTrace::NowMs();
   const auto started = std::chrono::steady_clock::now();
   auto report = options.maintain(*tables, id, MaintenanceHooks{});
+  if (report.ok() && index_catch_up) {
+    Status caught_up = index_catch_up(*tables, nullptr);
+    if (!caught_up.ok())
+      *report += "; key index not caught up (the next batch does it): " + caught_up.ToString();
+  }
   const int64_t elapsed_ms = MillisSince(started);
   const std::string took = " (" + std::to_string(elapsed_ms) + " ms)";
   if (options.metrics) {

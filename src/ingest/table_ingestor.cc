@@ -168,21 +168,48 @@ Status TableIngestor::Impl::CreateTable(const iceberg::Schema& schema) {
 
 Status TableIngestor::Impl::EnsureIndex(std::vector<std::string>* warnings) {
   if (!merging()) return Status::OK();
-  const std::optional<int64_t> current = table ? table->metadata().current_snapshot_id : std::nullopt;
-  if (index && index_valid && index_snapshot == current) return Status::OK();
-  index.reset();
-  index_valid = false;
-  if (!table) {
-    index.emplace();
-  } else {
-    KeyIndexSpec spec{merge().keys, convention->table_ordering()};
-    auto loaded =
-        PrimaryKeyIndex::Load(*state_io, options.state_dir, table->metadata(), table->io(), spec, warnings);
-    if (!loaded.ok()) return loaded.status().WithContext("key index of " + options.table.ToString());
-    index.emplace(std::move(loaded).value());
+  FLOE_RETURN_IF_ERROR(LoadIndexIfStale(warnings));
+  // A merge that finished since the last batch joins the index now, under the table's lock.
+  index->AdoptFinishedMerge(warnings);
+  if (index->damaged()) {
+    // The merge met a damaged run: the index is reloaded (rebuilt) without it.
+    DiscardDamagedIndex(warnings);
+    FLOE_RETURN_IF_ERROR(LoadIndexIfStale(warnings));
   }
-  index_snapshot = current;
-  index_valid = true;
+  return Status::OK();
+}
+
+void TableIngestor::Impl::DiscardDamagedIndex(std::vector<std::string>* warnings) {
+  warnings->push_back("the key index of " + options.table.ToString() +
+                      " has a damaged file: it is deleted and the index caught up or rebuilt from the table");
+  index->DiscardDamaged(warnings);
+  index_valid = false;
+}
+
+Status TableIngestor::Impl::LoadIndexIfStale(std::vector<std::string>* warnings) {
+  const std::optional<int64_t> current = table ? table->metadata().current_snapshot_id : std::nullopt;
+  if (!index || !index_valid || index_snapshot != current) {
+    // The old index lends its open runs (and its running merge) to the new one.
+    std::optional<PrimaryKeyIndex> old = std::move(index);
+    index.reset();
+    index_valid = false;
+    if (!table) {
+      index.emplace(state_io, options.state_dir);
+    } else {
+      KeyIndexSpec spec{merge().keys, convention->table_ordering()};
+      // Nothing else of the batch is in memory yet: a rebuild may sort in half the budget.
+      auto loaded = PrimaryKeyIndex::Load(
+          state_io, options.state_dir, table->metadata(), table->io(), spec, warnings, old ? &*old : nullptr,
+          std::max<int64_t>(options.settings.performance.memory_budget_bytes / 2, int64_t{16} << 20));
+      if (!loaded.ok()) return loaded.status().WithContext("key index of " + options.table.ToString());
+      index.emplace(std::move(loaded).value());
+    }
+    index->SetBackgroundMerges(options.background_index_merges);
+    index_snapshot = current;
+    index_valid = true;
+  }
+  const int64_t retention = merge().tombstone_retention_ms;
+  index->SetTombstoneCutoff(retention > 0 ? NowMs() - retention : 0);
   return Status::OK();
 }
 
@@ -273,11 +300,11 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceUnit>& 
   // 3. Resolve against the key index (a dry run: against an empty table).
   Resolution resolution;
   if (merging()) {
-    const PrimaryKeyIndex empty;
-    resolution =
-        ResolveChanges(scanned.changes, options.dry_run ? empty : *index, scanned.passed, result.counts);
+    std::optional<PrimaryKeyIndex> empty;  // a dry run neither loads nor changes the table's index
+    if (options.dry_run) empty.emplace(state_io, options.state_dir);
+    FLOE_ASSIGN_OR_RETURN(resolution, ResolveChanges(scanned.changes, options.dry_run ? *empty : *index,
+                                                     scanned.passed, result.counts));
   }
-  index_new_keys = resolution.new_keys;
   // 4. Plan the reads of pass 2.
   ReadPlan plan = PlanReads(batch, scanned.passed, merging());
   if (options.dry_run) {
@@ -297,7 +324,7 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceUnit>& 
       return Status::OK();
     };
     FLOE_RETURN_IF_ERROR(
-        WriteRows(batch, plan, schema.table_schema, now_ms, sample, result.counts, failure).status());
+        WriteRows(batch, plan, schema.table_schema, now_ms, sample, {}, result.counts, failure).status());
     return std::move(result);
   }
   // 5. Write.
@@ -314,7 +341,9 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceUnit>& 
   RowSink write = [&](const RecordBatch& rows, std::vector<iceberg::RowLocation>* locations) {
     return writer->Write(rows, locations);
   };
-  auto lives = WriteRows(batch, plan, schema.table_schema, now_ms, write, result.counts, failure);
+  DataFilePathFn data_file_path = [&](int32_t file) -> const std::string& { return writer->path(file); };
+  auto lives =
+      WriteRows(batch, plan, schema.table_schema, now_ms, write, data_file_path, result.counts, failure);
   if (!lives.ok()) {
     writer->AbortAndDelete();
     return lives.status();
@@ -445,6 +474,7 @@ Result<BatchResult> TableIngestor::ApplyBatch(const std::vector<SourceUnit>& fil
   std::set<size_t> skipped;
   std::set<size_t> progress_reported;  // a redo does not report a unit twice
   std::vector<QuarantinedFile> failed_late;
+  bool index_discarded = false;
   while (true) {
     std::optional<UnitFailure> failure;
     auto result = impl.Attempt(files, batch_id, progress, skipped, &progress_reported, &failure);
@@ -457,6 +487,14 @@ Result<BatchResult> TableIngestor::ApplyBatch(const std::vector<SourceUnit>& fil
       return result;
     }
     if (!failure || skipped.count(failure->index)) {
+      if (impl.index && impl.index->damaged() && !index_discarded) {
+        // A lookup met a damaged key index run: the batch is tried again
+        // (once) with the index caught up or rebuilt without it.
+        index_discarded = true;
+        notes.push_back("batch " + std::to_string(batch_id) + ": " + result.status().ToString());
+        impl.DiscardDamagedIndex(&notes);
+        continue;
+      }
       impl.index_valid = false;
       return result.status();
     }
@@ -464,6 +502,40 @@ Result<BatchResult> TableIngestor::ApplyBatch(const std::vector<SourceUnit>& fil
     failed_late.push_back({files[failure->index].uri, failure->reason});
     if (impl.options.on_quarantine) impl.options.on_quarantine(failed_late.back());
   }
+}
+
+TableIngestor::IndexCatchUpFn TableIngestor::IndexCatchUp() const {
+  const Impl& impl = *impl_;
+  if (!impl.merging()) return nullptr;
+  KeyIndexSpec spec{impl.merge().keys, impl.convention->table_ordering()};
+  const int64_t sort_bytes =
+      std::max<int64_t>(impl.options.settings.performance.memory_budget_bytes / 4, int64_t{16} << 20);
+  return [state_io = impl.state_io, dir = impl.options.state_dir, id = impl.options.table, spec, sort_bytes](
+             catalog::Catalog& catalog,
+             const std::function<Status(const std::function<Status()>&)>& gate) -> Status {
+    FLOE_ASSIGN_OR_RETURN(auto ops, catalog.LoadTable(id));
+    FLOE_ASSIGN_OR_RETURN(iceberg::Table table, iceberg::Table::Load(std::move(ops)));
+    FLOE_ASSIGN_OR_RETURN(auto prepared, PrimaryKeyIndex::PrepareCatchUp(state_io, dir, table.metadata(),
+                                                                         table.io(), spec, sort_bytes));
+    if (!prepared) return Status::OK();
+    auto publish = [&]() -> Status {
+      FLOE_RETURN_IF_ERROR(table.Refresh());
+      return PrimaryKeyIndex::PublishCatchUp(std::move(*prepared), table.metadata()).status();
+    };
+    return gate ? gate(publish) : publish();
+  };
+}
+
+std::vector<std::string> TableIngestor::FinishIndexWork() {
+  Impl& impl = *impl_;
+  std::vector<std::string> warnings;
+  if (!impl.index || !impl.index_valid || !impl.table) return warnings;
+  // Only for the snapshot the table still holds: after a maintenance commit
+  // (inline with --once) the index's files are the next batch's to catch up.
+  Status refreshed = impl.table->Refresh();
+  if (!refreshed.ok() || impl.table->metadata().current_snapshot_id != impl.index_snapshot) return warnings;
+  impl.index->FinishMerges(/*all=*/true, &warnings);
+  return warnings;
 }
 
 const iceberg::TableMetadata* TableIngestor::metadata() const {

@@ -48,8 +48,10 @@
 //   in ONE snapshot whose summary carries floe.pipeline = <pipeline name>,
 //   floe.batch-id = <batch id>, floe.source-files = <count> and per-kind
 //   counts (floe.rows-inserted/updated/deleted/stale).
-// - Before the commit the key index for the new snapshot is saved (see
-//   key_index.h), so a crash right after the commit finds it.
+// - Before the commit the key index's run of the batch's changes and the
+//   new snapshot's manifest are saved (see key_index.h), so a crash right
+//   after the commit finds them; the index merges its runs on a background
+//   thread, adopted at the start of a later batch (or by FinishIndexWork).
 // - A batch where every file was quarantined, or that changes nothing,
 //   commits nothing (snapshot_id empty). Tombstones it adds (deletes of
 //   absent keys) are still saved, in the index file of the current snapshot
@@ -161,7 +163,11 @@ struct TableIngestorOptions {
   std::string pipeline_name;
   catalog::TableIdentifier table;
   TableSettings settings;
-  std::string state_dir;         // this table's directory for the key index
+  std::string state_dir;  // this table's directory for the key index
+  // Whether the key index merges its runs on a thread of its own as they
+  // fall due (a long-running pipeline); false: only in FinishIndexWork
+  // (`floe run --once`, whose I/O then stays on its thread).
+  bool background_index_merges = true;
   int64_t now_ms_for_tests = 0;  // 0: the clock
   // Called the moment a file is set aside, before anything is committed, so
   // the caller can record it durably first: a crash right after the commit
@@ -207,6 +213,23 @@ class TableIngestor {
   Result<BatchResult> ApplyBatch(const std::vector<SourceUnit>& files, int64_t batch_id,
                                  const ProgressFn& progress = nullptr,
                                  std::optional<LastCommit> last = std::nullopt);
+
+  // Catches the table's key index up after a maintenance commit (a
+  // compaction's moved rows, key_index.h PrepareCatchUp / PublishCatchUp),
+  // so the next batch does not: `gate` runs the phase that writes the
+  // manifest under the table's lock (empty: directly). The function owns
+  // copies of what it needs and may run on another thread (with its own
+  // catalog connection) while this ingestor works; empty when the table is
+  // not merged by key.
+  using IndexCatchUpFn = std::function<Status(
+      catalog::Catalog&, const std::function<Status(const std::function<Status()>&)>& gate)>;
+  IndexCatchUpFn IndexCatchUp() const;
+
+  // Finishes the key index's background merges that are due (each waited
+  // for and adopted), so a short-lived process (`floe run --once`) leaves
+  // its runs merged; returns their warnings. Call where the table's lock is
+  // held, as for ApplyBatch.
+  std::vector<std::string> FinishIndexWork();
 
   // The table as this ingestor last loaded or committed it; nullptr before
   // the table exists. Valid until the next ApplyBatch.

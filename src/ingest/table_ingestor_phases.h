@@ -84,7 +84,6 @@ struct SettledSchema {
 struct Resolution {
   std::map<std::string, std::vector<int64_t>> deletes;  // data file -> replaced or deleted positions
   std::vector<std::pair<KeyId, OrderValue>> tombstones;
-  int64_t new_keys = 0;  // keys the index will gain (for its Reserve)
 };
 
 // Phase 4's result: chunks to read, in unit and row order.
@@ -93,13 +92,6 @@ struct ReadPlan {
   std::vector<PassedUnit*> read_units;  // by UnitToRead index
   std::vector<ChunkRead> reads;
   std::vector<size_t> first_selected;  // merging: index in the unit's selection of each read's first row
-};
-
-// A change applied to the key index once the batch's files are written.
-struct StagedLive {
-  KeyId key;
-  OrderValue order;
-  iceberg::RowLocation location;
 };
 
 // Raised by pass 2 when a unit fails to read; the batch is redone without it.
@@ -117,6 +109,8 @@ inline constexpr const char* kQuarantineSuffix = "quarantine";
 // Where pass 2 puts the rows it read: the data file writer, or a dry run's
 // sample. Fills one location per row (dry runs: placeholders).
 using RowSink = std::function<Status(const RecordBatch& rows, std::vector<iceberg::RowLocation>* locations)>;
+// The path of the data file a RowSink wrote a row to (RowLocation::file).
+using DataFilePathFn = std::function<const std::string&(int32_t file)>;
 
 // floe.stream-ranges of a batch's snapshot: its stream units' ranges ("" for files).
 std::string StreamRangesSummary(const std::vector<SourceUnit>& batch);
@@ -127,9 +121,11 @@ std::string DataFilePrefix(int64_t batch_id);
 // Resolves the batch's winning changes against the index (phase 3): a
 // change applies only when newer than the key's current version; counts go
 // into `counts`; rows to write land in the passed units' selections, sorted
-// by row. Clears `changes`.
-Resolution ResolveChanges(BatchChanges& changes, const PrimaryKeyIndex& index,
-                          std::vector<PassedUnit>& passed, BatchCounts& counts);
+// by row. Clears `changes`. The index is asked in slices of sorted keys, so
+// it reads each block it needs once per slice; its errors (a damaged run)
+// fail the batch.
+Result<Resolution> ResolveChanges(BatchChanges& changes, const PrimaryKeyIndex& index,
+                                  std::vector<PassedUnit>& passed, BatchCounts& counts);
 
 // The chunks pass 2 reads (phase 4): merging, only chunks with selected
 // rows, with the rows to keep; append, every chunk. A unit without chunks is
@@ -158,8 +154,6 @@ struct TableIngestor::Impl {
   // Workers for reading units ahead and encoding output column chunks;
   // created on first use, only when [performance] threads > 1.
   std::unique_ptr<ThreadPool> pool;
-  // Keys the batch being applied adds to the index (for its Reserve).
-  int64_t index_new_keys = 0;
   // Other pipelines found writing to the table, warned about once.
   std::set<std::string> other_pipelines_seen;
   // Notes of the table's creation for the batch's warnings.
@@ -196,6 +190,12 @@ struct TableIngestor::Impl {
   Status CreateTable(const iceberg::Schema& schema);
   // `warnings` receives the index loader's notes (files ignored, rebuilds).
   Status EnsureIndex(std::vector<std::string>* warnings);
+  // EnsureIndex's load: (re)loads the index when it is missing, invalid or
+  // of another snapshot than the table's current one.
+  Status LoadIndexIfStale(std::vector<std::string>* warnings);
+  // Deletes a damaged index's damaged files (PrimaryKeyIndex::DiscardDamaged)
+  // and marks it for reloading, with a warning.
+  void DiscardDamagedIndex(std::vector<std::string>* warnings);
   ReconcileOptions MakeReconcileOptions() const;
   // The primitive top-level columns of `schema` a format may read with their
   // types: none when the convention's rows are not the table's rows
@@ -223,16 +223,18 @@ struct TableIngestor::Impl {
   Status TakeRowStageResults(const SourceUnit& unit, FileScan& scan, ScannedBatch& scanned);
   // Phase 2.
   Result<SettledSchema> SettleSchema(ScannedBatch& scanned);
-  // Phase 5: writes the planned rows; returns the index entries to stage.
-  Result<std::vector<StagedLive>> WriteRows(const std::vector<SourceUnit>& batch, ReadPlan& plan,
-                                            const iceberg::Schema& table_schema, int64_t now_ms,
-                                            const RowSink& write, BatchCounts& counts,
-                                            std::optional<UnitFailure>* failure);
+  // Phase 5: writes the planned rows through `write`; returns their key
+  // index entries, located by `data_file_path` (a sink that writes no files,
+  // a dry run's, passes none: its rows get no entries).
+  Result<KeyIndexDelta> WriteRows(const std::vector<SourceUnit>& batch, ReadPlan& plan,
+                                  const iceberg::Schema& table_schema, int64_t now_ms, const RowSink& write,
+                                  const DataFilePathFn& data_file_path, BatchCounts& counts,
+                                  std::optional<UnitFailure>* failure);
   // Phase 6.
   // `stream_ranges`: floe.stream-ranges of the snapshot (StreamRangesSummary).
   Result<BatchResult> Commit(BatchResult result, int64_t batch_id, int64_t now_ms,
                              const SettledSchema& schema, iceberg::PartitionedWriter& writer,
-                             std::vector<StagedLive> lives, Resolution resolution, SideTables& side,
+                             KeyIndexDelta lives, Resolution resolution, SideTables& side,
                              const std::string& stream_ranges);
   // [target] change_feed: appends the table's unrecorded commits to
   // <table>__changes (`just`: the commit just made, when there is one);

@@ -1,12 +1,15 @@
-// Rebuilding a key index from an Iceberg table: see key_index_rebuild.h.
+// Building key index runs from an Iceberg table: see key_index_rebuild.h.
 #include "ingest/merge/key_index_rebuild.h"
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 #include "formats/parquet/file_reader.h"
+#include "iceberg/manifest/manifest_io.h"
 #include "iceberg/scan/delete_readers.h"
 #include "iceberg/scan/table_scan.h"
+#include "ingest/merge/key_index_manifest.h"
 
 namespace floe::ingest::key_index_internal {
 namespace {
@@ -68,10 +71,10 @@ Result<std::vector<int>> ProjectColumns(const floe::Schema& file_schema,
   return indexes;
 }
 
-class Rebuilder {
+class LiveRowReader {
  public:
-  Rebuilder(FileIO& io, const KeyIndexSpec& spec, ColumnsToRead columns, std::vector<std::string>* warnings)
-      : io_(io), spec_(spec), columns_(std::move(columns)), warnings_(warnings) {}
+  LiveRowReader(FileIO& io, const KeyIndexSpec& spec, ColumnsToRead columns, const LiveRowSink& sink)
+      : io_(io), spec_(spec), columns_(std::move(columns)), sink_(sink) {}
 
   Status AddTask(const iceberg::FileScanTask& task) {
     const std::string& data_path = task.data.file.file_path;
@@ -88,15 +91,6 @@ class Rebuilder {
     std::sort(deleted.begin(), deleted.end());
     deleted.erase(std::unique(deleted.begin(), deleted.end()), deleted.end());
     return ReadDataFile(data_path, deleted).WithContext(data_path);
-  }
-
-  PrimaryKeyIndex Finish() {
-    if (duplicates_ > 0 && warnings_) {
-      warnings_->push_back(std::to_string(duplicates_) +
-                           " keys have more than one live row in the table; the index keeps the row with "
-                           "the greatest ordering value");
-    }
-    return std::move(index_);
   }
 
  private:
@@ -144,11 +138,7 @@ class Rebuilder {
         if (!key.ok()) return key.status().WithContext("row group " + std::to_string(group));
         auto order = OrderingValueAt(spec_.ordering, orders, row);
         if (!order.ok()) return order.status().WithContext("row group " + std::to_string(group));
-        if (auto existing = index_.Find(*key)) {
-          ++duplicates_;
-          if (existing->order >= *order) continue;
-        }
-        index_.PutLive(*key, path, position, *order);
+        FLOE_RETURN_IF_ERROR(sink_(*key, *order, path, position));
       }
       row_offset += batch.num_rows;
     }
@@ -158,10 +148,8 @@ class Rebuilder {
   FileIO& io_;
   const KeyIndexSpec& spec_;
   ColumnsToRead columns_;
-  std::vector<std::string>* warnings_;
+  const LiveRowSink& sink_;
   std::map<std::string, Positions> delete_cache_;
-  PrimaryKeyIndex index_;
-  int64_t duplicates_ = 0;
 };
 
 }  // namespace
@@ -171,17 +159,101 @@ Result<bool> KeysAreExactIntegers(const iceberg::TableMetadata& table, const Key
   return columns.encoder.exact_integer();
 }
 
-Result<PrimaryKeyIndex> RebuildLiveEntries(const iceberg::TableMetadata& table, FileIO& table_io,
-                                           const KeyIndexSpec& spec, std::vector<std::string>* warnings) {
+Status ScanLiveRows(const iceberg::TableMetadata& table, FileIO& table_io, const KeyIndexSpec& spec,
+                    const std::set<std::string>* only, const LiveRowSink& sink) {
   FLOE_ASSIGN_OR_RETURN(ColumnsToRead columns, ResolveColumns(table, spec));
-  if (!table.CurrentSnapshot()) return PrimaryKeyIndex();
+  if (!table.CurrentSnapshot()) return Status::OK();
   // TableScan wants shared ownership; the caller keeps table_io alive for this call.
   std::shared_ptr<FileIO> io(&table_io, [](FileIO*) {});
   FLOE_ASSIGN_OR_RETURN(auto scan, iceberg::TableScan::Make(table, io));
   FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::FileScanTask> tasks, scan->PlanFiles());
-  Rebuilder rebuilder(table_io, spec, std::move(columns), warnings);
-  for (const iceberg::FileScanTask& task : tasks) FLOE_RETURN_IF_ERROR(rebuilder.AddTask(task));
-  return rebuilder.Finish();
+  LiveRowReader reader(table_io, spec, std::move(columns), sink);
+  for (const iceberg::FileScanTask& task : tasks) {
+    if (only != nullptr && !only->count(task.data.file.file_path)) continue;
+    FLOE_RETURN_IF_ERROR(reader.AddTask(task));
+  }
+  return Status::OK();
+}
+
+Result<std::set<std::string>> DataFilesAddedBy(const iceberg::TableMetadata& table, FileIO& table_io,
+                                               const std::set<int64_t>& snapshot_ids) {
+  std::set<std::string> added;
+  const iceberg::Schema* schema = table.CurrentSchema();
+  if (schema == nullptr) return Status::InvalidArgument("table has no current schema");
+  for (int64_t id : snapshot_ids) {
+    const iceberg::Snapshot* snapshot = table.SnapshotById(id);
+    if (snapshot == nullptr)
+      return Status::NotFound("snapshot " + std::to_string(id) + " is not in the table");
+    FLOE_ASSIGN_OR_RETURN(auto manifests, iceberg::ReadManifestList(table_io, snapshot->manifest_list));
+    for (const iceberg::ManifestFile& manifest : manifests) {
+      if (manifest.content != iceberg::ManifestContent::kData || manifest.added_snapshot_id != id) continue;
+      FLOE_ASSIGN_OR_RETURN(auto entries, iceberg::ReadScanManifest(table_io, table, manifest, *schema));
+      for (const iceberg::ManifestEntry& entry : entries) {
+        if (entry.status == iceberg::ManifestEntryStatus::kAdded) added.insert(entry.data_file.file_path);
+      }
+    }
+  }
+  return added;
+}
+
+SortedRunSpiller::SortedRunSpiller(FileIO& io, std::string dir, size_t max_buffered, bool bloom)
+    : io_(io), dir_(std::move(dir)), max_buffered_(std::max<size_t>(max_buffered, 1)), bloom_(bloom) {}
+
+SortedRunSpiller::~SortedRunSpiller() {
+  if (finished_) return;
+  for (const auto& run : runs_) (void)io_.Delete(run->path());
+}
+
+Status SortedRunSpiller::Add(const KeyId& key, const OrderValue& order, const std::string& data_file,
+                             int64_t position) {
+  if (files_.empty() || data_file != files_[last_number_]) {
+    auto [it, added] = numbers_.try_emplace(data_file, static_cast<uint32_t>(files_.size()));
+    if (added) files_.push_back(data_file);
+    last_number_ = it->second;
+  }
+  RunEntry entry;
+  entry.key = CanonicalKey(key);
+  entry.order = order;
+  entry.value = position;
+  entry.file = last_number_;
+  buffer_.push_back(entry);
+  return buffer_.size() >= max_buffered_ ? Spill() : Status::OK();
+}
+
+Status SortedRunSpiller::Spill() {
+  if (buffer_.empty()) return Status::OK();
+  // By key, then ordering value: the last of each key is the one kept.
+  std::sort(buffer_.begin(), buffer_.end(), [](const RunEntry& a, const RunEntry& b) {
+    if (!(a.key == b.key)) return KeyLess(a.key, b.key);
+    return a.order < b.order;
+  });
+  RunWriterOptions options;
+  options.hashed =
+      std::any_of(buffer_.begin(), buffer_.end(), [](const RunEntry& e) { return e.key.hi != 0; });
+  options.bloom = bloom_;
+  options.expected_entries = buffer_.size();
+  const std::string path = IndexFilePath(dir_, NewRunName());
+  FLOE_ASSIGN_OR_RETURN(auto writer, RunWriter::Create(io_, path, options));
+  for (size_t i = 0; i < buffer_.size(); ++i) {
+    if (i + 1 < buffer_.size() && buffer_[i + 1].key == buffer_[i].key) {
+      // Count a key once however many rows it has.
+      if (i == 0 || !(buffer_[i - 1].key == buffer_[i].key)) ++duplicates_;
+      continue;
+    }
+    FLOE_RETURN_IF_ERROR(writer->Add(buffer_[i]));
+  }
+  FLOE_ASSIGN_OR_RETURN(RunInfo info, writer->Finish(files_));
+  buffer_.clear();
+  FLOE_ASSIGN_OR_RETURN(auto run, RunReader::Open(io_, info.path));
+  runs_.push_back(std::move(run));
+  return Status::OK();
+}
+
+Result<std::vector<std::shared_ptr<const RunReader>>> SortedRunSpiller::Finish() {
+  FLOE_RETURN_IF_ERROR(Spill());
+  finished_ = true;
+  std::vector<RunEntry>().swap(buffer_);
+  return std::move(runs_);
 }
 
 }  // namespace floe::ingest::key_index_internal

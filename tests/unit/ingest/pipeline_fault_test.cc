@@ -25,7 +25,7 @@ using floe::testing::FaultCase;
 // with SQLite when written), so every call has a case in the exhaustive mode;
 // slots: more than the batch's default spread (fault_test_util.h describes
 // the two modes). TheCasesCoverEveryCallOfTheBatch says when to raise them.
-constexpr floe::testing::FaultCoverage kCoverage{.max_calls = 128, .stride = 4, .slots = 48};
+constexpr floe::testing::FaultCoverage kCoverage{.max_calls = 192, .stride = 4, .slots = 64};
 
 // The rows after both batches: 1 keeps its first version (its second change
 // is older), 2 and 4 updated, 3 deleted, 5 untouched, 6 and 7 new.

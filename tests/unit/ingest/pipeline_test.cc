@@ -10,6 +10,7 @@
 #include <chrono>
 #include <thread>
 
+#include "ingest/merge/key_index.h"
 #include "pipeline_test_util.h"
 
 namespace floe::ingest {
@@ -321,6 +322,21 @@ TEST_F(PipelineTest, APlainPipelineRunsItsOwnMaintenance) {
   EXPECT_EQ(current->summary.count("floe.maintenance"), 1u) << log_.str();
   EXPECT_NE(log_.str().find("maintenance default.cc_claim: compaction"), std::string::npos) << log_.str();
   EXPECT_EQ(Rows("cc_claim").size(), 4u);
+  // The key index caught up with the compaction right after it (the rows it
+  // moved, one run), so the next batch neither catches up nor rebuilds.
+  ASSERT_OK_AND_ASSIGN(auto id, pipeline->TargetOf("cc_claim"));
+  const fs::path index_dir = fs::path(config_.state_dir) / "tables" / id.ToString();
+  EXPECT_TRUE(fs::exists(PrimaryKeyIndex::FilePath(index_dir.string(), current->snapshot_id)))
+      << "no key index for the compaction's snapshot " << current->snapshot_id << "\n"
+      << log_.str();
+  WriteCdaFile("cc_claim", "1", 2100, "part-0.parquet", {{1, "9", 4, "one v2"}});
+  WriteManifest({{"cc_claim", 2100}});
+  ASSERT_OK_AND_ASSIGN(RunSummary next, pipeline->RunOnce());
+  EXPECT_TRUE(next.ok()) << next.Format() << log_.str();
+  EXPECT_EQ(log_.str().find("rebuilt from the table"), std::string::npos) << log_.str();
+  const auto rows = Rows("cc_claim");
+  EXPECT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows.count(1) ? rows.at(1) : "", "one v2");
 }
 
 TEST_F(PipelineTest, OpenFailsWithAClearMessageForABadCatalog) {
