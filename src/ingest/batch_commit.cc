@@ -193,7 +193,7 @@ void TableIngestor::Impl::FeedChanges(const JustCommitted* just, BatchResult& re
   feed_options.writer.target_file_size = options.settings.target.target_file_size_bytes;
   feed_options.table_properties["write.parquet.compression-codec"] = codec.iceberg_name;
   ChangeFeedTable feed(catalog, options.table, feed_options);
-  const std::vector<std::string> keys = merging() ? merge().keys : std::vector<std::string>{};
+  const std::vector<std::string> keys = merging() ? keys() : std::vector<std::string>{};
   auto caught = feed.CatchUp(table->metadata(), table->io(), keys, just);
   if (!caught.ok()) {
     // The data commit stands; the next batch's catch-up appends what is missing.

@@ -116,6 +116,19 @@ Status TableIngestor::Impl::LoadTable() {
   auto loaded = iceberg::Table::Load(*ops);
   if (!loaded.ok()) return loaded.status().WithContext("table " + options.table.ToString());
   table.emplace(std::move(loaded).value());
+  return AdoptRecordedKey();
+}
+
+Status TableIngestor::Impl::AdoptRecordedKey() {
+  if (!table || !merging() || !convention->keys_from_units()) return Status::OK();
+  std::vector<std::string> recorded = RecordedKey(table->metadata());
+  if (recorded.empty()) {
+    return Status::InvalidArgument(
+        "table " + options.table.ToString() +
+        " records no merge key (Iceberg identifier fields or " + iceberg::kMergeKeysProperty +
+        "), so the Kafka record key cannot be checked against it: set [merge] keys");
+  }
+  convention->SetKeyColumns(std::move(recorded));
   return Status::OK();
 }
 
@@ -132,7 +145,7 @@ Status TableIngestor::Impl::CreateTable(const iceberg::Schema& schema) {
   creation.schema = schema;
   if (merging()) {
     // The merge key is recorded in the table, so a later change of [merge] keys is caught.
-    std::string skipped = RecordKeyInSchema(merge().keys, &creation.schema);
+    std::string skipped = RecordKeyInSchema(keys(), &creation.schema);
     if (!skipped.empty()) creation_warnings.push_back(skipped);
   }
   FLOE_ASSIGN_OR_RETURN(creation.spec, ParsePartitionSpec(target.partition_by, schema));
@@ -145,9 +158,9 @@ Status TableIngestor::Impl::CreateTable(const iceberg::Schema& schema) {
   // identifier fields above, else this property, which also holds keys an
   // identifier field cannot be (float, double).
   if (merging()) {
-    std::string keys;
-    for (const std::string& key : merge().keys) keys += (keys.empty() ? "" : ",") + key;
-    creation.properties[iceberg::kMergeKeysProperty] = keys;
+    std::string names;
+    for (const std::string& key : keys()) names += (names.empty() ? "" : ",") + key;
+    creation.properties[iceberg::kMergeKeysProperty] = names;
   }
   for (const auto& [key, value] : target.table_properties) creation.properties[key] = value;
   auto created = catalog.CreateTable(options.table, creation);
@@ -175,7 +188,7 @@ Status TableIngestor::Impl::EnsureIndex(std::vector<std::string>* warnings) {
   if (!table) {
     index.emplace();
   } else {
-    KeyIndexSpec spec{merge().keys, convention->table_ordering()};
+    KeyIndexSpec spec{keys(), convention->table_ordering()};
     auto loaded =
         PrimaryKeyIndex::Load(*state_io, options.state_dir, table->metadata(), table->io(), spec, warnings);
     if (!loaded.ok()) return loaded.status().WithContext("key index of " + options.table.ToString());
@@ -203,7 +216,7 @@ ReconcileOptions TableIngestor::Impl::MakeReconcileOptions() const {
   ReconcileOptions reconcile;
   reconcile.policy = options.settings.schema.on_incompatible;
   if (merging()) {
-    reconcile.protected_columns = merge().keys;
+    reconcile.protected_columns = keys();
     for (const OrderColumn& column : convention->table_ordering().columns) {
       reconcile.protected_columns.push_back(column.name);
     }
@@ -342,7 +355,7 @@ Result<std::unique_ptr<TableIngestor>> TableIngestor::Open(catalog::Catalog& cat
   const TableSettings& settings = options.settings;
   const std::string table_name = options.table.ToString();
   if (settings.merge.mode == WriteMode::kMerge) {
-    if (settings.merge.keys.empty()) {
+    if (settings.merge.keys.empty() && !settings.merge.KeysFromRecordKey()) {
       return Status::InvalidArgument(table_name + ": [merge] keys: merge mode needs at least one key column");
     }
     if (settings.merge.order_by.empty()) {
@@ -385,7 +398,7 @@ Result<std::unique_ptr<TableIngestor>> TableIngestor::Open(catalog::Catalog& cat
 Status TableIngestor::Impl::CheckTableAgainstSettings(std::vector<std::string>* warnings) {
   if (!table) return Status::OK();
   const std::string name = options.table.ToString();
-  if (merging()) FLOE_RETURN_IF_ERROR(CheckRecordedKey(table->metadata(), merge().keys, name));
+  if (merging()) FLOE_RETURN_IF_ERROR(CheckRecordedKey(table->metadata(), keys(), name));
   auto evolved = EvolvePartitionSpec(*table, options.settings.target.partition_by);
   if (!evolved.ok()) return evolved.status().WithContext("table " + name + ": [target] partition_by");
   if (!evolved->empty()) warnings->push_back(*evolved);

@@ -175,6 +175,12 @@ struct TableIngestor::Impl {
         convention(std::move(changes)) {}
 
   const MergeConfig& merge() const { return options.settings.merge; }
+  // The merge key: [merge] keys, or (Debezium from Kafka without them) the
+  // record key's fields the convention adopted — the table's recorded key
+  // once the table exists (LoadTable), empty before the first unit binds.
+  std::vector<std::string> keys() const {
+    return merge().keys.empty() ? convention->AdoptedKeyColumns() : merge().keys;
+  }
   bool merging() const { return convention->merges(); }
   ThreadPool* Pool();
   // Read-ahead bounds: at most `threads` units (pass 1) or chunks (pass 2)
@@ -191,6 +197,8 @@ struct TableIngestor::Impl {
   int format_version() const;
 
   Status LoadTable();
+  // A convention whose keys come from the units takes the table's recorded key.
+  Status AdoptRecordedKey();
   // table_settings_check.h: the recorded key, the partition spec, other pipelines.
   Status CheckTableAgainstSettings(std::vector<std::string>* warnings);
   Status CreateTable(const iceberg::Schema& schema);

@@ -242,6 +242,8 @@ Result<DecodedRecords> AssembleDecodedRecords(const RecordOrigin& origin,
       rows.columns.push_back(std::move(metadata));
     }
     out.rows = std::move(rows);
+    out.row_records.reserve(order.size());
+    for (const auto& [record_index, at] : order) out.row_records.push_back(record_index);
   }
 
   // Dead letters in record order.
@@ -261,6 +263,8 @@ Result<DecodedRecords> AssembleDecodedRecords(const RecordOrigin& origin,
       columns[value_column].AppendNull();
     }
     columns[value_column + 1].AppendBytes(origin.Describe(record) + ": " + letter.error);
+    out.dead_letter_records.push_back(letter.record);
+    out.dead_letter_errors.push_back(letter.error);
   }
   out.dead_letters.num_rows = static_cast<int64_t>(dead.size());
   return out;

@@ -18,7 +18,8 @@
 //   number, subsequence number, arrival, partition key) on every row;
 // - dead_letters: every dead letter in record order: the origin's columns
 //   naming the record, its raw value (base64) and its error prefixed by the
-//   record's place (RecordOrigin::Describe).
+//   record's place (RecordOrigin::Describe);
+// - row_records / dead_letter_records: the record of each row and dead letter.
 // Pure: thread-safe (a RecordOrigin is immutable).
 #pragma once
 
@@ -76,8 +77,13 @@ class RecordOrigin {
 
 struct DecodedRecords {
   RecordBatch rows;
+  // The record (index into the range) of each row, ascending.
+  std::vector<size_t> row_records;
   // Rows for <table>__dead_letter (DeadLetterSchema), in record order.
   RecordBatch dead_letters;
+  // Per dead letter: its record and its error without the record's place.
+  std::vector<size_t> dead_letter_records;
+  std::vector<std::string> dead_letter_errors;
   int64_t tombstones = 0;
   int64_t payload_bytes = 0;  // keys plus values of every record
 };

@@ -1,5 +1,10 @@
 #include "ingest/stream/stream_unit_opener.h"
 
+#include <optional>
+
+#include "columnar/column_rows.h"
+#include "formats/rescued_data.h"
+
 namespace floe::ingest {
 
 namespace {
@@ -36,6 +41,32 @@ int64_t ApproximateBytes(const DecodedRecords& decoded) {
   return decoded.payload_bytes * 2 + 1024;
 }
 
+// Adds kRecordKeyColumn to `rows`: per row, the key row of its record.
+Status AttachRecordKeys(const RecordOrigin& origin, const DecodedRecords& keys,
+                        const std::vector<int64_t>& key_row_of, RecordBatch* rows,
+                        const std::vector<size_t>& row_records) {
+  if (ColumnIndex(rows->schema, kRecordKeyColumn) >= 0) {
+    return Status::InvalidArgument(origin.Where() + ": the records have their own member " +
+                                   std::string(kRecordKeyColumn) +
+                                   ", where changes = \"debezium\" without [merge] keys puts the record key");
+  }
+  std::vector<int64_t> take;
+  take.reserve(row_records.size());
+  for (size_t record : row_records) {
+    const int64_t key_row = record < key_row_of.size() ? key_row_of[record] : -1;
+    // DecodeRecordKeys made every record without a key row a dead letter.
+    if (key_row < 0) return Status::Internal(origin.Where() + ": a row without its record key");
+    take.push_back(key_row);
+  }
+  FLOE_ASSIGN_OR_RETURN(RecordBatch taken, TakeBatchRows(keys.rows, take));
+  Column key(Struct(taken.schema));
+  key.children = std::move(taken.columns);
+  key.length = rows->num_rows;
+  rows->schema.push_back(MakeField(std::string(kRecordKeyColumn), key.type, false));
+  rows->columns.push_back(std::move(key));
+  return Status::OK();
+}
+
 }  // namespace
 
 int64_t RecordBytes(const std::vector<StreamRecord>& records) {
@@ -54,6 +85,7 @@ Result<StreamDecoding> MakeStreamDecoding(const SourceConfig& config, int64_t me
   decoding.json.metadata_column = config.changes == ChangeKind::kDebezium || config.stream.metadata_column;
   decoding.policy = config.stream.on_bad_record;
   decoding.cache_bytes = std::max<int64_t>(memory_budget_bytes / 4, 0);
+  decoding.record_key_column = config.stream.record_key_column;
   if (config.format == SourceFormat::kAvro) {
     schema_registry::SchemaRegistryOptions registry;
     registry.url = config.stream.schema_registry_url;
@@ -94,13 +126,17 @@ Result<std::shared_ptr<const DecodedRecords>> StreamUnitOpener::Decoded(const So
   }
   FLOE_ASSIGN_OR_RETURN(std::unique_ptr<RecordOrigin> origin, OriginOf(unit));
   FLOE_ASSIGN_OR_RETURN(std::vector<StreamRecord> records, Records(unit));
-  auto decoded = decoding_.registry
-                     ? DecodeStreamAvroRecords(
-                           *origin, records, [this](int32_t id) { return LookupSchema(id); },
-                           decoding_.json.metadata_column)
-                     : DecodeStreamJsonRecords(*origin, records, table_columns, decoding_.json, schemas_);
+  std::optional<DecodedRecords> keys;
+  std::vector<int64_t> key_row_of;
+  if (decoding_.record_key_column) {
+    FLOE_ASSIGN_OR_RETURN(keys, DecodeRecordKeys(*origin, &records, &key_row_of));
+  }
+  auto decoded = DecodeRecords(*origin, records, table_columns, decoding_.json.metadata_column);
   // The batch names the unit in what it does with the error (retry or quarantine).
   if (!decoded.ok()) return decoded.status();
+  if (keys && decoded->rows.num_rows > 0) {
+    FLOE_RETURN_IF_ERROR(AttachRecordKeys(*origin, *keys, key_row_of, &decoded->rows, decoded->row_records));
+  }
   if (decoded->dead_letters.num_rows > 0 && decoding_.policy == StreamBadRecordPolicy::kFail) {
     const Column& errors = decoded->dead_letters.columns.back();
     return Status::IOError(
@@ -127,6 +163,68 @@ Result<std::shared_ptr<const DecodedRecords>> StreamUnitOpener::Decoded(const So
     }
   }
   return shared;
+}
+
+Result<DecodedRecords> StreamUnitOpener::DecodeRecords(const RecordOrigin& origin,
+                                                       const std::vector<StreamRecord>& records,
+                                                       const Schema& table_columns, bool metadata_column) {
+  if (decoding_.registry) {
+    return DecodeStreamAvroRecords(
+        origin, records, [this](int32_t id) { return LookupSchema(id); }, metadata_column);
+  }
+  StreamJsonOptions json = decoding_.json;
+  json.metadata_column = metadata_column;
+  return DecodeStreamJsonRecords(origin, records, table_columns, json, schemas_);
+}
+
+Result<DecodedRecords> StreamUnitOpener::DecodeRecordKeys(const RecordOrigin& origin,
+                                                          std::vector<StreamRecord>* records,
+                                                          std::vector<int64_t>* key_row_of) {
+  // The keys as records of their own, decoded by the values' format.
+  std::vector<StreamRecord> as_values;
+  as_values.reserve(records->size());
+  for (const StreamRecord& record : *records) {
+    StreamRecord key;
+    key.position = record.position;
+    key.subsequence = record.subsequence;
+    key.timestamp_ms = record.timestamp_ms;
+    key.value = record.key;
+    as_values.push_back(std::move(key));
+  }
+  FLOE_ASSIGN_OR_RETURN(DecodedRecords keys, DecodeRecords(origin, as_values, {}, false));
+  key_row_of->assign(records->size(), -1);
+  for (size_t row = 0; row < keys.row_records.size(); ++row) {
+    (*key_row_of)[keys.row_records[row]] = static_cast<int64_t>(row);
+  }
+  std::vector<const std::string*> key_error(records->size(), nullptr);
+  for (size_t k = 0; k < keys.dead_letter_records.size(); ++k) {
+    key_error[keys.dead_letter_records[k]] = &keys.dead_letter_errors[k];
+  }
+  const std::string why =
+      " (changes = \"debezium\" without [merge] keys takes the key columns from the record key, "
+      "Debezium's key struct)";
+  for (size_t i = 0; i < records->size(); ++i) {
+    StreamRecord& record = (*records)[i];
+    if (!record.value || !record.error.empty() || (*key_row_of)[i] >= 0) continue;  // tombstones pass
+    if (!record.key) {
+      record.error = "the record has no key" + why;
+    } else if (key_error[i] != nullptr) {
+      // The format's words are about a value; this is the key.
+      const std::string& error = *key_error[i];
+      const std::string_view value_is = "the value is ";
+      record.error = (error.rfind(value_is, 0) == 0 ? "its key is " + error.substr(value_is.size())
+                                                    : "its key: " + error) +
+                     why;
+    } else {
+      record.error = "its key has a null payload" + why;
+    }
+  }
+  // A key that does not fit its inferred column is rescued, not a key.
+  if (int rescued = ColumnIndex(keys.rows.schema, formats::kRescuedDataColumn); rescued >= 0) {
+    keys.rows.schema.erase(keys.rows.schema.begin() + rescued);
+    keys.rows.columns.erase(keys.rows.columns.begin() + rescued);
+  }
+  return keys;
 }
 
 Result<std::unique_ptr<formats::ChunkedReader>> StreamUnitOpener::Open(const SourceUnit& unit,

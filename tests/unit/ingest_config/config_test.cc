@@ -1247,7 +1247,30 @@ TEST(KafkaConfigTest, KafkaSourcesRefuseWhatDoesNotApply) {
   EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\non_bad_record = \"rescue\"\n"), HasSubstr("dead_letter"));
   EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\n[source.kafka]\n\"group.id\" = \"g\"\n"),
               HasSubstr("managed by floe"));
-  EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\nchanges = \"debezium\"\n"), HasSubstr("needs keys"));
+}
+
+// Issue 16: Debezium from Kafka keys its records by the source table's
+// primary key (the record key struct), so [merge] keys may be left out; keys
+// given (globally or per table) still win.
+TEST(KafkaConfigTest, DebeziumWithoutKeysTakesTheRecordKey) {
+  const std::string base = "discovery = \"kafka\"\nuri = \"kafka://b:9092\"\ntopics = [\"a\"]\nchanges = \"debezium\"\n";
+  ASSERT_OK_AND_ASSIGN(PipelineConfig keyless, ParseKafka(base));
+  EXPECT_TRUE(keyless.merge.KeysFromRecordKey());
+  EXPECT_TRUE(keyless.merge.keys.empty());
+  EXPECT_TRUE(keyless.source.stream.record_key_column);
+  EXPECT_TRUE(keyless.ForTable("a").merge.KeysFromRecordKey());
+
+  ASSERT_OK_AND_ASSIGN(PipelineConfig keyed, ParseKafka(base, "[merge]\nkeys = [\"id\"]\n"));
+  EXPECT_FALSE(keyed.merge.KeysFromRecordKey());
+  EXPECT_FALSE(keyed.source.stream.record_key_column);
+
+  ASSERT_OK_AND_ASSIGN(PipelineConfig per_table, ParseKafka(base, "[tables.a]\nkeys = [\"code\"]\n"));
+  EXPECT_FALSE(per_table.ForTable("a").merge.KeysFromRecordKey()) << "a table's keys win";
+  EXPECT_TRUE(per_table.ForTable("b").merge.KeysFromRecordKey());
+
+  // Kinesis records carry a partition key, not Debezium's key struct.
+  EXPECT_THAT(KafkaError("discovery = \"kinesis\"\nuri = \"kinesis://s\"\nchanges = \"debezium\"\n"),
+              HasSubstr("needs keys"));
 }
 
 TEST(KinesisConfigTest, KinesisSourcesTakeAStreamByNameOrArnAndDebeziumDefaults) {
