@@ -17,6 +17,10 @@
 //   key) and inferred types, read from the live data files by hyparquet.
 // - a steady stream (40 produce calls over 4 s) under a continuous run with
 //   interval 1s commits about once a second, not once per fetch.
+// - no [merge] keys (json, json-schemaless, avro): the record key keys the
+//   table over two --once runs (the second takes the table's recorded key);
+//   records without a key or with an undecodable one are dead letters
+//   naming topic, partition and offset.
 // - dead letters: garbage bytes, `not json` and a JSON array among good
 //   records land in <table>__dead_letter with their offsets; the rest lands.
 // - kill -9 of continuous runs at seeded random moments, then --once.
@@ -118,7 +122,8 @@ const DEAD_LETTER_COLUMNS = ['topic', 'partition', 'offset', 'timestamp', 'key',
 
 // A Kafka pipeline under `dir`: `topics` is the [source] line naming them.
 // `registry`: the schema registry's URL for format = "avro".
-function kafkaConfig(dir, bootstrap, { table = 'customers', topics, source = '', extra = '', name = 'cdc', registry } = {}) {
+// `keys: false` leaves [merge] keys out: the record key's fields are the key.
+function kafkaConfig(dir, bootstrap, { table = 'customers', topics, source = '', extra = '', name = 'cdc', registry, keys = true } = {}) {
   return writeZoneConfig(dir, `[source]
 discovery = "kafka"
 uri = "kafka://${bootstrap}"
@@ -129,7 +134,7 @@ ${source}
 [target]
 namespace = "${NAMESPACE}"
 [merge]
-keys = ["${KEY[table]}"]
+${keys ? `keys = ["${KEY[table]}"]` : ''}
 ${extra}`, { name });
 }
 
@@ -482,6 +487,66 @@ test('records that are not JSON objects land in <table>__dead_letter with their 
     await kafka.stop();
   }
 });
+
+// Issue 16: without [merge] keys the Kafka record key (Debezium's key
+// struct, in each format) names the key columns; records without a usable
+// key are dead letters naming their offsets, the rest equals the oracle.
+for (const format of ['json', 'json-schemaless', 'avro']) {
+  test(`no [merge] keys, ${format}: the record key keys the table; keyless records are dead letters`, async (t) => {
+    if (skipped(t)) return;
+    const dir = fs.mkdtempSync(path.join(work, `record-key-${format}-`));
+    const topic = TOPIC.customers;
+    const kafka = await startKafka({ topics: [[topic, 3]] });
+    const registry = format === 'avro' ? await startRegistryProcess() : null;
+    try {
+      const generated = generateChanges('customers', { seed: 3, partitions: 3 });
+      const n = generated.events.length;
+      const part = (from, to) => ({ table: generated.table, events: generated.events.slice(Math.floor(n * from), Math.floor(n * to)) });
+      const options = { format, partitions: 3, registry: registry?.url };
+      const dumps = [await produceChanges(kafka.bootstrap, topic, part(0, 0.6), options)];
+      // JSON values whose keys cannot key them (Avro values would need the registry's framing).
+      const bad = format === 'avro' ? [] : [
+        { key: null, why: /the record has no key/ },
+        { key: 'not json', why: /its key is not a JSON object/ },
+        { key: '[1,2]', why: /its key is not a JSON object/ },
+      ];
+      for (const [i, b] of bad.entries()) {
+        b.value = JSON.stringify({ before: null, after: { id: 90000 + i }, source: { ts_ms: 1 }, op: 'c' });
+        b.offset = await highWatermark(kafka.bootstrap, topic, 0);
+        await produce(kafka.bootstrap, topic, 0, [{ key: b.key, value: b.value }]);
+      }
+      const marks = await watermarks(kafka.bootstrap, topic, 3);
+      const config = kafkaConfig(dir, kafka.bootstrap, { registry: registry?.url, keys: false });
+      assertRunOk(runOnce(config), 'the run without [merge] keys');
+
+      const actual = scanTable(dir, 'customers');
+      assert.deepEqual(actual.duplicates, [], 'keys twice in the table');
+      const expected = await expectedRows(writeDump(path.join(dir, 'dump1.jsonl'), ...dumps), 'customers', PLAIN.customers);
+      assert.deepEqual(compareByKey(expected, actual.rows, { label: `${NAMESPACE}.customers`, limit: 15 }), []);
+      if (bad.length) {
+        const letters = scanZoneTable(dir, `${NAMESPACE}.customers__dead_letter`, ['offset']);
+        assert.deepEqual([...letters.rows.keys()].sort(), bad.map((b) => String(b.offset)).sort(), 'dead letter offsets');
+        for (const b of bad) {
+          const row = letters.rows.get(String(b.offset));
+          assert.ok(row.error.includes(`${topic}[0] offset ${b.offset}: `), `the error names the record: ${row.error}`);
+          assert.match(row.error, b.why, row.error);
+        }
+      }
+      assert.deepEqual(coverageProblems(kafkaUnits(config), marks), [], 'ledger');
+      // The key the table recorded keys the next run: the rest of the stream lands on it.
+      dumps.push(await produceChanges(kafka.bootstrap, topic, part(0.6, 1), options));
+      assertRunOk(runOnce(config), 'the second run');
+      const both = writeDump(path.join(dir, 'dump2.jsonl'), ...dumps);
+      const again = scanTable(dir, 'customers');
+      assert.deepEqual(again.duplicates, [], 'keys twice after the second run');
+      assert.deepEqual(compareByKey(await expectedRows(both, 'customers', PLAIN.customers), again.rows,
+        { label: `${NAMESPACE}.customers`, limit: 15 }), []);
+    } finally {
+      await registry?.close();
+      await kafka.stop();
+    }
+  });
+}
 
 test('a first batch of nothing but bad records waits for the table: the dead letters commit with its first rows', async (t) => {
   if (skipped(t)) return;
