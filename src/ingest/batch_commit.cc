@@ -10,6 +10,8 @@
 
 #include "ingest/batch_delete_writer.h"
 #include "ingest/change_feed_table.h"
+#include "ingest/stream_positions.h"
+#include "maintenance/maintenance.h"
 #include "ingest/table_ingestor_phases.h"
 
 namespace floe::ingest {
@@ -28,7 +30,7 @@ Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batc
                                                 const SettledSchema& schema,
                                                 iceberg::PartitionedWriter& writer,
                                                 std::vector<StagedLive> lives, Resolution resolution,
-                                                SideTables& side, const std::string& stream_ranges) {
+                                                SideTables& side, const StreamMarkers& stream) {
   auto data_files = writer.Close();
   if (!data_files.ok()) {
     writer.AbortAndDelete();
@@ -118,7 +120,10 @@ Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batc
       }
     }
     for (const auto& [key, value] : side_summary) producer.Set(key, value);
-    if (!stream_ranges.empty()) producer.Set(kSummaryStreamRanges, stream_ranges);
+    if (!stream.ranges.empty()) producer.Set(kSummaryStreamRanges, stream.ranges);
+    if (!stream.ends.empty()) producer.Set(StreamEndsSummaryKey(options.pipeline_name), stream.ends);
+    // Other pipelines' stream positions stay in the newest snapshot (stream_positions.h).
+    producer.CarryFromParent(maintenance::kCarriedSummaryPrefix);
 
     // The index of the new snapshot is saved before the commit, so a crash
     // right after the commit finds it.

@@ -10,6 +10,7 @@
 #include "iceberg/spec/snapshot_ancestry.h"
 #include "ingest/lineage_columns.h"
 #include "ingest/partition_spec_config.h"
+#include "ingest/stream_positions.h"
 #include "ingest/table_ingestor_phases.h"
 #include "ingest/table_settings_check.h"
 
@@ -332,10 +333,20 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceUnit>& 
     writer->AbortAndDelete();
     return lives.status();
   }
-  // 6. Commit.
+  // 6. Commit (streams: with every position the table holds, stream_positions.h).
+  StreamMarkers markers{StreamRangesSummary(batch), ""};
+  if (!markers.ranges.empty()) {
+    auto ends = TableStreamEnds(metadata, options.pipeline_name);
+    if (!ends.ok()) {
+      writer->AbortAndDelete();
+      return ends.status().WithContext("table " + options.table.ToString());
+    }
+    AdvanceStreamEnds(batch, &*ends);
+    markers.ends = FormatStreamEnds(*ends);
+  }
   const auto commit_started = std::chrono::steady_clock::now();
   auto committed = Commit(std::move(result), batch_id, now_ms, schema, *writer, std::move(lives).value(),
-                          std::move(resolution), scanned.side, StreamRangesSummary(batch));
+                          std::move(resolution), scanned.side, markers);
   if (committed.ok() && committed->snapshot_id) {
     committed->commit_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - commit_started).count();

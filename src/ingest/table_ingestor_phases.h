@@ -121,6 +121,14 @@ using RowSink = std::function<Status(const RecordBatch& rows, std::vector<iceber
 // floe.stream-ranges of a batch's snapshot: its stream units' ranges ("" for files).
 std::string StreamRangesSummary(const std::vector<SourceUnit>& batch);
 
+// A stream batch's snapshot markers: floe.stream-ranges (the batch's ranges)
+// and floe.stream-ends.<pipeline> (every position the table holds after it,
+// stream_positions.h); both empty for files.
+struct StreamMarkers {
+  std::string ranges;
+  std::string ends;
+};
+
 // "b<batch id>-<uuid>": the name prefix of every file one try of a batch writes.
 std::string DataFilePrefix(int64_t batch_id);
 
@@ -237,11 +245,11 @@ struct TableIngestor::Impl {
                                             const RowSink& write, BatchCounts& counts,
                                             std::optional<UnitFailure>* failure);
   // Phase 6.
-  // `stream_ranges`: floe.stream-ranges of the snapshot (StreamRangesSummary).
+  // `stream`: the snapshot's stream markers (StreamMarkers).
   Result<BatchResult> Commit(BatchResult result, int64_t batch_id, int64_t now_ms,
                              const SettledSchema& schema, iceberg::PartitionedWriter& writer,
                              std::vector<StagedLive> lives, Resolution resolution, SideTables& side,
-                             const std::string& stream_ranges);
+                             const StreamMarkers& stream);
   // [target] change_feed: appends the table's unrecorded commits to
   // <table>__changes (`just`: the commit just made, when there is one);
   // failures become warnings (the feed catches up at the next batch).
