@@ -11,8 +11,8 @@
 #include "ingest/batch_delete_writer.h"
 #include "ingest/change_feed_table.h"
 #include "ingest/stream_positions.h"
-#include "maintenance/maintenance.h"
 #include "ingest/table_ingestor_phases.h"
+#include "maintenance/maintenance.h"
 
 namespace floe::ingest {
 
@@ -198,8 +198,8 @@ void TableIngestor::Impl::FeedChanges(const JustCommitted* just, BatchResult& re
   feed_options.writer.target_file_size = options.settings.target.target_file_size_bytes;
   feed_options.table_properties["write.parquet.compression-codec"] = codec.iceberg_name;
   ChangeFeedTable feed(catalog, options.table, feed_options);
-  const std::vector<std::string> keys = merging() ? keys() : std::vector<std::string>{};
-  auto caught = feed.CatchUp(table->metadata(), table->io(), keys, just);
+  const std::vector<std::string> key_columns = merging() ? keys() : std::vector<std::string>{};
+  auto caught = feed.CatchUp(table->metadata(), table->io(), key_columns, just);
   if (!caught.ok()) {
     // The data commit stands; the next batch's catch-up appends what is missing.
     result.warnings.push_back("change feed " + feed.id().ToString() +

@@ -35,7 +35,6 @@
 #include <set>
 #include <string>
 #include <vector>
-#include <vector>
 
 #include "common/status.h"
 #include "iceberg/manifest/manifest_types.h"

@@ -1269,8 +1269,9 @@ TEST(KafkaConfigTest, DebeziumWithoutKeysTakesTheRecordKey) {
   EXPECT_TRUE(per_table.ForTable("b").merge.KeysFromRecordKey());
 
   // Kinesis records carry a partition key, not Debezium's key struct.
-  EXPECT_THAT(KafkaError("discovery = \"kinesis\"\nuri = \"kinesis://s\"\nchanges = \"debezium\"\n"),
-              HasSubstr("needs keys"));
+  EXPECT_THAT(KafkaError("discovery = \"kinesis\"\nuri = \"kinesis://s\"\nregion = \"eu-west-1\"\n"
+                         "changes = \"debezium\"\n"),
+              HasSubstr("only Kafka records carry Debezium's key struct"));
 }
 
 TEST(KinesisConfigTest, KinesisSourcesTakeAStreamByNameOrArnAndDebeziumDefaults) {

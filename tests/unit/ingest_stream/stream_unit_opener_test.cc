@@ -45,7 +45,7 @@ std::string Change(int id) {
   return R"({"op":"c","after":{"id":)" + std::to_string(id) + R"(,"name":"n"},"source":{"ts_ms":5}})";
 }
 
-std::vector<StreamRecord> Records() {
+std::vector<StreamRecord> RangeRecords() {
   const std::string connect_key =
       R"({"schema":{"type":"struct","name":"t.Key","optional":false,)"
       R"("fields":[{"field":"id","type":"int32","optional":false}]},"payload":{"id":4}})";
@@ -63,7 +63,7 @@ std::unique_ptr<FixedRecordsOpener> Opener(bool record_keys) {
   decoding.json.metadata_column = true;
   decoding.cache_bytes = 1 << 20;
   decoding.record_key_column = record_keys;
-  return std::make_unique<FixedRecordsOpener>(std::move(decoding), Records());
+  return std::make_unique<FixedRecordsOpener>(std::move(decoding), RangeRecords());
 }
 
 SourceUnit Range() {
