@@ -388,7 +388,12 @@ Result<std::unique_ptr<BoundChanges>> DebeziumChanges::Bind(const Schema& unit_s
 }
 
 Result<std::vector<std::string>> DebeziumChanges::KeyColumnsOf(const Schema& members) const {
-  if (members.empty()) return Status::InvalidArgument("the record key has no fields: it names no key column");
+  if (members.empty()) {
+    // Only keyless records (truncates, whose changes are ignored): the key fixed so far.
+    std::vector<std::string> adopted = AdoptedKeyColumns();
+    if (!adopted.empty()) return adopted;
+    return Status::InvalidArgument("the record key has no fields: it names no key column");
+  }
   std::vector<std::string> keys;
   for (const Field& member : members) {
     if (!IsPrimitive(member.type)) {

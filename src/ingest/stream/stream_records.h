@@ -27,6 +27,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "columnar/column.h"
@@ -122,6 +123,17 @@ Result<DecodedRecords> AssembleDecodedRecords(const RecordOrigin& origin,
                                               std::vector<RecordPart> parts,
                                               std::vector<RecordDeadLetter> dead, bool metadata_column,
                                               DecodedRecords out);
+
+// `decoded`'s dead letters rebuilt from `dead` (any order), as
+// AssembleDecodedRecords builds them.
+void BuildDeadLetters(const RecordOrigin& origin, const std::vector<StreamRecord>& records,
+                      std::vector<RecordDeadLetter> dead, DecodedRecords* decoded);
+
+// Rows found bad after decoding (Debezium's record key against its value,
+// stream_unit_opener.h), by row of `decoded->rows` with their error: they
+// leave the rows and join the dead letters in record order.
+Status DeadLetterRows(const RecordOrigin& origin, const std::vector<StreamRecord>& records,
+                      const std::vector<std::pair<int64_t, std::string>>& row_errors, DecodedRecords* decoded);
 
 // The index of the top-level field `name`, or -1.
 int ColumnIndex(const Schema& schema, std::string_view name);

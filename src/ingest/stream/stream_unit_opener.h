@@ -18,9 +18,12 @@
 //   each record's key is decoded by the same format as its value (JSON with
 //   or without the Connect envelope, or Confluent Avro through the
 //   registry) and every row gets it as the struct column `__record_key`
-//   (kRecordKeyColumn); a record with a value whose key is missing, does
-//   not decode, is not an object/record or has a null payload is a dead
-//   letter saying so. Tombstones are skipped whatever their key.
+//   (kRecordKeyColumn); a record whose key does not decode, is not an
+//   object/record or has a null payload is a dead letter saying so; so is a
+//   record that changes a row (its change event has an after or before
+//   image) without a key, or whose key has a field that image lacks or holds
+//   another value in. A keyless record changing no row (a truncate) gets a
+//   null key; tombstones are skipped whatever their key.
 // - [source] on_bad_record = "fail": a record that cannot become a row fails
 //   the batch (retryable: the table stops until the record is dealt with);
 //   "skip" drops it, counted; "dead_letter" (default) keeps it for

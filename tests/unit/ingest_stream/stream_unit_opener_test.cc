@@ -1,8 +1,9 @@
 // StreamUnitOpener with [source] record keys (issue 16: Debezium from Kafka
 // without [merge] keys): each row carries its decoded record key as the
 // struct __record_key — plain JSON and the Connect envelope joined — and a
-// record whose key is missing or does not decode is a dead letter naming
-// its topic, partition and offset; tombstones pass whatever their key.
+// record whose key is missing, does not decode or disagrees with its change
+// is a dead letter naming its topic, partition and offset; tombstones and a
+// keyless truncate pass.
 #include "ingest/stream/stream_unit_opener.h"
 
 #include <gmock/gmock.h>
@@ -54,7 +55,9 @@ std::vector<StreamRecord> RangeRecords() {
           Record(2, "not json", Change(3)),     // a key that does not decode
           Record(3, connect_key, Change(4)),    // the Connect envelope's key
           Record(4, R"({"id":5})", std::nullopt),  // a tombstone
-          Record(5, std::nullopt, std::nullopt)};  // a tombstone without a key
+          Record(5, std::nullopt, std::nullopt),   // a tombstone without a key
+          Record(6, R"({"id":7})", Change(8)),     // a key that is not the change's
+          Record(7, std::nullopt, R"({"op":"t","source":{"ts_ms":5}})")};  // a truncate: no key, no row changed
 }
 
 std::unique_ptr<FixedRecordsOpener> Opener(bool record_keys) {
@@ -86,7 +89,7 @@ TEST(StreamUnitOpenerTest, RecordKeysBecomeAColumnAndKeylessRecordsDeadLetters) 
   ASSERT_OK_AND_ASSIGN(auto reader, opener->Open(Range(), {}));
   ASSERT_EQ(reader->num_chunks(), 1);
   ASSERT_OK_AND_ASSIGN(RecordBatch rows, reader->ReadChunk(0, {}));
-  ASSERT_EQ(rows.num_rows, 2) << "records 0 and 3";
+  ASSERT_EQ(rows.num_rows, 3) << "records 0, 3 and 7";
   const int key_index = FieldIndex(rows.schema, std::string(kRecordKeyColumn));
   ASSERT_GE(key_index, 0);
   const Column& key = rows.columns[static_cast<size_t>(key_index)];
@@ -95,13 +98,17 @@ TEST(StreamUnitOpenerTest, RecordKeysBecomeAColumnAndKeylessRecordsDeadLetters) 
   EXPECT_EQ(key.children[0].type, Int64()) << "the inferred and the Connect key joined";
   EXPECT_EQ(key.children[0].Value<int64_t>(0), 1);
   EXPECT_EQ(key.children[0].Value<int64_t>(1), 4);
+  EXPECT_TRUE(key.IsNull(2)) << "the truncate's key";
 
   ASSERT_OK_AND_ASSIGN(UnitOpener::DeadLetters letters, opener->DeadLettersOf(Range(), {}));
   ASSERT_TRUE(letters.rows.has_value());
-  ASSERT_EQ(letters.rows->num_rows, 2);
+  ASSERT_EQ(letters.rows->num_rows, 3);
   const auto& columns = letters.rows->columns;
   EXPECT_EQ(columns[2].Value<int64_t>(0), 1);
   EXPECT_EQ(columns[2].Value<int64_t>(1), 2);
+  EXPECT_EQ(columns[2].Value<int64_t>(2), 6);
+  EXPECT_THAT(std::string(columns.back().StringAt(2)),
+              HasSubstr("db.inventory.t[2] offset 6: its key's id = 7 does not match the after image's id = 8"));
   const std::string no_key(columns.back().StringAt(0));
   EXPECT_THAT(no_key, HasSubstr("db.inventory.t[2] offset 1: the record has no key"));
   EXPECT_THAT(no_key, HasSubstr("Debezium's key struct"));
@@ -113,7 +120,7 @@ TEST(StreamUnitOpenerTest, WithoutRecordKeysTheKeyIsOnlyMetadata) {
   auto opener = Opener(false);
   ASSERT_OK_AND_ASSIGN(auto reader, opener->Open(Range(), {}));
   ASSERT_OK_AND_ASSIGN(RecordBatch rows, reader->ReadChunk(0, {}));
-  EXPECT_EQ(rows.num_rows, 4);
+  EXPECT_EQ(rows.num_rows, 6);
   EXPECT_LT(FieldIndex(rows.schema, std::string(kRecordKeyColumn)), 0);
   ASSERT_OK_AND_ASSIGN(UnitOpener::DeadLetters letters, opener->DeadLettersOf(Range(), {}));
   EXPECT_FALSE(letters.rows.has_value() && letters.rows->num_rows > 0);
