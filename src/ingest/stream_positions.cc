@@ -32,11 +32,10 @@ Result<StreamEnds> ParseStreamEnds(const std::string& text) {
     const size_t partition_slash = last_slash == std::string::npos || last_slash == 0
                                        ? std::string::npos
                                        : entry.rfind('/', last_slash - 1);
-    const std::string last =
-        last_slash == std::string::npos ? std::string() : entry.substr(last_slash + 1);
+    const std::string last = last_slash == std::string::npos ? std::string() : entry.substr(last_slash + 1);
     const bool digits = !last.empty() && last.find_first_not_of("0123456789") == std::string::npos;
-    if (partition_slash == std::string::npos || partition_slash == 0 ||
-        partition_slash + 1 == last_slash || !digits) {
+    if (partition_slash == std::string::npos || partition_slash == 0 || partition_slash + 1 == last_slash ||
+        !digits) {
       return Status::Corruption("stream end \"" + entry + "\" is not <stream>/<partition>/<position>");
     }
     std::string& end = ends[{entry.substr(0, partition_slash),
@@ -73,7 +72,8 @@ Result<StreamEnds> TableStreamEnds(const iceberg::TableMetadata& table, const st
     if (found == snapshot->summary.end()) continue;
     auto ends = ParseStreamEnds(found->second);
     if (!ends.ok()) {
-      return ends.status().WithContext("snapshot " + std::to_string(snapshot->snapshot_id) + " summary " + key);
+      return ends.status().WithContext("snapshot " + std::to_string(snapshot->snapshot_id) + " summary " +
+                                       key);
     }
     return ends;
   }

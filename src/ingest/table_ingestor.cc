@@ -125,8 +125,8 @@ Status TableIngestor::Impl::AdoptRecordedKey() {
   std::vector<std::string> recorded = RecordedKey(table->metadata());
   if (recorded.empty()) {
     return Status::InvalidArgument(
-        "table " + options.table.ToString() +
-        " records no merge key (Iceberg identifier fields or " + iceberg::kMergeKeysProperty +
+        "table " + options.table.ToString() + " records no merge key (Iceberg identifier fields or " +
+        iceberg::kMergeKeysProperty +
         "), so the Kafka record key cannot be checked against it: set [merge] keys");
   }
   convention->SetKeyColumns(std::move(recorded));

@@ -88,7 +88,8 @@ std::string PartitionKey(const DataFile& f) {
 }  // namespace
 
 void CarrySummaryEntries(const std::map<std::string, std::string>& parent,
-                         const std::vector<std::string>& prefixes, std::map<std::string, std::string>* summary) {
+                         const std::vector<std::string>& prefixes,
+                         std::map<std::string, std::string>* summary) {
   for (const std::string& prefix : prefixes) {
     for (auto it = parent.lower_bound(prefix); it != parent.end() && it->first.rfind(prefix, 0) == 0; ++it) {
       summary->emplace(it->first, it->second);  // what the commit sets itself wins

@@ -79,7 +79,8 @@ inline constexpr const char* kChangedPartitionCount = "changed-partition-count";
 // in the newest snapshot (floe's stream positions) survive commits that do
 // not know them, and expiry of the snapshots that first carried them.
 void CarrySummaryEntries(const std::map<std::string, std::string>& parent,
-                         const std::vector<std::string>& prefixes, std::map<std::string, std::string>* summary);
+                         const std::vector<std::string>& prefixes,
+                         std::map<std::string, std::string>* summary);
 
 class SnapshotProducer {
  public:

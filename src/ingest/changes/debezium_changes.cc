@@ -314,7 +314,8 @@ Result<std::unique_ptr<BoundChanges>> DebeziumChanges::Bind(const Schema& unit_s
       *found = Child(**image, static_cast<size_t>(index), field);
     }
     if (!in_after && !in_before) {
-      return Status::InvalidArgument((from_record_key ? "the record key's field " : "missing key column ") + key +
+      return Status::InvalidArgument((from_record_key ? "the record key's field " : "missing key column ") +
+                                     key +
                                      (from_record_key ? " is in neither the after nor the before image"
                                                       : " in the after and before images") +
                                      where);

@@ -280,7 +280,8 @@ void BuildDeadLetters(const RecordOrigin& origin, const std::vector<StreamRecord
 }
 
 Status DeadLetterRows(const RecordOrigin& origin, const std::vector<StreamRecord>& records,
-                      const std::vector<std::pair<int64_t, std::string>>& row_errors, DecodedRecords* decoded) {
+                      const std::vector<std::pair<int64_t, std::string>>& row_errors,
+                      DecodedRecords* decoded) {
   if (row_errors.empty()) return Status::OK();
   std::vector<RecordDeadLetter> dead;
   for (size_t k = 0; k < decoded->dead_letter_records.size(); ++k) {

@@ -133,7 +133,8 @@ void BuildDeadLetters(const RecordOrigin& origin, const std::vector<StreamRecord
 // stream_unit_opener.h), by row of `decoded->rows` with their error: they
 // leave the rows and join the dead letters in record order.
 Status DeadLetterRows(const RecordOrigin& origin, const std::vector<StreamRecord>& records,
-                      const std::vector<std::pair<int64_t, std::string>>& row_errors, DecodedRecords* decoded);
+                      const std::vector<std::pair<int64_t, std::string>>& row_errors,
+                      DecodedRecords* decoded);
 
 // The index of the top-level field `name`, or -1.
 int ColumnIndex(const Schema& schema, std::string_view name);

@@ -135,8 +135,8 @@ std::vector<std::pair<int64_t, std::string>> RecordKeyMismatches(const RecordBat
       const std::string& name = key.type.children[m].name;
       const int in_image = MemberIndex(image.type, name);
       if (in_image < 0) {
-        mismatches.push_back({row, "its key's field " + name + " is not in the " + names[which] + " image" +
-                                       kRecordKeyWhy});
+        mismatches.push_back(
+            {row, "its key's field " + name + " is not in the " + names[which] + " image" + kRecordKeyWhy});
         break;
       }
       key_text.clear();

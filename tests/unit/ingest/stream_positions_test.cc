@@ -25,8 +25,8 @@ SourceUnit Range(const std::string& topic, const std::string& partition, const s
 
 TEST(StreamPositionsTest, EndsRoundTripAndOnlyMoveForward) {
   StreamEnds ends;
-  AdvanceStreamEnds({Range("db.t", "0", "0", "99"), Range("db.t", "1", "0", "9"), Range("db.t", "0", "100", "149")},
-                    &ends);
+  AdvanceStreamEnds(
+      {Range("db.t", "0", "0", "99"), Range("db.t", "1", "0", "9"), Range("db.t", "0", "100", "149")}, &ends);
   EXPECT_EQ(FormatStreamEnds(ends), "db.t/0/149,db.t/1/9");
   ASSERT_OK_AND_ASSIGN(StreamEnds parsed, ParseStreamEnds(FormatStreamEnds(ends)));
   EXPECT_EQ(parsed, ends);
@@ -50,7 +50,8 @@ TEST(StreamPositionsTest, EndsRoundTripAndOnlyMoveForward) {
   }
 }
 
-iceberg::Snapshot SnapshotWith(int64_t id, std::optional<int64_t> parent, std::map<std::string, std::string> summary) {
+iceberg::Snapshot SnapshotWith(int64_t id, std::optional<int64_t> parent,
+                               std::map<std::string, std::string> summary) {
   iceberg::Snapshot snapshot;
   snapshot.snapshot_id = id;
   snapshot.parent_snapshot_id = parent;
@@ -65,7 +66,7 @@ TEST(StreamPositionsTest, TheNewestSnapshotOfTheCurrentAncestryWithThePipelinesK
   iceberg::TableMetadata table;
   table.snapshots = {SnapshotWith(1, std::nullopt, {{key, "t/0/9"}}),
                      SnapshotWith(2, 1, {{key, "t/0/19"}, {StreamEndsSummaryKey("other"), "t/0/500"}}),
-                     SnapshotWith(3, 2, {}),               // another engine's commit on top
+                     SnapshotWith(3, 2, {}),                  // another engine's commit on top
                      SnapshotWith(4, 1, {{key, "t/0/99"}})};  // not in the current ancestry
   table.current_snapshot_id = 3;
   ASSERT_OK_AND_ASSIGN(StreamEnds ends, TableStreamEnds(table, "cdc"));

@@ -219,7 +219,8 @@ TEST(DebeziumChangesTest, KeysFromTheRecordKey) {
   DebeziumChanges recorded(merge);
   recorded.SetKeyColumns({"ID"});
   ASSERT_OK_AND_ASSIGN(auto bound_recorded, recorded.Bind(with_key({MakeField("id", Int32())})));
-  ASSERT_OK_AND_ASSIGN(ChunkChanges recorded_changes, bound_recorded->Extract(Scanned(unit, *bound_recorded), 0));
+  ASSERT_OK_AND_ASSIGN(ChunkChanges recorded_changes,
+                       bound_recorded->Extract(Scanned(unit, *bound_recorded), 0));
   EXPECT_EQ(recorded_changes.key_names, (std::vector<std::string>{"ID"}));
   EXPECT_EQ(recorded_changes.keys[0].Value<int64_t>(0), 1);
 }

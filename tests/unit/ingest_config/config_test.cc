@@ -557,7 +557,7 @@ TEST_F(ConfigTest, LoadReadsTheFileAndReportsAMissingOne) {
 // Every ```toml example of the "Pipeline configuration" section of
 // docs/configuration.md parses: the documentation cannot drift from the code.
 TEST_F(ConfigTest, DocumentedExamplesParse) {
-  ::setenv("KAFKA_PASSWORD", "example", 1);  // the Kafka example's ${KAFKA_PASSWORD}
+  ::setenv("KAFKA_PASSWORD", "example", 1);                    // the Kafka example's ${KAFKA_PASSWORD}
   ::setenv("FLOE_HTTP_TOKEN", "example-token-0123456789", 1);  // [observability]'s
   std::ifstream in(std::string(FLOE_SOURCE_DIR) + "/docs/configuration.md");
   ASSERT_TRUE(in.good());
@@ -1253,7 +1253,8 @@ TEST(KafkaConfigTest, KafkaSourcesRefuseWhatDoesNotApply) {
 // primary key (the record key struct), so [merge] keys may be left out; keys
 // given (globally or per table) still win.
 TEST(KafkaConfigTest, DebeziumWithoutKeysTakesTheRecordKey) {
-  const std::string base = "discovery = \"kafka\"\nuri = \"kafka://b:9092\"\ntopics = [\"a\"]\nchanges = \"debezium\"\n";
+  const std::string base =
+      "discovery = \"kafka\"\nuri = \"kafka://b:9092\"\ntopics = [\"a\"]\nchanges = \"debezium\"\n";
   ASSERT_OK_AND_ASSIGN(PipelineConfig keyless, ParseKafka(base));
   EXPECT_TRUE(keyless.merge.KeysFromRecordKey());
   EXPECT_TRUE(keyless.merge.keys.empty());

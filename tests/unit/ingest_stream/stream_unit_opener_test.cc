@@ -50,14 +50,15 @@ std::vector<StreamRecord> RangeRecords() {
   const std::string connect_key =
       R"({"schema":{"type":"struct","name":"t.Key","optional":false,)"
       R"("fields":[{"field":"id","type":"int32","optional":false}]},"payload":{"id":4}})";
-  return {Record(0, R"({"id":1})", Change(1)),
-          Record(1, std::nullopt, Change(2)),   // no key
-          Record(2, "not json", Change(3)),     // a key that does not decode
-          Record(3, connect_key, Change(4)),    // the Connect envelope's key
-          Record(4, R"({"id":5})", std::nullopt),  // a tombstone
-          Record(5, std::nullopt, std::nullopt),   // a tombstone without a key
-          Record(6, R"({"id":7})", Change(8)),     // a key that is not the change's
-          Record(7, std::nullopt, R"({"op":"t","source":{"ts_ms":5}})")};  // a truncate: no key, no row changed
+  return {
+      Record(0, R"({"id":1})", Change(1)),
+      Record(1, std::nullopt, Change(2)),                              // no key
+      Record(2, "not json", Change(3)),                                // a key that does not decode
+      Record(3, connect_key, Change(4)),                               // the Connect envelope's key
+      Record(4, R"({"id":5})", std::nullopt),                          // a tombstone
+      Record(5, std::nullopt, std::nullopt),                           // a tombstone without a key
+      Record(6, R"({"id":7})", Change(8)),                             // a key that is not the change's
+      Record(7, std::nullopt, R"({"op":"t","source":{"ts_ms":5}})")};  // a truncate: no key, no row changed
 }
 
 std::unique_ptr<FixedRecordsOpener> Opener(bool record_keys) {
@@ -107,8 +108,9 @@ TEST(StreamUnitOpenerTest, RecordKeysBecomeAColumnAndKeylessRecordsDeadLetters) 
   EXPECT_EQ(columns[2].Value<int64_t>(0), 1);
   EXPECT_EQ(columns[2].Value<int64_t>(1), 2);
   EXPECT_EQ(columns[2].Value<int64_t>(2), 6);
-  EXPECT_THAT(std::string(columns.back().StringAt(2)),
-              HasSubstr("db.inventory.t[2] offset 6: its key's id = 7 does not match the after image's id = 8"));
+  EXPECT_THAT(
+      std::string(columns.back().StringAt(2)),
+      HasSubstr("db.inventory.t[2] offset 6: its key's id = 7 does not match the after image's id = 8"));
   const std::string no_key(columns.back().StringAt(0));
   EXPECT_THAT(no_key, HasSubstr("db.inventory.t[2] offset 1: the record has no key"));
   EXPECT_THAT(no_key, HasSubstr("Debezium's key struct"));

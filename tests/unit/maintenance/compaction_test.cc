@@ -95,9 +95,14 @@ TEST_F(CompactionTest, MaintenanceCommitsCarryTheStreamPositionsForward) {
 
   for (int i = 0; i < 3; ++i) {
     DataFile file = WriteData(table, Range(100 + i, 101 + i), "b", {}, "");
-    ASSERT_OK(table.NewFastAppend().AppendFile(file).Set(ends, "db.t/0/" + std::to_string(70 + i)).Commit().status());
+    ASSERT_OK(table.NewFastAppend()
+                  .AppendFile(file)
+                  .Set(ends, "db.t/0/" + std::to_string(70 + i))
+                  .Commit()
+                  .status());
   }
-  ASSERT_OK_AND_ASSIGN(ManifestRewriteReport rewritten, RewriteTableManifests(table, ManifestRewriteOptions{}));
+  ASSERT_OK_AND_ASSIGN(ManifestRewriteReport rewritten,
+                       RewriteTableManifests(table, ManifestRewriteOptions{}));
   ASSERT_TRUE(rewritten.snapshot_id.has_value());
   EXPECT_EQ(table.metadata().CurrentSnapshot()->summary.at(kMaintenanceSummaryKey), "rewrite-manifests");
   EXPECT_EQ(table.metadata().CurrentSnapshot()->summary.at(ends), "db.t/0/72");
