@@ -219,7 +219,11 @@ Result<ValidationReport> ValidatePipeline(const PipelineConfig& config, const Va
   } else {
     return opened_catalog.status();
   }
-  FLOE_ASSIGN_OR_RETURN(Source source, OpenSource(config.source, config.s3,
+  // A listing sees every pending file; notifications are not read, so a dry
+  // run never takes, hides or holds a queue's messages (the run's to consume).
+  SourceConfig listed_source = config.source;
+  listed_source.notifications = NotificationConfig{};
+  FLOE_ASSIGN_OR_RETURN(Source source, OpenSource(listed_source, config.s3,
                                                   config.performance.memory_budget_bytes, config.trigger));
   std::map<std::string, TableWatermark> watermarks;
   if (ledger) {

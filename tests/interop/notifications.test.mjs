@@ -156,6 +156,20 @@ test('prefix in notification mode: every upload lands exactly once, whatever the
 
   // 1. Two files ingested by a listing run; their notifications wait in the queue.
   for (const file of files.slice(0, 2)) await put(file);
+  // floe validate of the notification config lists the files and leaves the queue alone
+  // (compared once both uploads' notifications are in: two reads 300 ms apart agree).
+  let queued = await queueCounts();
+  await waitUntil('the queue to settle', async () => {
+    await sleep(300);
+    const again = await queueCounts();
+    const settled = again.visible >= 2 && JSON.stringify(again) === JSON.stringify(queued);
+    queued = again;
+    return settled;
+  });
+  const validated = runFloe(['validate', notified]);
+  assert.equal(validated.status, 0, validated.stderr);
+  assert.match(validated.stdout, /: 2 pending units/, validated.stdout);
+  assert.deepEqual(await queueCounts(), queued, 'floe validate took or hid queue messages');
   runFloeOk(['run', listed, '--once']);
   const afterListing = snapshotIds(dir, identifier).length;
   assert.ok(afterListing > 0);

@@ -324,8 +324,10 @@ Result<DiscoveryResult> NotificationDiscovery::Discover(
       // The listing returned it: held like a looked-at file (given back if not recorded).
       for (const std::string& id : named.ids) Link(id, path);
       if (!named.ids.empty()) {
+        // A named copy: clang 14 cannot capture a structured binding.
+        const std::string& uri = path;
         auto listed = std::find_if(result.files.begin(), result.files.end(),
-                                   [&](const SourceUnit& unit) { return unit.uri == path; });
+                                   [&uri](const SourceUnit& unit) { return unit.uri == uri; });
         awaited_[path].unit = *listed;
       }
       continue;
