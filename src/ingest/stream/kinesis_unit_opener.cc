@@ -119,7 +119,9 @@ Status KinesisUnitOpener::Prepare(const std::vector<SourceUnit>& batch) {
   }
   aws::kinesis::ShardRangeOptions options;
   options.stop = stop_.load();
-  for (auto& [shard, units] : by_shard) {
+  for (auto& [shard, shard_units] : by_shard) {
+    // A named reference: clang 14 (the sanitizer build) cannot capture a structured binding.
+    std::vector<const SourceUnit*>& units = shard_units;
     std::sort(units.begin(), units.end(), [](const SourceUnit* a, const SourceUnit* b) {
       return aws::kinesis::CompareSequenceNumbers(a->range.first, b->range.first) < 0;
     });
