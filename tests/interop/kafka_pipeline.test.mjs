@@ -512,8 +512,10 @@ for (const format of ['json', 'json-schemaless', 'avro']) {
       const part = (from, to) => ({ table: generated.table, events: generated.events.slice(Math.floor(n * from), Math.floor(n * to)) });
       const options = { format, partitions: 3, registry: registry?.url };
       const dumps = [await produceChanges(kafka.bootstrap, topic, part(0, 0.6), options)];
-      // JSON values whose keys cannot key them (Avro values would need the registry's framing).
-      const bad = format === 'avro' ? [] : [
+      // Schemaless JSON values whose keys cannot key them: only among schemaless values (Avro values need
+      // the registry's framing, and a schemaless value among Connect-envelope ones is a schema that cannot
+      // join theirs, which dead-letters the older records of its range: not what this test is about).
+      const bad = format !== 'json-schemaless' ? [] : [
         { key: null, why: /the record has no key/ },
         { key: 'not json', why: /its key is not a JSON object/ },
         { key: '[1,2]', why: /its key is not a JSON object/ },
