@@ -46,8 +46,9 @@ bool ParseFraction(std::string_view text, size_t* i, int64_t* nanos, int32_t* di
     ++k;
   }
   if (n == 0) return false;
-  for (int pad = n; pad < 9; ++pad) value *= 10;
-  *nanos = value;
+  static constexpr int64_t kPad[10] = {1000000000, 100000000, 10000000, 1000000, 100000,
+                                       10000,      1000,      100,      10,      1};
+  *nanos = value * kPad[n];
   *digits = n;
   *i = k;
   return true;
@@ -185,24 +186,38 @@ bool ParseIsoTimestamp(std::string_view text, TimestampText* out) {
   return true;
 }
 
-bool TimestampTextToUnit(const TimestampText& ts, TimeUnit unit, bool utc_column, int64_t* out) {
-  if (ts.has_zone && !utc_column) return false;
-  const int64_t divisor = unit == TimeUnit::kMilli ? 1000000 : unit == TimeUnit::kMicro ? 1000 : 1;
-  const int64_t per_second = kNanosPerSecond / divisor;
+namespace {
+
+// TimestampTextToUnit for one unit: `divisor` is a constant, so no division
+// instruction (a timestamp column converts every one of its values here).
+template <int64_t kDivisor>
+bool TimestampTextIn(const TimestampText& ts, int64_t* out) {
+  constexpr int64_t kPerSecond = kNanosPerSecond / kDivisor;
   const int64_t fraction = ts.nanos_of_day % kNanosPerSecond;
-  if (fraction % divisor != 0) return false;
+  if (fraction % kDivisor != 0) return false;
   // Overflow-checked 64-bit arithmetic (days come from 4-digit years in ISO
   // text, but formats may carry any year).
   int64_t seconds, value;
   if (__builtin_mul_overflow(ts.days, kSecondsPerDay, &seconds) ||
       __builtin_add_overflow(
           seconds, ts.nanos_of_day / kNanosPerSecond - (ts.has_zone ? ts.offset_seconds : 0), &seconds) ||
-      __builtin_mul_overflow(seconds, per_second, &value) ||
-      __builtin_add_overflow(value, fraction / divisor, &value)) {
+      __builtin_mul_overflow(seconds, kPerSecond, &value) ||
+      __builtin_add_overflow(value, fraction / kDivisor, &value)) {
     return false;
   }
   *out = value;
   return true;
+}
+
+}  // namespace
+
+bool TimestampTextToUnit(const TimestampText& ts, TimeUnit unit, bool utc_column, int64_t* out) {
+  if (ts.has_zone && !utc_column) return false;
+  switch (unit) {
+    case TimeUnit::kMilli: return TimestampTextIn<1000000>(ts, out);
+    case TimeUnit::kMicro: return TimestampTextIn<1000>(ts, out);
+    default: return TimestampTextIn<1>(ts, out);
+  }
 }
 
 bool TimeOfDayToUnit(int64_t nanos_of_day, TimeUnit unit, int64_t* out) {

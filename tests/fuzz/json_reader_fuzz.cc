@@ -49,7 +49,10 @@ json::JsonDecodeOptions DecodeOptions(uint8_t mode) {
         MakeField("a", Int64()), MakeField("b", Decimal(9, 2)),
         MakeField("c", Struct({MakeField("x", Timestamp(TimeUnit::kMicro, true)), MakeField("y", Binary())})),
         MakeField("d", List(MakeField("element", Float64()))),
-        MakeField("e", Map(MakeField("key", Int32(), false), MakeField("value", Date())))};
+        MakeField("e", Map(MakeField("key", Int32(), false), MakeField("value", Date()))),
+        // Top-level scalars the flat scan reads itself (short numbers, timestamps).
+        MakeField("f", Float64()), MakeField("g", Decimal(38, 20)),
+        MakeField("t", Timestamp(TimeUnit::kMilli, false))};
   }
   return options;
 }

@@ -43,6 +43,7 @@ import {
   snapshotIds,
   startDaemon,
   startNodeTool,
+  writePipelineConfig,
 } from '../tools/pipeline_oracle.mjs';
 
 const TOOLS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'tools');
@@ -96,24 +97,19 @@ async function waitUntil(what, predicate, { timeoutMs = 20_000, daemon } = {}) {
   assert.fail(`timed out waiting for ${what}${daemon ? `; floe's log:\n${daemon.log}` : ''}`);
 }
 
-const states = (config) => new Map(ledgerFiles(config).map((f) => [f.uri, f.state]));
+// Each file's ledger state; empty until the starting daemon has created its state (polling
+// `floe files` before that failed the test when floe was slow to start).
+const states = (config) => {
+  if (!fs.existsSync(path.join(path.dirname(config), 'state'))) return new Map();
+  return new Map(ledgerFiles(config).map((f) => [f.uri, f.state]));
+};
 
 function pipelineConfig(dir, { name, uri, format, notifications = '', trigger = 'interval = "1s"' }) {
-  const config = path.join(dir, `${name}-${notifications ? 'notified' : 'listed'}.toml`);
-  fs.writeFileSync(config, `name = "${name}"
-[source]
-${format}
-uri = "${uri}"
-${notifications}
-[catalog]
-type = "sql"
-uri = "sqlite://${path.join(dir, 'catalog.db')}"
-warehouse = "${path.join(dir, 'warehouse')}"
-[target]
-namespace = "cda"
-[state]
-dir = "${path.join(dir, 'state')}"
-[s3]
+  return writePipelineConfig(dir, null, {
+    name,
+    file: `${name}-${notifications ? 'notified' : 'listed'}.toml`,
+    source: `${format}\nuri = "${uri}"\n${notifications}`,
+    extra: `[s3]
 endpoint = "${moto.url}"
 region = "us-east-1"
 access_key_id = "testing"
@@ -121,9 +117,8 @@ secret_access_key = "testing"
 [trigger]
 ${trigger}
 [maintenance]
-enabled = false
-`);
-  return config;
+enabled = false`,
+  });
 }
 
 test('prefix in notification mode: every upload lands exactly once, whatever the queue does', async (t) => {

@@ -91,12 +91,15 @@ export function startNodeTool(args, children) {
 
 // A pipeline.toml for a CDA export at `exportDir`, catalog and warehouse under `dir`.
 // `target` adds lines to [target]; `extra` appends whole sections.
-export function writePipelineConfig(dir, exportDir, { name = 'oracle', target = '', extra = '' } = {}) {
-  const config = path.join(dir, 'pipeline.toml');
+// A pipeline config with a SQLite catalog, warehouse and state in `dir`. The
+// source is a CDA export at `exportDir` unless `source` gives the [source]
+// table's lines; `file` names the config (default pipeline.toml).
+export function writePipelineConfig(dir, exportDir,
+  { name = 'oracle', target = '', extra = '', source = null, file = 'pipeline.toml' } = {}) {
+  const config = path.join(dir, file);
   fs.writeFileSync(config, `name = "${name}"
 [source]
-format = "cda"
-uri = "${exportDir}"
+${source ?? `format = "cda"\nuri = "${exportDir}"`}
 [catalog]
 type = "sql"
 uri = "sqlite://${path.join(dir, 'catalog.db')}"

@@ -248,11 +248,11 @@ class JsonDocumentDecoder::Impl {
   Outcome AddNewMember(Node& node, std::string_view key, od::value& value, int64_t slot);
   // The same for a value already validated, given where its JSON text starts.
   Outcome AddNewMemberRaw(Node& node, std::string_view key, const char* start, int64_t slot);
-  // One scalar (from either path) into `node`.
-  // `integer`: the number's value when the caller already read it (a plain
-  // integer of at most 18 digits), else nullptr.
+  // One scalar (from either path) into `node`. `scanned`: the flat scan's
+  // member, whose short number (json_flat_object.h) is already read, or
+  // nullptr. Both give the same values: the short forms below are exact.
   Outcome AppendScalar(Node& node, JsonScalarKind kind, std::string_view text, const char* raw,
-                       const int64_t* integer = nullptr);
+                       const JsonFlatMember* scanned = nullptr);
   // The document in flat_ (a flat object, json_flat_object.h) as the next row.
   Outcome DecodeFlat();
   Outcome Validate(od::value& value, int depth);
@@ -483,7 +483,8 @@ Outcome JsonDocumentDecoder::Impl::DecodeValue(Node& node, od::value& value) {
 }
 
 Outcome JsonDocumentDecoder::Impl::AppendScalar(Node& node, JsonScalarKind kind, std::string_view text,
-                                                const char* raw, const int64_t* integer) {
+                                                const char* raw, const JsonFlatMember* scanned) {
+  const bool short_number = scanned && scanned->short_number;
   Column* column = node.column;
   if (kind == JsonScalarKind::kNull) {
     column->AppendNull();
@@ -503,6 +504,16 @@ Outcome JsonDocumentDecoder::Impl::AppendScalar(Node& node, JsonScalarKind kind,
     case TypeId::kFloat64: {
       double v;
       if (kind == JsonScalarKind::kNumber) {
+        // Digits that a double holds exactly, over a power of ten that it
+        // holds exactly: one correctly rounded division, the double the
+        // literal means (Clinger's fast path). Zero keeps its sign below.
+        constexpr int64_t kExact = int64_t{1} << 53;
+        if (short_number && scanned->digits != 0 && scanned->digits <= kExact && scanned->digits >= -kExact) {
+          static constexpr double kPow10[19] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8, 1e9,
+                                                1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18};
+          column->AppendValue(static_cast<double>(scanned->digits) / kPow10[scanned->fraction_digits]);
+          return Outcome::kOk;
+        }
         if (!formats::ParseDoubleText(text, &v)) return Rescue(node, raw, "number out of the double range");
         column->AppendValue(v);
         return Outcome::kOk;
@@ -534,7 +545,8 @@ Outcome JsonDocumentDecoder::Impl::AppendScalar(Node& node, JsonScalarKind kind,
       case TypeId::kTimestamp: {
         // An integer, or a literal whose value is one (1.0, 1e3).
         int64_t v = 0;
-        bool ok = integer ? (v = *integer, true) : formats::ParseInt64Text(token, &v);
+        bool ok = short_number && scanned->fraction_digits == 0 ? (v = scanned->digits, true)
+                                                                : formats::ParseInt64Text(token, &v);
         __int128 whole = v;
         if (!ok) {
           formats::DecimalText parsed;
@@ -604,8 +616,12 @@ Outcome JsonDocumentDecoder::Impl::AppendScalar(Node& node, JsonScalarKind kind,
       }
       case TypeId::kDecimal: {
         formats::DecimalText parsed;
+        if (short_number) {
+          parsed.unscaled = scanned->digits;
+          parsed.scale = scanned->fraction_digits;
+        }
         __int128 v;
-        if (!formats::ParseDecimalText(token, &parsed) ||
+        if ((!short_number && !formats::ParseDecimalText(token, &parsed)) ||
             !formats::RescaleDecimal(parsed, node.type.precision, node.type.scale, &v)) {
           return Rescue(node, raw, "number does not fit " + node.type.ToString());
         }
@@ -679,8 +695,7 @@ Outcome JsonDocumentDecoder::Impl::DecodeFlat() {
     }
     root_.seen[index] = stamp;
     if (!member.column) continue;
-    const Outcome outcome =
-        AppendScalar(member, m.kind, m.text, m.raw, m.small_integer ? &m.integer : nullptr);
+    const Outcome outcome = AppendScalar(member, m.kind, m.text, m.raw, &m);
     if (outcome != Outcome::kOk) return outcome;
   }
   for (size_t k = 0; k < count; ++k) {

@@ -24,7 +24,9 @@
 //   field or byte. The same chunk always decodes to the same rows,
 //   whichever columns are asked for.
 // - Memory is bounded by: one chunk's bytes (at most max(chunk_bytes,
-//   max_record_bytes) + padding) and its decoded batch, the chunk index
+//   max_record_bytes) + padding; for JSON lines only a 256 KiB block plus
+//   the longest line, read and decoded a block at a time so the bytes are
+//   still in cache) and its decoded batch, the chunk index
 //   (~40 bytes per chunk), and the decompressor's window and 1 MiB input
 //   block. Nothing grows with the file size beyond the index.
 // - Compressed files are decompressed again for each backward jump between
@@ -79,13 +81,12 @@ class JsonFileReader final : public formats::ChunkedReader {
   Schema schema_;
   int64_t rows_ = 0;
   bool sampled_all_ = false;
-  std::string buffer_;  // the chunk being decoded, padded
+  std::string buffer_;  // the chunk (or, for lines, the block) being decoded, padded
   // The decoder of the last ReadChunk's columns (kept: it sizes its buffers
   // from the chunks it decoded before).
   std::unique_ptr<JsonDocumentDecoder> decoder_;
   std::vector<std::string> decoder_columns_;
 
-  Status ReadChunkBytes(const formats::TextChunk& chunk);
   Status DecodeChunk(const formats::TextChunk& chunk, JsonDocumentDecoder* decoder);
   Result<RecordBatch> OversizedChunk(const formats::TextChunk& chunk, const std::vector<std::string>& names);
 };

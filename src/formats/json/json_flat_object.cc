@@ -93,14 +93,30 @@ inline uint64_t EightDigitsValue(uint64_t x) {
   return (x * 10000 + (x >> 32)) & 0xFFFFFFFFull;
 }
 
+// Reads the run of ASCII digits at p[i] into *value (appended to what it
+// holds; wraps past 19 digits); returns where the run ends. Eight digits at
+// a time where eight bytes remain.
+inline size_t ReadDigits(const char* p, size_t n, size_t i, uint64_t* value) {
+  while (i + 8 <= n) {
+    const uint64_t eight = Load8(p + i);
+    if (!AllDigits(eight)) break;
+    *value = *value * 100000000ull + EightDigitsValue(eight);
+    i += 8;
+  }
+  while (i < n && IsDigit(p[i])) *value = *value * 10 + static_cast<uint64_t>(p[i++] - '0');
+  return i;
+}
+
 // The end of the RFC 8259 number at text[i], or npos when the bytes there
 // are not one (the grammar of json_text.h's IsJsonNumber, in one pass). A
-// plain integer of at most 18 digits is also read into *integer. Runs of
-// digits are taken eight at a time where eight bytes remain.
-inline size_t ScanNumber(std::string_view text, size_t i, bool* small_integer, int64_t* integer) {
+// number without exponent of at most 18 digits is also read into *digits
+// and *fraction_digits (JsonFlatMember). Runs of digits are taken eight at a
+// time where eight bytes remain.
+inline size_t ScanNumber(std::string_view text, size_t i, bool* short_number, int8_t* fraction_digits,
+                         int64_t* digits) {
   const size_t n = text.size();
   const char* p = text.data();
-  *small_integer = false;
+  *short_number = false;
   const bool negative = i < n && p[i] == '-';
   if (negative) ++i;
   if (i >= n) return std::string_view::npos;
@@ -109,34 +125,30 @@ inline size_t ScanNumber(std::string_view text, size_t i, bool* small_integer, i
   if (p[i] == '0') {
     ++i;
   } else if (IsDigit(p[i])) {
-    while (i + 8 <= n) {
-      const uint64_t eight = Load8(p + i);
-      if (!AllDigits(eight)) break;
-      value = value * 100000000ull + EightDigitsValue(eight);
-      i += 8;
-    }
-    while (i < n && IsDigit(p[i])) value = value * 10 + static_cast<uint64_t>(p[i++] - '0');
+    i = ReadDigits(p, n, i, &value);
   } else {
     return std::string_view::npos;
   }
-  const size_t digits = i - digits_start;
-  bool plain = true;
+  size_t count = i - digits_start;
+  size_t fraction = 0;
   if (i < n && p[i] == '.') {
-    plain = false;
     if (++i >= n || !IsDigit(p[i])) return std::string_view::npos;
-    while (i + 8 <= n && AllDigits(Load8(p + i))) i += 8;
-    while (i < n && IsDigit(p[i])) ++i;
+    const size_t fraction_start = i;
+    i = ReadDigits(p, n, i, &value);
+    fraction = i - fraction_start;
+    count += fraction;
   }
   if (i < n && (p[i] == 'e' || p[i] == 'E')) {
-    plain = false;
     ++i;
     if (i < n && (p[i] == '+' || p[i] == '-')) ++i;
     if (i >= n || !IsDigit(p[i])) return std::string_view::npos;
     while (i < n && IsDigit(p[i])) ++i;
+    return i;
   }
-  if (plain && digits <= 18) {
-    *small_integer = true;
-    *integer = negative ? -static_cast<int64_t>(value) : static_cast<int64_t>(value);
+  if (count <= 18) {
+    *short_number = true;
+    *fraction_digits = static_cast<int8_t>(fraction);
+    *digits = negative ? -static_cast<int64_t>(value) : static_cast<int64_t>(value);
   }
   return i;
 }
@@ -188,8 +200,9 @@ bool ScanFlatJsonObject(std::string_view document, const std::vector<std::string
     if (i >= n || document[i] != '"') return false;
     JsonFlatMember member;
     member.key_index = -1;
-    member.small_integer = false;
-    member.integer = 0;
+    member.short_number = false;
+    member.fraction_digits = 0;
+    member.digits = 0;
     size_t key_end;
     if (next_key < known && BytesAre(document, i + 1, (*expected)[next_key]) &&
         i + 1 + (*expected)[next_key].size() < n && document[i + 1 + (*expected)[next_key].size()] == '"') {
@@ -223,7 +236,8 @@ bool ScanFlatJsonObject(std::string_view document, const std::vector<std::string
       member.text = document.substr(i + 1, end - i - 1);
       i = end + 1;
     } else if (c == '-' || IsDigit(c)) {
-      const size_t end = ScanNumber(document, i, &member.small_integer, &member.integer);
+      const size_t end =
+          ScanNumber(document, i, &member.short_number, &member.fraction_digits, &member.digits);
       if (end == std::string_view::npos) return false;
       member.kind = JsonScalarKind::kNumber;
       member.text = document.substr(i, end - i);

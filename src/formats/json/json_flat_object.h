@@ -30,8 +30,12 @@ struct JsonFlatMember {
   JsonScalarKind kind;
   std::string_view text;  // a string's content (no quotes), or the literal's text
   const char* raw;        // where the value's JSON text starts (a string's opening quote)
-  bool small_integer;     // a number without fraction or exponent, at most 18 digits:
-  int64_t integer;        // its value, read while scanning
+  // A number without exponent of at most 18 digits (both sides of the point
+  // together), read while scanning: `digits` is all its digits as one signed
+  // integer ("-12.50" -> -1250) and `fraction_digits` how many follow the point.
+  bool short_number;
+  int8_t fraction_digits;
+  int64_t digits;
 };
 
 // `expected` (optional) lists the keys documents usually have, in their

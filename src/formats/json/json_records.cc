@@ -156,7 +156,7 @@ Status JsonRecordScanner::Finish() {
 }
 
 Status SplitJsonRecords(JsonLayout layout, std::string_view chunk, int64_t first_line,
-                        const std::function<Status(std::string_view, int64_t)>& record) {
+                        const std::function<Status(std::string_view, int64_t)>& record, int64_t* next_line) {
   const char* data = chunk.data();
   size_t pos = 0;
   int64_t line = first_line;
@@ -170,6 +170,7 @@ Status SplitJsonRecords(JsonLayout layout, std::string_view chunk, int64_t first
       ++line;
       pos = end + 1;
     }
+    if (next_line) *next_line = line;
     return Status::OK();
   }
   while (true) {
@@ -180,7 +181,10 @@ Status SplitJsonRecords(JsonLayout layout, std::string_view chunk, int64_t first
       if (data[pos] == ',') comma = true;
       ++pos;
     }
-    if (pos >= chunk.size()) return Status::OK();
+    if (pos >= chunk.size()) {
+      if (next_line) *next_line = line;
+      return Status::OK();
+    }
     const size_t length = JsonValueExtent(chunk.substr(pos));
     const std::string_view text(data + pos, std::max<size_t>(length, 1));
     FLOE_RETURN_IF_ERROR(record(text, line));

@@ -75,7 +75,9 @@ class JsonRecordScanner {
 
 // Calls `record(text, line)` for each record of a chunk's bytes (see the
 // contract); stops at the first error `record` returns.
+// `next_line` (optional) receives the line number after the chunk.
 Status SplitJsonRecords(JsonLayout layout, std::string_view chunk, int64_t first_line,
-                        const std::function<Status(std::string_view, int64_t)>& record);
+                        const std::function<Status(std::string_view, int64_t)>& record,
+                        int64_t* next_line = nullptr);
 
 }  // namespace floe::json

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <cstring>
+
 #include "columnar/json_format.h"
 #include "test_util.h"
 
@@ -160,6 +163,56 @@ TEST(JsonDocumentDecoderTest, NumbersOfEveryDigitCountReadExactly) {
   ASSERT_EQ(batch.schema.back().name, "_rescued_data");
   EXPECT_NE(std::string(rescued.StringAt(20)).find("0123"), std::string::npos);
   EXPECT_NE(std::string(rescued.StringAt(21)).find("12345678a"), std::string::npos);
+}
+
+// The flat scan reads numbers of up to 18 digits (both sides of the point)
+// while scanning; doubles and decimals built from them must equal the
+// general path's (Decode compares the two) and the literal's exact value.
+TEST(JsonDocumentDecoderTest, ShortNumbersReadWhileScanningAreExact) {
+  JsonDecodeOptions options = Options();
+  options.known = {MakeField("f", Float64()), MakeField("d", Decimal(9, 2)), MakeField("w", Decimal(38, 20)),
+                   MakeField("i", Int64())};
+  const std::vector<std::string> literals = {"0.1",
+                                             "-0.0",
+                                             "0",
+                                             "-0",
+                                             "2624.175218680833",
+                                             "9007199254740992",
+                                             "9007199254740993",
+                                             "-9007199254740993",
+                                             "123456789.123456789",
+                                             "0.000000000000000001",
+                                             "1.5e3",
+                                             "12.5",
+                                             "-0.50",
+                                             "1.005",
+                                             "9999999.99",
+                                             "10000000.00",
+                                             "4.35",
+                                             "0.3",
+                                             "5e-324",
+                                             "1234567.1234567891"};
+  std::vector<std::string> docs;
+  for (const std::string& literal : literals) {
+    docs.push_back("{\"f\": " + literal + ", \"d\": " + literal + ", \"w\": " + literal +
+                   ", \"i\": " + literal + "}");
+  }
+  ASSERT_OK_AND_ASSIGN(RecordBatch batch, Decode(options, docs));
+  ExpectValid(batch);
+  for (size_t r = 0; r < literals.size(); ++r) {
+    const double expected = std::strtod(literals[r].c_str(), nullptr);
+    const double got = batch.columns[0].Value<double>(static_cast<int64_t>(r));
+    EXPECT_EQ(std::memcmp(&got, &expected, sizeof(double)), 0) << literals[r] << " read as " << got;
+  }
+  const std::string rows = Rows(batch);
+  EXPECT_NE(rows.find(R"({"f":12.5,"d":"12.50","w":"12.50000000000000000000","i":null)"), std::string::npos)
+      << rows;
+  EXPECT_NE(rows.find(R"("d":"-0.50")"), std::string::npos) << rows;
+  EXPECT_NE(rows.find(R"("d":null,"w":"1.00500000000000000000")"), std::string::npos) << rows;  // 1.005
+  EXPECT_NE(rows.find(R"("d":"9999999.99")"), std::string::npos) << rows;
+  EXPECT_NE(rows.find(R"("w":"0.00000000000000000100")"), std::string::npos) << rows;
+  EXPECT_NE(rows.find(R"("d":"1500.00","w":"1500.00000000000000000000","i":1500)"), std::string::npos)
+      << rows;
 }
 
 TEST(JsonDocumentDecoderTest, AMismatchInsideAListRescuesTheWholeList) {

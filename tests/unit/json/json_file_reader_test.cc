@@ -178,6 +178,53 @@ TEST(JsonFileReaderTest, ColumnSubsetsSeeTheSameRows) {
   EXPECT_FALSE(reader->ReadChunk(99, {}).ok());
 }
 
+// A chunk of lines is read and decoded a block (256 KiB) at a time: lines
+// that straddle blocks, a line longer than a block, CRLF and blank lines at
+// block edges must decode as when each line is a chunk of its own, and a
+// broken line keeps its line number.
+TEST(JsonFileReaderTest, LinesAcrossDecodeBlocksKeepTheirValuesAndNumbers) {
+  std::string text;
+  int line = 0;
+  int broken_line = 0;
+  const std::string long_value(600 * 1024, 'y');
+  for (int i = 0; i < 2000; ++i) {
+    ++line;
+    if (i == 700) {
+      text += "{\"id\": 700, \"s\": \"" + long_value + "\"}\n";
+    } else if (i == 701) {
+      text += "{\"id\": 701, \"s\": broken}\r\n";
+      broken_line = line;
+    } else if (i % 97 == 0) {
+      text += "\r\n";
+    } else {
+      text += "{\"id\": " + std::to_string(i) + ", \"s\": \"" +
+              std::string(static_cast<size_t>(i % 1500), 'a') + "\"}" + (i % 2 ? "\r\n" : "\n");
+    }
+  }
+  JsonReadOptions options = Options();
+  options.decode.known = {MakeField("id", Int64()), MakeField("s", String())};
+  options.decode.infer_new_fields = false;
+  ASSERT_OK_AND_ASSIGN(auto whole, JsonFileReader::Open(File("b.jsonl", text), options));
+  ASSERT_EQ(whole->num_chunks(), 1);
+  options.limits.chunk_rows = 1;
+  ASSERT_OK_AND_ASSIGN(auto single, JsonFileReader::Open(File("b.jsonl", text), options));
+  ASSERT_GT(single->num_chunks(), 1900);
+  const std::string rows = ReadAll(*whole);
+  EXPECT_EQ(rows, ReadAll(*single));
+  EXPECT_NE(rows.find("{\"id\":700,\"s\":\"" + long_value + "\""), std::string::npos);
+  EXPECT_NE(rows.find("\\\"_line\\\":" + std::to_string(broken_line) + "}"), std::string::npos);
+  EXPECT_EQ(std::count(rows.begin(), rows.end(), '\n'), whole->num_rows());
+
+  options.limits.chunk_rows = 65536;
+  options.decode.on_broken = BadDataPolicy::kFail;
+  ASSERT_OK_AND_ASSIGN(whole, JsonFileReader::Open(File("b.jsonl", text), options));
+  auto failed = whole->ReadChunk(0, {});
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().message().find("b.jsonl: line " + std::to_string(broken_line) + ", byte"),
+            std::string::npos)
+      << failed.status().message();
+}
+
 TEST(JsonFileReaderTest, OversizedRecordsAreNeverHeldWhole) {
   std::string text = "{\"a\": 1}\n{\"a\": \"" + std::string(5000, 'x') + "\"}\n{\"a\": 3}\n";
   JsonReadOptions options = Options();
