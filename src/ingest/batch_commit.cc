@@ -14,7 +14,9 @@
 #include "iceberg/spec/table_metadata_builder.h"
 #include "ingest/batch_delete_writer.h"
 #include "ingest/change_feed_table.h"
+#include "ingest/stream_positions.h"
 #include "ingest/table_ingestor_phases.h"
+#include "maintenance/maintenance.h"
 
 namespace floe::ingest {
 
@@ -32,7 +34,7 @@ Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batc
                                                 const SettledSchema& schema,
                                                 iceberg::PartitionedWriter& writer, KeyIndexDelta lives,
                                                 Resolution resolution, SideTables& side,
-                                                const std::string& stream_ranges) {
+                                                const StreamMarkers& stream) {
   auto data_files = writer.Close();
   if (!data_files.ok()) {
     writer.AbortAndDelete();
@@ -117,7 +119,10 @@ Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batc
       }
     }
     for (const auto& [key, value] : side_summary) producer.Set(key, value);
-    if (!stream_ranges.empty()) producer.Set(kSummaryStreamRanges, stream_ranges);
+    if (!stream.ranges.empty()) producer.Set(kSummaryStreamRanges, stream.ranges);
+    if (!stream.ends.empty()) producer.Set(StreamEndsSummaryKey(options.pipeline_name), stream.ends);
+    // Other pipelines' stream positions stay in the newest snapshot (stream_positions.h).
+    producer.CarryFromParent(maintenance::kCarriedSummaryPrefix);
 
     // Where the catalog commits several tables atomically, the commit's
     // changes are written now and committed with it.
@@ -209,8 +214,8 @@ ChangeFeedOptions TableIngestor::Impl::FeedOptions() {
 std::optional<StagedChanges> TableIngestor::Impl::StageFeed(const JustCommitted& pending, int64_t batch_id,
                                                             BatchResult& result) {
   ChangeFeedTable feed(catalog, options.table, FeedOptions());
-  const std::vector<std::string> keys = merging() ? merge().keys : std::vector<std::string>{};
-  auto staged = feed.Stage(table->io(), keys, pending, &result.warnings);
+  const std::vector<std::string> key_columns = merging() ? keys() : std::vector<std::string>{};
+  auto staged = feed.Stage(table->io(), key_columns, pending, &result.warnings);
   if (!staged.ok()) {
     // The data commit goes alone; a later batch's catch-up appends what is missing.
     result.warnings.push_back("change feed " + feed.id().ToString() +
@@ -246,8 +251,8 @@ Result<iceberg::Snapshot> TableIngestor::Impl::CommitWithFeed(iceberg::SnapshotP
 void TableIngestor::Impl::FeedChanges(const JustCommitted* just, BatchResult& result) {
   if (!options.settings.target.change_feed || !table) return;
   ChangeFeedTable feed(catalog, options.table, FeedOptions());
-  const std::vector<std::string> keys = merging() ? merge().keys : std::vector<std::string>{};
-  auto caught = feed.CatchUp(table->metadata(), table->io(), keys, just);
+  const std::vector<std::string> key_columns = merging() ? keys() : std::vector<std::string>{};
+  auto caught = feed.CatchUp(table->metadata(), table->io(), key_columns, just);
   if (!caught.ok()) {
     // The data commit stands; the next batch's catch-up appends what is missing.
     result.warnings.push_back("change feed " + feed.id().ToString() +

@@ -22,6 +22,7 @@
 #include "ingest/pipeline_trace.h"
 #include "ingest/progress_reporter.h"
 #include "ingest/source.h"
+#include "ingest/stream_positions.h"
 #include "io/s3/file_io_factory.h"
 
 namespace floe::ingest {
@@ -281,6 +282,15 @@ Result<DiscoveryResult> Pipeline::Impl::DiscoverWithWatermarks() {
     source.discovery->SetStreamEnds(stream_ends);
   }
   FLOE_ASSIGN_OR_RETURN(DiscoveryResult discovery, source.discovery->Discover(watermarks, NowMs()));
+  if (source.discovery->finds_streams()) {
+    // Each round seeds at least one more table, so this ends.
+    while (true) {
+      FLOE_ASSIGN_OR_RETURN(bool raised, SeedStreamEndsFromTables(discovery));
+      if (!raised) break;
+      source.discovery->SetStreamEnds(stream_ends);
+      FLOE_ASSIGN_OR_RETURN(discovery, source.discovery->Discover(watermarks, NowMs()));
+    }
+  }
   std::set<std::string> names(discovery.tables.begin(), discovery.tables.end());
   for (const auto& [name, message] : discovery.table_errors) names.insert(name);
   for (const std::string& name : discovery.reset_tables) names.insert(name);
@@ -296,6 +306,33 @@ Result<DiscoveryResult> Pipeline::Impl::DiscoverWithWatermarks() {
   }
   if (!learned) return discovery;
   return source.discovery->Discover(watermarks, NowMs());
+}
+
+Result<bool> Pipeline::Impl::SeedStreamEndsFromTables(const DiscoveryResult& discovery) {
+  bool raised = false;
+  for (const SourceUnit& unit : discovery.files) {
+    if (unit.kind != UnitKind::kStreamRange || !stream_tables_seeded.insert(unit.table).second) continue;
+    auto ends = [&]() -> Result<StreamEnds> {
+      FLOE_ASSIGN_OR_RETURN(catalog::TableIdentifier id, TargetOf(unit.table));
+      auto ops = tables->LoadTable(id);
+      if (!ops.ok() && ops.status().kind() == ErrorKind::kNotFound) return StreamEnds{};
+      if (!ops.ok()) return ops.status().WithContext("table " + id.ToString());
+      FLOE_ASSIGN_OR_RETURN(iceberg::LoadedTable loaded, (*ops)->Load());
+      auto found = TableStreamEnds(loaded.metadata, config.name);
+      if (!found.ok()) return found.status().WithContext("table " + id.ToString());
+      return found;
+    }();
+    if (!ends.ok()) {
+      stream_tables_seeded.erase(unit.table);  // asked again next poll; nothing is read meanwhile
+      return ends.status().WithContext("the stream positions of " + unit.table);
+    }
+    if (RaiseStreamEnds(*ends, &stream_ends)) {
+      raised = true;
+      Log("table " + unit.table + ": its snapshots hold stream positions past the ledger's (a new or " +
+          "restored state directory): reading on after them");
+    }
+  }
+  return raised;
 }
 
 Status Pipeline::Impl::SettleNotifications() {

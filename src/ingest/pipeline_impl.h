@@ -61,6 +61,9 @@ struct Pipeline::Impl {
   // loaded once (Ledger::StreamEnds) and advanced as ranges are recorded.
   std::map<std::pair<std::string, std::string>, std::string> stream_ends;
   bool stream_ends_loaded = false;
+  // Source tables whose target's stream positions (stream_positions.h) were
+  // raised into stream_ends, once per process before the table's first range is recorded.
+  std::set<std::string> stream_tables_seeded;
   // Whether the last UnitOpener::Committed worked (its failures are logged once).
   bool source_progress_ok = true;
   // Tables whose dead letters wait for the table to exist (logged once).
@@ -146,6 +149,10 @@ struct Pipeline::Impl {
   // source names whose stored watermark was still not passed (another
   // process stored it meanwhile) makes discovery run again with it.
   Result<DiscoveryResult> DiscoverWithWatermarks();
+  // Raises stream_ends to the positions the target tables of `discovery`'s
+  // stream ranges hold (a lost or older ledger resumes after them); true
+  // when any moved, so the discovery must be redone from the new ends.
+  Result<bool> SeedStreamEndsFromTables(const DiscoveryResult& discovery);
 
   Status ResetTable(const std::string& source_table);
 

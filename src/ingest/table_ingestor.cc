@@ -10,6 +10,7 @@
 #include "iceberg/spec/snapshot_ancestry.h"
 #include "ingest/lineage_columns.h"
 #include "ingest/partition_spec_config.h"
+#include "ingest/stream_positions.h"
 #include "ingest/table_ingestor_phases.h"
 #include "ingest/table_settings_check.h"
 
@@ -116,6 +117,19 @@ Status TableIngestor::Impl::LoadTable() {
   auto loaded = iceberg::Table::Load(*ops);
   if (!loaded.ok()) return loaded.status().WithContext("table " + options.table.ToString());
   table.emplace(std::move(loaded).value());
+  return AdoptRecordedKey();
+}
+
+Status TableIngestor::Impl::AdoptRecordedKey() {
+  if (!table || !merging() || !convention->keys_from_units()) return Status::OK();
+  std::vector<std::string> recorded = RecordedKey(table->metadata());
+  if (recorded.empty()) {
+    return Status::InvalidArgument(
+        "table " + options.table.ToString() + " records no merge key (Iceberg identifier fields or " +
+        iceberg::kMergeKeysProperty +
+        "), so the Kafka record key cannot be checked against it: set [merge] keys");
+  }
+  convention->SetKeyColumns(std::move(recorded));
   return Status::OK();
 }
 
@@ -132,7 +146,7 @@ Status TableIngestor::Impl::CreateTable(const iceberg::Schema& schema) {
   creation.schema = schema;
   if (merging()) {
     // The merge key is recorded in the table, so a later change of [merge] keys is caught.
-    std::string skipped = RecordKeyInSchema(merge().keys, &creation.schema);
+    std::string skipped = RecordKeyInSchema(keys(), &creation.schema);
     if (!skipped.empty()) creation_warnings.push_back(skipped);
   }
   FLOE_ASSIGN_OR_RETURN(creation.spec, ParsePartitionSpec(target.partition_by, schema));
@@ -145,9 +159,9 @@ Status TableIngestor::Impl::CreateTable(const iceberg::Schema& schema) {
   // identifier fields above, else this property, which also holds keys an
   // identifier field cannot be (float, double).
   if (merging()) {
-    std::string keys;
-    for (const std::string& key : merge().keys) keys += (keys.empty() ? "" : ",") + key;
-    creation.properties[iceberg::kMergeKeysProperty] = keys;
+    std::string names;
+    for (const std::string& key : keys()) names += (names.empty() ? "" : ",") + key;
+    creation.properties[iceberg::kMergeKeysProperty] = names;
   }
   for (const auto& [key, value] : target.table_properties) creation.properties[key] = value;
   auto created = catalog.CreateTable(options.table, creation);
@@ -196,7 +210,7 @@ Status TableIngestor::Impl::LoadIndexIfStale(std::vector<std::string>* warnings)
     if (!table) {
       index.emplace(state_io, options.state_dir);
     } else {
-      KeyIndexSpec spec{merge().keys, convention->table_ordering()};
+      KeyIndexSpec spec{keys(), convention->table_ordering()};
       // Nothing else of the batch is in memory yet: a rebuild may sort in half the budget.
       auto loaded = PrimaryKeyIndex::Load(
           state_io, options.state_dir, table->metadata(), table->io(), spec, warnings, old ? &*old : nullptr,
@@ -230,7 +244,7 @@ ReconcileOptions TableIngestor::Impl::MakeReconcileOptions() const {
   ReconcileOptions reconcile;
   reconcile.policy = options.settings.schema.on_incompatible;
   if (merging()) {
-    reconcile.protected_columns = merge().keys;
+    reconcile.protected_columns = keys();
     for (const OrderColumn& column : convention->table_ordering().columns) {
       reconcile.protected_columns.push_back(column.name);
     }
@@ -348,10 +362,20 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceUnit>& 
     writer->AbortAndDelete();
     return lives.status();
   }
-  // 6. Commit.
+  // 6. Commit (streams: with every position the table holds, stream_positions.h).
+  StreamMarkers markers{StreamRangesSummary(batch), ""};
+  if (!markers.ranges.empty()) {
+    auto ends = TableStreamEnds(metadata, options.pipeline_name);
+    if (!ends.ok()) {
+      writer->AbortAndDelete();
+      return ends.status().WithContext("table " + options.table.ToString());
+    }
+    AdvanceStreamEnds(batch, &*ends);
+    markers.ends = FormatStreamEnds(*ends);
+  }
   const auto commit_started = std::chrono::steady_clock::now();
   auto committed = Commit(std::move(result), batch_id, now_ms, schema, *writer, std::move(lives).value(),
-                          std::move(resolution), scanned.side, StreamRangesSummary(batch));
+                          std::move(resolution), scanned.side, markers);
   if (committed.ok() && committed->snapshot_id) {
     committed->commit_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - commit_started).count();
@@ -371,7 +395,7 @@ Result<std::unique_ptr<TableIngestor>> TableIngestor::Open(catalog::Catalog& cat
   const TableSettings& settings = options.settings;
   const std::string table_name = options.table.ToString();
   if (settings.merge.mode == WriteMode::kMerge) {
-    if (settings.merge.keys.empty()) {
+    if (settings.merge.keys.empty() && !settings.merge.KeysFromRecordKey()) {
       return Status::InvalidArgument(table_name + ": [merge] keys: merge mode needs at least one key column");
     }
     if (settings.merge.order_by.empty()) {
@@ -414,7 +438,7 @@ Result<std::unique_ptr<TableIngestor>> TableIngestor::Open(catalog::Catalog& cat
 Status TableIngestor::Impl::CheckTableAgainstSettings(std::vector<std::string>* warnings) {
   if (!table) return Status::OK();
   const std::string name = options.table.ToString();
-  if (merging()) FLOE_RETURN_IF_ERROR(CheckRecordedKey(table->metadata(), merge().keys, name));
+  if (merging()) FLOE_RETURN_IF_ERROR(CheckRecordedKey(table->metadata(), keys(), name));
   auto evolved = EvolvePartitionSpec(*table, options.settings.target.partition_by);
   if (!evolved.ok()) return evolved.status().WithContext("table " + name + ": [target] partition_by");
   if (!evolved->empty()) warnings->push_back(*evolved);
@@ -507,7 +531,7 @@ Result<BatchResult> TableIngestor::ApplyBatch(const std::vector<SourceUnit>& fil
 TableIngestor::IndexCatchUpFn TableIngestor::IndexCatchUp() const {
   const Impl& impl = *impl_;
   if (!impl.merging()) return nullptr;
-  KeyIndexSpec spec{impl.merge().keys, impl.convention->table_ordering()};
+  KeyIndexSpec spec{impl.keys(), impl.convention->table_ordering()};
   const int64_t sort_bytes =
       std::max<int64_t>(impl.options.settings.performance.memory_budget_bytes / 4, int64_t{16} << 20);
   return [state_io = impl.state_io, dir = impl.options.state_dir, id = impl.options.table, spec, sort_bytes](

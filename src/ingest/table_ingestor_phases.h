@@ -115,6 +115,14 @@ using DataFilePathFn = std::function<const std::string&(int32_t file)>;
 // floe.stream-ranges of a batch's snapshot: its stream units' ranges ("" for files).
 std::string StreamRangesSummary(const std::vector<SourceUnit>& batch);
 
+// A stream batch's snapshot markers: floe.stream-ranges (the batch's ranges)
+// and floe.stream-ends.<pipeline> (every position the table holds after it,
+// stream_positions.h); both empty for files.
+struct StreamMarkers {
+  std::string ranges;
+  std::string ends;
+};
+
 // "b<batch id>-<uuid>": the name prefix of every file one try of a batch writes.
 std::string DataFilePrefix(int64_t batch_id);
 
@@ -169,6 +177,12 @@ struct TableIngestor::Impl {
         convention(std::move(changes)) {}
 
   const MergeConfig& merge() const { return options.settings.merge; }
+  // The merge key: [merge] keys, or (Debezium from Kafka without them) the
+  // record key's fields the convention adopted — the table's recorded key
+  // once the table exists (LoadTable), empty before the first unit binds.
+  std::vector<std::string> keys() const {
+    return merge().keys.empty() ? convention->AdoptedKeyColumns() : merge().keys;
+  }
   bool merging() const { return convention->merges(); }
   ThreadPool* Pool();
   // Read-ahead bounds: at most `threads` units (pass 1) or chunks (pass 2)
@@ -185,6 +199,8 @@ struct TableIngestor::Impl {
   int format_version() const;
 
   Status LoadTable();
+  // A convention whose keys come from the units takes the table's recorded key.
+  Status AdoptRecordedKey();
   // table_settings_check.h: the recorded key, the partition spec, other pipelines.
   Status CheckTableAgainstSettings(std::vector<std::string>* warnings);
   Status CreateTable(const iceberg::Schema& schema);
@@ -231,11 +247,11 @@ struct TableIngestor::Impl {
                                   const DataFilePathFn& data_file_path, BatchCounts& counts,
                                   std::optional<UnitFailure>* failure);
   // Phase 6.
-  // `stream_ranges`: floe.stream-ranges of the snapshot (StreamRangesSummary).
+  // `stream`: the snapshot's stream markers (StreamMarkers).
   Result<BatchResult> Commit(BatchResult result, int64_t batch_id, int64_t now_ms,
                              const SettledSchema& schema, iceberg::PartitionedWriter& writer,
                              KeyIndexDelta lives, Resolution resolution, SideTables& side,
-                             const std::string& stream_ranges);
+                             const StreamMarkers& stream);
   // [target] change_feed: appends the table's unrecorded commits to
   // <table>__changes (`just`: the commit just made, when there is one);
   // failures become warnings (the feed catches up at the next batch).

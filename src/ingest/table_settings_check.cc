@@ -5,6 +5,7 @@
 #include <set>
 
 #include "common/strings.h"
+#include "iceberg/scan/changelog_scan.h"
 #include "ingest/batch_recovery.h"
 #include "ingest/partition_spec_config.h"
 
@@ -60,6 +61,23 @@ std::string RecordKeyInSchema(const std::vector<std::string>& keys, iceberg::Sch
     }
   }
   return skipped;
+}
+
+std::vector<std::string> RecordedKey(const iceberg::TableMetadata& table) {
+  std::vector<std::string> keys;
+  if (auto it = table.properties.find(iceberg::kMergeKeysProperty); it != table.properties.end()) {
+    size_t start = 0;
+    while (start <= it->second.size()) {
+      const size_t comma = std::min(it->second.find(',', start), it->second.size());
+      if (comma > start) keys.push_back(it->second.substr(start, comma - start));
+      start = comma + 1;
+    }
+    if (!keys.empty()) return keys;
+  }
+  const iceberg::Schema* schema = table.CurrentSchema();
+  if (schema == nullptr) return keys;
+  for (int32_t id : schema->identifier_field_ids) keys.push_back(schema->FindNameById(id));
+  return keys;
 }
 
 Status CheckRecordedKey(const iceberg::TableMetadata& table, const std::vector<std::string>& keys,

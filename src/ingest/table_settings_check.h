@@ -40,6 +40,10 @@ namespace floe::ingest {
 // `schema` is the new table's schema (in place); returns "" or why some key is not an identifier field.
 std::string RecordKeyInSchema(const std::vector<std::string>& keys, iceberg::Schema* schema);
 
+// The merge key floe recorded in `table`: its floe.merge.keys property (every
+// key, in order), else its identifier fields; empty when it records none.
+std::vector<std::string> RecordedKey(const iceberg::TableMetadata& table);
+
 Status CheckRecordedKey(const iceberg::TableMetadata& table, const std::vector<std::string>& keys,
                         const std::string& table_name);
 

@@ -393,7 +393,7 @@ Result<CompactionReport> CompactTable(iceberg::Table& table, const CompactionOpt
     for (const ScanFile& f : rewritten) rewrite.DeleteFile(f.file);
     for (const DataFile& f : removable_deletes) rewrite.DeleteFile(f);
     for (const DataFile& f : added) rewrite.AddFile(f);
-    rewrite.Set(kMaintenanceSummaryKey, "compaction");
+    rewrite.Set(kMaintenanceSummaryKey, "compaction").CarryFromParent(kCarriedSummaryPrefix);
     FLOE_ASSIGN_OR_RETURN(auto committed, rewrite.Commit());
     committed_snapshot = committed.snapshot_id;
     return Status::OK();

@@ -33,6 +33,11 @@ namespace floe::maintenance {
 
 // Snapshot summary key and value marking maintenance commits.
 inline constexpr const char* kMaintenanceSummaryKey = "floe.maintenance";
+// Summary entries every maintenance commit copies from its parent snapshot:
+// the stream positions `floe run` keeps in the table ("floe.stream-ends.<pipeline>",
+// ingest/stream_positions.h), so they stay in the newest snapshot however
+// many maintenance commits follow and whatever expiry removes.
+inline constexpr const char* kCarriedSummaryPrefix = "floe.stream-ends.";
 inline constexpr const char* kTargetFileSizeProperty = "write.target-file-size-bytes";
 inline constexpr int64_t kDefaultTargetFileSize = int64_t{128} << 20;
 

@@ -15,7 +15,9 @@ Result<ManifestRewriteReport> RewriteTableManifests(iceberg::Table& table,
     return report;
   }
   iceberg::RewriteManifests action = table.NewRewriteManifests();
-  action.TargetManifestSize(options.target_manifest_size).Set(kMaintenanceSummaryKey, "rewrite-manifests");
+  action.TargetManifestSize(options.target_manifest_size)
+      .Set(kMaintenanceSummaryKey, "rewrite-manifests")
+      .CarryFromParent(kCarriedSummaryPrefix);
   iceberg::RewrittenManifests done;
   if (options.dry_run) {
     FLOE_ASSIGN_OR_RETURN(done, action.Plan());

@@ -24,6 +24,11 @@ class DeleteFiles final : public SnapshotProducer {
     SetSummaryProperty(key, value);
     return *this;
   }
+  // The parent's summary entries under `prefix` carry over (CarrySummaryEntries).
+  DeleteFiles& CarryFromParent(const std::string& prefix) {
+    CarrySummaryPrefix(prefix);
+    return *this;
+  }
 
  protected:
   std::string operation() const override { return kOperationDelete; }

@@ -29,6 +29,11 @@ class FastAppend final : public SnapshotProducer {
     SetSummaryProperty(key, value);
     return *this;
   }
+  // The parent's summary entries under `prefix` carry over (CarrySummaryEntries).
+  FastAppend& CarryFromParent(const std::string& prefix) {
+    CarrySummaryPrefix(prefix);
+    return *this;
+  }
   // Commits even with no file to add: an append snapshot whose only change
   // is its summary (floe records a batch id that way when the batch added
   // nothing to the table itself). Without it an empty append is refused.

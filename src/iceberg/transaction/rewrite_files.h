@@ -32,6 +32,11 @@ class RewriteFiles final : public SnapshotProducer {
     SetSummaryProperty(key, value);
     return *this;
   }
+  // The parent's summary entries under `prefix` carry over (CarrySummaryEntries).
+  RewriteFiles& CarryFromParent(const std::string& prefix) {
+    CarrySummaryPrefix(prefix);
+    return *this;
+  }
 
  protected:
   std::string operation() const override { return kOperationReplace; }

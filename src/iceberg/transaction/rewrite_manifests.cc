@@ -7,6 +7,7 @@
 #include "iceberg/spec/random_ids.h"
 #include "iceberg/spec/table_metadata_builder.h"
 #include "iceberg/transaction/commit_retry.h"
+#include "iceberg/transaction/snapshot_producer.h"
 #include "iceberg/transaction/table.h"
 #include "iceberg/transaction/table_reading.h"
 
@@ -167,6 +168,7 @@ Result<RewrittenManifests> RewriteManifests::Commit() {
     snapshot.manifest_list = base.location + "/metadata/snap-" + std::to_string(snapshot_id) + "-" +
                              std::to_string(attempt_number) + "-" + commit_uuid + ".avro";
     snapshot.summary = extra_summary_;
+    CarrySummaryEntries(parent->summary, carried_prefixes_, &snapshot.summary);
     // The live files are unchanged: totals carry over from the parent.
     for (const auto& [key, value] : parent->summary) {
       if (key.rfind("total-", 0) == 0) snapshot.summary[key] = value;

@@ -20,6 +20,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 #include "iceberg/spec/snapshot.h"
@@ -51,6 +52,11 @@ class RewriteManifests {
     extra_summary_[key] = value;
     return *this;
   }
+  // The parent's summary entries under `prefix` carry over (CarrySummaryEntries).
+  RewriteManifests& CarryFromParent(const std::string& prefix) {
+    carried_prefixes_.push_back(prefix);
+    return *this;
+  }
 
   // What Commit would merge on the table's current state; writes nothing.
   Result<RewrittenManifests> Plan() const;
@@ -60,6 +66,7 @@ class RewriteManifests {
   Table& table_;
   std::optional<int64_t> target_size_;
   std::map<std::string, std::string> extra_summary_;
+  std::vector<std::string> carried_prefixes_;
 };
 
 }  // namespace floe::iceberg

@@ -46,6 +46,11 @@ class RowDelta final : public SnapshotProducer {
     SetSummaryProperty(key, value);
     return *this;
   }
+  // The parent's summary entries under `prefix` carry over (CarrySummaryEntries).
+  RowDelta& CarryFromParent(const std::string& prefix) {
+    CarrySummaryPrefix(prefix);
+    return *this;
+  }
 
  protected:
   std::string operation() const override;

@@ -87,6 +87,16 @@ std::string PartitionKey(const DataFile& f) {
 
 }  // namespace
 
+void CarrySummaryEntries(const std::map<std::string, std::string>& parent,
+                         const std::vector<std::string>& prefixes,
+                         std::map<std::string, std::string>* summary) {
+  for (const std::string& prefix : prefixes) {
+    for (auto it = parent.lower_bound(prefix); it != parent.end() && it->first.rfind(prefix, 0) == 0; ++it) {
+      summary->emplace(it->first, it->second);  // what the commit sets itself wins
+    }
+  }
+}
+
 SnapshotProducer::SnapshotProducer(Table& table)
     : table_(table),
       starting_snapshot_id_(table.metadata().current_snapshot_id),
@@ -432,6 +442,7 @@ Result<SnapshotProducer::PreparedAttempt> SnapshotProducer::PrepareAttempt(const
                            std::to_string(attempt_) + "-" + commit_uuid_ + ".avro";
   auto& s = snapshot.summary;
   s = extra_summary_;
+  if (parent != nullptr) CarrySummaryEntries(parent->summary, carried_prefixes_, &s);
   s["operation"] = operation();
   PutNonZero(s, summary::kAddedDataFiles, added.data_files);
   PutNonZero(s, summary::kAddedRecords, added.records);

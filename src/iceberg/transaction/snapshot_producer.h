@@ -104,6 +104,14 @@ inline constexpr const char* kTotalFilesSize = "total-files-size";
 inline constexpr const char* kChangedPartitionCount = "changed-partition-count";
 }  // namespace summary
 
+// Copies into `summary` every entry of `parent` whose key starts with one of
+// `prefixes` and that `summary` does not set itself: markers a writer keeps
+// in the newest snapshot (floe's stream positions) survive commits that do
+// not know them, and expiry of the snapshots that first carried them.
+void CarrySummaryEntries(const std::map<std::string, std::string>& parent,
+                         const std::vector<std::string>& prefixes,
+                         std::map<std::string, std::string>* summary);
+
 class SnapshotProducer {
  public:
   explicit SnapshotProducer(Table& table);
@@ -132,6 +140,9 @@ class SnapshotProducer {
   virtual Status ValidateAgainst(const TableMetadata& /*base*/) { return Status::OK(); }
 
   void SetSummaryProperty(const std::string& key, const std::string& value) { extra_summary_[key] = value; }
+  // Summary entries of the parent (of each attempt) with this key prefix are
+  // copied unless set here (CarrySummaryEntries).
+  void CarrySummaryPrefix(const std::string& prefix) { carried_prefixes_.push_back(prefix); }
   void AddFile(const DataFile& file) { added_files_.push_back(file); }
   void RemovePath(const std::string& path) { removed_paths_.insert(path); }
   // Removes the live delete file(s) at `path` (never a data file). A Puffin file
@@ -203,6 +214,7 @@ class SnapshotProducer {
   std::set<std::string> must_stay_live_;
   std::set<std::string> no_new_deletes_for_;
   std::map<std::string, std::string> extra_summary_;
+  std::vector<std::string> carried_prefixes_;
   std::string commit_uuid_;
   int manifest_counter_ = 0;
   // Manifests for added files, written on the first attempt and reused.

@@ -98,6 +98,15 @@ class ChangeConvention {
   // Whether a unit's rows are the table's rows (so the table's column types
   // apply to the unit's columns of those names): all but Debezium's envelope.
   virtual bool rows_are_image() const { return true; }
+  // Whether the key columns come from the units rather than [merge] keys
+  // (Debezium from Kafka without them: the record key's fields). Such a
+  // convention adopts the key of the first unit it binds, or the one
+  // SetKeyColumns gives (the table's recorded key), and refuses to bind a
+  // unit whose key differs. Adoption is thread-safe.
+  virtual bool keys_from_units() const { return false; }
+  // The key columns adopted so far (empty before any); [merge] keys otherwise.
+  virtual std::vector<std::string> AdoptedKeyColumns() const { return {}; }
+  virtual void SetKeyColumns(std::vector<std::string> keys) { (void)keys; }
 };
 
 // The convention of one target table: [source] changes with the table's

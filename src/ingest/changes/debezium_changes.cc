@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
+#include "common/strings.h"
 #include "ingest/changes/operation_codes.h"
 #include "ingest/merge/order_value.h"
 
@@ -99,6 +101,7 @@ struct Layout {
   MemberPath op;
   std::optional<MemberPath> after, before;  // struct members, when they are structs
   MemberPath image;                         // after, else before
+  std::vector<std::string> key_names;       // [merge] keys, or the record key's fields
   // Per key: where it is in after and in before (either may be missing).
   std::vector<std::optional<MemberPath>> key_after, key_before;
   std::vector<std::optional<MemberPath>> orders;  // per ordering column; nullopt: missing
@@ -168,7 +171,7 @@ class BoundDebezium final : public BoundChanges {
     // Keys: after's where there is one, else before's (a delete).
     std::vector<bool> use_before(rows);
     for (size_t row = 0; row < rows; ++row) use_before[row] = !has_after[row];
-    for (size_t k = 0; k < merge_.keys.size(); ++k) {
+    for (size_t k = 0; k < layout_.key_names.size(); ++k) {
       const auto& in_after = layout_.key_after[k];
       const auto& in_before = layout_.key_before[k];
       std::optional<Column> after_key, before_key;
@@ -186,7 +189,7 @@ class BoundDebezium final : public BoundChanges {
               continue;
             }
             more.push_back({first_row + static_cast<int64_t>(row),
-                            "key " + merge_.keys[k] + ": the before image has type " +
+                            "key " + layout_.key_names[k] + ": the before image has type " +
                                 before_key->type.ToString() + " where the after image has " +
                                 after_key->type.ToString()});
             changes.actions[row] = OperationAction::kUnknown;
@@ -197,7 +200,7 @@ class BoundDebezium final : public BoundChanges {
         key = *after_key;  // rows without an after image have a null key: bad rows
       }
       changes.keys.push_back(std::move(key));
-      changes.key_names.push_back(merge_.keys[k]);
+      changes.key_names.push_back(layout_.key_names[k]);
     }
     for (const auto& order : layout_.orders) {
       changes.order_present.push_back(order.has_value());
@@ -285,7 +288,19 @@ Result<std::unique_ptr<BoundChanges>> DebeziumChanges::Bind(const Schema& unit_s
                                    " is an object: not Debezium change events");
   }
   layout.image = layout.after ? *layout.after : *layout.before;
-  for (const std::string& key : merge_.keys) {
+  layout.key_names = merge_.keys;
+  const bool from_record_key = merge_.KeysFromRecordKey();
+  if (from_record_key) {
+    const int key_column = FindColumn(unit_schema, std::string(kRecordKeyColumn));
+    if (key_column < 0 || unit_schema[static_cast<size_t>(key_column)].type.id != TypeId::kStruct) {
+      return Status::InvalidArgument(
+          "no record key: without [merge] keys the key columns are the fields of the Kafka record key "
+          "(Debezium's key struct), and these rows carry none");
+    }
+    FLOE_ASSIGN_OR_RETURN(layout.key_names,
+                          KeyColumnsOf(unit_schema[static_cast<size_t>(key_column)].type.children));
+  }
+  for (const std::string& key : layout.key_names) {
     std::optional<MemberPath> in_after, in_before;
     for (auto [image, found] : {std::pair{&layout.after, &in_after}, std::pair{&layout.before, &in_before}}) {
       if (!*image) continue;
@@ -299,10 +314,32 @@ Result<std::unique_ptr<BoundChanges>> DebeziumChanges::Bind(const Schema& unit_s
       *found = Child(**image, static_cast<size_t>(index), field);
     }
     if (!in_after && !in_before) {
-      return Status::InvalidArgument("missing key column " + key + " in the after and before images" + where);
+      return Status::InvalidArgument((from_record_key ? "the record key's field " : "missing key column ") +
+                                     key +
+                                     (from_record_key ? " is in neither the after nor the before image"
+                                                      : " in the after and before images") +
+                                     where);
     }
     layout.key_after.push_back(in_after);
     layout.key_before.push_back(in_before);
+  }
+  if (from_record_key) {
+    // Only a unit that binds fixes the key (another may have fixed it meanwhile).
+    FLOE_ASSIGN_OR_RETURN(std::vector<std::string> adopted, MatchAdopted(layout.key_names, /*adopt=*/true));
+    if (adopted != layout.key_names) {
+      // Another unit fixed the same columns in another order meanwhile: take its order.
+      std::vector<std::optional<MemberPath>> after_keys, before_keys;
+      for (const std::string& name : adopted) {
+        for (size_t k = 0; k < layout.key_names.size(); ++k) {
+          if (AsciiLower(layout.key_names[k]) != AsciiLower(name)) continue;
+          after_keys.push_back(layout.key_after[k]);
+          before_keys.push_back(layout.key_before[k]);
+        }
+      }
+      layout.key_names = std::move(adopted);
+      layout.key_after = std::move(after_keys);
+      layout.key_before = std::move(before_keys);
+    }
   }
   for (const OrderColumn& wanted : ordering.columns) {
     auto order = Resolve(*root, wanted.name);
@@ -349,6 +386,59 @@ Result<std::unique_ptr<BoundChanges>> DebeziumChanges::Bind(const Schema& unit_s
     image.push_back(std::move(field));
   }
   return std::unique_ptr<BoundChanges>(new BoundDebezium(merge_, std::move(layout), std::move(image)));
+}
+
+Result<std::vector<std::string>> DebeziumChanges::KeyColumnsOf(const Schema& members) const {
+  if (members.empty()) {
+    // Only keyless records (truncates, whose changes are ignored): the key fixed so far.
+    std::vector<std::string> adopted = AdoptedKeyColumns();
+    if (!adopted.empty()) return adopted;
+    return Status::InvalidArgument("the record key has no fields: it names no key column");
+  }
+  std::vector<std::string> keys;
+  for (const Field& member : members) {
+    if (!IsPrimitive(member.type)) {
+      return Status::InvalidArgument("the record key's field " + member.name + " has type " +
+                                     member.type.ToString() + "; a key must be a primitive value");
+    }
+    keys.push_back(member.name);
+  }
+  return MatchAdopted(keys, /*adopt=*/false);
+}
+
+Result<std::vector<std::string>> DebeziumChanges::MatchAdopted(const std::vector<std::string>& keys,
+                                                               bool adopt) const {
+  std::lock_guard<std::mutex> lock(adopted_mutex_);
+  if (adopted_.empty()) {
+    if (adopt) adopted_ = keys;
+    return keys;
+  }
+  std::set<std::string> lower, adopted_lower;
+  for (const std::string& key : keys) lower.insert(AsciiLower(key));
+  for (const std::string& key : adopted_) adopted_lower.insert(AsciiLower(key));
+  if (adopted_lower != lower) {
+    auto join = [](const std::vector<std::string>& names) {
+      std::string text;
+      for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+      return "(" + text + ")";
+    };
+    return Status::InvalidArgument("the record key's fields " + join(keys) + " are not the table's key " +
+                                   join(adopted_) +
+                                   ": merging by another key leaves duplicate rows; set [merge] keys, or "
+                                   "write these records to another table");
+  }
+  // The table's names and order: a key's bytes must not depend on the record.
+  return adopted_;
+}
+
+std::vector<std::string> DebeziumChanges::AdoptedKeyColumns() const {
+  std::lock_guard<std::mutex> lock(adopted_mutex_);
+  return adopted_;
+}
+
+void DebeziumChanges::SetKeyColumns(std::vector<std::string> keys) {
+  std::lock_guard<std::mutex> lock(adopted_mutex_);
+  adopted_ = std::move(keys);
 }
 
 std::string TableOrderColumnName(const std::string& path) {

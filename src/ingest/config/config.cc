@@ -237,7 +237,9 @@ Status ValidateMerge(const ParseContext& context, const std::string& where, cons
     }
   }
   if (merge.mode == WriteMode::kMerge) {
-    if (merge.keys.empty()) return error("mode = \"merge\" needs keys (the primary key columns)");
+    if (merge.keys.empty() && !merge.keys_from_record_key) {
+      return error("mode = \"merge\" needs keys (the primary key columns)");
+    }
     if (merge.order_by.empty()) {
       return error("mode = \"merge\" needs order_by (the column that orders changes of one key)");
     }
@@ -1118,10 +1120,16 @@ Status ReadMerge(const ParseContext& context, const toml::table* table, const Ch
   FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
   if (retention) merge->tombstone_retention_ms = *retention;
   if (debezium && merge->keys.empty()) {
-    return section.Error(
-        "keys",
-        "changes = \"debezium\" needs keys (the source table's primary key columns, read from "
-        "the after image, or before for a delete)");
+    if (source->discovery == DiscoveryKind::kKafka) {
+      // The Kafka record key (Debezium's key struct) names the key columns.
+      merge->keys_from_record_key = true;
+      source->stream.record_key_column = true;
+    } else {
+      return section.Error(
+          "keys",
+          "changes = \"debezium\" needs keys (the source table's primary key columns, read from "
+          "the after image, or before for a delete; only Kafka records carry Debezium's key struct)");
+    }
   }
   if (dms && merge->keys.empty()) {
     return section.Error("keys",

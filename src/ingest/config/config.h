@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -153,12 +154,20 @@ struct StreamSourceConfig {
   // where it came from ([source] kafka_metadata / kinesis_metadata).
   bool metadata_column = false;
   StreamBadRecordPolicy on_bad_record = StreamBadRecordPolicy::kDeadLetter;
+  // Each row gets its record key decoded as the struct column
+  // `__record_key` (kRecordKeyColumn), and a record without a decodable key
+  // is a dead letter: Debezium from Kafka without [merge] keys
+  // (MergeConfig::keys_from_record_key), whose key columns are the key's fields.
+  bool record_key_column = false;
   // format = "avro": the Confluent schema registry's URL(s), comma-separated,
   // and its credentials ("user:password" for basic auth, or a bearer token).
   std::string schema_registry_url;
   std::optional<std::string> schema_registry_auth;
   std::optional<std::string> schema_registry_token;
 };
+
+// The struct column of StreamSourceConfig::record_key_column.
+inline constexpr std::string_view kRecordKeyColumn = "__record_key";
 
 // discovery = "kafka": where the records come from and how topics name tables.
 struct KafkaSourceConfig {
@@ -258,6 +267,11 @@ struct SourceConfig {
 struct MergeConfig {
   WriteMode mode = WriteMode::kMerge;  // cda default; parquet sources default to append
   std::vector<std::string> keys = {"id"};
+  // changes = "debezium" from Kafka without [merge] keys: the key columns are
+  // the fields of the Kafka record key (Debezium's key struct), adopted from
+  // the first records and recorded in the table. Keys given win.
+  bool keys_from_record_key = false;
+  bool KeysFromRecordKey() const { return keys.empty() && keys_from_record_key; }
   // One column, or two whose values each fit 8 bytes (number, timestamp,
   // timestamp_text): the first decides, the second breaks ties.
   std::vector<OrderColumn> order_by = {{"gwcbi___seqval_hex", OrderingKind::kPaddedHex}};

@@ -242,11 +242,23 @@ Result<DecodedRecords> AssembleDecodedRecords(const RecordOrigin& origin,
       rows.columns.push_back(std::move(metadata));
     }
     out.rows = std::move(rows);
+    out.row_records.reserve(order.size());
+    for (const auto& [record_index, at] : order) out.row_records.push_back(record_index);
   }
 
+  BuildDeadLetters(origin, records, std::move(dead), &out);
+  return out;
+}
+
+void BuildDeadLetters(const RecordOrigin& origin, const std::vector<StreamRecord>& records,
+                      std::vector<RecordDeadLetter> dead, DecodedRecords* decoded) {
+  DecodedRecords& out = *decoded;
   // Dead letters in record order.
-  std::sort(dead.begin(), dead.end(),
-            [](const RecordDeadLetter& a, const RecordDeadLetter& b) { return a.record < b.record; });
+  std::stable_sort(dead.begin(), dead.end(),
+                   [](const RecordDeadLetter& a, const RecordDeadLetter& b) { return a.record < b.record; });
+  out.dead_letters = RecordBatch();
+  out.dead_letter_records.clear();
+  out.dead_letter_errors.clear();
   out.dead_letters.schema = DeadLetterSchema(origin);
   for (const Field& field : out.dead_letters.schema)
     out.dead_letters.columns.push_back(MakeEmptyColumn(field.type));
@@ -261,9 +273,37 @@ Result<DecodedRecords> AssembleDecodedRecords(const RecordOrigin& origin,
       columns[value_column].AppendNull();
     }
     columns[value_column + 1].AppendBytes(origin.Describe(record) + ": " + letter.error);
+    out.dead_letter_records.push_back(letter.record);
+    out.dead_letter_errors.push_back(letter.error);
   }
   out.dead_letters.num_rows = static_cast<int64_t>(dead.size());
-  return out;
+}
+
+Status DeadLetterRows(const RecordOrigin& origin, const std::vector<StreamRecord>& records,
+                      const std::vector<std::pair<int64_t, std::string>>& row_errors,
+                      DecodedRecords* decoded) {
+  if (row_errors.empty()) return Status::OK();
+  std::vector<RecordDeadLetter> dead;
+  for (size_t k = 0; k < decoded->dead_letter_records.size(); ++k) {
+    dead.push_back({decoded->dead_letter_records[k], decoded->dead_letter_errors[k]});
+  }
+  std::vector<bool> leaves(static_cast<size_t>(decoded->rows.num_rows), false);
+  for (const auto& [row, error] : row_errors) {
+    if (row < 0 || row >= decoded->rows.num_rows || leaves[static_cast<size_t>(row)]) continue;
+    leaves[static_cast<size_t>(row)] = true;
+    dead.push_back({decoded->row_records[static_cast<size_t>(row)], error});
+  }
+  std::vector<int64_t> keep;
+  std::vector<size_t> kept_records;
+  for (int64_t row = 0; row < decoded->rows.num_rows; ++row) {
+    if (leaves[static_cast<size_t>(row)]) continue;
+    keep.push_back(row);
+    kept_records.push_back(decoded->row_records[static_cast<size_t>(row)]);
+  }
+  FLOE_ASSIGN_OR_RETURN(decoded->rows, TakeBatchRows(decoded->rows, keep));
+  decoded->row_records = std::move(kept_records);
+  BuildDeadLetters(origin, records, std::move(dead), decoded);
+  return Status::OK();
 }
 
 }  // namespace floe::ingest

@@ -18,7 +18,8 @@
 //   number, subsequence number, arrival, partition key) on every row;
 // - dead_letters: every dead letter in record order: the origin's columns
 //   naming the record, its raw value (base64) and its error prefixed by the
-//   record's place (RecordOrigin::Describe).
+//   record's place (RecordOrigin::Describe);
+// - row_records / dead_letter_records: the record of each row and dead letter.
 // Pure: thread-safe (a RecordOrigin is immutable).
 #pragma once
 
@@ -26,6 +27,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "columnar/column.h"
@@ -76,8 +78,13 @@ class RecordOrigin {
 
 struct DecodedRecords {
   RecordBatch rows;
+  // The record (index into the range) of each row, ascending.
+  std::vector<size_t> row_records;
   // Rows for <table>__dead_letter (DeadLetterSchema), in record order.
   RecordBatch dead_letters;
+  // Per dead letter: its record and its error without the record's place.
+  std::vector<size_t> dead_letter_records;
+  std::vector<std::string> dead_letter_errors;
   int64_t tombstones = 0;
   int64_t payload_bytes = 0;  // keys plus values of every record
 };
@@ -116,6 +123,18 @@ Result<DecodedRecords> AssembleDecodedRecords(const RecordOrigin& origin,
                                               std::vector<RecordPart> parts,
                                               std::vector<RecordDeadLetter> dead, bool metadata_column,
                                               DecodedRecords out);
+
+// `decoded`'s dead letters rebuilt from `dead` (any order), as
+// AssembleDecodedRecords builds them.
+void BuildDeadLetters(const RecordOrigin& origin, const std::vector<StreamRecord>& records,
+                      std::vector<RecordDeadLetter> dead, DecodedRecords* decoded);
+
+// Rows found bad after decoding (Debezium's record key against its value,
+// stream_unit_opener.h), by row of `decoded->rows` with their error: they
+// leave the rows and join the dead letters in record order.
+Status DeadLetterRows(const RecordOrigin& origin, const std::vector<StreamRecord>& records,
+                      const std::vector<std::pair<int64_t, std::string>>& row_errors,
+                      DecodedRecords* decoded);
 
 // The index of the top-level field `name`, or -1.
 int ColumnIndex(const Schema& schema, std::string_view name);

@@ -14,6 +14,16 @@
 //   and for 30 s after it the other ranges fail at once with the same error
 //   (the batch is redone later) instead of each waiting out the client's
 //   retries.
+// - With `record_key_column` (Debezium from Kafka without [merge] keys),
+//   each record's key is decoded by the same format as its value (JSON with
+//   or without the Connect envelope, or Confluent Avro through the
+//   registry) and every row gets it as the struct column `__record_key`
+//   (kRecordKeyColumn); a record whose key does not decode, is not an
+//   object/record or has a null payload is a dead letter saying so; so is a
+//   record that changes a row (its change event has an after or before
+//   image) without a key, or whose key has a field that image lacks or holds
+//   another value in. A keyless record changing no row (a truncate) gets a
+//   null key; tombstones are skipped whatever their key.
 // - [source] on_bad_record = "fail": a record that cannot become a row fails
 //   the batch (retryable: the table stops until the record is dealt with);
 //   "skip" drops it, counted; "dead_letter" (default) keeps it for
@@ -45,6 +55,7 @@ struct StreamDecoding {
   StreamJsonOptions json;
   StreamBadRecordPolicy policy = StreamBadRecordPolicy::kDeadLetter;
   int64_t cache_bytes = 0;
+  bool record_key_column = false;  // StreamSourceConfig::record_key_column
   // format = "avro": the writer schemas' registry (thread-safe); null for JSON values.
   std::unique_ptr<schema_registry::SchemaRegistryClient> registry;
 };
@@ -69,6 +80,14 @@ class StreamUnitOpener : public UnitOpener {
 
  private:
   Result<std::shared_ptr<const DecodedRecords>> Decoded(const SourceUnit& unit, const Schema& table_columns);
+  // `records` decoded by [source] format; `metadata_column` as StreamJsonOptions.
+  Result<DecodedRecords> DecodeRecords(const RecordOrigin& origin, const std::vector<StreamRecord>& records,
+                                       const Schema& table_columns, bool metadata_column);
+  // See the contract: the records' keys decoded; a record whose key cannot
+  // be one gets its StreamRecord::error (so it becomes a dead letter), and
+  // `key_row_of` the row of `keys` holding each record's key (-1: none).
+  Result<DecodedRecords> DecodeRecordKeys(const RecordOrigin& origin, std::vector<StreamRecord>* records,
+                                          std::vector<int64_t>* key_row_of);
   Result<std::shared_ptr<const schema_registry::RegisteredSchema>> LookupSchema(int32_t id);
 
   const StreamDecoding decoding_;

@@ -172,5 +172,58 @@ TEST(DebeziumChangesTest, BindNamesWhatIsMissing) {
   EXPECT_FALSE(convention.Bind(op_number).ok());
 }
 
+// Issue 16: without [merge] keys (Debezium from Kafka) the key columns are
+// the record key's fields (the opener's __record_key column); their values
+// come from the images, so they have the table's types.
+TEST(DebeziumChangesTest, KeysFromTheRecordKey) {
+  MergeConfig merge = Debezium();
+  merge.keys.clear();
+  merge.keys_from_record_key = true;
+  DebeziumChanges convention(merge);
+  EXPECT_TRUE(convention.keys_from_units());
+  EXPECT_TRUE(convention.AdoptedKeyColumns().empty());
+  RecordBatch unit = PlainUnit();
+  unit.schema.push_back(MakeField(std::string(kRecordKeyColumn), Struct({MakeField("id", Int32())}), false));
+  Column record_key = MakeEmptyColumn(unit.schema.back().type);
+  for (int64_t row = 0; row < unit.num_rows; ++row) {
+    record_key.children[0].AppendValue<int32_t>(static_cast<int32_t>(row));
+    record_key.AppendStructSlot();
+  }
+  unit.columns.push_back(std::move(record_key));
+  ASSERT_OK_AND_ASSIGN(auto bound, convention.Bind(unit.schema));
+  EXPECT_EQ(convention.AdoptedKeyColumns(), (std::vector<std::string>{"id"}));
+  ASSERT_OK_AND_ASSIGN(ChunkChanges changes, bound->Extract(Scanned(unit, *bound), 0));
+  ASSERT_EQ(changes.keys.size(), 1u);
+  EXPECT_EQ(changes.key_names, (std::vector<std::string>{"id"}));
+  EXPECT_EQ(changes.keys[0].type, Int64()) << "the image's type, not the key's";
+  EXPECT_EQ(changes.keys[0].Value<int64_t>(2), 2);  // the delete's key from before
+  // The record key is not part of the row image.
+  for (const Field& field : bound->image_schema()) EXPECT_NE(field.name, std::string(kRecordKeyColumn));
+
+  // Another key struct than the adopted one does not bind; nor no key, an
+  // empty key, or a key field neither image has.
+  auto with_key = [&](Schema members) {
+    Schema schema = PlainUnit().schema;
+    schema.push_back(MakeField(std::string(kRecordKeyColumn), Struct(std::move(members)), false));
+    return schema;
+  };
+  EXPECT_THAT(convention.Bind(with_key({MakeField("name", String())})).status().message(),
+              HasSubstr("the record key's fields (name) are not the table's key (id)"));
+  EXPECT_THAT(convention.Bind(PlainUnit().schema).status().message(), HasSubstr("no record key"));
+  DebeziumChanges fresh(merge);
+  EXPECT_THAT(fresh.Bind(with_key({})).status().message(), HasSubstr("the record key has no fields"));
+  EXPECT_THAT(fresh.Bind(with_key({MakeField("region", String())})).status().message(),
+              HasSubstr("the record key's field region is in neither the after nor the before image"));
+
+  // The table's recorded key decides (case and order as the table has them).
+  DebeziumChanges recorded(merge);
+  recorded.SetKeyColumns({"ID"});
+  ASSERT_OK_AND_ASSIGN(auto bound_recorded, recorded.Bind(with_key({MakeField("id", Int32())})));
+  ASSERT_OK_AND_ASSIGN(ChunkChanges recorded_changes,
+                       bound_recorded->Extract(Scanned(unit, *bound_recorded), 0));
+  EXPECT_EQ(recorded_changes.key_names, (std::vector<std::string>{"ID"}));
+  EXPECT_EQ(recorded_changes.keys[0].Value<int64_t>(0), 1);
+}
+
 }  // namespace
 }  // namespace floe::ingest

@@ -557,7 +557,7 @@ TEST_F(ConfigTest, LoadReadsTheFileAndReportsAMissingOne) {
 // Every ```toml example of the "Pipeline configuration" section of
 // docs/configuration.md parses: the documentation cannot drift from the code.
 TEST_F(ConfigTest, DocumentedExamplesParse) {
-  ::setenv("KAFKA_PASSWORD", "example", 1);  // the Kafka example's ${KAFKA_PASSWORD}
+  ::setenv("KAFKA_PASSWORD", "example", 1);                    // the Kafka example's ${KAFKA_PASSWORD}
   ::setenv("FLOE_HTTP_TOKEN", "example-token-0123456789", 1);  // [observability]'s
   std::ifstream in(std::string(FLOE_SOURCE_DIR) + "/docs/configuration.md");
   ASSERT_TRUE(in.good());
@@ -1247,7 +1247,32 @@ TEST(KafkaConfigTest, KafkaSourcesRefuseWhatDoesNotApply) {
   EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\non_bad_record = \"rescue\"\n"), HasSubstr("dead_letter"));
   EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\n[source.kafka]\n\"group.id\" = \"g\"\n"),
               HasSubstr("managed by floe"));
-  EXPECT_THAT(KafkaError(base + "topics = [\"a\"]\nchanges = \"debezium\"\n"), HasSubstr("needs keys"));
+}
+
+// Issue 16: Debezium from Kafka keys its records by the source table's
+// primary key (the record key struct), so [merge] keys may be left out; keys
+// given (globally or per table) still win.
+TEST(KafkaConfigTest, DebeziumWithoutKeysTakesTheRecordKey) {
+  const std::string base =
+      "discovery = \"kafka\"\nuri = \"kafka://b:9092\"\ntopics = [\"a\"]\nchanges = \"debezium\"\n";
+  ASSERT_OK_AND_ASSIGN(PipelineConfig keyless, ParseKafka(base));
+  EXPECT_TRUE(keyless.merge.KeysFromRecordKey());
+  EXPECT_TRUE(keyless.merge.keys.empty());
+  EXPECT_TRUE(keyless.source.stream.record_key_column);
+  EXPECT_TRUE(keyless.ForTable("a").merge.KeysFromRecordKey());
+
+  ASSERT_OK_AND_ASSIGN(PipelineConfig keyed, ParseKafka(base, "[merge]\nkeys = [\"id\"]\n"));
+  EXPECT_FALSE(keyed.merge.KeysFromRecordKey());
+  EXPECT_FALSE(keyed.source.stream.record_key_column);
+
+  ASSERT_OK_AND_ASSIGN(PipelineConfig per_table, ParseKafka(base, "[tables.a]\nkeys = [\"code\"]\n"));
+  EXPECT_FALSE(per_table.ForTable("a").merge.KeysFromRecordKey()) << "a table's keys win";
+  EXPECT_TRUE(per_table.ForTable("b").merge.KeysFromRecordKey());
+
+  // Kinesis records carry a partition key, not Debezium's key struct.
+  EXPECT_THAT(KafkaError("discovery = \"kinesis\"\nuri = \"kinesis://s\"\nregion = \"eu-west-1\"\n"
+                         "changes = \"debezium\"\n"),
+              HasSubstr("only Kafka records carry Debezium's key struct"));
 }
 
 TEST(KinesisConfigTest, KinesisSourcesTakeAStreamByNameOrArnAndDebeziumDefaults) {

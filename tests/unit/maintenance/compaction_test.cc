@@ -71,6 +71,43 @@ TEST_F(CompactionTest, SmallFilesAndDeletesBecomeOneFilePerPartition) {
   EXPECT_FALSE(again.snapshot_id.has_value());
 }
 
+// Issue 16: the stream positions floe run keeps in the newest snapshot
+// (floe.stream-ends.<pipeline>) are carried over by compaction and manifest
+// rewrites, so expiring the ingest snapshots never loses them; other floe
+// markers (batch ids) are not copied.
+TEST_F(CompactionTest, MaintenanceCommitsCarryTheStreamPositionsForward) {
+  iceberg::Table table = Open();
+  const std::string ends = std::string(kCarriedSummaryPrefix) + "cdc";
+  for (int i = 0; i < 6; ++i) {
+    DataFile file = WriteData(table, Range(i * 10, i * 10 + 10), "a", {}, "");
+    ASSERT_OK(table.NewFastAppend()
+                  .AppendFile(file)
+                  .Set(ends, "db.t/0/" + std::to_string(i * 10 + 9))
+                  .Set("floe.batch-id", std::to_string(i))
+                  .Commit()
+                  .status());
+  }
+  ASSERT_OK_AND_ASSIGN(CompactionReport report, CompactTable(table, CompactionOptions{}));
+  ASSERT_TRUE(report.snapshot_id.has_value());
+  const iceberg::Snapshot* compacted = table.metadata().CurrentSnapshot();
+  EXPECT_EQ(compacted->summary.at(ends), "db.t/0/59");
+  EXPECT_EQ(compacted->summary.count("floe.batch-id"), 0u);
+
+  for (int i = 0; i < 3; ++i) {
+    DataFile file = WriteData(table, Range(100 + i, 101 + i), "b", {}, "");
+    ASSERT_OK(table.NewFastAppend()
+                  .AppendFile(file)
+                  .Set(ends, "db.t/0/" + std::to_string(70 + i))
+                  .Commit()
+                  .status());
+  }
+  ASSERT_OK_AND_ASSIGN(ManifestRewriteReport rewritten,
+                       RewriteTableManifests(table, ManifestRewriteOptions{}));
+  ASSERT_TRUE(rewritten.snapshot_id.has_value());
+  EXPECT_EQ(table.metadata().CurrentSnapshot()->summary.at(kMaintenanceSummaryKey), "rewrite-manifests");
+  EXPECT_EQ(table.metadata().CurrentSnapshot()->summary.at(ends), "db.t/0/72");
+}
+
 TEST_F(CompactionTest, FewerSmallFilesThanTheMinimumAreLeftAlone) {
   iceberg::Table table = Open();
   for (int i = 0; i < 4; ++i) Append(table, Range(i * 10, i * 10 + 10), "a");
