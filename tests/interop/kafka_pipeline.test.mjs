@@ -840,6 +840,27 @@ test('a steady stream under a continuous run (interval 1s) commits about once a 
     }
   });
 
+// Waits up to 60 s, while the continuous run `daemon` lives, for the customers
+// table in `dir` to equal `expected` with no key twice; returns what still
+// differs (empty once it caught up).
+async function customersCatchUp(dir, daemon, expected) {
+  let problems = ['not scanned yet'];
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline && daemon.exit === null) {
+    await sleep(1000);
+    const scan = runFloe(['table', 'scan', `${NAMESPACE}.customers`, ...catalogOf(dir), '--format', 'csv']);
+    if (scan.status !== 0) {
+      problems = [`scan: ${scan.stderr.trim()}`];
+      continue;
+    }
+    const actual = scanTable(dir, 'customers');
+    problems = [...compareByKey(expected, actual.rows, { label: `${NAMESPACE}.customers`, limit: 15 }),
+      ...actual.duplicates.slice(0, 5).map((k) => `key ${k} twice`)];
+    if (problems.length === 0) break;
+  }
+  return problems;
+}
+
 test('the broker down for 3 s under a continuous run: it keeps going and catches up', async (t) => {
   if (skipped(t)) return;
   const dir = fs.mkdtempSync(path.join(work, 'down-'));
@@ -865,20 +886,7 @@ test('the broker down for 3 s under a continuous run: it keeps going and catches
     const expected = await expectedRows(writeDump(path.join(dir, 'dump.jsonl'), ...dumps), 'customers', PLAIN.customers);
 
     // Catching up: the table equals the oracle within 60 s.
-    let problems = ['not scanned yet'];
-    const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline && daemon.exit === null) {
-      await sleep(1000);
-      const scan = runFloe(['table', 'scan', `${NAMESPACE}.customers`, ...catalogOf(dir), '--format', 'csv']);
-      if (scan.status !== 0) {
-        problems = [`scan: ${scan.stderr.trim()}`];
-        continue;
-      }
-      const actual = scanTable(dir, 'customers');
-      problems = [...compareByKey(expected, actual.rows, { label: `${NAMESPACE}.customers`, limit: 15 }),
-        ...actual.duplicates.slice(0, 5).map((k) => `key ${k} twice`)];
-      if (problems.length === 0) break;
-    }
+    const problems = await customersCatchUp(dir, daemon, expected);
     assert.equal(daemon.exit, null, `the run stopped:\n${logTail(daemon.log)}`);
     assert.deepEqual(problems, [], `not caught up 60 s after the broker came back; the run's log:\n${logTail(daemon.log)}`);
     assert.deepEqual(coverageProblems(kafkaUnits(config), marks), [], 'ledger');
@@ -933,20 +941,7 @@ test('injected Fetch, ListOffsets and Metadata errors under a continuous run: no
     const marks = await watermarks(kafka.bootstrap, topic, 3);
     const expected = await expectedRows(writeDump(path.join(dir, 'dump.jsonl'), ...dumps), 'customers', PLAIN.customers);
 
-    let problems = ['not scanned yet'];
-    const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline && daemon.exit === null) {
-      await sleep(1000);
-      const scan = runFloe(['table', 'scan', `${NAMESPACE}.customers`, ...catalogOf(dir), '--format', 'csv']);
-      if (scan.status !== 0) {
-        problems = [`scan: ${scan.stderr.trim()}`];
-        continue;
-      }
-      const actual = scanTable(dir, 'customers');
-      problems = [...compareByKey(expected, actual.rows, { label: `${NAMESPACE}.customers`, limit: 15 }),
-        ...actual.duplicates.slice(0, 5).map((k) => `key ${k} twice`)];
-      if (problems.length === 0) break;
-    }
+    const problems = await customersCatchUp(dir, daemon, expected);
     assert.equal(daemon.exit, null, `the run stopped:\n${logTail(daemon.log)}`);
     assert.deepEqual(problems, [], `not caught up within 60 s; the run's log:\n${logTail(daemon.log)}`);
     assert.deepEqual(coverageProblems(kafkaUnits(config), marks), [], 'ledger');
