@@ -266,9 +266,14 @@ class JsonDocumentDecoder::Impl {
   Outcome AddNewMemberRaw(Node& node, std::string_view key, const char* start, int64_t slot);
   // One scalar (from either path) into `node`.
   Outcome AppendScalar(Node& node, JsonScalarKind kind, std::string_view text, const char* raw);
-  // One member of a flat document (json_flat_object.h) into the row being
-  // decoded; `stamp` marks the members this document has had.
-  Outcome DecodeFlatMember(const JsonFlatMember& m, uint64_t stamp);
+  // A document by the flat path (json_flat_object.h), converted member by
+  // member as it is scanned. *flat: whether it was flat; if not, or if the
+  // outcome is not kOk, the caller undoes the row when *touched (a member
+  // was decoded).
+  Outcome DecodeFlatDocument(std::string_view document, bool* flat, bool* touched);
+  // One member of a flat document into the row being decoded; `stamp`
+  // marks the members this document has had, *seen counts them.
+  Outcome DecodeFlatMember(const JsonFlatMember& m, uint64_t stamp, size_t* seen);
   // A flat member's scalar into `node`: its node.flat case when the value is
   // of that case's kind (a short number is already read: json_flat_object.h),
   // else AppendScalar. The same values as AppendScalar: the short forms are exact.
@@ -741,10 +746,9 @@ Outcome JsonDocumentDecoder::Impl::AppendFlatScalar(Node& node, const JsonFlatMe
   return AppendScalar(node, m.kind, m.text, m.raw);
 }
 
-Outcome JsonDocumentDecoder::Impl::DecodeFlatMember(const JsonFlatMember& m, uint64_t stamp) {
-  const size_t count = root_.children.size();
-  const size_t index = m.key_index >= 0 ? static_cast<size_t>(m.key_index) : count;
-  if (index == count) return AddNewMemberRaw(root_, m.key, m.raw, rows_);
+Outcome JsonDocumentDecoder::Impl::DecodeFlatMember(const JsonFlatMember& m, uint64_t stamp, size_t* seen) {
+  if (m.key_index < 0) return AddNewMemberRaw(root_, m.key, m.raw, rows_);
+  const size_t index = static_cast<size_t>(m.key_index);
   Node& member = root_.children[index];
   if (root_.seen[index] == stamp) {
     if (!member.column) return Outcome::kOk;
@@ -753,8 +757,32 @@ Outcome JsonDocumentDecoder::Impl::DecodeFlatMember(const JsonFlatMember& m, uin
     return Outcome::kOk;
   }
   root_.seen[index] = stamp;
+  ++*seen;
   if (!member.column) return Outcome::kOk;
   return AppendFlatScalar(member, m);
+}
+
+Outcome JsonDocumentDecoder::Impl::DecodeFlatDocument(std::string_view document, bool* flat, bool* touched) {
+  doc_end_ = document.data() + document.size();
+  const uint64_t stamp = ++stamp_;
+  size_t seen = 0;
+  Outcome outcome = Outcome::kOk;
+  // The first member that does not decode stops the conversion; whether
+  // that is the outcome depends on the whole document being flat.
+  *touched = false;
+  *flat = ScanFlatJsonObject(document, &flat_keys_, [&](const JsonFlatMember& m) {
+    if (outcome != Outcome::kOk) return;
+    *touched = true;
+    outcome = DecodeFlatMember(m, stamp, &seen);
+  });
+  if (!*flat || outcome != Outcome::kOk) return outcome;
+  const size_t count = root_.children.size();
+  if (seen < count) {
+    for (size_t k = 0; k < count; ++k) {
+      if (root_.seen[k] != stamp && root_.children[k].column) root_.children[k].column->AppendNull();
+    }
+  }
+  return Outcome::kOk;
 }
 
 Outcome JsonDocumentDecoder::Impl::DecodeObject(Node& node, od::object& object, int64_t slot, bool root) {
@@ -934,24 +962,11 @@ Status JsonDocumentDecoder::Impl::Add(std::string_view document, int64_t positio
              std::to_string(options_.max_document_bytes);
   } else {
     if (options_.flat_fast_path) {
-      // The common shape, read without simdjson and converted member by
-      // member as it is scanned (the same conversions, so the same rows as
-      // the general path). The first member that does not decode stops the
-      // conversion; whether that is the outcome depends on the whole
-      // document being flat.
-      doc_end_ = document.data() + document.size();
-      const uint64_t stamp = ++stamp_;
-      Outcome outcome = Outcome::kOk;
-      bool touched = false;
-      const bool flat = ScanFlatJsonObject(document, &flat_keys_, [&](const JsonFlatMember& m) {
-        if (outcome != Outcome::kOk) return;
-        touched = true;
-        outcome = DecodeFlatMember(m, stamp);
-      });
+      // The common shape, read without simdjson (the same conversions, so
+      // the same rows as the general path).
+      bool flat, touched;
+      const Outcome outcome = DecodeFlatDocument(document, &flat, &touched);
       if (flat && outcome == Outcome::kOk) {
-        for (size_t k = 0; k < root_.children.size(); ++k) {
-          if (root_.seen[k] != stamp && root_.children[k].column) root_.children[k].column->AppendNull();
-        }
         ++rows_;
         return Status::OK();
       }
