@@ -948,6 +948,8 @@ void JsonDocumentDecoder::Impl::Rollback(int64_t rows) {
   for (NewMember& member : root_.new_members) {
     while (!member.values.empty() && member.values.back().slot >= rows) member.values.pop_back();
   }
+  // A member first seen in an undone row is not a field of the batch.
+  std::erase_if(root_.new_members, [](const NewMember& member) { return member.values.empty(); });
   rescued_.Truncate(rows);
 }
 

@@ -306,10 +306,10 @@ TEST(JsonDocumentDecoderTest, ADocumentFoundNotFlatLateUndoesItsConvertedMembers
   // (on_broken = kRescue), on both paths.
   options.infer_new_fields = false;
   options.on_mismatch = BadDataPolicy::kFail;
-  for (const std::string& doc : {std::string(R"({"id": "x", "s": "a", "b": {"c": 1}})"),
-                                 std::string(R"({"id": "x", "s": "a\"b"})"),
-                                 std::string(R"({"id": 1, "amount": 1.234, "b": [1,)"),
-                                 std::string(R"({"id": "x", "s": "a", "b": [1, 2)")}) {
+  for (const std::string& doc :
+       {std::string(R"({"id": "x", "s": "a", "b": {"c": 1}})"), std::string(R"({"id": "x", "s": "a\"b"})"),
+        std::string(R"({"id": 1, "amount": 1.234, "b": [1,)"),
+        std::string(R"({"id": "x", "s": "a", "b": [1, 2)")}) {
     JsonDecodeOptions general = options;
     general.flat_fast_path = false;
     Result<RecordBatch> fast = DecodeOnce(options, {doc});
@@ -402,6 +402,16 @@ TEST(JsonDocumentDecoderRegressionTest, ABrokenDocumentUndoesAHalfBuiltStruct) {
   ExpectValid(batch);
   EXPECT_EQ(Rows(batch).substr(0, 10), "{\"c\":null,");
   EXPECT_EQ(batch.columns[0].children[0].Value<int64_t>(1), 2);
+}
+
+// Found by json_reader_fuzz: the flat path had converted a new member "a"
+// before finding trailing content, and undoing the row kept "a" as a field
+// (an all-null column the general path does not make).
+TEST(JsonDocumentDecoderRegressionTest, ANewMemberOfAnUndoneRowIsNotAField) {
+  ASSERT_OK_AND_ASSIGN(RecordBatch batch, Decode(Options(), {R"({"a":)", R"({"a": 2} "x" 5 [1])"}));
+  EXPECT_EQ(SchemaToString(batch.schema), "_rescued_data: string\n");
+  ASSERT_OK_AND_ASSIGN(batch, Decode(Options(), {R"({"b": 1})", R"({"b": 2, "a": 3} x)", R"({"a": 4})"}));
+  EXPECT_EQ(SchemaToString(batch.schema), "b: int64\na: int64\n_rescued_data: string\n");
 }
 
 TEST(JsonDocumentDecoderRegressionTest, InvalidUtf8IsBrokenWithoutAByteOffset) {
