@@ -34,6 +34,10 @@ struct NewMemberValue {
   std::string raw;   // the value's JSON text (validated)
 };
 
+// How a flat document's member goes into a column (chosen once from the
+// column's type): the common cases directly, the rest through AppendScalar.
+enum class FlatConversion : uint8_t { kGeneral, kInt64, kInt32, kFloat64, kDecimal, kString, kBool, kText };
+
 struct NewMember {
   std::string name;
   std::vector<NewMemberValue> values;  // slots ascending
@@ -46,6 +50,7 @@ struct Node {
   DataType type;
   Column* column = nullptr;  // nullptr: the value is validated, not built
   std::optional<TextConverter> converter;
+  FlatConversion flat = FlatConversion::kGeneral;
   std::vector<Node> children;  // struct members; list element; map key, value
   // Structs (and the document root):
   std::vector<uint64_t> seen;       // per member: the object stamp that last had it
@@ -92,6 +97,17 @@ Result<Node> MakeNode(std::string name, std::string path, const DataType& type, 
                                                                     : inference.ConfiguredFormats();
     FLOE_ASSIGN_OR_RETURN(TextConverter converter, TextConverter::Make(type, formats));
     node.converter = std::move(converter);
+  }
+  switch (type.id) {
+    case TypeId::kInt64: node.flat = FlatConversion::kInt64; break;
+    case TypeId::kInt32: node.flat = FlatConversion::kInt32; break;
+    case TypeId::kFloat64: node.flat = FlatConversion::kFloat64; break;
+    case TypeId::kDecimal: node.flat = FlatConversion::kDecimal; break;
+    case TypeId::kString: node.flat = FlatConversion::kString; break;
+    case TypeId::kBool: node.flat = FlatConversion::kBool; break;
+    default:
+      if (node.converter) node.flat = FlatConversion::kText;
+      break;
   }
   switch (type.id) {
     case TypeId::kStruct:
@@ -248,13 +264,20 @@ class JsonDocumentDecoder::Impl {
   Outcome AddNewMember(Node& node, std::string_view key, od::value& value, int64_t slot);
   // The same for a value already validated, given where its JSON text starts.
   Outcome AddNewMemberRaw(Node& node, std::string_view key, const char* start, int64_t slot);
-  // One scalar (from either path) into `node`. `scanned`: the flat scan's
-  // member, whose short number (json_flat_object.h) is already read, or
-  // nullptr. Both give the same values: the short forms below are exact.
-  Outcome AppendScalar(Node& node, JsonScalarKind kind, std::string_view text, const char* raw,
-                       const JsonFlatMember* scanned = nullptr);
-  // The document in flat_ (a flat object, json_flat_object.h) as the next row.
-  Outcome DecodeFlat();
+  // One scalar (from either path) into `node`.
+  Outcome AppendScalar(Node& node, JsonScalarKind kind, std::string_view text, const char* raw);
+  // A document by the flat path (json_flat_object.h), converted member by
+  // member as it is scanned. *flat: whether it was flat; if not, or if the
+  // outcome is not kOk, the caller undoes the row when *touched (a member
+  // was decoded).
+  Outcome DecodeFlatDocument(std::string_view document, bool* flat, bool* touched);
+  // One member of a flat document into the row being decoded; `stamp`
+  // marks the members this document has had, *seen counts them.
+  Outcome DecodeFlatMember(const JsonFlatMember& m, uint64_t stamp, size_t* seen);
+  // A flat member's scalar into `node`: its node.flat case when the value is
+  // of that case's kind (a short number is already read: json_flat_object.h),
+  // else AppendScalar. The same values as AppendScalar: the short forms are exact.
+  Outcome AppendFlatScalar(Node& node, const JsonFlatMember& m);
   Outcome Validate(od::value& value, int depth);
   // A value (starting at `start`, already validated) that does not fit `node`.
   Outcome Rescue(Node& node, const char* start, std::string_view reason);
@@ -278,7 +301,6 @@ class JsonDocumentDecoder::Impl {
   od::parser parser_;
   od::document document_;
   std::string padded_;                  // a document copied to padded memory
-  std::vector<JsonFlatMember> flat_;    // the members of a flat document
   std::vector<std::string> flat_keys_;  // the known top-level names a flat scan may match unscanned
   std::string stashed_buffer_;          // "[raw]" plus padding, for new-member values
   std::string position_word_;           // "line", "record"
@@ -483,8 +505,7 @@ Outcome JsonDocumentDecoder::Impl::DecodeValue(Node& node, od::value& value) {
 }
 
 Outcome JsonDocumentDecoder::Impl::AppendScalar(Node& node, JsonScalarKind kind, std::string_view text,
-                                                const char* raw, const JsonFlatMember* scanned) {
-  const bool short_number = scanned && scanned->short_number;
+                                                const char* raw) {
   Column* column = node.column;
   if (kind == JsonScalarKind::kNull) {
     column->AppendNull();
@@ -504,16 +525,6 @@ Outcome JsonDocumentDecoder::Impl::AppendScalar(Node& node, JsonScalarKind kind,
     case TypeId::kFloat64: {
       double v;
       if (kind == JsonScalarKind::kNumber) {
-        // Digits that a double holds exactly, over a power of ten that it
-        // holds exactly: one correctly rounded division, the double the
-        // literal means (Clinger's fast path). Zero keeps its sign below.
-        constexpr int64_t kExact = int64_t{1} << 53;
-        if (short_number && scanned->digits != 0 && scanned->digits <= kExact && scanned->digits >= -kExact) {
-          static constexpr double kPow10[19] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8, 1e9,
-                                                1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18};
-          column->AppendValue(static_cast<double>(scanned->digits) / kPow10[scanned->fraction_digits]);
-          return Outcome::kOk;
-        }
         if (!formats::ParseDoubleText(text, &v)) return Rescue(node, raw, "number out of the double range");
         column->AppendValue(v);
         return Outcome::kOk;
@@ -545,8 +556,7 @@ Outcome JsonDocumentDecoder::Impl::AppendScalar(Node& node, JsonScalarKind kind,
       case TypeId::kTimestamp: {
         // An integer, or a literal whose value is one (1.0, 1e3).
         int64_t v = 0;
-        bool ok = short_number && scanned->fraction_digits == 0 ? (v = scanned->digits, true)
-                                                                : formats::ParseInt64Text(token, &v);
+        bool ok = formats::ParseInt64Text(token, &v);
         __int128 whole = v;
         if (!ok) {
           formats::DecimalText parsed;
@@ -616,12 +626,8 @@ Outcome JsonDocumentDecoder::Impl::AppendScalar(Node& node, JsonScalarKind kind,
       }
       case TypeId::kDecimal: {
         formats::DecimalText parsed;
-        if (short_number) {
-          parsed.unscaled = scanned->digits;
-          parsed.scale = scanned->fraction_digits;
-        }
         __int128 v;
-        if ((!short_number && !formats::ParseDecimalText(token, &parsed)) ||
+        if (!formats::ParseDecimalText(token, &parsed) ||
             !formats::RescaleDecimal(parsed, node.type.precision, node.type.scale, &v)) {
           return Rescue(node, raw, "number does not fit " + node.type.ToString());
         }
@@ -675,31 +681,106 @@ Outcome JsonDocumentDecoder::Impl::AddNewMemberRaw(Node& node, std::string_view 
   return Outcome::kOk;
 }
 
-Outcome JsonDocumentDecoder::Impl::DecodeFlat() {
-  const uint64_t stamp = ++stamp_;
-  const size_t count = root_.children.size();
-  const int64_t slot = rows_;
-  for (const JsonFlatMember& m : flat_) {
-    const size_t index = m.key_index >= 0 ? static_cast<size_t>(m.key_index) : count;
-    if (index == count) {
-      const Outcome outcome = AddNewMemberRaw(root_, m.key, m.raw, slot);
-      if (outcome != Outcome::kOk) return outcome;
-      continue;
+Outcome JsonDocumentDecoder::Impl::AppendFlatScalar(Node& node, const JsonFlatMember& m) {
+  Column* column = node.column;
+  switch (node.flat) {
+    case FlatConversion::kInt64:
+      if (m.short_number && m.fraction_digits == 0) {
+        column->AppendValue<int64_t>(m.digits);
+        return Outcome::kOk;
+      }
+      break;
+    case FlatConversion::kInt32:
+      if (m.short_number && m.fraction_digits == 0 && m.digits >= INT32_MIN && m.digits <= INT32_MAX) {
+        column->AppendValue(static_cast<int32_t>(m.digits));
+        return Outcome::kOk;
+      }
+      break;
+    case FlatConversion::kFloat64: {
+      // Digits that a double holds exactly, over a power of ten that it
+      // holds exactly: one correctly rounded division, the double the
+      // literal means (Clinger's fast path). Zero (whose sign the literal
+      // keeps) takes the general path.
+      constexpr int64_t kExact = int64_t{1} << 53;
+      if (m.short_number && m.digits != 0 && m.digits <= kExact && m.digits >= -kExact) {
+        static constexpr double kPow10[19] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8, 1e9,
+                                              1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18};
+        column->AppendValue(static_cast<double>(m.digits) / kPow10[m.fraction_digits]);
+        return Outcome::kOk;
+      }
+      break;
     }
-    Node& member = root_.children[index];
-    if (root_.seen[index] == stamp) {
-      if (!member.column) continue;
-      if (options_.on_mismatch == BadDataPolicy::kFail) return Fail(member.path, "member repeated");
-      rescued_.AddJsonValue(row_, position_, member.path, RawAt(m.raw));
-      continue;
-    }
-    root_.seen[index] = stamp;
-    if (!member.column) continue;
-    const Outcome outcome = AppendScalar(member, m.kind, m.text, m.raw, &m);
-    if (outcome != Outcome::kOk) return outcome;
+    case FlatConversion::kDecimal:
+      if (m.short_number) {
+        formats::DecimalText parsed;
+        parsed.unscaled = m.digits;
+        parsed.scale = m.fraction_digits;
+        __int128 v;
+        if (formats::RescaleDecimal(parsed, node.type.precision, node.type.scale, &v)) {
+          column->AppendValue(v);
+          return Outcome::kOk;
+        }
+      }
+      break;
+    case FlatConversion::kString:
+      if (m.kind == JsonScalarKind::kString) {
+        column->AppendBytes(m.text);
+        return Outcome::kOk;
+      }
+      break;
+    case FlatConversion::kBool:
+      if (m.kind == JsonScalarKind::kTrue || m.kind == JsonScalarKind::kFalse) {
+        column->AppendValue<uint8_t>(m.kind == JsonScalarKind::kTrue ? 1 : 0);
+        return Outcome::kOk;
+      }
+      break;
+    case FlatConversion::kText:
+      if (m.kind == JsonScalarKind::kString && node.converter->Append(m.text, column)) return Outcome::kOk;
+      break;
+    case FlatConversion::kGeneral: break;
   }
-  for (size_t k = 0; k < count; ++k) {
-    if (root_.seen[k] != stamp && root_.children[k].column) root_.children[k].column->AppendNull();
+  if (m.kind == JsonScalarKind::kNull) {
+    column->AppendNull();
+    return Outcome::kOk;
+  }
+  return AppendScalar(node, m.kind, m.text, m.raw);
+}
+
+Outcome JsonDocumentDecoder::Impl::DecodeFlatMember(const JsonFlatMember& m, uint64_t stamp, size_t* seen) {
+  if (m.key_index < 0) return AddNewMemberRaw(root_, m.key, m.raw, rows_);
+  const size_t index = static_cast<size_t>(m.key_index);
+  Node& member = root_.children[index];
+  if (root_.seen[index] == stamp) {
+    if (!member.column) return Outcome::kOk;
+    if (options_.on_mismatch == BadDataPolicy::kFail) return Fail(member.path, "member repeated");
+    rescued_.AddJsonValue(row_, position_, member.path, RawAt(m.raw));
+    return Outcome::kOk;
+  }
+  root_.seen[index] = stamp;
+  ++*seen;
+  if (!member.column) return Outcome::kOk;
+  return AppendFlatScalar(member, m);
+}
+
+Outcome JsonDocumentDecoder::Impl::DecodeFlatDocument(std::string_view document, bool* flat, bool* touched) {
+  doc_end_ = document.data() + document.size();
+  const uint64_t stamp = ++stamp_;
+  size_t seen = 0;
+  Outcome outcome = Outcome::kOk;
+  // The first member that does not decode stops the conversion; whether
+  // that is the outcome depends on the whole document being flat.
+  *touched = false;
+  *flat = ScanFlatJsonObject(document, &flat_keys_, [&](const JsonFlatMember& m) {
+    if (outcome != Outcome::kOk) return;
+    *touched = true;
+    outcome = DecodeFlatMember(m, stamp, &seen);
+  });
+  if (!*flat || outcome != Outcome::kOk) return outcome;
+  const size_t count = root_.children.size();
+  if (seen < count) {
+    for (size_t k = 0; k < count; ++k) {
+      if (root_.seen[k] != stamp && root_.children[k].column) root_.children[k].column->AppendNull();
+    }
   }
   return Outcome::kOk;
 }
@@ -867,6 +948,8 @@ void JsonDocumentDecoder::Impl::Rollback(int64_t rows) {
   for (NewMember& member : root_.new_members) {
     while (!member.values.empty() && member.values.back().slot >= rows) member.values.pop_back();
   }
+  // A member first seen in an undone row is not a field of the batch.
+  std::erase_if(root_.new_members, [](const NewMember& member) { return member.values.empty(); });
   rescued_.Truncate(rows);
 }
 
@@ -880,18 +963,20 @@ Status JsonDocumentDecoder::Impl::Add(std::string_view document, int64_t positio
     broken = "document of " + std::to_string(document.size()) + " bytes exceeds the limit of " +
              std::to_string(options_.max_document_bytes);
   } else {
-    if (options_.flat_fast_path && ScanFlatJsonObject(document, &flat_keys_, &flat_)) {
-      // The common shape, read without simdjson (same conversions, so the
-      // same rows as the general path).
-      doc_end_ = document.data() + document.size();
-      const Outcome outcome = DecodeFlat();
-      if (outcome == Outcome::kOk) {
+    if (options_.flat_fast_path) {
+      // The common shape, read without simdjson (the same conversions, so
+      // the same rows as the general path).
+      bool flat, touched;
+      const Outcome outcome = DecodeFlatDocument(document, &flat, &touched);
+      if (flat && outcome == Outcome::kOk) {
         ++rows_;
         return Status::OK();
       }
-      Rollback(rows_);
-      if (outcome == Outcome::kFail) return Status::OutOfRange(error_);
-      return Status::Internal("json decoder: a flat document failed to decode");
+      if (touched) Rollback(rows_);
+      if (flat) {
+        if (outcome == Outcome::kFail) return Status::OutOfRange(error_);
+        return Status::Internal("json decoder: a flat document failed to decode");
+      }
     }
     const char* data = document.data();
     size_t capacity = document.size() + readable_after;

@@ -278,6 +278,51 @@ TEST(JsonDocumentDecoderTest, FailPoliciesNameUnitLineAndField) {
   EXPECT_EQ(mismatch.message(), "in.jsonl: offset 42: field amount: number does not fit decimal(5,2)");
 }
 
+// The flat path converts each member as it scans it, so a document that
+// turns out not to be flat (a nested value, an escape, broken JSON) after
+// members were converted, rescued, repeated or new must leave no trace of
+// them: its row is what the general path makes of it.
+TEST(JsonDocumentDecoderTest, ADocumentFoundNotFlatLateUndoesItsConvertedMembers) {
+  JsonDecodeOptions options = Options();
+  options.known = {MakeField("id", Int64()), MakeField("amount", Decimal(5, 2)), MakeField("s", String()),
+                   MakeField("at", Timestamp(TimeUnit::kMicro, false)), MakeField("x", Float64())};
+  const std::vector<std::string> docs = {
+      R"({"id": 1, "amount": 1.5, "s": "a", "at": "2020-01-02 03:04:05", "x": 0.5})",
+      R"({"id": 2, "amount": 1.234, "s": "b", "new": 7, "at": "2020-01-02", "x": {"y": 1}})",
+      R"({"id": 3, "id": 4, "amount": "x", "s": "c\"d", "at": 5})",
+      R"({"id": 5, "amount": 2, "s": "e", "at": "no time", "x": [1, 2]})",
+      R"({"id": 6, "amount": 3, "s": "f", "x": 1e400, "z": [})",
+      R"({"id": 7, "amount": 4.25, "s": "g", "at": "2021-01-01T00:00:00", "x": -0.0})",
+      R"({"id": 8, "amount": 1.234, "s": "g", "x": 1, "n": 1})"};
+  ASSERT_OK_AND_ASSIGN(RecordBatch batch, Decode(options, docs));
+  ExpectValid(batch);
+  EXPECT_EQ(batch.num_rows, 7);
+  EXPECT_EQ(SchemaToString(batch.schema),
+            "id: int64\namount: decimal(5,2)\ns: string\nat: timestamp[us]\nx: float64\nnew: int64\n"
+            "n: int64\n_rescued_data: string\n");
+
+  // With on_mismatch = kFail, a value that does not fit fails a document
+  // only when the rest of it is valid JSON; a broken one is rescued whole
+  // (on_broken = kRescue), on both paths.
+  options.infer_new_fields = false;
+  options.on_mismatch = BadDataPolicy::kFail;
+  for (const std::string& doc :
+       {std::string(R"({"id": "x", "s": "a", "b": {"c": 1}})"), std::string(R"({"id": "x", "s": "a\"b"})"),
+        std::string(R"({"id": 1, "amount": 1.234, "b": [1,)"),
+        std::string(R"({"id": "x", "s": "a", "b": [1, 2)")}) {
+    JsonDecodeOptions general = options;
+    general.flat_fast_path = false;
+    Result<RecordBatch> fast = DecodeOnce(options, {doc});
+    Result<RecordBatch> slow = DecodeOnce(general, {doc});
+    ASSERT_EQ(fast.ok(), slow.ok()) << doc;
+    if (!fast.ok()) {
+      EXPECT_EQ(fast.status().message(), slow.status().message()) << doc;
+      continue;
+    }
+    EXPECT_EQ(Rows(*fast), Rows(*slow)) << doc;
+  }
+}
+
 TEST(JsonDocumentDecoderTest, RepeatedMembersKeepTheFirstAndRescueTheRest) {
   ASSERT_OK_AND_ASSIGN(RecordBatch batch, Decode(Options(), {R"({"a": 1, "a": 2, "b": 3, "b": 4})"}));
   EXPECT_EQ(Rows(batch),
@@ -357,6 +402,16 @@ TEST(JsonDocumentDecoderRegressionTest, ABrokenDocumentUndoesAHalfBuiltStruct) {
   ExpectValid(batch);
   EXPECT_EQ(Rows(batch).substr(0, 10), "{\"c\":null,");
   EXPECT_EQ(batch.columns[0].children[0].Value<int64_t>(1), 2);
+}
+
+// Found by json_reader_fuzz: the flat path had converted a new member "a"
+// before finding trailing content, and undoing the row kept "a" as a field
+// (an all-null column the general path does not make).
+TEST(JsonDocumentDecoderRegressionTest, ANewMemberOfAnUndoneRowIsNotAField) {
+  ASSERT_OK_AND_ASSIGN(RecordBatch batch, Decode(Options(), {R"({"a":)", R"({"a": 2} "x" 5 [1])"}));
+  EXPECT_EQ(SchemaToString(batch.schema), "_rescued_data: string\n");
+  ASSERT_OK_AND_ASSIGN(batch, Decode(Options(), {R"({"b": 1})", R"({"b": 2, "a": 3} x)", R"({"a": 4})"}));
+  EXPECT_EQ(SchemaToString(batch.schema), "b: int64\na: int64\n_rescued_data: string\n");
 }
 
 TEST(JsonDocumentDecoderRegressionTest, InvalidUtf8IsBrokenWithoutAByteOffset) {
