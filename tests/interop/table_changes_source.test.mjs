@@ -13,7 +13,6 @@
 //
 // Env: FLOE_BIN (required), FLOE_FEED_KILLS (default 4), FLOE_FEED_SEED.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,6 +24,7 @@ import {
   catalogArgs,
   checkAgainstOracle,
   exportTables,
+  runAndKill,
   runFloe,
   runFloeOk,
   serveLocalFilesToFetch,
@@ -104,23 +104,6 @@ test('gold follows silver through rounds of updates and deletes, with and withou
   runFloeOk(['run', gold, '--once']);
   assert.deepEqual(goldTables.map((table) => snapshotIds(dir, table).length), before);
 });
-
-// Starts `floe run CONFIG --once` and SIGKILLs it after `delayMs` unless it ends first.
-function runAndKill(config, delayMs) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(FLOE, ['run', config, '--once', '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), delayMs);
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stderr });
-    });
-  });
-}
 
 test(`kill -9 of the gold run at random moments (${KILLS} times): gold equals silver, no key twice`, async (t) => {
   if (skipWithoutFloe(t)) return;

@@ -39,6 +39,23 @@ export function runFloe(args, { timeoutMs = 300_000, env = {} } = {}) {
 }
 
 // The last `lines` lines of a log, for assertion messages.
+// Starts `floe run CONFIG --once` and SIGKILLs it after `delayMs` unless it ends first.
+export function runAndKill(config, delayMs) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(FLOE, ['run', config, '--once', '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), delayMs);
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stderr });
+    });
+  });
+}
+
 export const logTail = (log, lines = 30) => log.trim().split('\n').slice(-lines).join('\n');
 
 export function runFloeOk(args, options) {
