@@ -166,11 +166,13 @@ Result<CatchUpResult> ChangeFeedTable::CatchUp(const iceberg::TableMetadata& sou
                                                const std::vector<std::string>& keys,
                                                const JustCommitted* just_committed) {
   CatchUpResult result;
+  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Table> feed, LoadFeed());
+  // Every return hands the feed back as it stands after the call.
+  result.feed = feed;
   const std::optional<int64_t> source_current = source.current_snapshot_id;
   if (!source_current) return result;
   const std::string name = id_.ToString();
 
-  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Table> feed, LoadFeed());
   std::optional<std::optional<int64_t>> recorded;
   if (feed) recorded = RecordedSourceSnapshot(feed->metadata());
   const bool fresh = !recorded.has_value();
@@ -211,6 +213,7 @@ Result<CatchUpResult> ChangeFeedTable::CatchUp(const iceberg::TableMetadata& sou
     const bool starts_now = fresh && commits.empty() && !only_the_new_commit && !result.warnings.empty();
     FLOE_ASSIGN_OR_RETURN(feed, CreateFeed(WithoutFieldIds(scan->output_schema()),
                                            starts_now ? std::to_string(*source_current) : ""));
+    result.feed = feed;
   }
 
   for (const iceberg::ChangelogCommit& commit : commits) {
@@ -243,7 +246,7 @@ Result<std::optional<StagedChanges>> ChangeFeedTable::Stage(FileIO& source_io,
   // The feed is levelled with the parent first (from the history, when behind).
   FLOE_ASSIGN_OR_RETURN(CatchUpResult caught, CatchUp(parent, source_io, keys));
   for (std::string& warning : caught.warnings) warnings->push_back(std::move(warning));
-  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Table> feed, LoadFeed());
+  std::shared_ptr<iceberg::Table> feed = std::move(caught.feed);
   if (feed != nullptr) {
     std::optional<std::optional<int64_t>> recorded = RecordedSourceSnapshot(feed->metadata());
     if (!recorded || *recorded != parent.current_snapshot_id) return std::optional<StagedChanges>();

@@ -72,6 +72,9 @@ struct CatchUpResult {
   int64_t commits = 0;  // source commits whose changes were appended
   int64_t rows = 0;
   std::vector<std::string> warnings;
+  // The feed table as it stands after the call (its appends included), so
+  // a caller need not load it again; nullptr when it does not exist.
+  std::shared_ptr<iceberg::Table> feed;
 };
 
 // One source commit's changes written as feed data files, and the feed's

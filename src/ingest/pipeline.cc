@@ -242,7 +242,8 @@ Result<TableIngestor*> Pipeline::Impl::IngestorFor(const std::string& source_tab
   TableIngestorOptions ingestor_options;
   ingestor_options.pipeline_name = config.name;
   ingestor_options.table = id;
-  ingestor_options.settings = config.ForTable(source_table);
+  FLOE_ASSIGN_OR_RETURN(ingestor_options.settings,
+                        SourceTableSettings(config, *source.discovery, source_table));
   ingestor_options.state_dir = TableStateDir(id);
   // --once merges the key index's runs at the end of the table (FinishIndexWork).
   ingestor_options.background_index_merges = continuous;

@@ -8,6 +8,8 @@
 #include "ingest/stream/kafka_unit_opener.h"
 #include "ingest/stream/kinesis_discovery.h"
 #include "ingest/stream/kinesis_unit_opener.h"
+#include "ingest/stream/table_changes_discovery.h"
+#include "ingest/stream/table_changes_unit_opener.h"
 #include "io/s3/file_io_factory.h"
 
 namespace floe::ingest {
@@ -31,6 +33,21 @@ Result<std::unique_ptr<NotificationSource>> OpenNotificationSource(const SourceC
 }
 
 }  // namespace
+
+Result<TableSettings> SourceTableSettings(const PipelineConfig& config, const Discovery& discovery,
+                                          const std::string& source_table) {
+  TableSettings settings = config.ForTable(source_table);
+  MergeConfig& merge = settings.merge;
+  if (merge.mode == WriteMode::kMerge && merge.keys.empty() && merge.keys_from_source_table) {
+    merge.keys = discovery.KeyColumnsOf(source_table);
+    if (merge.keys.empty()) {
+      return Status::InvalidArgument("source table " + source_table +
+                                     " has no key (no identifier fields, no [merge] keys recorded by floe): "
+                                     "set [merge] keys, the columns its changes are merged by");
+    }
+  }
+  return settings;
+}
 
 Result<Source> OpenSource(const SourceConfig& config, const s3::S3Options& s3, int64_t memory_budget_bytes,
                           const TriggerConfig& trigger, const FileIOWrapper& wrap_io) {
@@ -60,6 +77,16 @@ Result<Source> OpenSource(const SourceConfig& config, const s3::S3Options& s3, i
     auto opener = KinesisUnitOpener::Open(config, s3, memory_budget_bytes, std::move(cache));
     if (!opener.ok()) return opener.status().WithContext("source " + config.uri);
     source.opener = std::move(*opener);
+    return source;
+  }
+  if (config.discovery == DiscoveryKind::kTableChanges) {
+    // The discovery and the opener share one catalog client.
+    auto tables = FeedTables::Open(config.table_changes.catalog);
+    if (!tables.ok()) return tables.status().WithContext("the catalog of [source] tables");
+    Source source;
+    source.discovery = std::make_unique<TableChangesDiscovery>(
+        config.table_changes.tables, config.table_changes.commits_per_unit, *tables);
+    source.opener = std::make_shared<TableChangesUnitOpener>(*tables, config.table_changes.keys);
     return source;
   }
   if (config.discovery == DiscoveryKind::kCda && config.format != SourceFormat::kParquet) {

@@ -16,7 +16,9 @@
 // `wrap_io` when one is given (tests). With [source] notifications the
 // listing discovery is wrapped in a NotificationDiscovery fed by
 // SqsNotifications (signed with the [s3] credential chain) or
-// InotifyNotifications; while notified files of a CDA export wait for their
+// InotifyNotifications; a floe table's change feed (discovery
+// "table_changes") gets a TableChangesDiscovery and a TableChangesUnitOpener
+// sharing one client of the pipeline's catalog; while notified files of a CDA export wait for their
 // folder, the manifest is read again every [trigger] interval.
 #pragma once
 
@@ -36,6 +38,12 @@ struct Source {
 
 // `memory_budget_bytes` is [performance] memory_budget (MakeFileFormat).
 // `trigger`: [trigger] max_records_per_batch (streams) and interval (notifications).
+// config.ForTable(source_table) with what the source knows of the table: a
+// change-feed source without [merge] keys takes the source table's key
+// (Discovery::KeyColumnsOf), and without one that is an error naming it.
+Result<TableSettings> SourceTableSettings(const PipelineConfig& config, const Discovery& discovery,
+                                          const std::string& source_table);
+
 Result<Source> OpenSource(const SourceConfig& config, const s3::S3Options& s3,
                           int64_t memory_budget_bytes = PerformanceConfig{}.memory_budget_bytes,
                           const TriggerConfig& trigger = {}, const FileIOWrapper& wrap_io = nullptr);

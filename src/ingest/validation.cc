@@ -89,7 +89,12 @@ void ValidateTable(const PipelineConfig& config, const ValidateOptions& options,
   TableIngestorOptions ingestor_options;
   ingestor_options.pipeline_name = config.name;
   ingestor_options.table = *target;
-  ingestor_options.settings = config.ForTable(out.source_table);
+  auto settings = SourceTableSettings(config, *source.discovery, out.source_table);
+  if (!settings.ok()) {
+    out.error = settings.status().ToString();
+    return;
+  }
+  ingestor_options.settings = std::move(settings).value();
   ingestor_options.state_dir = config.state_dir;  // checked for merge mode, never used by a dry run
   ingestor_options.dry_run = true;
   ingestor_options.dry_run_rows = options.rows;

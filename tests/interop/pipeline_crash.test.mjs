@@ -11,7 +11,6 @@
 // Env: FLOE_BIN (required), FLOE_CRASH_ITERATIONS (default 20),
 // FLOE_CRASH_SEED (default 20261130).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,6 +25,7 @@ import {
   committedFiles,
   exportTables,
   ledgerFiles,
+  runAndKill,
   runFloe,
   runFloeOk,
   serveLocalFilesToFetch,
@@ -44,23 +44,6 @@ after(() => {
   db?.close();
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
-
-// Starts `floe run CONFIG --once` and SIGKILLs it after `delayMs` unless it ends first.
-function runAndKill(config, delayMs) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(FLOE, ['run', config, '--once', '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), delayMs);
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stderr });
-    });
-  });
-}
 
 test(`kill -9 at random moments (${ITERATIONS} times): nothing lost, nothing duplicated`, async (t) => {
   if (!FLOE || !fs.existsSync(FLOE)) {

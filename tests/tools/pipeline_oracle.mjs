@@ -39,6 +39,23 @@ export function runFloe(args, { timeoutMs = 300_000, env = {} } = {}) {
 }
 
 // The last `lines` lines of a log, for assertion messages.
+// Starts `floe run CONFIG --once` and SIGKILLs it after `delayMs` unless it ends first.
+export function runAndKill(config, delayMs) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(FLOE, ['run', config, '--once', '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), delayMs);
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stderr });
+    });
+  });
+}
+
 export const logTail = (log, lines = 30) => log.trim().split('\n').slice(-lines).join('\n');
 
 export function runFloeOk(args, options) {
@@ -330,11 +347,15 @@ export function compareRows(expected, actual, { limit = 10, label = 'floe' } = {
 }
 
 // Checks every table of the export against the oracle, through floe and icebird.
-export async function checkAgainstOracle(db, dir, exportDir, { icebird = true } = {}) {
+// `namespace`: where the tables are (a gold pipeline's target); `keep`: a
+// predicate on oracle rows, for tables a [transform] filter thins.
+export async function checkAgainstOracle(db, dir, exportDir, { icebird = true, namespace = 'cda', keep = null } = {}) {
   const problems = [];
   for (const table of exportTables(exportDir)) {
-    const { rows: expected, types } = await oracleRows(db, committedFiles(exportDir, table));
-    const identifier = `cda.${table.toLowerCase()}`;
+    const oracle = await oracleRows(db, committedFiles(exportDir, table));
+    const { types } = oracle;
+    const expected = keep ? new Map([...oracle.rows].filter(([, row]) => keep(row))) : oracle.rows;
+    const identifier = `${namespace}.${table.toLowerCase()}`;
     if (expected.size === 0) continue;
     const timestampColumns = new Set([...types].filter(([, t]) => /^TIMESTAMP/.test(t)).map(([c]) => c));
     const actual = floeRows(dir, identifier, timestampColumns);

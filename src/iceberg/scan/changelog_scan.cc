@@ -467,16 +467,20 @@ Result<std::unique_ptr<ChangelogScan>> ChangelogScan::Make(TableMetadata metadat
   if (schema == nullptr) return Status::Corruption("table metadata has no current schema");
   scan->schema_ = *schema;
   std::vector<std::string> keys = scan->options_.key_columns;
-  if (keys.empty()) {
-    for (int32_t id : scan->schema_.identifier_field_ids) {
-      for (const NestedField& field : scan->schema_.fields) {
-        if (field.id == id) keys.push_back(field.name);
-      }
-    }
-  }
-  if (keys.empty()) keys = SplitNames(m.Property(kMergeKeysProperty, ""));
+  if (keys.empty()) keys = DefaultChangeKeyColumns(m, scan->schema_);
   FLOE_RETURN_IF_ERROR(scan->Init(std::move(keys)));
   return scan;
+}
+
+std::vector<std::string> DefaultChangeKeyColumns(const TableMetadata& metadata, const Schema& schema) {
+  std::vector<std::string> keys;
+  for (int32_t id : schema.identifier_field_ids) {
+    for (const NestedField& field : schema.fields) {
+      if (field.id == id) keys.push_back(field.name);
+    }
+  }
+  if (keys.empty()) keys = SplitNames(metadata.Property(kMergeKeysProperty, ""));
+  return keys;
 }
 
 Result<std::unique_ptr<ChangelogScan>> ChangelogScan::ForPendingCommit(TableMetadata base,

@@ -79,6 +79,11 @@ struct ChangelogOptions {
   std::vector<std::string> key_columns;     // empty: identifier fields, else kMergeKeysProperty
 };
 
+// The key updates are paired by when none is given: `schema`'s identifier
+// fields, else floe's [merge] keys recorded in `metadata`
+// (kMergeKeysProperty); empty: none.
+std::vector<std::string> DefaultChangeKeyColumns(const TableMetadata& metadata, const Schema& schema);
+
 // Rows of one data file that a commit removed or added.
 struct ChangedFileRows {
   // The data file with the delete files that applied to it: at the parent

@@ -2,6 +2,7 @@
 
 #include "ingest/changes/columns_changes.h"
 #include "ingest/changes/debezium_changes.h"
+#include "ingest/changes/table_changes.h"
 
 namespace floe::ingest {
 
@@ -11,6 +12,9 @@ Result<std::unique_ptr<ChangeConvention>> MakeChangeConvention(const TableSettin
   }
   if (settings.changes == ChangeKind::kDebezium) {
     return std::unique_ptr<ChangeConvention>(new DebeziumChanges(settings.merge));
+  }
+  if (settings.changes == ChangeKind::kTableChanges) {
+    return std::unique_ptr<ChangeConvention>(new TableChanges(settings.merge));
   }
   // "cda", "columns" and "dms" differ only in their [merge] defaults.
   return std::unique_ptr<ChangeConvention>(

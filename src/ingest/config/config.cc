@@ -237,7 +237,7 @@ Status ValidateMerge(const ParseContext& context, const std::string& where, cons
     }
   }
   if (merge.mode == WriteMode::kMerge) {
-    if (merge.keys.empty() && !merge.keys_from_record_key) {
+    if (merge.keys.empty() && !merge.keys_from_record_key && !merge.keys_from_source_table) {
       return error("mode = \"merge\" needs keys (the primary key columns)");
     }
     if (merge.order_by.empty()) {
@@ -597,7 +597,9 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
   SectionReader section(context, "[source]", table);
   FLOE_ASSIGN_OR_RETURN(auto format,
                         section.Choice("format", {"cda", "parquet", "jsonl", "json", "csv", "avro"}));
-  FLOE_ASSIGN_OR_RETURN(auto discovery, section.Choice("discovery", {"cda", "prefix", "kafka", "kinesis"}));
+  FLOE_ASSIGN_OR_RETURN(auto discovery,
+                        section.Choice("discovery", {"cda", "prefix", "kafka", "kinesis", "table_changes"}));
+  const bool table_changes = discovery && *discovery == 4;
   const bool kafka = discovery && *discovery == 2;
   const bool kinesis = discovery && *discovery == 3;
   const bool stream = kafka || kinesis;
@@ -618,6 +620,71 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
   FLOE_ASSIGN_OR_RETURN(auto schema_sample_files, section.Integer("schema_sample_files", 1, 100'000));
   FLOE_ASSIGN_OR_RETURN(config_internal::NotificationKeys notification_keys,
                         config_internal::ReadNotificationKeys(section));
+  FLOE_ASSIGN_OR_RETURN(auto source_tables, section.StringArray("tables"));
+  FLOE_ASSIGN_OR_RETURN(auto commits_per_unit, section.Integer("commits_per_unit", 1, 100'000));
+  // The keys only file discoveries (cda, prefix) take; a Kinesis source
+  // takes `table` too (the stream's table).
+  const std::pair<const char*, bool> file_keys[] = {
+      {"include", include.has_value()},
+      {"exclude", exclude.has_value()},
+      {"reload_on_reset", reload_on_reset.has_value()},
+      {"table", !kinesis && source_table.has_value()},
+      {"settle", settle.has_value()},
+      {"hive_partitioning", hive_partitioning.has_value()},
+      {"partition_column_types", partition_column_types.has_value()},
+      {"table_from_path", table_from_path.has_value()},
+      {"full_load_files", full_load_files.has_value()},
+      {"allow_missing_uri", allow_missing_uri.has_value()},
+      {"follow_links_outside_uri", follow_links_outside_uri.has_value()},
+      {"schema_sample_files", schema_sample_files.has_value()}};
+  if (table_changes) {
+    // A floe table's change feed: the tables name everything; no file,
+    // format or change-convention key applies.
+    FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+    const std::pair<const char*, bool> other_keys[] = {
+        {"format", format.has_value()},
+        {"changes", changes.has_value()},
+        {"uri", uri.has_value()},
+        {notification_keys.FirstGiven(), notification_keys.FirstGiven() != nullptr}};
+    std::vector<std::pair<const char*, bool>> keys(std::begin(other_keys), std::end(other_keys));
+    keys.insert(keys.end(), std::begin(file_keys), std::end(file_keys));
+    for (const auto& [key, present] : keys) {
+      if (present) {
+        return section.Error(key,
+                             "does not apply to discovery \"table_changes\" (it reads the change feed of the "
+                             "floe tables in `tables`, from the pipeline's [catalog])");
+      }
+    }
+    if (!source_tables || source_tables->empty()) {
+      return section.Error("tables",
+                           "discovery \"table_changes\" needs the source tables, as "
+                           "[\"namespace.table\", ...] in the pipeline's [catalog]");
+    }
+    std::set<std::string> names;
+    for (const std::string& name : *source_tables) {
+      const size_t dot = name.rfind('.');
+      if (dot == std::string::npos || dot == 0 || dot + 1 == name.size() ||
+          name.find('/') != std::string::npos) {
+        return section.Error("tables", "expected \"namespace.table\" (no slashes), got \"" + name + "\"");
+      }
+      // The target table is named by the source table's name alone.
+      if (!names.insert(AsciiLower(name.substr(dot + 1))).second) {
+        return section.Error("tables", "two source tables are named \"" + name.substr(dot + 1) +
+                                           "\": their changes would go to one target table");
+      }
+    }
+    source->discovery = DiscoveryKind::kTableChanges;
+    source->changes = ChangeKind::kTableChanges;
+    choice->changes = ChangeKind::kTableChanges;
+    source->table_changes.tables = *source_tables;
+    // What logs and `floe status` name as the source.
+    source->uri = "table-changes://";
+    for (size_t i = 0; i < source_tables->size(); ++i) source->uri += (i ? "," : "") + (*source_tables)[i];
+    if (commits_per_unit) source->table_changes.commits_per_unit = *commits_per_unit;
+    return Status::OK();
+  }
+  if (source_tables) return section.Error("tables", "applies to discovery \"table_changes\"");
+  if (commits_per_unit) return section.Error("commits_per_unit", "applies to discovery \"table_changes\"");
   static constexpr SourceFormat kFormats[] = {SourceFormat::kParquet,   SourceFormat::kParquet,
                                               SourceFormat::kJsonLines, SourceFormat::kJson,
                                               SourceFormat::kCsv,       SourceFormat::kAvro};
@@ -638,19 +705,6 @@ Status ReadSource(const ParseContext& context, const toml::table* table, SourceC
       FLOE_RETURN_IF_ERROR(ReadKinesisSourceKeys(section, uri, source_table, source));
     }
     FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
-    const std::pair<const char*, bool> file_keys[] = {
-        {"include", include.has_value()},
-        {"exclude", exclude.has_value()},
-        {"reload_on_reset", reload_on_reset.has_value()},
-        {"table", kafka && source_table.has_value()},
-        {"settle", settle.has_value()},
-        {"hive_partitioning", hive_partitioning.has_value()},
-        {"partition_column_types", partition_column_types.has_value()},
-        {"table_from_path", table_from_path.has_value()},
-        {"full_load_files", full_load_files.has_value()},
-        {"allow_missing_uri", allow_missing_uri.has_value()},
-        {"follow_links_outside_uri", follow_links_outside_uri.has_value()},
-        {"schema_sample_files", schema_sample_files.has_value()}};
     if (const char* key = notification_keys.FirstGiven(); key != nullptr) {
       return section.Error(key,
                            "applies to files (discovery \"cda\" or \"prefix\"): notifications announce new "
@@ -1084,7 +1138,8 @@ Status ReadMerge(const ParseContext& context, const toml::table* table, const Ch
                  SourceConfig* source, MergeConfig* merge) {
   const bool dms = choice.changes == ChangeKind::kDms;
   const bool debezium = choice.changes == ChangeKind::kDebezium;
-  const bool cda_columns = !dms && !debezium &&
+  const bool feed = choice.changes == ChangeKind::kTableChanges;
+  const bool cda_columns = !dms && !debezium && !feed &&
                            (source->discovery == DiscoveryKind::kCda ? choice.changes != ChangeKind::kColumns
                                                                      : choice.changes == ChangeKind::kCda);
   // The kind of an order_by column given without order_kind.
@@ -1120,6 +1175,21 @@ Status ReadMerge(const ParseContext& context, const toml::table* table, const Ch
     merge->delete_values = {std::string("d")};
     merge->ignore_values = {std::string("t"), std::string("m")};
     merge->missing_operation = MissingOperation::kQuarantine;
+    default_kind = OrderingKind::kNumber;
+  } else if (feed) {
+    // A change feed's rows (changes/table_changes.h): no keys means the
+    // source table's (its identifier fields or recorded [merge] keys).
+    merge->keys.clear();
+    merge->order_by = {{kFeedSequenceColumn, OrderingKind::kNumber},
+                       {kFeedOrdinalColumn, OrderingKind::kNumber}};
+    merge->unordered_rows_oldest = false;
+    merge->operation_column = kFeedChangeTypeColumn;
+    merge->insert_values = {std::string("insert")};
+    merge->update_values = {std::string("update_postimage")};
+    merge->delete_values = {std::string("delete")};
+    merge->ignore_values = {std::string("update_preimage")};
+    merge->missing_operation = MissingOperation::kQuarantine;
+    merge->keys_from_source_table = true;
     default_kind = OrderingKind::kNumber;
   } else if (!cda_columns) {
     // Plain files carry no CDA columns: append unless asked to merge.
@@ -1469,6 +1539,9 @@ Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::ta
   FLOE_RETURN_IF_ERROR(ReadS3(context, s3, &config.s3));
   if (config.source.kafka.aws_msk_iam) config.source.kafka.aws = s3::CredentialOptionsOf(config.s3);
   config.catalog.s3 = config.s3;
+  // A change-feed source reads its tables from the pipeline's own catalog.
+  if (config.source.discovery == DiscoveryKind::kTableChanges)
+    config.source.table_changes.catalog = config.catalog;
   FLOE_RETURN_IF_ERROR(ReadPerformance(context, performance, &config.performance));
   FLOE_RETURN_IF_ERROR(ReadObservability(context, observability, &config.observability));
 
@@ -1514,6 +1587,11 @@ Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::ta
   FLOE_RETURN_IF_ERROR(check_keeps(config.ForTable(""), "[transform]"));
   for (const auto& [name, override_settings] : config.tables) {
     FLOE_RETURN_IF_ERROR(check_keeps(config.ForTable(name), "[transform] of table " + name));
+  }
+  // A change feed pairs each source table's updates by the key its target merges by.
+  for (const std::string& qualified : config.source.table_changes.tables) {
+    const std::string table = qualified.substr(qualified.rfind('.') + 1);
+    config.source.table_changes.keys[table] = config.ForTable(table).merge.keys;
   }
   return config;
 }
@@ -1599,6 +1677,7 @@ const char* DiscoveryKindName(DiscoveryKind kind) {
     case DiscoveryKind::kPrefix: return "prefix";
     case DiscoveryKind::kKafka: return "kafka";
     case DiscoveryKind::kKinesis: return "kinesis";
+    case DiscoveryKind::kTableChanges: return "table_changes";
   }
   return "unknown";
 }
@@ -1619,6 +1698,7 @@ const char* ChangeKindName(ChangeKind kind) {
     case ChangeKind::kAppend: return "append";
     case ChangeKind::kDms: return "dms";
     case ChangeKind::kDebezium: return "debezium";
+    case ChangeKind::kTableChanges: return "table_changes";
   }
   return "unknown";
 }

@@ -28,8 +28,10 @@ namespace floe::ingest {
 // and when each is complete ([source] discovery), how a unit's bytes become
 // rows ([source] format), how rows become changes ([source] changes).
 // kKafka: offset ranges of Kafka topic partitions ([source] discovery = "kafka");
-// kKinesis: sequence-number ranges of the shards of a Kinesis data stream.
-enum class DiscoveryKind { kCda, kPrefix, kKafka, kKinesis };
+// kKinesis: sequence-number ranges of the shards of a Kinesis data stream;
+// kTableChanges: the change feed of floe tables in the pipeline's catalog,
+// one unit per source commit, positioned by sequence number (silver -> gold).
+enum class DiscoveryKind { kCda, kPrefix, kKafka, kKinesis, kTableChanges };
 // The file formats of [source] format (format = "cda" is Parquet with the CDA
 // presets).
 enum class SourceFormat { kParquet, kJsonLines, kJson, kCsv, kAvro };
@@ -37,7 +39,15 @@ enum class SourceFormat { kParquet, kJsonLines, kJson, kCsv, kAvro };
 // without Op are upserts, AR_H_CHANGE_SEQ orders (changes/dms_changes.h).
 // "debezium": Debezium change events (before/after/source/op, optionally in
 // the JSON converter's schema/payload wrapper; changes/debezium_changes.h).
-enum class ChangeKind { kCda, kColumns, kAppend, kDms, kDebezium };
+// "table_changes": the rows of a table's change feed (_change_type and the
+// commit order; changes/table_changes.h), set by discovery "table_changes".
+enum class ChangeKind { kCda, kColumns, kAppend, kDms, kDebezium, kTableChanges };
+// The change-feed columns changes "table_changes" reads (the first two as
+// iceberg/scan/changelog_scan.h names them; the sequence number of the
+// source commit is added by the table_changes unit opener).
+inline constexpr const char* kFeedChangeTypeColumn = "_change_type";
+inline constexpr const char* kFeedOrdinalColumn = "_change_ordinal";
+inline constexpr const char* kFeedSequenceColumn = "_commit_sequence_number";
 enum class WriteMode { kMerge, kAppend };
 // How ordering values compare: "hex" left-pads hex strings to 32 digits
 // (CDA gwcbi___seqval_hex), "number" compares integers, "timestamp" compares
@@ -266,6 +276,17 @@ struct SourceConfig {
   StreamSourceConfig stream;
   KafkaSourceConfig kafka;
   KinesisSourceConfig kinesis;
+  // discovery table_changes: the source tables ("namespace.table", in
+  // `catalog`: the pipeline's [catalog], copied in by the parser).
+  struct TableChangesConfig {
+    std::vector<std::string> tables;
+    catalog::CatalogOptions catalog;
+    // A unit holds at most this many source commits ([source] commits_per_unit).
+    int64_t commits_per_unit = 64;
+    // Per source table name (without namespace): its [merge] keys, which
+    // also pair its updates (empty: the source table's own key).
+    std::map<std::string, std::vector<std::string>> keys;
+  } table_changes;
   // discovery cda and prefix: notifications besides listing.
   NotificationConfig notifications;
 };
@@ -278,6 +299,10 @@ struct MergeConfig {
   // the first records and recorded in the table. Keys given win.
   bool keys_from_record_key = false;
   bool KeysFromRecordKey() const { return keys.empty() && keys_from_record_key; }
+  // changes = "table_changes" without [merge] keys: the key columns are the
+  // source table's (identifier fields, else the [merge] keys floe recorded
+  // in it), found when the pipeline first reads it.
+  bool keys_from_source_table = false;
   // One column, or two whose values each fit 8 bytes (number, timestamp,
   // timestamp_text): the first decides, the second breaks ties.
   std::vector<OrderColumn> order_by = {{"gwcbi___seqval_hex", OrderingKind::kPaddedHex}};

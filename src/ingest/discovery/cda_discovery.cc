@@ -14,12 +14,6 @@ namespace {
 
 constexpr int64_t kMaxManifestBytes = int64_t{64} << 20;
 
-std::string ZeroPadded(int64_t value, size_t width) {
-  std::string digits = std::to_string(value);
-  if (digits.size() >= width) return digits;
-  return std::string(width - digits.size(), '0') + digits;
-}
-
 bool ParseFolderTimestamp(std::string_view text, int64_t& out) {
   if (text.empty() || text.size() > 18) return false;
   int64_t value = 0;

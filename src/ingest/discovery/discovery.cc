@@ -44,6 +44,7 @@ Result<std::unique_ptr<Discovery>> MakeDiscovery(const SourceConfig& config, std
     }
     case DiscoveryKind::kKafka:
     case DiscoveryKind::kKinesis:
+    case DiscoveryKind::kTableChanges:
       return Status::InvalidArgument(std::string("[source] discovery \"") +
                                      DiscoveryKindName(config.discovery) +
                                      "\" lists no files (OpenSource builds its stream discovery)");

@@ -109,6 +109,14 @@ class Discovery {
   }
   // Whether this discovery finds stream ranges (and wants SetStreamEnds).
   virtual bool finds_streams() const { return false; }
+  // The key columns the units of source table `table` name themselves (a
+  // floe table's change feed: the source table's identifier fields or its
+  // recorded [merge] keys), known once Discover saw the table; empty: the
+  // [merge] keys decide.
+  virtual std::vector<std::string> KeyColumnsOf(const std::string& table) const {
+    (void)table;
+    return {};
+  }
 
   // Blocks until notifications arrived (true: poll now), `until` passed or
   // `stop` became true (false). A listing has nothing to wait for: it

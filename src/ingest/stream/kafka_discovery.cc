@@ -7,16 +7,6 @@
 
 namespace floe::ingest {
 
-namespace {
-
-std::string Padded(int64_t value, size_t width) {
-  std::string text = std::to_string(value);
-  if (text.size() < width) text.insert(0, width - text.size(), '0');
-  return text;
-}
-
-}  // namespace
-
 std::string KafkaTableOf(const KafkaSourceConfig& config, const std::string& topic) {
   if (auto it = config.topic_tables.find(topic); it != config.topic_tables.end()) return it->second;
   const size_t dot = topic.find_last_of('.');
@@ -150,7 +140,7 @@ Result<DiscoveryResult> KafkaDiscovery::Discover(const std::map<std::string, Tab
       unit.mtime_ms = now_ms;
       // Its bytes are unknown until fetched: batches are planned by this estimate.
       unit.size = (last - first + 1) * kEstimatedRecordBytes;
-      unit.order_key = tp.topic + "/" + Padded(tp.partition, 10) + "/" + Padded(first, 20);
+      unit.order_key = tp.topic + "/" + ZeroPadded(tp.partition, 10) + "/" + ZeroPadded(first, 20);
       result.files.push_back(std::move(unit));
     }
   }

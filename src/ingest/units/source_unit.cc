@@ -8,6 +8,12 @@ int ComparePositions(const std::string& a, const std::string& b) {
   return order < 0 ? -1 : order > 0 ? 1 : 0;
 }
 
+std::string ZeroPadded(int64_t value, size_t width) {
+  std::string text = std::to_string(value);
+  if (text.size() < width) text.insert(0, width - text.size(), '0');
+  return text;
+}
+
 std::string StreamRangeUri(const std::string& scheme, const StreamRange& range) {
   return scheme + "://" + range.stream + "/" + range.partition + "/" + range.first + "-" + range.last;
 }

@@ -62,6 +62,10 @@ struct TableWatermark {
 // without leading zeros: the shorter is smaller, then by digits).
 int ComparePositions(const std::string& a, const std::string& b);
 
+// `value` in decimal, left-padded with zeros to `width` digits: the fields
+// of an order_key (non-negative values).
+std::string ZeroPadded(int64_t value, size_t width);
+
 // "<scheme>://<stream>/<partition>/<first>-<last>", the ledger uri of a range.
 std::string StreamRangeUri(const std::string& scheme, const StreamRange& range);
 

@@ -1479,3 +1479,52 @@ TEST(NotificationConfigTest, KeysThatDoNotApplyAreRefusedByName) {
 
 }  // namespace
 }  // namespace floe::ingest
+
+namespace floe::ingest {
+namespace {
+
+TEST(TableChangesConfigTest, TheFeedOfTablesInThePipelinesCatalogWithItsMergeDefaults) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, ParseKafka(R"(discovery = "table_changes"
+tables = ["silver.claims", "silver.policies"]
+commits_per_unit = 8
+[tables.policies]
+keys = ["policy_id"]
+)"));
+  EXPECT_EQ(config.source.discovery, DiscoveryKind::kTableChanges);
+  EXPECT_EQ(config.source.changes, ChangeKind::kTableChanges);
+  EXPECT_EQ(config.source.table_changes.tables,
+            (std::vector<std::string>{"silver.claims", "silver.policies"}));
+  EXPECT_EQ(config.source.table_changes.commits_per_unit, 8);
+  EXPECT_EQ(config.source.uri, "table-changes://silver.claims,silver.policies");
+  // The source tables are read through the pipeline's own catalog.
+  EXPECT_EQ(config.source.table_changes.catalog.uri, config.catalog.uri);
+  const TableSettings claims = config.ForTable("claims");
+  EXPECT_EQ(claims.merge.mode, WriteMode::kMerge);
+  EXPECT_TRUE(claims.merge.keys.empty()) << "the source table's key, found at run time";
+  EXPECT_TRUE(claims.merge.keys_from_source_table);
+  ASSERT_EQ(claims.merge.order_by.size(), 2u);
+  EXPECT_EQ(claims.merge.order_by[0].name, "_commit_sequence_number");
+  EXPECT_EQ(claims.merge.order_by[1].name, "_change_ordinal");
+  EXPECT_EQ(claims.merge.operation_column, "_change_type");
+  EXPECT_EQ(claims.merge.ignore_values, (Codes{std::string("update_preimage")}));
+  // Updates are paired by the key each target merges by.
+  EXPECT_TRUE(config.source.table_changes.keys.at("claims").empty());
+  EXPECT_EQ(config.source.table_changes.keys.at("policies"), (std::vector<std::string>{"policy_id"}));
+}
+
+TEST(TableChangesConfigTest, RefusesFileKeysMissingTablesAndTwoTablesOfOneName) {
+  EXPECT_THAT(KafkaError("discovery = \"table_changes\"\n"), HasSubstr("[source] tables: discovery"));
+  EXPECT_THAT(KafkaError("discovery = \"table_changes\"\ntables = [\"claims\"]\n"),
+              HasSubstr("expected \"namespace.table\""));
+  EXPECT_THAT(KafkaError("discovery = \"table_changes\"\ntables = [\"a.claims\", \"b.CLAIMS\"]\n"),
+              HasSubstr("their changes would go to one target table"));
+  EXPECT_THAT(KafkaError("discovery = \"table_changes\"\ntables = [\"a.claims\"]\nuri = \"/x\"\n"),
+              HasSubstr("[source] uri: does not apply to discovery \"table_changes\""));
+  EXPECT_THAT(KafkaError("discovery = \"table_changes\"\ntables = [\"a.claims\"]\nchanges = \"cda\"\n"),
+              HasSubstr("[source] changes: does not apply"));
+  EXPECT_THAT(KafkaError("discovery = \"prefix\"\nuri = \"/x\"\ntables = [\"a.claims\"]\n"),
+              HasSubstr("applies to discovery \"table_changes\""));
+}
+
+}  // namespace
+}  // namespace floe::ingest
