@@ -792,12 +792,15 @@ Result<std::vector<LedgerFile>> Ledger::Files(const LedgerFilter& filter) {
   std::vector<LedgerFile> files;
   Status status = impl_->Transaction([&]() -> Status {
     std::string sql = std::string("SELECT ") + kLedgerFileColumns + " FROM files WHERE 1 = 1";
-    if (filter.table) sql += " AND tbl = ?1";
-    if (filter.state) sql += " AND state = ?2";
+    // Placeholders numbered without gaps (PostgreSQL types each one from its use).
+    const int table_param = filter.table ? 1 : 0;
+    const int state_param = filter.state ? table_param + 1 : 0;
+    if (table_param) sql += " AND tbl = ?" + std::to_string(table_param);
+    if (state_param) sql += " AND state = ?" + std::to_string(state_param);
     sql += " ORDER BY tbl, order_key, uri";
     FLOE_ASSIGN_OR_RETURN(LedgerStatement query, impl_->Prepare(sql));
-    if (filter.table) query.Bind(1, *filter.table);
-    if (filter.state) query.Bind(2, std::string(FileStateName(*filter.state)));
+    if (table_param) query.Bind(table_param, *filter.table);
+    if (state_param) query.Bind(state_param, std::string(FileStateName(*filter.state)));
     FLOE_ASSIGN_OR_RETURN(files, impl_->QueryFiles(query));
     return Status::OK();
   });

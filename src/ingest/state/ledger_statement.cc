@@ -1,4 +1,5 @@
 // LedgerStatement: one statement of the ledger's SQL on SQLite or PostgreSQL.
+#include <algorithm>
 #include <cstdlib>
 
 #include "ingest/state/ledger_database.h"
@@ -9,7 +10,19 @@ LedgerStatement::LedgerStatement(const SqliteDatabase* database, SqliteStatement
     : sqlite_database_(database), sqlite_(std::move(statement)) {}
 
 LedgerStatement::LedgerStatement(sql::SqlConnection* connection, std::string sql)
-    : connection_(connection), sql_(std::move(sql)) {}
+    : connection_(connection), sql_(std::move(sql)) {
+  // As on SQLite, a placeholder left unbound is NULL: PostgreSQL needs every one of them sent.
+  size_t count = 0;
+  for (size_t i = 0; i < sql_.size(); ++i) {
+    if (sql_[i] != '?') continue;
+    size_t number = 0;
+    while (i + 1 < sql_.size() && sql_[i + 1] >= '0' && sql_[i + 1] <= '9') {
+      number = number * 10 + static_cast<size_t>(sql_[++i] - '0');
+    }
+    count = std::max(count, number);
+  }
+  params_.resize(count);
+}
 
 LedgerStatement& LedgerStatement::Bind(int index, int64_t value) {
   if (sqlite_) {
