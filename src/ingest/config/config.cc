@@ -1445,7 +1445,7 @@ Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::ta
   FLOE_ASSIGN_OR_RETURN(auto state_uri, state_section.String("uri"));
   FLOE_RETURN_IF_ERROR(state_section.CheckNoUnknownKeys());
   if (state_uri) {
-    if (!StartsWith(*state_uri, "postgresql://") && !StartsWith(*state_uri, "postgres://")) {
+    if (!state_uri->starts_with("postgresql://") && !state_uri->starts_with("postgres://")) {
       return state_section.Error(
           "uri", "must be a PostgreSQL URI (postgresql://user:password@host:port/db), got \"" +
                      RedactUri(*state_uri) + "\"");
