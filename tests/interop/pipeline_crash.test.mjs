@@ -99,7 +99,9 @@ async function killAtRandomMoments(t, iterations, { postgres = false } = {}) {
   let killed = 0;
   const outcomes = [];
   for (let i = 0; i < iterations; ++i) {
-    const delay = Math.floor(10 + random() * fullRunMs * 0.6);
+    // A few kills (PostgreSQL) are spread in strata over the run, so that some land after commits.
+    const delay = postgres ? Math.floor(10 + ((i + random()) / iterations) * fullRunMs * 1.2)
+      : Math.floor(10 + random() * fullRunMs * 0.6);
     const outcome = await runAndKill(config, delay);
     if (outcome.signal === 'SIGKILL') ++killed;
     else if (outcome.code !== 0) {
