@@ -90,8 +90,42 @@ std::string FormatAmzDate(std::chrono::system_clock::time_point time) {
   return buffer;
 }
 
-Result<SigV4Signature> SignV4(const SigV4Request& request, const SigV4Credentials& credentials,
-                              const SigV4Scope& scope) {
+namespace {
+
+// What both signing styles share: the canonical request over the given
+// headers (names lower-cased, repeated ones joined with ','), the string to
+// sign and the signature. `signed_headers` comes back "host;x-amz-date".
+Status Sign(const SigV4Request& request, const SigV4Credentials& credentials, const SigV4Scope& scope,
+            const std::map<std::string, std::string>& headers, SigV4Signature* out) {
+  std::string canonical_headers;
+  std::string signed_headers;
+  for (const auto& [name, value] : headers) {
+    canonical_headers += name + ":" + value + "\n";
+    if (!signed_headers.empty()) signed_headers.push_back(';');
+    signed_headers += name;
+  }
+  out->signed_headers = signed_headers;
+  out->canonical_request = request.method + "\n" + CanonicalPath(request.path, scope.normalize_path) + "\n" +
+                           CanonicalQuery(request.query) + "\n" + canonical_headers + "\n" + signed_headers +
+                           "\n" + request.payload_hash;
+
+  std::string date = scope.amz_date.substr(0, 8);
+  std::string credential_scope = date + "/" + scope.region + "/" + scope.service + "/aws4_request";
+  out->string_to_sign = "AWS4-HMAC-SHA256\n" + scope.amz_date + "\n" + credential_scope + "\n" +
+                        Sha256Hex(out->canonical_request);
+
+  std::string key = HmacSha256("AWS4" + credentials.secret_access_key, date);
+  key = HmacSha256(key, scope.region);
+  key = HmacSha256(key, scope.service);
+  key = HmacSha256(key, "aws4_request");
+  std::string signature = HmacSha256(key, out->string_to_sign);
+  out->signature = LowerHex({reinterpret_cast<const uint8_t*>(signature.data()), signature.size()});
+  out->authorization = "AWS4-HMAC-SHA256 Credential=" + credentials.access_key_id + "/" + credential_scope +
+                       ", SignedHeaders=" + signed_headers + ", Signature=" + out->signature;
+  return Status::OK();
+}
+
+Status CheckScope(const SigV4Request& request, const SigV4Scope& scope) {
   if (scope.amz_date.size() != 16 || scope.amz_date[8] != 'T' || scope.amz_date[15] != 'Z') {
     return Status::InvalidArgument("SigV4: x-amz-date must look like YYYYMMDDTHHMMSSZ, got '" +
                                    scope.amz_date + "'");
@@ -100,8 +134,11 @@ Result<SigV4Signature> SignV4(const SigV4Request& request, const SigV4Credential
     return Status::InvalidArgument("SigV4: region and service must be set");
   }
   if (request.payload_hash.empty()) return Status::InvalidArgument("SigV4: payload hash missing");
+  return Status::OK();
+}
 
-  // Header names are case-insensitive; repeated headers join with ','.
+// Header names are case-insensitive; repeated headers join with ','.
+std::map<std::string, std::string> CanonicalHeaders(const SigV4Request& request) {
   std::map<std::string, std::string> headers;
   for (const auto& [name, value] : request.headers) {
     std::string key = AsciiLower(CanonicalHeaderValue(name));
@@ -109,38 +146,58 @@ Result<SigV4Signature> SignV4(const SigV4Request& request, const SigV4Credential
     auto [it, inserted] = headers.emplace(key, canonical);
     if (!inserted) it->second += "," + canonical;
   }
+  return headers;
+}
+
+}  // namespace
+
+Result<SigV4Signature> SignV4(const SigV4Request& request, const SigV4Credentials& credentials,
+                              const SigV4Scope& scope) {
+  FLOE_RETURN_IF_ERROR(CheckScope(request, scope));
+  const std::map<std::string, std::string> headers = CanonicalHeaders(request);
   if (!headers.count("host")) return Status::InvalidArgument("SigV4: the signed headers must include host");
   if (!headers.count("x-amz-date")) {
     return Status::InvalidArgument("SigV4: the signed headers must include x-amz-date");
   }
-
-  std::string canonical_headers;
-  std::string signed_headers;
-  for (const auto& [name, value] : headers) {
-    canonical_headers += name + ":" + value + "\n";
-    if (!signed_headers.empty()) signed_headers.push_back(';');
-    signed_headers += name;
-  }
-
   SigV4Signature out;
-  out.signed_headers = signed_headers;
-  out.canonical_request = request.method + "\n" + CanonicalPath(request.path, scope.normalize_path) + "\n" +
-                          CanonicalQuery(request.query) + "\n" + canonical_headers + "\n" + signed_headers +
-                          "\n" + request.payload_hash;
+  FLOE_RETURN_IF_ERROR(Sign(request, credentials, scope, headers, &out));
+  return out;
+}
 
-  std::string date = scope.amz_date.substr(0, 8);
-  std::string credential_scope = date + "/" + scope.region + "/" + scope.service + "/aws4_request";
-  out.string_to_sign = "AWS4-HMAC-SHA256\n" + scope.amz_date + "\n" + credential_scope + "\n" +
-                       Sha256Hex(out.canonical_request);
-
-  std::string key = HmacSha256("AWS4" + credentials.secret_access_key, date);
-  key = HmacSha256(key, scope.region);
-  key = HmacSha256(key, scope.service);
-  key = HmacSha256(key, "aws4_request");
-  std::string signature = HmacSha256(key, out.string_to_sign);
-  out.signature = LowerHex({reinterpret_cast<const uint8_t*>(signature.data()), signature.size()});
-  out.authorization = "AWS4-HMAC-SHA256 Credential=" + credentials.access_key_id + "/" + credential_scope +
-                      ", SignedHeaders=" + signed_headers + ", Signature=" + out.signature;
+Result<SigV4Presigned> PresignV4(const SigV4Request& request, const SigV4Credentials& credentials,
+                                 const SigV4Scope& scope, int64_t expires_seconds) {
+  FLOE_RETURN_IF_ERROR(CheckScope(request, scope));
+  // AWS accepts 1 second to 7 days.
+  if (expires_seconds < 1 || expires_seconds > 604800) {
+    return Status::InvalidArgument("SigV4: a presigned request expires after 1 to 604800 seconds, not " +
+                                   std::to_string(expires_seconds));
+  }
+  const std::map<std::string, std::string> headers = CanonicalHeaders(request);
+  if (!headers.count("host")) return Status::InvalidArgument("SigV4: the signed headers must include host");
+  if (headers.count("x-amz-date")) {
+    return Status::InvalidArgument("SigV4: a presigned request carries its date in the query, not a header");
+  }
+  std::string signed_headers;
+  for (const auto& [name, value] : headers) signed_headers += (signed_headers.empty() ? "" : ";") + name;
+  SigV4Request presigned = request;
+  presigned.query.emplace_back("X-Amz-Algorithm", "AWS4-HMAC-SHA256");
+  presigned.query.emplace_back("X-Amz-Credential", credentials.access_key_id + "/" +
+                                                       scope.amz_date.substr(0, 8) + "/" + scope.region +
+                                                       "/" + scope.service + "/aws4_request");
+  presigned.query.emplace_back("X-Amz-Date", scope.amz_date);
+  presigned.query.emplace_back("X-Amz-Expires", std::to_string(expires_seconds));
+  presigned.query.emplace_back("X-Amz-SignedHeaders", signed_headers);
+  if (!credentials.session_token.empty()) {
+    presigned.query.emplace_back("X-Amz-Security-Token", credentials.session_token);
+  }
+  SigV4Signature signature;
+  FLOE_RETURN_IF_ERROR(Sign(presigned, credentials, scope, headers, &signature));
+  SigV4Presigned out;
+  out.query = std::move(presigned.query);
+  out.query.emplace_back("X-Amz-Signature", signature.signature);
+  out.canonical_request = std::move(signature.canonical_request);
+  out.string_to_sign = std::move(signature.string_to_sign);
+  out.signature = std::move(signature.signature);
   return out;
 }
 

@@ -63,6 +63,22 @@ struct SigV4Signature {
 Result<SigV4Signature> SignV4(const SigV4Request& request, const SigV4Credentials& credentials,
                               const SigV4Scope& scope);
 
+// Query-string signing (a presigned URL, AWS's "authenticating requests
+// using query parameters"): the request's query gains X-Amz-Algorithm,
+// X-Amz-Credential, X-Amz-Date (scope.amz_date), X-Amz-Expires,
+// X-Amz-SignedHeaders and, with temporary credentials,
+// X-Amz-Security-Token; those are signed with the query and the given
+// headers (which must include `host`; no x-amz-date header), and `query`
+// comes back with X-Amz-Signature last. Send it as CanonicalQuery(query).
+struct SigV4Presigned {
+  std::vector<std::pair<std::string, std::string>> query;  // decoded, X-Amz-Signature last
+  std::string canonical_request;
+  std::string string_to_sign;
+  std::string signature;  // lower-case hex
+};
+Result<SigV4Presigned> PresignV4(const SigV4Request& request, const SigV4Credentials& credentials,
+                                 const SigV4Scope& scope, int64_t expires_seconds);
+
 // The canonical URI for a decoded path ("/" for an empty one).
 std::string CanonicalPath(std::string_view decoded_path, bool normalize);
 // "a=1&b=x%20y": names and values encoded, sorted by name then value.

@@ -19,7 +19,11 @@ constexpr std::array<int8_t, 256> kDecode = MakeDecodeTable();
 
 }  // namespace
 
-std::string Base64Encode(std::string_view bytes) {
+namespace {
+
+constexpr char kUrlAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+std::string Encode(std::string_view bytes, const char* alphabet, bool pad) {
   std::string out;
   out.reserve((bytes.size() + 2) / 3 * 4);
   size_t i = 0;
@@ -27,20 +31,34 @@ std::string Base64Encode(std::string_view bytes) {
     const uint32_t n = (static_cast<uint32_t>(static_cast<unsigned char>(bytes[i])) << 16) |
                        (static_cast<uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8) |
                        static_cast<unsigned char>(bytes[i + 2]);
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += kAlphabet[(n >> 6) & 63];
-    out += kAlphabet[n & 63];
+    out += alphabet[(n >> 18) & 63];
+    out += alphabet[(n >> 12) & 63];
+    out += alphabet[(n >> 6) & 63];
+    out += alphabet[n & 63];
   }
   if (i < bytes.size()) {
     uint32_t n = static_cast<uint32_t>(static_cast<unsigned char>(bytes[i])) << 16;
     if (i + 1 < bytes.size()) n |= static_cast<uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8;
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += i + 1 < bytes.size() ? kAlphabet[(n >> 6) & 63] : '=';
-    out += '=';
+    out += alphabet[(n >> 18) & 63];
+    out += alphabet[(n >> 12) & 63];
+    if (i + 1 < bytes.size()) {
+      out += alphabet[(n >> 6) & 63];
+    } else if (pad) {
+      out += '=';
+    }
+    if (pad) out += '=';
   }
   return out;
+}
+
+}  // namespace
+
+std::string Base64Encode(std::string_view bytes) {
+  return Encode(bytes, kAlphabet, /*pad=*/true);
+}
+
+std::string Base64UrlEncodeUnpadded(std::string_view bytes) {
+  return Encode(bytes, kUrlAlphabet, /*pad=*/false);
 }
 
 Result<std::string> Base64Decode(std::string_view text) {

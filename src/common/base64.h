@@ -16,6 +16,9 @@
 namespace floe {
 
 std::string Base64Encode(std::string_view bytes);
+// RFC 4648 section 5 (the URL- and filename-safe alphabet, '-' and '_'),
+// without padding: as AWS's MSK IAM token and JWTs carry bytes.
+std::string Base64UrlEncodeUnpadded(std::string_view bytes);
 Result<std::string> Base64Decode(std::string_view text);
 
 }  // namespace floe

@@ -3,6 +3,9 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <utility>
+
+#include "common/bounded_memo.h"
 
 namespace floe::avro {
 
@@ -431,12 +434,36 @@ Result<AvroValue> AvroValueFromJsonDefault(const AvroNode& schema, const Json& j
   return FromJsonDefault(schema, json, 0);
 }
 
+namespace {
+
+// Projections made before, by the identity of their two schemas' roots. A
+// memoized projection holds both schemas, so the nodes a key points at stay
+// alive (and unique) as long as the entry does. Parsed schemas are shared
+// (AvroSchema::Parse memoizes them), so every manifest of one partition type
+// finds the projection its first one made.
+struct RootPairHash {
+  size_t operator()(const std::pair<const AvroNode*, const AvroNode*>& roots) const {
+    return std::hash<const void*>()(roots.first) * 31 + std::hash<const void*>()(roots.second);
+  }
+};
+using ProjectionMemo = BoundedMemo<std::pair<const AvroNode*, const AvroNode*>, AvroProjection, RootPairHash>;
+ProjectionMemo& Projections() {
+  static auto* memo = new ProjectionMemo(256);  // never destroyed: usable during exit
+  return *memo;
+}
+
+}  // namespace
+
 Result<AvroProjection> AvroProjection::Make(const AvroSchema& writer, const AvroSchema& reader) {
+  const std::pair<const AvroNode*, const AvroNode*> roots(&writer.root(), &reader.root());
+  if (std::optional<AvroProjection> known = Projections().Find(roots)) return *std::move(known);
   auto plans = std::make_shared<std::vector<Plan>>();
   PlanBuilder builder(plans.get());
   FLOE_ASSIGN_OR_RETURN(int root, builder.Build(writer.root(), reader.root()));
   if (root != 0) return Status::Internal("avro projection: root plan is not first");
-  return AvroProjection(writer, reader, std::move(plans));
+  AvroProjection projection(writer, reader, std::move(plans));
+  Projections().Add(roots, projection);
+  return projection;
 }
 
 Status AvroProjection::Project(const AvroValue& value, AvroValue* out) const {

@@ -2,13 +2,20 @@
 
 #include <limits>
 #include <map>
+#include <mutex>
 #include <set>
+
+#include "common/bounded_memo.h"
 
 namespace floe::avro {
 
 struct AvroSchema::Storage {
   std::vector<std::unique_ptr<AvroNode>> nodes;
   std::map<std::string, const AvroNode*, std::less<>> named;
+  // ToJson's text of the root schema, made on first use (call_once: the
+  // storage is shared between threads).
+  mutable std::once_flag json_text_once;
+  mutable std::string json_text;
 };
 
 const char* AvroTypeName(AvroType type) {
@@ -455,10 +462,32 @@ int AvroNode::FieldIndex(std::string_view field_name) const {
   return -1;
 }
 
+namespace {
+
+// Schemas parsed before, by their text. Every manifest and manifest list
+// carries its writer schema in its header, and a process reads the same few
+// texts over and over (one per partition type and format version): parsing
+// one cost more than reading a small manifest's entries. Texts above 1 MiB
+// are not kept.
+constexpr size_t kMaxMemoizedSchemaText = 1 << 20;
+BoundedMemo<std::string, AvroSchema>& ParsedSchemas() {
+  static auto* memo = new BoundedMemo<std::string, AvroSchema>(256);  // never destroyed: usable during exit
+  return *memo;
+}
+
+}  // namespace
+
 Result<AvroSchema> AvroSchema::Parse(std::string_view json_text) {
+  const bool memoized = json_text.size() <= kMaxMemoizedSchemaText;
+  if (memoized) {
+    if (std::optional<AvroSchema> known = ParsedSchemas().Find(std::string(json_text)))
+      return *std::move(known);
+  }
   Json json = Json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded()) return Status::Corruption("avro schema: not valid JSON");
-  return FromJson(json);
+  FLOE_ASSIGN_OR_RETURN(AvroSchema schema, FromJson(json));
+  if (memoized) ParsedSchemas().Add(std::string(json_text), schema);
+  return schema;
 }
 
 Result<AvroSchema> AvroSchema::FromJson(const Json& json) {
@@ -475,6 +504,17 @@ const AvroNode* AvroSchema::FindNamed(std::string_view full_name) const {
 
 Json AvroSchema::ToJsonValue() const {
   return SchemaWriter().Write(*root_, "");
+}
+
+std::string AvroSchema::ToJson() const {
+  // The text is kept only for the storage's own root: a schema made from a
+  // node inside another's storage would share the storage, not the text.
+  if (storage_->nodes.empty() || storage_->nodes.front().get() != root_)
+    return ToJsonValue().dump(-1, ' ', false, Json::error_handler_t::replace);
+  std::call_once(storage_->json_text_once, [this] {
+    storage_->json_text = ToJsonValue().dump(-1, ' ', false, Json::error_handler_t::replace);
+  });
+  return storage_->json_text;
 }
 
 }  // namespace floe::avro

@@ -129,7 +129,9 @@ class AvroSchema {
   const AvroNode* FindNamed(std::string_view full_name) const;
 
   Json ToJsonValue() const;
-  std::string ToJson() const { return ToJsonValue().dump(-1, ' ', false, Json::error_handler_t::replace); }
+  // The schema as compact JSON text, built once per parsed schema (every
+  // container file written with it carries it in its header).
+  std::string ToJson() const;
 
   struct Storage;
 

@@ -2,8 +2,12 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <optional>
 #include <set>
+#include <string>
 
+#include "common/bounded_memo.h"
 #include "iceberg/spec/single_value.h"
 
 namespace floe::iceberg {
@@ -178,7 +182,7 @@ AJson PartitionsField() {
 
 }  // namespace
 
-Result<avro::AvroSchema> ManifestListWriteSchema(int format_version) {
+static Result<avro::AvroSchema> BuildManifestListWriteSchema(int format_version) {
   if (format_version < 1 || format_version > 3) {
     return Status::NotSupported("manifest list format version " + std::to_string(format_version));
   }
@@ -217,7 +221,7 @@ Result<avro::AvroSchema> ManifestListWriteSchema(int format_version) {
   return Parsed(Record("manifest_file", std::move(fields)), "manifest list");
 }
 
-Result<avro::AvroSchema> ManifestListReadSchema() {
+static Result<avro::AvroSchema> BuildManifestListReadSchema() {
   AJson fields = AJson::array();
   fields.push_back(Field("manifest_path", "string", 500));
   fields.push_back(Field("manifest_length", "long", 501));
@@ -276,7 +280,8 @@ AJson EntryRecord(AJson data_file, bool snapshot_id_required) {
 
 }  // namespace
 
-Result<avro::AvroSchema> ManifestEntryWriteSchema(int format_version, const Type& partition_type) {
+static Result<avro::AvroSchema> BuildManifestEntryWriteSchema(int format_version,
+                                                              const Type& partition_type) {
   if (format_version < 1 || format_version > 3) {
     return Status::NotSupported("manifest format version " + std::to_string(format_version));
   }
@@ -314,7 +319,7 @@ Result<avro::AvroSchema> ManifestEntryWriteSchema(int format_version, const Type
   return Parsed(EntryRecord(Record("r2", std::move(fields)), format_version == 1), "manifest entry");
 }
 
-Result<avro::AvroSchema> ManifestEntryReadSchema(const Type& partition_type) {
+static Result<avro::AvroSchema> BuildManifestEntryReadSchema(const Type& partition_type) {
   FLOE_ASSIGN_OR_RETURN(AJson partition, PartitionRecord(partition_type));
   AJson fields = AJson::array();
   fields.push_back(Defaulted("content", "int", 134, 0));
@@ -487,6 +492,40 @@ Result<AvroValue> RecordFromFieldIds(const avro::AvroNode& record, const ValuesB
     }
   }
   return AvroValue::Record(std::move(fields));
+}
+
+// The manifest schemas depend only on the format version and the partition
+// type, and every manifest or manifest list written or read asks for one:
+// building one (JSON, then parsing it) cost more than reading or writing a
+// small manifest's entries, so each is built once per process.
+static Result<avro::AvroSchema> Memoized(std::string key,
+                                         const std::function<Result<avro::AvroSchema>()>& build) {
+  static auto* built =
+      new BoundedMemo<std::string, avro::AvroSchema>(256);  // never destroyed: usable during exit
+  if (std::optional<avro::AvroSchema> known = built->Find(key)) return *std::move(known);
+  FLOE_ASSIGN_OR_RETURN(avro::AvroSchema schema, build());
+  built->Add(std::move(key), schema);
+  return schema;
+}
+
+Result<avro::AvroSchema> ManifestListWriteSchema(int format_version) {
+  return Memoized("manifest list write v" + std::to_string(format_version),
+                  [&] { return BuildManifestListWriteSchema(format_version); });
+}
+
+Result<avro::AvroSchema> ManifestListReadSchema() {
+  return Memoized("manifest list read", [] { return BuildManifestListReadSchema(); });
+}
+
+Result<avro::AvroSchema> ManifestEntryWriteSchema(int format_version, const Type& partition_type) {
+  return Memoized(
+      "manifest entry write v" + std::to_string(format_version) + " " + TypeToJson(partition_type).dump(),
+      [&] { return BuildManifestEntryWriteSchema(format_version, partition_type); });
+}
+
+Result<avro::AvroSchema> ManifestEntryReadSchema(const Type& partition_type) {
+  return Memoized("manifest entry read " + TypeToJson(partition_type).dump(),
+                  [&] { return BuildManifestEntryReadSchema(partition_type); });
 }
 
 }  // namespace floe::iceberg

@@ -443,6 +443,22 @@ Status ReadKafkaSourceKeys(SectionReader& section, SourceConfig* source) {
   FLOE_ASSIGN_OR_RETURN(auto topic_tables, section.StringMap("topic_tables"));
   FLOE_ASSIGN_OR_RETURN(auto properties, section.StringMap("kafka"));
   FLOE_ASSIGN_OR_RETURN(auto group_id, section.String("group_id"));
+  FLOE_ASSIGN_OR_RETURN(auto auth, section.String("kafka_auth"));
+  FLOE_ASSIGN_OR_RETURN(auto region, section.String("region"));
+  if (auth) {
+    if (*auth != "aws_msk_iam") {
+      return section.Error("kafka_auth",
+                           "must be \"aws_msk_iam\" (other SASL mechanisms and TLS are set in "
+                           "[source.kafka]), got \"" +
+                               *auth + "\"");
+    }
+    kafka.aws_msk_iam = true;
+  }
+  if (region) {
+    if (!kafka.aws_msk_iam) return section.Error("region", "is only used with kafka_auth = \"aws_msk_iam\"");
+    if (region->empty()) return section.Error("region", "is empty");
+    kafka.region = *region;
+  }
   if (group_id) {
     if (group_id->empty()) return section.Error("group_id", "is empty");
     kafka.group_id = *group_id;
@@ -485,6 +501,21 @@ Status ReadKafkaSourceKeys(SectionReader& section, SourceConfig* source) {
       }
     }
     kafka.properties = *properties;
+  }
+  if (kafka.aws_msk_iam) {
+    for (const auto& [name, value] : kafka.properties) {
+      if (name == "sasl.mechanism" || name == "sasl.mechanisms") {
+        if (value != "OAUTHBEARER") {
+          return section.Error("kafka." + name,
+                               "must be OAUTHBEARER (or unset) with kafka_auth = \"aws_msk_iam\"");
+        }
+      }
+      if (name == "sasl.oauthbearer.method" || name == "enable.sasl.oauthbearer.unsecure.jwt" ||
+          name.rfind("sasl.oauthbearer.", 0) == 0) {
+        return section.Error("kafka." + name,
+                             "conflicts with kafka_auth = \"aws_msk_iam\" (floe makes the token)");
+      }
+    }
   }
   return Status::OK();
 }
@@ -1436,6 +1467,7 @@ Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::ta
   FLOE_RETURN_IF_ERROR(ReadTrigger(context, trigger, &config.trigger));
   FLOE_RETURN_IF_ERROR(ReadMaintenance(context, maintenance, &config.maintenance));
   FLOE_RETURN_IF_ERROR(ReadS3(context, s3, &config.s3));
+  if (config.source.kafka.aws_msk_iam) config.source.kafka.aws = s3::CredentialOptionsOf(config.s3);
   config.catalog.s3 = config.s3;
   FLOE_RETURN_IF_ERROR(ReadPerformance(context, performance, &config.performance));
   FLOE_RETURN_IF_ERROR(ReadObservability(context, observability, &config.observability));

@@ -181,6 +181,12 @@ struct KafkaSourceConfig {
   // lag tools only (floe never reads them; it never joins the group).
   // Default "floe-<pipeline name>".
   std::string group_id;
+  // [source] kafka_auth = "aws_msk_iam": floe signs Amazon MSK's IAM token
+  // (SASL/OAUTHBEARER) with the AWS chain's credentials ([s3] keys,
+  // environment, profile), refreshed before it expires.
+  bool aws_msk_iam = false;
+  std::string region;             // [source] region; else the brokers' MSK host names, else the AWS chain
+  aws::AwsCredentialOptions aws;  // the [s3] credential keys, filled after [s3] is read
 };
 
 // discovery = "kinesis": one Kinesis data stream, its shards read by

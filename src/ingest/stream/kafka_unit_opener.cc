@@ -2,8 +2,11 @@
 
 #include <charconv>
 #include <chrono>
+#include <functional>
 #include <set>
 
+#include "aws/credentials.h"
+#include "aws/msk_iam_token.h"
 #include "ingest/stream/kafka_record_origin.h"
 
 namespace floe::ingest {
@@ -38,11 +41,41 @@ bool IsKafkaUri(const std::string& uri) {
   return uri.rfind("kafka://", 0) == 0;
 }
 
+namespace {
+
+// Amazon MSK's IAM token, made afresh on every refresh: the credentials are
+// resolved again each time, so rotated keys (a renewed session token in the
+// environment or the profile files) are picked up. The region: [source]
+// region, else the one in the brokers' MSK host names, else the AWS chain's.
+std::function<Result<kafka::OAuthBearerToken>()> MskIamTokenProvider(const KafkaSourceConfig& kafka) {
+  return [aws = kafka.aws, region = kafka.region,
+          bootstrap = kafka.bootstrap_servers]() -> Result<kafka::OAuthBearerToken> {
+    auto identity = aws::ResolveAwsIdentity(aws);
+    if (!identity.ok()) return identity.status().WithContext("MSK IAM token");
+    std::string signing_region = region;
+    if (signing_region.empty())
+      signing_region = aws::MskRegionOfBootstrap(bootstrap).value_or(identity->region);
+    auto token =
+        aws::MakeMskIamToken(identity->credentials, signing_region, std::chrono::system_clock::now());
+    if (!token.ok()) return token.status().WithContext("MSK IAM token");
+    return kafka::OAuthBearerToken{std::move(token->value), token->expires_at_ms,
+                                   identity->credentials.access_key_id};
+  };
+}
+
+}  // namespace
+
 kafka::KafkaConsumerOptions KafkaOptionsOf(const SourceConfig& config, const std::string& client_id) {
   kafka::KafkaConsumerOptions options;
   options.bootstrap_servers = config.kafka.bootstrap_servers;
   options.group_id = config.kafka.group_id.empty() ? "floe" : config.kafka.group_id;
   options.client_id = client_id;
+  if (config.kafka.aws_msk_iam) {
+    // MSK's IAM listener (port 9098); [source.kafka] may still override
+    // security.protocol (its own properties come after these).
+    options.properties = {{"security.protocol", "SASL_SSL"}, {"sasl.mechanism", "OAUTHBEARER"}};
+    options.oauth_bearer_token = MskIamTokenProvider(config.kafka);
+  }
   for (const auto& [name, value] : config.kafka.properties) options.properties.emplace_back(name, value);
   return options;
 }

@@ -132,6 +132,25 @@ struct KafkaConsumer::Impl {
     self->pending_errors.push_back(KafkaStatus(err, message));
   }
 
+  // OAUTHBEARER token refreshes (KafkaConsumerOptions::oauth_bearer_token),
+  // on librdkafka's background thread. What librdkafka says of a refused
+  // token never holds the token itself.
+  static void TokenRefreshCallback(rd_kafka_t* rk, const char* config, void* opaque) {
+    (void)config;
+    auto* self = static_cast<Impl*>(opaque);
+    Result<OAuthBearerToken> token = self->options.oauth_bearer_token();
+    if (!token.ok()) {
+      rd_kafka_oauthbearer_set_token_failure(rk, token.status().ToString().c_str());
+      return;
+    }
+    char errstr[512];
+    if (rd_kafka_oauthbearer_set_token(rk, token->value.c_str(), token->expires_at_ms,
+                                       token->principal.c_str(), nullptr, 0, errstr,
+                                       sizeof(errstr)) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      rd_kafka_oauthbearer_set_token_failure(rk, (std::string("the token was refused: ") + errstr).c_str());
+    }
+  }
+
   Partition* Find(const TopicPartition& tp) {
     auto it = partitions.find(tp);
     return it == partitions.end() ? nullptr : &it->second;
@@ -315,6 +334,10 @@ Result<std::unique_ptr<KafkaConsumer>> KafkaConsumer::Open(const KafkaConsumerOp
   rd_kafka_conf_set_opaque(conf, impl.get());
   rd_kafka_conf_set_log_cb(conf, &Impl::LogCallback);
   rd_kafka_conf_set_error_cb(conf, &Impl::ErrorCallback);
+  if (options.oauth_bearer_token) {
+    rd_kafka_conf_set_oauthbearer_token_refresh_cb(conf, &Impl::TokenRefreshCallback);
+    rd_kafka_conf_enable_sasl_queue(conf, 1);
+  }
 
   impl->rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof(errstr));
   if (impl->rk == nullptr) {
@@ -325,6 +348,17 @@ Result<std::unique_ptr<KafkaConsumer>> KafkaConsumer::Open(const KafkaConsumerOp
   rd_kafka_poll_set_consumer(impl->rk);
   impl->queue = rd_kafka_queue_get_consumer(impl->rk);
   if (impl->queue == nullptr) return Status::Internal("Kafka consumer: no consumer queue");
+  if (options.oauth_bearer_token) {
+    // Refreshed on librdkafka's background thread: the consumer queue is
+    // served only while Fetch runs, and a token must not lapse between
+    // polls of a paused or idle pipeline.
+    if (rd_kafka_error_t* error = rd_kafka_sasl_background_callbacks_enable(impl->rk)) {
+      Status status = Status::InvalidArgument("Kafka consumer for " + options.bootstrap_servers +
+                                              ": OAUTHBEARER token refresh: " + rd_kafka_error_string(error));
+      rd_kafka_error_destroy(error);
+      return status;
+    }
+  }
   return std::unique_ptr<KafkaConsumer>(new KafkaConsumer(std::move(impl)));
 }
 
@@ -568,7 +602,8 @@ Result<KafkaFetch> KafkaConsumer::Fetch(const FetchLimits& limits) {
       n = rd_kafka_consume_batch_queue(impl.queue, 0, messages.data(), want);
     }
     if (n < 0) {
-      note(Status::IOError(impl.Where() + ": consuming failed: " + rd_kafka_err2str(rd_kafka_last_error()), true));
+      note(Status::IOError(impl.Where() + ": consuming failed: " + rd_kafka_err2str(rd_kafka_last_error()),
+                           true));
       break;
     }
     if (n == 0) {

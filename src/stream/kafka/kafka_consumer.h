@@ -40,6 +40,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -56,6 +57,14 @@ namespace floe::kafka {
 inline constexpr int64_t kOffsetBeginning = -2;  // the partition's low watermark
 inline constexpr int64_t kOffsetEnd = -1;        // its high watermark
 
+// A SASL/OAUTHBEARER token (RFC 7628) made by floe rather than fetched by
+// librdkafka, e.g. Amazon MSK's IAM token.
+struct OAuthBearerToken {
+  std::string value;
+  int64_t expires_at_ms = 0;  // epoch milliseconds; librdkafka asks again at 80% of the lifetime
+  std::string principal;      // the Kafka principal name librdkafka requires (informational for MSK)
+};
+
 struct KafkaConsumerOptions {
   std::string bootstrap_servers;  // "host:port,host:port"
   std::string group_id;           // for advisory commits; the group is never joined
@@ -68,6 +77,13 @@ struct KafkaConsumerOptions {
   // librdkafka's prefetch buffer across all partitions
   // (queued.max.messages.kbytes).
   int64_t prefetch_kbytes = 32768;
+  // When set (with sasl.mechanism = OAUTHBEARER among the properties),
+  // librdkafka asks it for a token when the client starts and again before
+  // each token expires, from its background thread: it must be thread-safe
+  // and may block briefly. An error becomes the token failure librdkafka
+  // reports (an authentication error listed by Fetch), and connections wait
+  // for the next refresh.
+  std::function<Result<OAuthBearerToken>()> oauth_bearer_token;
 };
 
 struct PartitionInfo {

@@ -179,5 +179,34 @@ TEST(AvroSchemaTest, CopiesShareNodes) {
   EXPECT_EQ(copy.root().fields[0].name, "manifest_path");
 }
 
+// Parse memoizes by text (every manifest header repeats a few schemas).
+TEST(AvroSchemaTest, TheSameTextParsesToOneSharedSchema) {
+  ASSERT_OK_AND_ASSIGN(AvroSchema first, AvroSchema::Parse(testing::kManifestEntrySchema));
+  ASSERT_OK_AND_ASSIGN(AvroSchema second, AvroSchema::Parse(testing::kManifestEntrySchema));
+  EXPECT_EQ(&first.root(), &second.root());
+  EXPECT_EQ(second.ToJson(), testing::kManifestEntrySchema);
+}
+
+// Errors are not memoized: the same bad text fails the same way every time.
+TEST(AvroSchemaTest, ABadTextFailsTheSameWayEveryTime) {
+  const std::string bad = R"({"type":"record","name":"r","fields":[{"name":"a","type":"nope"}]})";
+  auto first = AvroSchema::Parse(bad);
+  auto second = AvroSchema::Parse(bad);
+  ASSERT_FALSE(first.ok());
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(first.status().ToString(), second.status().ToString());
+}
+
+// ToJson keeps its text per parsed schema; schemas built from JSON values
+// give the same text as their JSON.
+TEST(AvroSchemaTest, ToJsonIsStableAcrossCallsAndCopies) {
+  ASSERT_OK_AND_ASSIGN(AvroSchema schema, AvroSchema::FromJson(Json::parse(testing::kManifestFileSchema)));
+  const std::string text = schema.ToJson();
+  EXPECT_EQ(text, testing::kManifestFileSchema);
+  AvroSchema copy = schema;
+  EXPECT_EQ(copy.ToJson(), text);
+  EXPECT_EQ(schema.ToJson(), schema.ToJsonValue().dump());
+}
+
 }  // namespace
 }  // namespace floe::avro

@@ -1350,7 +1350,29 @@ TEST(KinesisConfigTest, KinesisSourcesRefuseWhatDoesNotApply) {
   EXPECT_THAT(KafkaError(base + "format = \"avro\"\n"), HasSubstr("set schema_registry"));
   EXPECT_THAT(
       KafkaError("discovery = \"kafka\"\nuri = \"kafka://b:9092\"\ntopics = [\"a\"]\nregion = \"x\"\n"),
-      HasSubstr("unknown key [source] region"));
+      HasSubstr("[source] region: is only used with kafka_auth = \"aws_msk_iam\""));
+}
+
+TEST(KafkaConfigTest, MskIamAuthTakesTheRegionAndTheS3CredentialKeys) {
+  const std::string base =
+      "discovery = \"kafka\"\nuri = \"kafka://b-1.demo.c2.kafka.eu-west-1.amazonaws.com:9098\"\n"
+      "topics = [\"a\"]\nkafka_auth = \"aws_msk_iam\"\n";
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config,
+                       ParseKafka(base + "region = \"eu-west-1\"\n", "[s3]\nprofile = \"msk\"\n"));
+  EXPECT_TRUE(config.source.kafka.aws_msk_iam);
+  EXPECT_EQ(config.source.kafka.region, "eu-west-1");
+  EXPECT_EQ(config.source.kafka.aws.profile, "msk");
+  ASSERT_OK_AND_ASSIGN(config, ParseKafka(base));
+  EXPECT_EQ(config.source.kafka.region, "") << "then from the brokers' host names";
+
+  EXPECT_THAT(KafkaError(base + "[source.kafka]\n\"sasl.mechanism\" = \"SCRAM-SHA-512\"\n"),
+              HasSubstr("[source] kafka.sasl.mechanism: must be OAUTHBEARER"));
+  EXPECT_THAT(KafkaError(base + "[source.kafka]\n\"sasl.oauthbearer.method\" = \"oidc\"\n"),
+              HasSubstr("conflicts with kafka_auth"));
+  EXPECT_OK(ParseKafka(base + "[source.kafka]\n\"sasl.mechanism\" = \"OAUTHBEARER\"\n"));
+  EXPECT_THAT(
+      KafkaError("discovery = \"kafka\"\nuri = \"kafka://b:9092\"\ntopics = [\"a\"]\nkafka_auth = \"iam\"\n"),
+      HasSubstr("[source] kafka_auth: must be \"aws_msk_iam\""));
 }
 
 // DMS's CSV output has no header: the columns come from column_names, for

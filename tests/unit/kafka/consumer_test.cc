@@ -2,7 +2,10 @@
 // with every record produced by kcat.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <map>
+#include <memory>
 #include <thread>
 
 #include "stream/kafka/kafka_consumer.h"
@@ -659,6 +662,48 @@ TEST(KafkaConsumerOptionsTest, PropertiesPassThroughExceptManagedOnes) {
   options.properties = {};
   options.group_id = "";
   EXPECT_EQ(KafkaConsumer::Open(options).status().kind(), ErrorKind::kInvalidArgument);
+}
+
+// OAUTHBEARER tokens from floe (MSK IAM): librdkafka asks for one when the
+// client starts, from its background thread, without any Fetch; a provider
+// that fails is reported by Fetch as an authentication error. No broker is
+// needed for either (the mock cluster speaks no SASL).
+TEST(KafkaConsumerOAuthTest, TheProviderIsAskedAtStartAndItsFailureIsReported) {
+  KafkaConsumerOptions options;
+  options.bootstrap_servers = "127.0.0.1:1";
+  options.group_id = "g";
+  options.properties = {{"security.protocol", "sasl_plaintext"}, {"sasl.mechanism", "OAUTHBEARER"}};
+  auto calls = std::make_shared<std::atomic<int>>(0);
+  options.oauth_bearer_token = [calls]() -> Result<OAuthBearerToken> {
+    ++*calls;
+    const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+    return OAuthBearerToken{"aHR0cHM6Ly9rYWZrYS51cy1lYXN0LTEuYW1hem9uYXdzLmNvbS8", now_ms + 900000, "floe"};
+  };
+  {
+    ASSERT_OK_AND_ASSIGN(auto consumer, KafkaConsumer::Open(options));
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (calls->load() == 0 && std::chrono::steady_clock::now() < end) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_EQ(calls->load(), 1) << "the token provider was not asked (or asked again at once)";
+  }
+
+  options.oauth_bearer_token = []() -> Result<OAuthBearerToken> {
+    return Status::InvalidArgument("MSK IAM authentication needs AWS credentials");
+  };
+  ASSERT_OK_AND_ASSIGN(auto failing, KafkaConsumer::Open(options));
+  bool reported = false;
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!reported && std::chrono::steady_clock::now() < end) {
+    ASSERT_OK_AND_ASSIGN(auto fetch,
+                         (failing->Fetch({.max_records = 10, .max_bytes = 1 << 20, .max_wait_ms = 200})));
+    for (const auto& e : fetch.errors) {
+      if (e.message().find("needs AWS credentials") != std::string::npos) reported = true;
+    }
+  }
+  EXPECT_TRUE(reported) << "the provider's failure never reached Fetch";
 }
 
 }  // namespace
