@@ -17,6 +17,7 @@ size="${1:-M}"
 . bench/pipeline/export.sh
 batch_files="${FLOE_BENCH_BATCH_FILES:-8}"
 work="$(mktemp -d "${TMPDIR:-/tmp}/floe-pg-ledger-bench.XXXXXX")"
+chmod 755 "$work"  # the PostgreSQL server runs as user postgres when started as root
 pg_uri="${FLOE_BENCH_PG_URI:-}"
 cleanup() {
   [ -z "${FLOE_BENCH_PG_URI:-}" ] && scripts/pg_test_server.sh stop "$work/pg" || true
