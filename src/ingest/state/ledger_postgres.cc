@@ -80,7 +80,8 @@ class PostgresLedgerDatabase final : public LedgerDatabase {
   // search_path is the pipeline's schema, and a writer takes the lock.
   Status Connect() {
     if (connection_ && connection_->connected()) return Status::OK();
-    const bool reconnect = connection_ != nullptr;
+    // Never inside a transaction: its statements would run outside it.
+    if (in_transaction_) return Status::IOError(name_ + ": the connection was lost in a transaction", true);
     connection_.reset();
     FLOE_ASSIGN_OR_RETURN(auto connection, sql::OpenSqlConnection(uri_, false, "ledger"));
     const std::string application = "floe " + pipeline_ + " pid " + std::to_string(::getpid());
@@ -93,7 +94,7 @@ class PostgresLedgerDatabase final : public LedgerDatabase {
         const std::string message =
             "another floe process is using pipeline " + pipeline_ + "'s " + name_ + Holder(*connection);
         // After a lost connection the server may not have ended the old session yet: try again later.
-        if (reconnect) return Status::IOError(message, true);
+        if (connected_once_) return Status::IOError(message, true);
         return Status::InvalidArgument(message);
       }
       FLOE_RETURN_IF_ERROR(
@@ -109,6 +110,7 @@ class PostgresLedgerDatabase final : public LedgerDatabase {
         connection->Execute("SELECT set_config('search_path', ?1, false)", {QuoteIdentifier(schema_)})
             .status());
     connection_ = std::move(connection);
+    connected_once_ = true;
     return Status::OK();
   }
 
@@ -136,7 +138,9 @@ class PostgresLedgerDatabase final : public LedgerDatabase {
     FLOE_RETURN_IF_ERROR(Connect());
     FLOE_RETURN_IF_ERROR(
         connection_->Execute(write ? "BEGIN" : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").status());
+    in_transaction_ = true;
     Status status = body();
+    in_transaction_ = false;
     if (status.ok()) status = connection_->Commit();
     if (!status.ok() && connection_->connected()) connection_->Rollback();
     return status;
@@ -182,6 +186,8 @@ class PostgresLedgerDatabase final : public LedgerDatabase {
   bool write_;
   std::string name_;
   std::unique_ptr<sql::SqlConnection> connection_;
+  bool connected_once_ = false;  // a failed reconnect's "lock held" is retryable
+  bool in_transaction_ = false;
 };
 
 }  // namespace
