@@ -14,20 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 size="${1:-M}"; rounds="${2:-7}"
-case "$size" in
-  S) rows=16000 folders=10 files_per_folder=4 ;;
-  M) rows=160000 folders=32 files_per_folder=8 ;;
-  L) rows=1600000 folders=320 files_per_folder=10 ;;
-  *) echo "usage: $0 [S|M|L] [ROUNDS]" >&2; exit 2 ;;
-esac
-floe="$(realpath "${FLOE_BIN:-build/floe}")"
-cache="${FLOE_BENCH_DIR:-/tmp}/floe-bench-$size"
-if [ ! -f "$cache/export/manifest.json" ]; then
-  rm -rf "$cache"; mkdir -p "$cache"
-  echo "generating the $size export in $cache/export" >&2
-  nice -n 10 "$floe" demo generate "$cache/export" --seed 1 --rows "$rows" --tables 3 --folders "$folders" \
-    --files-per-folder "$files_per_folder" --no-uncommitted-folder >"$cache/generate.txt"
-fi
+. bench/pipeline/export.sh
 work="$cache/feed"
 rm -rf "$work"; mkdir -p "$work"
 cp -r "$cache/export" "$work/export"
@@ -53,9 +40,6 @@ TOML
   echo "full load: $mode" >&2
   "$floe" run "$work/$mode/pipeline.toml" --once >"$work/$mode/load.log" 2>&1
 done
-time_wall() { awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,p,":"); s=0; for(i=1;i<=n;i++) s=s*60+p[i]; print s}' "$1"; }
-time_cpu() { awk -F': ' '/User time/ {u=$2} /System time/ {s=$2} END {print u+s}' "$1"; }
-median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 echo "load before: $(uptime)" >&2
 : >"$work/rounds.tsv"
 for r in $(seq "$rounds"); do

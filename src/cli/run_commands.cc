@@ -28,6 +28,7 @@
 #include "ingest/discovery/glob.h"
 #include "ingest/discovery/landing_path.h"
 #include "ingest/pipeline.h"
+#include "ingest/pipeline_ledger.h"
 #include "ingest/progress_reporter.h"
 #include "ingest/state/ledger.h"
 #include "ingest/stream_lag.h"
@@ -455,7 +456,7 @@ Status ListOrRetry(const FilesOptions& options) {
   if (!options.state.empty()) {
     FLOE_ASSIGN_OR_RETURN(state, ParseFileState(options.state));
   }
-  const bool has_state = std::filesystem::exists(config.state_dir);
+  const bool has_state = !config.state_uri.empty() || std::filesystem::exists(config.state_dir);
   if (options.lag && !has_state) {
     // Before the first run: nothing consumed, everything there is behind.
     if (state || !options.table.empty())
@@ -475,8 +476,9 @@ Status ListOrRetry(const FilesOptions& options) {
   }
   // Listing reads a snapshot without the lock, so it works beside a running `floe run`.
   const bool writes = actions > 0;
-  FLOE_ASSIGN_OR_RETURN(auto ledger, writes ? ingest::Ledger::Open(config.state_dir)
-                                            : ingest::Ledger::OpenReadOnly(config.state_dir));
+  const ingest::LedgerOptions ledger_options = ingest::PipelineLedgerOptions(config);
+  FLOE_ASSIGN_OR_RETURN(auto ledger, writes ? ingest::Ledger::Open(ledger_options)
+                                            : ingest::Ledger::OpenReadOnly(ledger_options));
   if (!options.reload_table.empty()) {
     if (state || !options.table.empty()) {
       return Status::InvalidArgument("--reload-table takes no --state or --table (it names its table)");

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "catalog/rest_server/rest_catalog_service.h"
-#include "catalog/sql/sql_connection.h"
 #include "catalog/sql/sql_metastore.h"
 #include "cli/commands.h"
+#include "common/redaction.h"
 #include "http_server/http_server.h"
 #include "io/s3/file_io_factory.h"
 

@@ -8,6 +8,7 @@
 
 #include "catalog/open/open_catalog.h"
 #include "cli/commands.h"
+#include "ingest/pipeline_ledger.h"
 #include "observability/pipeline_status.h"
 #include "observability/status_format.h"
 
@@ -26,7 +27,7 @@ struct StatusOptions {
 Status RunStatus(const StatusOptions& options) {
   FLOE_ASSIGN_OR_RETURN(ingest::PipelineConfig config, ingest::LoadPipelineConfig(options.config_path));
   if (!options.state_dir.empty()) config.state_dir = std::filesystem::absolute(options.state_dir).string();
-  auto ledger = ingest::Ledger::OpenReadOnly(config.state_dir);
+  auto ledger = ingest::Ledger::OpenReadOnly(ingest::PipelineLedgerOptions(config));
   if (!ledger.ok()) {
     return ledger.status().WithContext("pipeline " + config.name + " (has `floe run " + config.config_path +
                                        "` run yet?)");

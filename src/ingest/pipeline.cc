@@ -18,6 +18,7 @@
 #include "common/text_table.h"
 #include "ingest/batch_planner.h"
 #include "ingest/pipeline_impl.h"
+#include "ingest/pipeline_ledger.h"
 #include "ingest/pipeline_maintenance.h"
 #include "ingest/pipeline_trace.h"
 #include "ingest/progress_reporter.h"
@@ -760,11 +761,11 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(PipelineConfig config, Pipeline
   std::error_code ec;
   std::filesystem::create_directories(config.state_dir, ec);
   if (ec) return Status::IOError("cannot create the state dir " + config.state_dir + ": " + ec.message());
-  auto ledger = Ledger::Open(config.state_dir);
-  if (!ledger.ok()) return ledger.status().WithContext("ledger " + config.state_dir);
+  auto ledger = Ledger::Open(PipelineLedgerOptions(config));
+  if (!ledger.ok()) return ledger.status().WithContext("ledger " + PipelineLedgerName(config));
   impl->ledger = std::move(*ledger);
   auto conditions = impl->ledger->TableConditions();
-  if (!conditions.ok()) return conditions.status().WithContext("ledger " + config.state_dir);
+  if (!conditions.ok()) return conditions.status().WithContext("ledger " + PipelineLedgerName(config));
   for (const auto& [table, condition] : *conditions) {
     impl->conditions[table] = {condition.state, condition.reason};
   }
@@ -834,7 +835,10 @@ Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
       }
       total.Add(*run);
       committed = run->batches_committed > 0;
-    } else if (impl.state_failed) {
+    } else if (impl.state_failed && !run.status().retryable()) {
+      // A ledger that cannot be trusted ends the run; a lost connection to a
+      // PostgreSQL ledger is retried like a catalog error (the next poll
+      // reconnects and recovers the open batches).
       state_error = run.status();
     } else {
       impl.Log("run failed: " + run.status().ToString() + "; trying again in " +

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "ingest/pipeline.h"
+#include "ingest/pipeline_ledger.h"
 #include "ingest/pipeline_maintenance.h"
 #include "ingest/pipeline_trace.h"
 #include "ingest/progress_reporter.h"
@@ -107,7 +108,7 @@ struct Pipeline::Impl {
   Status Ledgered(Status status) {
     if (!status.ok()) {
       state_failed = true;
-      return status.WithContext("ledger " + config.state_dir);
+      return status.WithContext("ledger " + PipelineLedgerName(config));
     }
     return status;
   }

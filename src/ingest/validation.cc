@@ -10,6 +10,7 @@
 #include "columnar/json_format.h"
 #include "ingest/batch_planner.h"
 #include "ingest/pipeline.h"
+#include "ingest/pipeline_ledger.h"
 #include "ingest/progress_reporter.h"
 #include "ingest/source.h"
 #include "ingest/state/ledger.h"
@@ -204,13 +205,14 @@ std::string ValidationReport::Format(const ValidateOptions& options) const {
 Result<ValidationReport> ValidatePipeline(const PipelineConfig& config, const ValidateOptions& options) {
   ValidationReport report;
   std::unique_ptr<Ledger> ledger;
-  auto opened = Ledger::OpenReadOnly(config.state_dir);
+  auto opened = Ledger::OpenReadOnly(PipelineLedgerOptions(config));
   if (opened.ok()) {
     ledger = std::move(opened).value();
   } else if (opened.status().kind() == ErrorKind::kNotFound) {
-    report.notes.push_back("no ledger at " + config.state_dir + " yet: every discovered unit is pending");
+    report.notes.push_back("no ledger at " + PipelineLedgerName(config) +
+                           " yet: every discovered unit is pending");
   } else {
-    return opened.status().WithContext("ledger " + config.state_dir);
+    return opened.status().WithContext("ledger " + PipelineLedgerName(config));
   }
   catalog::CatalogOptions catalog_options = config.catalog;
   catalog_options.create_if_missing = false;

@@ -4,6 +4,7 @@
 
 #include "catalog/open/open_catalog.h"
 #include "ingest/pipeline.h"
+#include "ingest/pipeline_ledger.h"
 #include "ingest/pipeline_trace.h"
 #include "metrics/prometheus_text.h"
 #include "observability/dashboard_assets.h"
@@ -136,7 +137,8 @@ HttpResponse ObservabilityService::HandleAdmitted(const HttpRequest& request) {
 
 Result<ingest::Ledger*> ObservabilityService::LedgerLocked() {
   if (!ledger_) {
-    FLOE_ASSIGN_OR_RETURN(ledger_, ingest::Ledger::OpenReadOnly(options_.config.state_dir));
+    FLOE_ASSIGN_OR_RETURN(ledger_,
+                          ingest::Ledger::OpenReadOnly(ingest::PipelineLedgerOptions(options_.config)));
   }
   return ledger_.get();
 }

@@ -6,10 +6,13 @@
 // each batch id must appear in at most one snapshot. Small batches make
 // many key index runs, so kills also land in the index's merges (each run
 // finishes its due merges before it ends): the final run must find every
-// table's index intact (no rebuild, no file ignored).
+// table's index intact (no rebuild, no file ignored). The same runs once more
+// with the ledger and the SQL catalog in PostgreSQL ([state] uri; fewer kills,
+// FLOE_PG_CRASH_ITERATIONS, 5 by default), skipped without FLOE_TEST_PG_URI.
 //
 // Env: FLOE_BIN (required), FLOE_CRASH_ITERATIONS (default 20),
-// FLOE_CRASH_SEED (default 20261130).
+// FLOE_PG_CRASH_ITERATIONS (default 5), FLOE_CRASH_SEED (default 20261130),
+// FLOE_TEST_PG_URI (scripts/test.sh starts a server).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -33,6 +36,8 @@ import {
 } from '../tools/pipeline_oracle.mjs';
 
 const ITERATIONS = Number(process.env.FLOE_CRASH_ITERATIONS ?? 20);
+const PG_ITERATIONS = Number(process.env.FLOE_PG_CRASH_ITERATIONS ?? 5);
+const PG_URI = process.env.FLOE_TEST_PG_URI ?? '';
 let db;
 let work;
 before(async () => {
@@ -45,30 +50,41 @@ after(() => {
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
 
-test(`kill -9 at random moments (${ITERATIONS} times): nothing lost, nothing duplicated`, async (t) => {
+// `postgres`: the ledger and the catalog in the PostgreSQL database PG_URI,
+// under pipeline and catalog names of this process.
+async function killAtRandomMoments(t, iterations, { postgres = false } = {}) {
   if (!FLOE || !fs.existsSync(FLOE)) {
     t.skip('skipped: FLOE_BIN is not set or missing (build floe first)');
     return;
   }
+  if (postgres && !PG_URI) {
+    t.skip('skipped: FLOE_TEST_PG_URI is not set (scripts/test.sh starts a PostgreSQL server and sets it)');
+    return;
+  }
+  const onPostgres = (name) =>
+    postgres ? { name, catalog: { uri: PG_URI, name }, stateUri: PG_URI } : { name: 'crash' };
   const random = makeRng(Number(process.env.FLOE_CRASH_SEED ?? 20261130)).next;
   const dir = fs.mkdtempSync(path.join(work, 'crash-'));
   const exportDir = path.join(dir, 'export');
   runFloeOk(['demo', 'generate', exportDir, '--seed', '5', '--rows', '2500', '--tables', '3', '--folders', '14',
     '--files-per-folder', '3']);
   // Small batches: many commits, so kills land before, during and after them.
-  const config = writePipelineConfig(dir, exportDir, { name: 'crash', extra: '[trigger]\nmax_files_per_batch = 2\n' });
+  const config = writePipelineConfig(dir, exportDir, {
+    ...onPostgres(`crash_${process.pid}`), extra: '[trigger]\nmax_files_per_batch = 2\n' });
 
   // Time an uninterrupted run on a copy to spread the kills over a run's length.
   const probeDir = fs.mkdtempSync(path.join(work, 'probe-'));
-  const probeConfig = writePipelineConfig(probeDir, exportDir, { name: 'crash' });
+  const probeConfig = writePipelineConfig(probeDir, exportDir, onPostgres(`probe_${process.pid}`));
   const started = Date.now();
   runFloeOk(['run', probeConfig, '--once', '--quiet']);
   const fullRunMs = Math.max(200, Date.now() - started);
 
   let killed = 0;
   const outcomes = [];
-  for (let i = 0; i < ITERATIONS; ++i) {
-    const delay = Math.floor(10 + random() * fullRunMs * 0.6);
+  for (let i = 0; i < iterations; ++i) {
+    // A few kills (PostgreSQL) are spread in strata over the run, so that some land after commits.
+    const delay = postgres ? Math.floor(10 + ((i + random()) / iterations) * fullRunMs * 1.2)
+      : Math.floor(10 + random() * fullRunMs * 0.6);
     const outcome = await runAndKill(config, delay);
     if (outcome.signal === 'SIGKILL') ++killed;
     else if (outcome.code !== 0) {
@@ -76,8 +92,8 @@ test(`kill -9 at random moments (${ITERATIONS} times): nothing lost, nothing dup
     }
     outcomes.push(`${delay}ms:${outcome.signal ?? outcome.code}`);
   }
-  t.diagnostic(`full run ${fullRunMs} ms; ${killed}/${ITERATIONS} runs killed: ${outcomes.join(' ')}`);
-  assert.ok(killed >= Math.min(ITERATIONS, 5), `only ${killed} runs were killed mid-way: the test proves little`);
+  t.diagnostic(`full run ${fullRunMs} ms; ${killed}/${iterations} runs killed: ${outcomes.join(' ')}`);
+  assert.ok(killed >= Math.min(iterations, 5), `only ${killed} runs were killed mid-way: the test proves little`);
 
   // The killed runs made progress (batches committed between kills), so kills hit a moving pipeline.
   const committedUnderKills = ledgerFiles(config).filter((f) => f.state === 'committed').length;
@@ -108,4 +124,12 @@ test(`kill -9 at random moments (${ITERATIONS} times): nothing lost, nothing dup
       seen.add(batch);
     }
   }
+}
+
+test(`kill -9 at random moments (${ITERATIONS} times): nothing lost, nothing duplicated`, async (t) => {
+  await killAtRandomMoments(t, ITERATIONS);
+});
+
+test(`kill -9 at random moments with the ledger and catalog in PostgreSQL (${PG_ITERATIONS} times)`, async (t) => {
+  await killAtRandomMoments(t, PG_ITERATIONS, { postgres: true });
 });

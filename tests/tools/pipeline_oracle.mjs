@@ -111,27 +111,39 @@ export function startNodeTool(args, children) {
 // A pipeline config with a SQLite catalog, warehouse and state in `dir`. The
 // source is a CDA export at `exportDir` unless `source` gives the [source]
 // table's lines; `file` names the config (default pipeline.toml).
+// The SQL catalogs of test dirs whose config names one other than
+// <dir>/catalog.db ({ uri, name }: writePipelineConfig's `catalog`), for catalogArgs.
+const catalogsOfDirs = new Map();
+
+// `catalog`: { uri, name } of a SQL catalog other than <dir>/catalog.db (e.g.
+// PostgreSQL); `stateUri`: [state] uri (the ledger in PostgreSQL).
 export function writePipelineConfig(dir, exportDir,
-  { name = 'oracle', target = '', extra = '', source = null, file = 'pipeline.toml' } = {}) {
+  { name = 'oracle', target = '', extra = '', source = null, file = 'pipeline.toml', catalog = null,
+    stateUri = '' } = {}) {
   const config = path.join(dir, file);
+  if (catalog) catalogsOfDirs.set(dir, catalog);
   fs.writeFileSync(config, `name = "${name}"
 [source]
 ${source ?? `format = "cda"\nuri = "${exportDir}"`}
 [catalog]
 type = "sql"
-uri = "sqlite://${path.join(dir, 'catalog.db')}"
+uri = "${catalog ? catalog.uri : `sqlite://${path.join(dir, 'catalog.db')}`}"
+${catalog ? `name = "${catalog.name}"` : ''}
 warehouse = "${path.join(dir, 'warehouse')}"
 [target]
 namespace = "cda"
 ${target}
 [state]
 dir = "${path.join(dir, 'state')}"
+${stateUri ? `uri = "${stateUri}"` : ''}
 ${extra}
 `);
   return config;
 }
 
 export function catalogArgs(dir) {
+  const catalog = catalogsOfDirs.get(dir);
+  if (catalog) return ['--catalog', catalog.uri, '--catalog-name', catalog.name, '--warehouse', path.join(dir, 'warehouse')];
   return ['--catalog', `sqlite://${path.join(dir, 'catalog.db')}`, '--warehouse', path.join(dir, 'warehouse')];
 }
 

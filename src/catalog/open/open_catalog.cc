@@ -6,7 +6,7 @@
 #include "catalog/filesystem/filesystem_catalog.h"
 #include "catalog/glue/glue_catalog.h"
 #include "catalog/rest/rest_catalog.h"
-#include "catalog/sql/sql_connection.h"
+#include "common/redaction.h"
 #include "io/s3/file_io_factory.h"
 
 namespace floe::catalog {

@@ -22,7 +22,7 @@ static std::string ChildrenPattern(const std::string& ns) {
 Result<std::unique_ptr<SqlMetastore>> SqlMetastore::Open(const std::string& uri,
                                                          const std::string& catalog_name,
                                                          bool create_if_missing) {
-  FLOE_ASSIGN_OR_RETURN(auto conn, OpenSqlConnection(uri, create_if_missing));
+  FLOE_ASSIGN_OR_RETURN(auto conn, sql::OpenSqlConnection(uri, create_if_missing));
   std::unique_ptr<SqlMetastore> catalog(new SqlMetastore(std::move(conn), catalog_name));
   FLOE_RETURN_IF_ERROR(catalog->Initialize());
   return catalog;
@@ -115,11 +115,12 @@ Result<bool> SqlMetastore::NamespaceExists(const Namespace& ns) {
   // A namespace also exists when a deeper namespace or a table lives under it.
   std::string prefix = ChildrenPattern(text);
   FLOE_ASSIGN_OR_RETURN(
-      SqlResult r, conn_->Execute("SELECT 1 FROM iceberg_namespace_properties WHERE catalog_name = ? AND "
-                                  "(namespace = ? OR namespace LIKE ? ESCAPE '\\') "
-                                  "UNION ALL SELECT 1 FROM iceberg_tables WHERE catalog_name = ? AND "
-                                  "(table_namespace = ? OR table_namespace LIKE ? ESCAPE '\\') LIMIT 1",
-                                  {name_, text, prefix, name_, text, prefix}));
+      sql::SqlResult r,
+      conn_->Execute("SELECT 1 FROM iceberg_namespace_properties WHERE catalog_name = ? AND "
+                     "(namespace = ? OR namespace LIKE ? ESCAPE '\\') "
+                     "UNION ALL SELECT 1 FROM iceberg_tables WHERE catalog_name = ? AND "
+                     "(table_namespace = ? OR table_namespace LIKE ? ESCAPE '\\') LIMIT 1",
+                     {name_, text, prefix, name_, text, prefix}));
   return !r.rows.empty();
 }
 
@@ -127,12 +128,12 @@ Result<std::vector<Namespace>> SqlMetastore::ListNamespaces(const Namespace& par
   std::set<Namespace> found;
   {
     std::lock_guard lock(mu_);
-    FLOE_ASSIGN_OR_RETURN(SqlResult r,
+    FLOE_ASSIGN_OR_RETURN(sql::SqlResult r,
                           conn_->Execute("SELECT DISTINCT namespace FROM iceberg_namespace_properties WHERE "
                                          "catalog_name = ? UNION SELECT DISTINCT table_namespace FROM "
                                          "iceberg_tables WHERE catalog_name = ?",
                                          {name_, name_}));
-    for (const SqlRow& row : r.rows) {
+    for (const sql::SqlRow& row : r.rows) {
       if (!row[0]) continue;
       auto ns = ParseNamespace(*row[0]);
       if (!ns.ok() || ns->size() <= parent.size()) continue;
@@ -151,12 +152,13 @@ Result<Properties> SqlMetastore::LoadNamespaceProperties(const Namespace& ns) {
   FLOE_ASSIGN_OR_RETURN(bool exists, NamespaceExists(ns));
   if (!exists) return Status::NotFound("namespace " + NamespaceToString(ns) + " does not exist");
   std::lock_guard lock(mu_);
-  FLOE_ASSIGN_OR_RETURN(SqlResult r, conn_->Execute("SELECT property_key, property_value FROM "
-                                                    "iceberg_namespace_properties WHERE catalog_name = ? AND "
-                                                    "namespace = ?",
-                                                    {name_, NamespaceToString(ns)}));
+  FLOE_ASSIGN_OR_RETURN(sql::SqlResult r,
+                        conn_->Execute("SELECT property_key, property_value FROM "
+                                       "iceberg_namespace_properties WHERE catalog_name = ? AND "
+                                       "namespace = ?",
+                                       {name_, NamespaceToString(ns)}));
   Properties props;
-  for (const SqlRow& row : r.rows) {
+  for (const sql::SqlRow& row : r.rows) {
     if (row[0] && *row[0] != kExistsProperty) props[*row[0]] = row[1].value_or("");
   }
   return props;
@@ -190,9 +192,10 @@ Status SqlMetastore::UpdateNamespaceProperties(const Namespace& ns, const Proper
                                .status());
     }
     // Keep the namespace alive when its last property goes.
-    FLOE_ASSIGN_OR_RETURN(SqlResult left, conn_->Execute("SELECT 1 FROM iceberg_namespace_properties WHERE "
-                                                         "catalog_name = ? AND namespace = ? LIMIT 1",
-                                                         {name_, text}));
+    FLOE_ASSIGN_OR_RETURN(sql::SqlResult left,
+                          conn_->Execute("SELECT 1 FROM iceberg_namespace_properties WHERE "
+                                         "catalog_name = ? AND namespace = ? LIMIT 1",
+                                         {name_, text}));
     if (left.rows.empty()) {
       FLOE_RETURN_IF_ERROR(conn_
                                ->Execute("INSERT INTO iceberg_namespace_properties (catalog_name, namespace, "
@@ -228,14 +231,14 @@ Status SqlMetastore::DropNamespace(const Namespace& ns) {
 Result<std::vector<TableIdentifier>> SqlMetastore::ListTables(const Namespace& ns) {
   {
     std::lock_guard lock(mu_);
-    FLOE_ASSIGN_OR_RETURN(SqlResult r,
+    FLOE_ASSIGN_OR_RETURN(sql::SqlResult r,
                           conn_->Execute("SELECT table_name FROM iceberg_tables WHERE catalog_name = ? "
                                          "AND table_namespace = ?" +
                                              TableFilter() + " ORDER BY table_name",
                                          {name_, NamespaceToString(ns)}));
     if (!r.rows.empty()) {
       std::vector<TableIdentifier> out;
-      for (const SqlRow& row : r.rows) out.push_back(TableIdentifier{ns, row[0].value_or("")});
+      for (const sql::SqlRow& row : r.rows) out.push_back(TableIdentifier{ns, row[0].value_or("")});
       return out;
     }
   }
@@ -247,10 +250,11 @@ Result<std::vector<TableIdentifier>> SqlMetastore::ListTables(const Namespace& n
 Result<std::string> SqlMetastore::LoadMetadataLocation(const TableIdentifier& table) {
   std::lock_guard lock(mu_);
   FLOE_ASSIGN_OR_RETURN(
-      SqlResult r, conn_->Execute("SELECT metadata_location FROM iceberg_tables WHERE catalog_name = ? AND "
-                                  "table_namespace = ? AND table_name = ?" +
-                                      TableFilter(),
-                                  {name_, NamespaceToString(table.ns), table.name}));
+      sql::SqlResult r,
+      conn_->Execute("SELECT metadata_location FROM iceberg_tables WHERE catalog_name = ? AND "
+                     "table_namespace = ? AND table_name = ?" +
+                         TableFilter(),
+                     {name_, NamespaceToString(table.ns), table.name}));
   if (r.rows.empty() || !r.rows[0][0]) {
     return Status::NotFound("table " + table.ToString() + " does not exist in catalog " + name_);
   }
@@ -307,12 +311,13 @@ Status SqlMetastore::CommitTables(const std::vector<TableCommit>& commits) {
         continue;
       }
       FLOE_ASSIGN_OR_RETURN(
-          SqlResult r, conn_->Execute("UPDATE iceberg_tables SET metadata_location = ?, "
-                                      "previous_metadata_location = ? WHERE catalog_name = ? AND "
-                                      "table_namespace = ? AND table_name = ? AND metadata_location = ?" +
-                                          TableFilter(),
-                                      {c.new_location, *c.expected, name_, NamespaceToString(c.table.ns),
-                                       c.table.name, *c.expected}));
+          sql::SqlResult r,
+          conn_->Execute("UPDATE iceberg_tables SET metadata_location = ?, "
+                         "previous_metadata_location = ? WHERE catalog_name = ? AND "
+                         "table_namespace = ? AND table_name = ? AND metadata_location = ?" +
+                             TableFilter(),
+                         {c.new_location, *c.expected, name_, NamespaceToString(c.table.ns), c.table.name,
+                          *c.expected}));
       if (r.rows_affected != 1) {
         lost = "table " + c.table.ToString() + " was changed concurrently (expected metadata " + *c.expected +
                ")";
@@ -334,7 +339,7 @@ Status SqlMetastore::SwapMetadataLocation(const TableIdentifier& table, const st
   int64_t affected = 0;
   Status st = InTransaction([&]() -> Status {
     FLOE_ASSIGN_OR_RETURN(
-        SqlResult r,
+        sql::SqlResult r,
         conn_->Execute("UPDATE iceberg_tables SET metadata_location = ?, "
                        "previous_metadata_location = ? WHERE catalog_name = ? AND "
                        "table_namespace = ? AND table_name = ? AND metadata_location = ?" +
@@ -361,10 +366,11 @@ Status SqlMetastore::SwapMetadataLocation(const TableIdentifier& table, const st
 Status SqlMetastore::DropTable(const TableIdentifier& table) {
   int64_t affected = 0;
   FLOE_RETURN_IF_ERROR(InTransaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(SqlResult r, conn_->Execute("DELETE FROM iceberg_tables WHERE catalog_name = ? AND "
-                                                      "table_namespace = ? AND table_name = ?" +
-                                                          TableFilter(),
-                                                      {name_, NamespaceToString(table.ns), table.name}));
+    FLOE_ASSIGN_OR_RETURN(sql::SqlResult r,
+                          conn_->Execute("DELETE FROM iceberg_tables WHERE catalog_name = ? AND "
+                                         "table_namespace = ? AND table_name = ?" +
+                                             TableFilter(),
+                                         {name_, NamespaceToString(table.ns), table.name}));
     affected = r.rows_affected;
     return Status::OK();
   }));
@@ -375,7 +381,7 @@ Status SqlMetastore::DropTable(const TableIdentifier& table) {
 Status SqlMetastore::DropTableAt(const TableIdentifier& table, const std::string& expected) {
   int64_t affected = 0;
   FLOE_RETURN_IF_ERROR(InTransaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(SqlResult r,
+    FLOE_ASSIGN_OR_RETURN(sql::SqlResult r,
                           conn_->Execute("DELETE FROM iceberg_tables WHERE catalog_name = ? AND "
                                          "table_namespace = ? AND table_name = ? AND "
                                          "metadata_location = ?" +

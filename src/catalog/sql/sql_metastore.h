@@ -12,7 +12,7 @@
 #include <mutex>
 
 #include "catalog/metastore.h"
-#include "catalog/sql/sql_connection.h"
+#include "sql/sql_connection.h"
 
 namespace floe::catalog {
 
@@ -42,7 +42,7 @@ class SqlMetastore final : public Metastore {
   Status CommitTables(const std::vector<TableCommit>& commits) override;
 
  private:
-  SqlMetastore(std::unique_ptr<SqlConnection> conn, std::string name)
+  SqlMetastore(std::unique_ptr<sql::SqlConnection> conn, std::string name)
       : conn_(std::move(conn)), name_(std::move(name)) {}
   Status Initialize();
   // Runs `body` in a transaction, retrying on retryable errors (lock contention).
@@ -53,7 +53,7 @@ class SqlMetastore final : public Metastore {
   Status InsertTableRow(const TableIdentifier& table, const std::string& metadata_location);
 
   std::mutex mu_;  // one statement at a time on the connection
-  std::unique_ptr<SqlConnection> conn_;
+  std::unique_ptr<sql::SqlConnection> conn_;
   std::string name_;
   bool has_iceberg_type_ = false;
 };

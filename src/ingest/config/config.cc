@@ -1547,12 +1547,22 @@ Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::ta
 
   SectionReader state_section(context, "[state]", state);
   FLOE_ASSIGN_OR_RETURN(auto state_dir, state_section.String("dir"));
+  FLOE_ASSIGN_OR_RETURN(auto state_uri, state_section.String("uri"));
   FLOE_RETURN_IF_ERROR(state_section.CheckNoUnknownKeys());
+  if (state_uri) {
+    if (!state_uri->starts_with("postgresql://") && !state_uri->starts_with("postgres://")) {
+      return state_section.Error(
+          "uri", "must be a PostgreSQL URI (postgresql://user:password@host:port/db), got \"" +
+                     RedactUri(*state_uri) + "\"");
+    }
+    config.state_uri = *state_uri;
+  }
   if (state_dir) {
     if (state_dir->empty()) return state_section.Error("dir", "must not be empty");
     if (HasScheme(*state_dir)) {
       return state_section.Error(
-          "dir", "must be a local directory (the ledger is a SQLite file), got \"" + *state_dir + "\"");
+          "dir",
+          "must be a local directory (for a ledger in PostgreSQL set uri), got \"" + *state_dir + "\"");
     }
     config.state_dir = ResolvePath(context, *state_dir);
   } else if (const char* env = std::getenv("FLOE_STATE_DIR"); env && *env) {

@@ -442,7 +442,9 @@ struct PipelineConfig {
   ObservabilityConfig observability;
   std::string
       state_dir;  // resolved: [state] dir, else $FLOE_STATE_DIR/<name>, else <config dir>/.floe-state/<name>
-  s3::S3Options s3;                             // [s3] section
+  std::string
+      state_uri;     // [state] uri: "postgresql://..." keeps the ledger there; "" = <state_dir>/ledger.db
+  s3::S3Options s3;  // [s3] section
   std::map<std::string, TableOverride> tables;  // [tables.<source table name>]
   TransformConfig transform;                    // [transform]
   std::vector<ExpectationConfig> expectations;  // [[expectations]]

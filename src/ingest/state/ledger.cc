@@ -1,4 +1,5 @@
-// Ledger on SQLite: files, batches and watermarks of one pipeline.
+// Ledger: files, batches and watermarks of one pipeline, on SQLite or
+// PostgreSQL (ledger_database.h; the same tables and SQL on both).
 //
 // Layout (schema_version 4; older ledgers are migrated in place when a
 // writer opens them: version 1 lacked the unit kind and stream range
@@ -25,15 +26,8 @@
 // empty list and a list holding "" stay distinct.
 #include "ingest/state/ledger.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <cstring>
-#include <filesystem>
 #include <functional>
 #include <set>
 
@@ -43,12 +37,9 @@
 namespace floe::ingest {
 namespace {
 
-namespace fs = std::filesystem;
-
 // Stream positions are stored left-padded to this many digits: Kinesis
 // sequence numbers have up to 129 (the API's pattern 0|[1-9][0-9]{0,128}).
 constexpr size_t kPositionDigits = 130;
-constexpr int kBusyTimeoutMs = 30'000;
 
 int64_t NowMs() {
   return LedgerNowMs();
@@ -174,12 +165,7 @@ const char* FileStateName(FileState state) {
   return "unknown";
 }
 
-Ledger::Impl::~Impl() {
-  db.reset();
-  if (lock_fd >= 0) ::close(lock_fd);  // releases the flock
-}
-
-Result<SqliteStatement> Ledger::Impl::Prepare(const std::string& sql) {
+Result<LedgerStatement> Ledger::Impl::Prepare(const std::string& sql) {
   return db->Prepare(sql);
 }
 
@@ -188,10 +174,10 @@ Status Ledger::Impl::Exec(const std::string& sql) {
 }
 
 Status Ledger::Impl::Transaction(const std::function<Status()>& body) {
-  return db->Transaction(body, read_only ? SqliteTransaction::kDeferred : SqliteTransaction::kImmediate);
+  return db->Transaction(body, !read_only);
 }
 
-Result<LedgerFile> Ledger::Impl::ReadFileRow(const SqliteStatement& row) {
+Result<LedgerFile> Ledger::Impl::ReadFileRow(const LedgerStatement& row) {
   LedgerFile out;
   out.file.uri = row.Text(0);
   out.file.table = row.Text(1);
@@ -229,7 +215,7 @@ Result<LedgerFile> Ledger::Impl::ReadFileRow(const SqliteStatement& row) {
   return out;
 }
 
-Result<std::vector<LedgerFile>> Ledger::Impl::QueryFiles(SqliteStatement& query) {
+Result<std::vector<LedgerFile>> Ledger::Impl::QueryFiles(LedgerStatement& query) {
   std::vector<LedgerFile> files;
   while (true) {
     FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
@@ -241,7 +227,7 @@ Result<std::vector<LedgerFile>> Ledger::Impl::QueryFiles(SqliteStatement& query)
 }
 
 Result<std::pair<std::string, FileState>> Ledger::Impl::TableAndState(const std::string& uri) {
-  FLOE_ASSIGN_OR_RETURN(SqliteStatement query, Prepare("SELECT tbl, state FROM files WHERE uri = ?1"));
+  FLOE_ASSIGN_OR_RETURN(LedgerStatement query, Prepare("SELECT tbl, state FROM files WHERE uri = ?1"));
   query.Bind(1, uri);
   FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
   if (!row) return Status::NotFound("ledger: no file " + uri);
@@ -261,7 +247,7 @@ Status Ledger::Impl::SetAside(const std::string& uri, FileState target, const st
                                    FileStateName(target));
   }
   FLOE_ASSIGN_OR_RETURN(
-      SqliteStatement update,
+      LedgerStatement update,
       Prepare("UPDATE files SET state = ?2, reason = ?3, batch_id = NULL, batch_seq = NULL, "
               "updated_at_ms = ?4 WHERE uri = ?1"));
   update.Bind(1, uri).Bind(2, std::string(FileStateName(target))).Bind(3, reason).Bind(4, NowMs());
@@ -284,29 +270,27 @@ constexpr const char* kBatchStatsColumns =
 
 Status Ledger::Impl::CreateSchema() {
   return Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement existing,
-                          Prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'batches'"));
-    FLOE_ASSIGN_OR_RETURN(const bool known, existing.Step());
+    FLOE_ASSIGN_OR_RETURN(const bool known, db->HasTable("batches"));
     const bool fresh = !known;
-    FLOE_RETURN_IF_ERROR(
-        Exec("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
-             "CREATE TABLE IF NOT EXISTS files("
-             "  uri TEXT PRIMARY KEY, tbl TEXT NOT NULL, size INTEGER NOT NULL, mtime_ms INTEGER NOT NULL,"
-             "  order_key TEXT NOT NULL, fingerprint TEXT NOT NULL, folder_ts INTEGER NOT NULL,"
-             "  partition_values TEXT NOT NULL, state TEXT NOT NULL, batch_id INTEGER, batch_seq INTEGER,"
-             "  snapshot_id INTEGER, reason TEXT NOT NULL, discovered_at_ms INTEGER NOT NULL,"
-             "  updated_at_ms INTEGER NOT NULL, kind TEXT NOT NULL DEFAULT 'file',"
-             "  stream TEXT NOT NULL DEFAULT '', stream_partition TEXT NOT NULL DEFAULT '',"
-             "  first_position TEXT NOT NULL DEFAULT '', last_position TEXT NOT NULL DEFAULT '');"
-             "CREATE INDEX IF NOT EXISTS files_by_table_state ON files(tbl, state, order_key);"
-             "CREATE INDEX IF NOT EXISTS files_by_batch ON files(batch_id, batch_seq);"
-             "CREATE TABLE IF NOT EXISTS batches(batch_id INTEGER PRIMARY KEY, tbl TEXT NOT NULL,"
-             "  committed INTEGER NOT NULL, snapshot_id INTEGER, created_at_ms INTEGER NOT NULL);"
-             "CREATE TABLE IF NOT EXISTS watermarks(tbl TEXT PRIMARY KEY, last_ms INTEGER NOT NULL,"
-             "  fingerprints TEXT NOT NULL);"
-             "INSERT OR IGNORE INTO meta(key, value) VALUES ('next_batch_id', 1);"));
-    if (fresh) FLOE_RETURN_IF_ERROR(Exec(kBatchStatsColumns));
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement version,
+    FLOE_RETURN_IF_ERROR(Exec(
+        db->Ddl("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
+                "CREATE TABLE IF NOT EXISTS files("
+                "  uri TEXT PRIMARY KEY, tbl TEXT NOT NULL, size INTEGER NOT NULL, mtime_ms INTEGER NOT NULL,"
+                "  order_key TEXT NOT NULL, fingerprint TEXT NOT NULL, folder_ts INTEGER NOT NULL,"
+                "  partition_values TEXT NOT NULL, state TEXT NOT NULL, batch_id INTEGER, batch_seq INTEGER,"
+                "  snapshot_id INTEGER, reason TEXT NOT NULL, discovered_at_ms INTEGER NOT NULL,"
+                "  updated_at_ms INTEGER NOT NULL, kind TEXT NOT NULL DEFAULT 'file',"
+                "  stream TEXT NOT NULL DEFAULT '', stream_partition TEXT NOT NULL DEFAULT '',"
+                "  first_position TEXT NOT NULL DEFAULT '', last_position TEXT NOT NULL DEFAULT '');"
+                "CREATE INDEX IF NOT EXISTS files_by_table_state ON files(tbl, state, order_key);"
+                "CREATE INDEX IF NOT EXISTS files_by_batch ON files(batch_id, batch_seq);"
+                "CREATE TABLE IF NOT EXISTS batches(batch_id INTEGER PRIMARY KEY, tbl TEXT NOT NULL,"
+                "  committed INTEGER NOT NULL, snapshot_id INTEGER, created_at_ms INTEGER NOT NULL);"
+                "CREATE TABLE IF NOT EXISTS watermarks(tbl TEXT PRIMARY KEY, last_ms INTEGER NOT NULL,"
+                "  fingerprints TEXT NOT NULL);"
+                "INSERT INTO meta(key, value) VALUES ('next_batch_id', 1) ON CONFLICT(key) DO NOTHING;")));
+    if (fresh) FLOE_RETURN_IF_ERROR(Exec(db->Ddl(kBatchStatsColumns)));
+    FLOE_ASSIGN_OR_RETURN(LedgerStatement version,
                           Prepare("SELECT value FROM meta WHERE key = 'schema_version'"));
     FLOE_ASSIGN_OR_RETURN(bool row, version.Step());
     schema_version = row ? version.Int(0) : kLedgerSchemaVersion;
@@ -317,16 +301,16 @@ Status Ledger::Impl::CreateSchema() {
     if (schema_version == 1) {
       // Version 1 had files only: every row becomes a file unit.
       FLOE_RETURN_IF_ERROR(
-          Exec("ALTER TABLE files ADD COLUMN kind TEXT NOT NULL DEFAULT 'file';"
-               "ALTER TABLE files ADD COLUMN stream TEXT NOT NULL DEFAULT '';"
-               "ALTER TABLE files ADD COLUMN stream_partition TEXT NOT NULL DEFAULT '';"
-               "ALTER TABLE files ADD COLUMN first_position TEXT NOT NULL DEFAULT '';"
-               "ALTER TABLE files ADD COLUMN last_position TEXT NOT NULL DEFAULT '';"));
+          Exec(db->Ddl("ALTER TABLE files ADD COLUMN kind TEXT NOT NULL DEFAULT 'file';"
+                       "ALTER TABLE files ADD COLUMN stream TEXT NOT NULL DEFAULT '';"
+                       "ALTER TABLE files ADD COLUMN stream_partition TEXT NOT NULL DEFAULT '';"
+                       "ALTER TABLE files ADD COLUMN first_position TEXT NOT NULL DEFAULT '';"
+                       "ALTER TABLE files ADD COLUMN last_position TEXT NOT NULL DEFAULT '';")));
       schema_version = 2;
     }
     if (schema_version == 2) {
       // Version 2 kept no stats of batches: earlier batches have none.
-      FLOE_RETURN_IF_ERROR(Exec(kBatchStatsColumns));
+      FLOE_RETURN_IF_ERROR(Exec(db->Ddl(kBatchStatsColumns)));
       schema_version = 3;
     }
     if (schema_version == 3) {
@@ -339,7 +323,7 @@ Status Ledger::Impl::CreateSchema() {
                                   " is not the one this floe uses (" + std::to_string(kLedgerSchemaVersion) +
                                   ")");
     }
-    return Exec(
+    return Exec(db->Ddl(
         "UPDATE meta SET value = " + std::to_string(kLedgerSchemaVersion) +
         " WHERE key = 'schema_version';"
         "CREATE INDEX IF NOT EXISTS files_by_stream ON files(stream, stream_partition, last_position) "
@@ -355,81 +339,53 @@ Status Ledger::Impl::CreateSchema() {
         "  reason TEXT NOT NULL, since_ms INTEGER NOT NULL, updated_at_ms INTEGER NOT NULL);"
         "CREATE TABLE IF NOT EXISTS batch_expectations(batch_id INTEGER NOT NULL, tbl TEXT NOT NULL,"
         "  seq INTEGER NOT NULL, name TEXT NOT NULL, action TEXT NOT NULL, checked INTEGER NOT NULL,"
-        "  passed INTEGER NOT NULL, failed INTEGER NOT NULL, PRIMARY KEY(batch_id, name));");
+        "  passed INTEGER NOT NULL, failed INTEGER NOT NULL, PRIMARY KEY(batch_id, name));"));
   });
-}
-
-Status Ledger::Impl::TakeLock() {
-  std::string lock_path = (fs::path(state_dir) / "ledger.lock").string();
-  lock_fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock_fd < 0) return Status::IOError(lock_path + ": cannot open: " + std::strerror(errno));
-  if (::flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
-    int error = errno;
-    if (error == EWOULDBLOCK) {
-      char holder[32] = {};
-      ssize_t n = ::pread(lock_fd, holder, sizeof(holder) - 1, 0);
-      std::string pid = n > 0 ? std::string(holder, static_cast<size_t>(n)) : "";
-      while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
-      return Status::InvalidArgument("another floe process is using state dir " + state_dir +
-                                     (pid.empty() ? "" : " (pid " + pid + ")") + "; " + lock_path +
-                                     " is locked");
-    }
-    return Status::IOError(lock_path + ": cannot lock: " + std::strerror(error));
-  }
-  std::string pid = std::to_string(::getpid()) + "\n";
-  if (::ftruncate(lock_fd, 0) != 0 || ::pwrite(lock_fd, pid.data(), pid.size(), 0) < 0) {
-    return Status::IOError(lock_path + ": cannot write the pid: " + std::strerror(errno));
-  }
-  return Status::OK();
 }
 
 Ledger::Ledger(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Ledger::~Ledger() = default;
 
 Result<std::unique_ptr<Ledger>> Ledger::Open(const std::string& state_dir) {
-  if (state_dir.empty()) return Status::InvalidArgument("ledger: the state dir is empty");
-  std::error_code ec;
-  fs::create_directories(state_dir, ec);
-  if (ec) return Status::IOError("state dir " + state_dir + ": cannot create: " + ec.message());
-  if (!fs::is_directory(state_dir, ec))
-    return Status::IOError("state dir " + state_dir + " is not a directory");
-
-  auto impl = std::make_unique<Impl>();
-  impl->state_dir = state_dir;
-  impl->db_path = (fs::path(state_dir) / "ledger.db").string();
-  FLOE_RETURN_IF_ERROR(impl->TakeLock());
-
-  SqliteOpenOptions options;
-  options.create_if_missing = true;
-  options.busy_timeout_ms = kBusyTimeoutMs;
-  FLOE_ASSIGN_OR_RETURN(impl->db, SqliteDatabase::Open(impl->db_path, options));
-  FLOE_RETURN_IF_ERROR(impl->db->SetJournalMode("wal"));
-  FLOE_RETURN_IF_ERROR(impl->Exec("PRAGMA synchronous=FULL"));
-  Status schema = impl->CreateSchema();
-  if (!schema.ok()) return schema.WithContext("state dir " + state_dir);
-  return std::unique_ptr<Ledger>(new Ledger(std::move(impl)));
+  return Open(LedgerOptions{state_dir, "", ""});
 }
 
 Result<std::unique_ptr<Ledger>> Ledger::OpenReadOnly(const std::string& state_dir) {
-  if (state_dir.empty()) return Status::InvalidArgument("ledger: the state dir is empty");
+  return OpenReadOnly(LedgerOptions{state_dir, "", ""});
+}
+
+Result<std::unique_ptr<Ledger>> Ledger::Open(const LedgerOptions& options) {
   auto impl = std::make_unique<Impl>();
-  impl->state_dir = state_dir;
-  impl->db_path = (fs::path(state_dir) / "ledger.db").string();
-  impl->read_only = true;
-  std::error_code ec;
-  if (!fs::exists(impl->db_path, ec)) {
-    return Status::NotFound("state dir " + state_dir +
-                            " has no ledger.db (has `floe run` run with this config?)");
+  if (options.uri.empty()) {
+    FLOE_ASSIGN_OR_RETURN(impl->db, OpenSqliteLedgerDatabase(options.state_dir, true));
+  } else {
+    FLOE_ASSIGN_OR_RETURN(impl->db, OpenPostgresLedgerDatabase(options.uri, options.pipeline, true));
   }
-  SqliteOpenOptions options;
-  options.read_only = true;
-  options.busy_timeout_ms = kBusyTimeoutMs;
-  FLOE_ASSIGN_OR_RETURN(impl->db, SqliteDatabase::Open(impl->db_path, options));
+  impl->db_path = impl->db->name();
+  Status schema = impl->CreateSchema();
+  if (!schema.ok()) {
+    return options.uri.empty() ? schema.WithContext("state dir " + options.state_dir) : schema;
+  }
+  return std::unique_ptr<Ledger>(new Ledger(std::move(impl)));
+}
+
+Result<std::unique_ptr<Ledger>> Ledger::OpenReadOnly(const LedgerOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  if (options.uri.empty()) {
+    FLOE_ASSIGN_OR_RETURN(impl->db, OpenSqliteLedgerDatabase(options.state_dir, false));
+  } else {
+    FLOE_ASSIGN_OR_RETURN(impl->db, OpenPostgresLedgerDatabase(options.uri, options.pipeline, false));
+  }
+  impl->db_path = impl->db->name();
+  impl->read_only = true;
   // An older floe's ledger is read as it is (a writer migrates it when it opens).
-  FLOE_ASSIGN_OR_RETURN(SqliteStatement version,
-                        impl->Prepare("SELECT value FROM meta WHERE key = 'schema_version'"));
-  FLOE_ASSIGN_OR_RETURN(bool row, version.Step());
-  impl->schema_version = row ? version.Int(0) : 0;
+  FLOE_ASSIGN_OR_RETURN(bool has_meta, impl->db->HasTable("meta"));
+  if (has_meta) {
+    FLOE_ASSIGN_OR_RETURN(LedgerStatement version,
+                          impl->Prepare("SELECT value FROM meta WHERE key = 'schema_version'"));
+    FLOE_ASSIGN_OR_RETURN(bool row, version.Step());
+    impl->schema_version = row ? version.Int(0) : 0;
+  }
   return std::unique_ptr<Ledger>(new Ledger(std::move(impl)));
 }
 
@@ -437,15 +393,15 @@ Result<Ledger::DiscoverResult> Ledger::RecordDiscovered(const std::vector<Source
                                                         int64_t now_ms) {
   DiscoverResult result;
   Status status = impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement lookup,
+    FLOE_ASSIGN_OR_RETURN(LedgerStatement lookup,
                           impl_->Prepare("SELECT size, mtime_ms, state, reason FROM files WHERE uri = ?1"));
     FLOE_ASSIGN_OR_RETURN(
-        SqliteStatement requeue,
+        LedgerStatement requeue,
         impl_->Prepare(
             "UPDATE files SET state = 'discovered', reason = '', batch_id = NULL, batch_seq = NULL "
             "WHERE uri = ?1 AND state = 'quarantined'"));
     FLOE_ASSIGN_OR_RETURN(
-        SqliteStatement insert,
+        LedgerStatement insert,
         impl_->Prepare(
             "INSERT INTO files(uri, tbl, size, mtime_ms, order_key, fingerprint, folder_ts, "
             "partition_values, state, reason, discovered_at_ms, updated_at_ms, kind, stream, "
@@ -453,11 +409,11 @@ Result<Ledger::DiscoverResult> Ledger::RecordDiscovered(const std::vector<Source
             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'discovered', '', ?9, ?9, ?10, ?11, ?12, ?13, ?14)"));
     // A new range must not overlap a range of its partition the ledger knows.
     FLOE_ASSIGN_OR_RETURN(
-        SqliteStatement overlap,
+        LedgerStatement overlap,
         impl_->Prepare("SELECT uri FROM files WHERE kind = 'stream_range' AND stream = ?1 AND "
                        "stream_partition = ?2 AND last_position >= ?3 AND first_position <= ?4 LIMIT 1"));
     FLOE_ASSIGN_OR_RETURN(
-        SqliteStatement refresh,
+        LedgerStatement refresh,
         impl_->Prepare(
             "UPDATE files SET tbl = ?2, size = ?3, mtime_ms = ?4, order_key = ?5, fingerprint = ?6, "
             "folder_ts = ?7, partition_values = ?8, updated_at_ms = ?9 WHERE uri = ?1"));
@@ -476,7 +432,7 @@ Result<Ledger::DiscoverResult> Ledger::RecordDiscovered(const std::vector<Source
       lookup.Reset();
       lookup.Bind(1, file.uri);
       FLOE_ASSIGN_OR_RETURN(bool known, lookup.Step());
-      SqliteStatement* write = nullptr;
+      LedgerStatement* write = nullptr;
       if (!known) {
         if (range) {
           overlap.Reset();
@@ -539,7 +495,7 @@ Result<Ledger::DiscoverResult> Ledger::RecordDiscovered(const std::vector<Source
 Result<std::vector<LedgerFile>> Ledger::Pending(const std::string& table) {
   std::vector<LedgerFile> files;
   Status status = impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement query,
+    FLOE_ASSIGN_OR_RETURN(LedgerStatement query,
                           impl_->Prepare(std::string("SELECT ") + kLedgerFileColumns +
                                          " FROM files WHERE tbl = ?1 AND state = 'discovered' "
                                          "ORDER BY order_key, uri"));
@@ -554,7 +510,7 @@ Result<std::vector<LedgerFile>> Ledger::Pending(const std::string& table) {
 Result<std::vector<std::string>> Ledger::TablesWithWork() {
   std::vector<std::string> tables;
   Status status = impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement query,
+    FLOE_ASSIGN_OR_RETURN(LedgerStatement query,
                           impl_->Prepare("SELECT tbl FROM files WHERE state = 'discovered' "
                                          "UNION SELECT tbl FROM batches WHERE committed = 0 ORDER BY 1"));
     while (true) {
@@ -589,23 +545,24 @@ Result<int64_t> Ledger::OpenBatch(const std::string& table, const std::vector<st
                                        ", only discovered files can join a batch");
       }
     }
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement next,
-                          impl_->Prepare("SELECT max((SELECT value FROM meta WHERE key = 'next_batch_id'), "
-                                         "(SELECT coalesce(max(batch_id), 0) + 1 FROM batches))"));
+    FLOE_ASSIGN_OR_RETURN(LedgerStatement next,
+                          impl_->Prepare("SELECT (SELECT value FROM meta WHERE key = 'next_batch_id'), "
+                                         "(SELECT coalesce(max(batch_id), 0) + 1 FROM batches)"));
     FLOE_ASSIGN_OR_RETURN(bool row, next.Step());
-    if (!row) return Status::Corruption(impl_->db_path + ": meta.next_batch_id is missing");
-    batch_id = next.Int(0);
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement advance,
+    if (!row || !next.OptionalInt(0))
+      return Status::Corruption(impl_->db_path + ": meta.next_batch_id is missing");
+    batch_id = std::max(next.Int(0), next.Int(1));
+    FLOE_ASSIGN_OR_RETURN(LedgerStatement advance,
                           impl_->Prepare("UPDATE meta SET value = ?1 WHERE key = 'next_batch_id'"));
     advance.Bind(1, batch_id + 1);
     FLOE_RETURN_IF_ERROR(advance.Run());
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement insert,
+    FLOE_ASSIGN_OR_RETURN(LedgerStatement insert,
                           impl_->Prepare("INSERT INTO batches(batch_id, tbl, committed, "
                                          "snapshot_id, created_at_ms) VALUES (?1, ?2, 0, NULL, ?3)"));
     int64_t now = NowMs();
     insert.Bind(1, batch_id).Bind(2, table).Bind(3, now);
     FLOE_RETURN_IF_ERROR(insert.Run());
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement move,
+    FLOE_ASSIGN_OR_RETURN(LedgerStatement move,
                           impl_->Prepare("UPDATE files SET state = 'in_batch', batch_id = ?1, "
                                          "batch_seq = ?2, updated_at_ms = ?3 WHERE uri = ?4"));
     for (size_t i = 0; i < uris.size(); ++i) {
@@ -622,7 +579,7 @@ Result<int64_t> Ledger::OpenBatch(const std::string& table, const std::vector<st
 Result<std::vector<LedgerBatch>> Ledger::OpenBatches() {
   std::vector<LedgerBatch> batches;
   Status status = impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement query,
+    FLOE_ASSIGN_OR_RETURN(LedgerStatement query,
                           impl_->Prepare("SELECT batch_id, tbl FROM batches WHERE committed = 0 "
                                          "ORDER BY batch_id"));
     while (true) {
@@ -634,7 +591,7 @@ Result<std::vector<LedgerBatch>> Ledger::OpenBatches() {
       batches.push_back(std::move(batch));
     }
     FLOE_ASSIGN_OR_RETURN(
-        SqliteStatement files,
+        LedgerStatement files,
         impl_->Prepare("SELECT uri FROM files WHERE batch_id = ?1 ORDER BY batch_seq, uri"));
     for (LedgerBatch& batch : batches) {
       files.Reset();
@@ -655,7 +612,7 @@ Status Ledger::CommitBatch(int64_t batch_id, int64_t snapshot_id, const std::opt
                            const std::vector<LedgerExpectationCount>& expectations) {
   return impl_->Transaction([&]() -> Status {
     FLOE_ASSIGN_OR_RETURN(
-        SqliteStatement query,
+        LedgerStatement query,
         impl_->Prepare("SELECT committed, snapshot_id, tbl FROM batches WHERE batch_id = ?1"));
     query.Bind(1, batch_id);
     FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
@@ -668,7 +625,7 @@ Status Ledger::CommitBatch(int64_t batch_id, int64_t snapshot_id, const std::opt
     }
     int64_t now = NowMs();
     FLOE_ASSIGN_OR_RETURN(
-        SqliteStatement batch,
+        LedgerStatement batch,
         impl_->Prepare(
             "UPDATE batches SET committed = 1, snapshot_id = ?2, committed_at_ms = ?3, files = ?4, "
             "bytes = ?5, rows_read = ?6, inserted = ?7, updated = ?8, deleted = ?9, stale = ?10, "
@@ -687,7 +644,7 @@ Status Ledger::CommitBatch(int64_t batch_id, int64_t snapshot_id, const std::opt
           .Bind(13, stats->commit_ms);
     }
     FLOE_RETURN_IF_ERROR(batch.Run());
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement files,
+    FLOE_ASSIGN_OR_RETURN(LedgerStatement files,
                           impl_->Prepare("UPDATE files SET state = 'committed', snapshot_id = ?2, "
                                          "updated_at_ms = ?3 WHERE batch_id = ?1 AND "
                                          "state = 'in_batch'"));
@@ -695,9 +652,12 @@ Status Ledger::CommitBatch(int64_t batch_id, int64_t snapshot_id, const std::opt
     FLOE_RETURN_IF_ERROR(files.Run());
     const std::string table = query.Text(2);
     FLOE_ASSIGN_OR_RETURN(
-        SqliteStatement insert,
-        impl_->Prepare("INSERT OR REPLACE INTO batch_expectations(batch_id, tbl, seq, name, action, checked, "
-                       "passed, failed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"));
+        LedgerStatement insert,
+        impl_->Prepare(
+            "INSERT INTO batch_expectations(batch_id, tbl, seq, name, action, checked, passed, failed) "
+            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT(batch_id, name) DO UPDATE SET "
+            "tbl = excluded.tbl, seq = excluded.seq, action = excluded.action, "
+            "checked = excluded.checked, passed = excluded.passed, failed = excluded.failed"));
     int64_t seq = 0;
     for (const LedgerExpectationCount& count : expectations) {
       insert.Reset();
@@ -724,7 +684,7 @@ Result<std::vector<LedgerExpectationCount>> Ledger::ExpectationCounts(
     std::string sql = "SELECT batch_id, tbl, name, action, checked, passed, failed FROM batch_expectations";
     if (table) sql += " WHERE tbl = ?1";
     sql += " ORDER BY batch_id, seq";
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement query, impl_->Prepare(sql));
+    FLOE_ASSIGN_OR_RETURN(LedgerStatement query, impl_->Prepare(sql));
     if (table) query.Bind(1, *table);
     while (true) {
       FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
@@ -740,7 +700,7 @@ Result<std::vector<LedgerExpectationCount>> Ledger::ExpectationCounts(
 
 Status Ledger::ReleaseBatch(int64_t batch_id) {
   return impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement query,
+    FLOE_ASSIGN_OR_RETURN(LedgerStatement query,
                           impl_->Prepare("SELECT committed FROM batches WHERE batch_id = ?1"));
     query.Bind(1, batch_id);
     FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
@@ -750,12 +710,12 @@ Status Ledger::ReleaseBatch(int64_t batch_id) {
                                      " is committed and cannot be released");
     }
     FLOE_ASSIGN_OR_RETURN(
-        SqliteStatement files,
+        LedgerStatement files,
         impl_->Prepare("UPDATE files SET state = 'discovered', batch_id = NULL, batch_seq = NULL, "
                        "updated_at_ms = ?2 WHERE batch_id = ?1 AND state = 'in_batch'"));
     files.Bind(1, batch_id).Bind(2, NowMs());
     FLOE_RETURN_IF_ERROR(files.Run());
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement remove, impl_->Prepare("DELETE FROM batches WHERE batch_id = ?1"));
+    FLOE_ASSIGN_OR_RETURN(LedgerStatement remove, impl_->Prepare("DELETE FROM batches WHERE batch_id = ?1"));
     remove.Bind(1, batch_id);
     return remove.Run();
   });
@@ -782,11 +742,11 @@ Result<int64_t> Ledger::Retry(const std::optional<std::string>& table) {
         "UPDATE files SET state = 'discovered', reason = '', updated_at_ms = ?1 "
         "WHERE state IN ('quarantined', 'skipped')";
     if (table) sql += " AND tbl = ?2";
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement update, impl_->Prepare(sql));
+    FLOE_ASSIGN_OR_RETURN(LedgerStatement update, impl_->Prepare(sql));
     update.Bind(1, NowMs());
     if (table) update.Bind(2, *table);
     FLOE_RETURN_IF_ERROR(update.Run());
-    changed = impl_->db->Changes();
+    changed = update.Changes();
     return Status::OK();
   });
   if (!status.ok()) return status;
@@ -796,7 +756,7 @@ Result<int64_t> Ledger::Retry(const std::optional<std::string>& table) {
 Status Ledger::RetryFiles(const std::vector<std::string>& uris) {
   return impl_->Transaction([&]() -> Status {
     FLOE_ASSIGN_OR_RETURN(
-        SqliteStatement update,
+        LedgerStatement update,
         impl_->Prepare(
             "UPDATE files SET state = 'discovered', reason = '', updated_at_ms = ?2 WHERE uri = ?1"));
     for (const std::string& uri : uris) {
@@ -820,7 +780,7 @@ Status Ledger::ResetTable(const std::string& table) {
          {"DELETE FROM files WHERE tbl = ?1", "DELETE FROM batches WHERE tbl = ?1",
           "DELETE FROM watermarks WHERE tbl = ?1", "DELETE FROM table_conditions WHERE tbl = ?1",
           "DELETE FROM batch_expectations WHERE tbl = ?1"}) {
-      FLOE_ASSIGN_OR_RETURN(SqliteStatement remove, impl_->Prepare(sql));
+      FLOE_ASSIGN_OR_RETURN(LedgerStatement remove, impl_->Prepare(sql));
       remove.Bind(1, table);
       FLOE_RETURN_IF_ERROR(remove.Run());
     }
@@ -832,12 +792,15 @@ Result<std::vector<LedgerFile>> Ledger::Files(const LedgerFilter& filter) {
   std::vector<LedgerFile> files;
   Status status = impl_->Transaction([&]() -> Status {
     std::string sql = std::string("SELECT ") + kLedgerFileColumns + " FROM files WHERE 1 = 1";
-    if (filter.table) sql += " AND tbl = ?1";
-    if (filter.state) sql += " AND state = ?2";
+    // Placeholders numbered without gaps (PostgreSQL types each one from its use).
+    const int table_param = filter.table ? 1 : 0;
+    const int state_param = filter.state ? table_param + 1 : 0;
+    if (table_param) sql += " AND tbl = ?" + std::to_string(table_param);
+    if (state_param) sql += " AND state = ?" + std::to_string(state_param);
     sql += " ORDER BY tbl, order_key, uri";
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement query, impl_->Prepare(sql));
-    if (filter.table) query.Bind(1, *filter.table);
-    if (filter.state) query.Bind(2, std::string(FileStateName(*filter.state)));
+    FLOE_ASSIGN_OR_RETURN(LedgerStatement query, impl_->Prepare(sql));
+    if (table_param) query.Bind(table_param, *filter.table);
+    if (state_param) query.Bind(state_param, std::string(FileStateName(*filter.state)));
     FLOE_ASSIGN_OR_RETURN(files, impl_->QueryFiles(query));
     return Status::OK();
   });
@@ -848,7 +811,7 @@ Result<std::vector<LedgerFile>> Ledger::Files(const LedgerFilter& filter) {
 Result<std::map<std::string, FileState>> Ledger::StatesOf(const std::vector<std::string>& uris) {
   std::map<std::string, FileState> states;
   Status status = impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement query, impl_->Prepare("SELECT state FROM files WHERE uri = ?1"));
+    FLOE_ASSIGN_OR_RETURN(LedgerStatement query, impl_->Prepare("SELECT state FROM files WHERE uri = ?1"));
     for (const std::string& uri : uris) {
       query.Reset();
       query.Bind(1, uri);
@@ -870,7 +833,7 @@ Result<std::optional<std::pair<int64_t, int64_t>>> Ledger::LastCommittedSnapshot
   std::optional<std::pair<int64_t, int64_t>> last;
   Status status = impl_->Transaction([&]() -> Status {
     FLOE_ASSIGN_OR_RETURN(
-        SqliteStatement query,
+        LedgerStatement query,
         impl_->Prepare("SELECT batch_id, snapshot_id FROM batches WHERE tbl = ?1 AND committed = 1 "
                        "AND snapshot_id IS NOT NULL AND snapshot_id != 0 "
                        "ORDER BY batch_id DESC LIMIT 1"));
@@ -886,7 +849,7 @@ Result<std::optional<std::pair<int64_t, int64_t>>> Ledger::LastCommittedSnapshot
 Result<std::map<std::pair<std::string, std::string>, std::string>> Ledger::StreamEnds() {
   std::map<std::pair<std::string, std::string>, std::string> ends;
   Status status = impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement query,
+    FLOE_ASSIGN_OR_RETURN(LedgerStatement query,
                           impl_->Prepare("SELECT stream, stream_partition, MAX(last_position) FROM files "
                                          "WHERE kind = 'stream_range' GROUP BY stream, stream_partition"));
     while (true) {
@@ -903,7 +866,7 @@ Result<std::map<std::pair<std::string, std::string>, std::string>> Ledger::Strea
 Result<std::optional<TableWatermark>> Ledger::Watermark(const std::string& table) {
   std::optional<TableWatermark> watermark;
   Status status = impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement query,
+    FLOE_ASSIGN_OR_RETURN(LedgerStatement query,
                           impl_->Prepare("SELECT last_ms, fingerprints FROM watermarks WHERE tbl = ?1"));
     query.Bind(1, table);
     FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
@@ -923,7 +886,7 @@ Result<std::optional<TableWatermark>> Ledger::Watermark(const std::string& table
 Result<std::map<std::string, TableWatermark>> Ledger::Watermarks() {
   std::map<std::string, TableWatermark> watermarks;
   Status status = impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement query,
+    FLOE_ASSIGN_OR_RETURN(LedgerStatement query,
                           impl_->Prepare("SELECT tbl, last_ms, fingerprints FROM watermarks"));
     while (true) {
       FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
@@ -945,7 +908,7 @@ Status Ledger::SetWatermark(const TableWatermark& watermark) {
   if (watermark.table.empty()) return Status::InvalidArgument("ledger: a watermark needs a table name");
   return impl_->Transaction([&]() -> Status {
     FLOE_ASSIGN_OR_RETURN(
-        SqliteStatement upsert,
+        LedgerStatement upsert,
         impl_->Prepare("INSERT INTO watermarks(tbl, last_ms, fingerprints) VALUES (?1, ?2, ?3) "
                        "ON CONFLICT(tbl) DO UPDATE SET last_ms = excluded.last_ms, "
                        "fingerprints = excluded.fingerprints"));

@@ -1,19 +1,24 @@
 // Ledger: the per-pipeline record of every source file and batch, kept in a
-// SQLite database (<state dir>/ledger.db) so that each file is ingested
+// SQLite database (<state dir>/ledger.db) or, with [state] uri, in the
+// pipeline's schema of a PostgreSQL database, so that each file is ingested
 // exactly once across crashes and restarts.
 //
 // Contract: a file moves discovered -> in_batch(N) -> committed(snapshot), or
 // to quarantined(reason) or skipped(reason); a batch is open until it is
-// committed or released. Every method is one SQLite transaction (WAL mode,
-// synchronous=FULL), so a kill -9 leaves the ledger at the state before or
-// after a call, never between. Batch ids increase per pipeline and are never
+// committed or released. Every method is one database transaction (SQLite:
+// WAL mode, synchronous=FULL), so a kill -9 leaves the ledger at the state
+// before or after a call, never between. Batch ids increase per pipeline and are never
 // reused. The ledger never talks to the table: the pipeline decides, from
 // the table's snapshot summaries, whether an open batch committed.
-// Not thread-safe: one Ledger per process and state dir (Open creates the
-// state dir if needed, takes an exclusive flock on <state dir>/ledger.lock
-// for the Ledger's lifetime and fails with InvalidArgument "another floe
-// process is using state dir X" when another Ledger, in this or another
-// process, holds it).
+// Not thread-safe: one Ledger per process and pipeline. SQLite: Open creates
+// the state dir if needed, takes an exclusive flock on <state
+// dir>/ledger.lock for the Ledger's lifetime and fails with InvalidArgument
+// "another floe process is using state dir X" when another Ledger, in this or
+// another process, holds it. PostgreSQL: Open takes a session-level advisory
+// lock of the pipeline and fails with InvalidArgument "another floe process
+// is using pipeline P's PostgreSQL ledger URI (schema S)"; a lost connection
+// fails the call in progress with a retryable IOError and the next call
+// reconnects (and takes the lock again).
 #pragma once
 
 #include <cstdint>
@@ -113,6 +118,14 @@ struct TableCondition {
   int64_t updated_at_ms = 0;  // when it was last seen
 };
 
+// Where a pipeline's ledger lives: `uri` empty = SQLite in `state_dir`;
+// "postgresql://..." = the schema "floe_ledger_<pipeline>" of that database.
+struct LedgerOptions {
+  std::string state_dir;
+  std::string uri;
+  std::string pipeline;
+};
+
 struct LedgerFilter {
   std::optional<std::string> table;
   std::optional<FileState> state;
@@ -120,11 +133,14 @@ struct LedgerFilter {
 
 class Ledger {
  public:
-  static Result<std::unique_ptr<Ledger>> Open(const std::string& state_dir);
+  static Result<std::unique_ptr<Ledger>> Open(const LedgerOptions& options);
   // Opens an existing ledger for reading only, without the lock, so `floe
-  // files` works while `floe run` holds it (WAL readers see the last
-  // committed state). NotFound when the state dir has no ledger yet; every
-  // mutating call fails.
+  // files` works while `floe run` holds it (WAL readers, and PostgreSQL
+  // snapshots, see the last committed state). NotFound when there is no
+  // ledger yet; every mutating call fails.
+  static Result<std::unique_ptr<Ledger>> OpenReadOnly(const LedgerOptions& options);
+  // The SQLite ledger in `state_dir`.
+  static Result<std::unique_ptr<Ledger>> Open(const std::string& state_dir);
   static Result<std::unique_ptr<Ledger>> OpenReadOnly(const std::string& state_dir);
   ~Ledger();
 

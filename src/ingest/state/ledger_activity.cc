@@ -14,7 +14,7 @@ constexpr const char* kBatchColumns =
     "inserted, "
     "updated, deleted, stale, quarantined, duration_ms, commit_ms";
 
-BatchRecord ReadBatchRow(const SqliteStatement& row) {
+BatchRecord ReadBatchRow(const LedgerStatement& row) {
   BatchRecord out;
   out.batch_id = row.Int(0);
   out.table = row.Text(1);
@@ -52,7 +52,7 @@ Result<std::map<std::string, TableBacklog>> Ledger::Backlog() {
   std::map<std::string, TableBacklog> backlog;
   Status status = impl_->Transaction([&]() -> Status {
     FLOE_ASSIGN_OR_RETURN(
-        SqliteStatement query,
+        LedgerStatement query,
         impl_->Prepare(
             "SELECT tbl, state, count(*), coalesce(sum(size), 0), min(discovered_at_ms) FROM files "
             "WHERE state IN ('discovered', 'in_batch', 'quarantined', 'skipped') GROUP BY tbl, state"));
@@ -84,7 +84,7 @@ Result<std::map<std::string, BatchStats>> Ledger::CommittedSince(int64_t since_m
   if (impl_->schema_version < 3) return totals;  // an older floe kept no stats
   Status status = impl_->Transaction([&]() -> Status {
     FLOE_ASSIGN_OR_RETURN(
-        SqliteStatement query,
+        LedgerStatement query,
         impl_->Prepare(std::string("SELECT ") + kBatchColumns +
                        " FROM batches WHERE committed_at_ms IS NOT NULL AND committed_at_ms >= ?1"));
     query.Bind(1, since_ms);
@@ -103,7 +103,7 @@ Result<std::map<std::string, BatchStats>> Ledger::CommittedSince(int64_t since_m
 Result<std::map<std::string, int64_t>> Ledger::QuarantinedSince(int64_t since_ms) {
   std::map<std::string, int64_t> counts;
   Status status = impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement query,
+    FLOE_ASSIGN_OR_RETURN(LedgerStatement query,
                           impl_->Prepare("SELECT tbl, count(*) FROM files WHERE state = 'quarantined' AND "
                                          "updated_at_ms >= ?1 GROUP BY tbl"));
     query.Bind(1, since_ms);
@@ -121,7 +121,7 @@ Result<std::vector<LedgerFile>> Ledger::NewestFiles(FileState state, int64_t lim
   std::vector<LedgerFile> files;
   Status status = impl_->Transaction([&]() -> Status {
     FLOE_ASSIGN_OR_RETURN(
-        SqliteStatement query,
+        LedgerStatement query,
         impl_->Prepare(std::string("SELECT ") + kLedgerFileColumns +
                        " FROM files WHERE state = ?1 ORDER BY updated_at_ms DESC, uri LIMIT ?2"));
     query.Bind(1, std::string(FileStateName(state))).Bind(2, std::max<int64_t>(0, limit));
@@ -138,12 +138,12 @@ Result<std::map<std::string, BatchRecord>> Ledger::LastCommittedBatches() {
   Status status = impl_->Transaction([&]() -> Status {
     // The tables, one index step each (a loose index scan), then each one's newest committed batch.
     FLOE_ASSIGN_OR_RETURN(
-        SqliteStatement tables,
+        LedgerStatement tables,
         impl_->Prepare(
             "WITH RECURSIVE t(tbl) AS (SELECT min(tbl) FROM batches UNION ALL "
             "SELECT (SELECT min(tbl) FROM batches WHERE tbl > t.tbl) FROM t WHERE t.tbl IS NOT NULL) "
             "SELECT tbl FROM t WHERE tbl IS NOT NULL"));
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement newest,
+    FLOE_ASSIGN_OR_RETURN(LedgerStatement newest,
                           impl_->Prepare(std::string("SELECT ") + kBatchColumns +
                                          " FROM batches WHERE tbl = ?1 AND committed = 1 "
                                          "ORDER BY batch_id DESC LIMIT 1"));
@@ -164,7 +164,7 @@ Result<std::vector<BatchRecord>> Ledger::RecentBatches(int64_t since_ms, int64_t
   std::vector<BatchRecord> batches;
   if (impl_->schema_version < 3) return batches;
   Status status = impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement query,
+    FLOE_ASSIGN_OR_RETURN(LedgerStatement query,
                           impl_->Prepare(std::string("SELECT ") + kBatchColumns +
                                          " FROM batches WHERE created_at_ms >= ?1 ORDER BY batch_id DESC "
                                          "LIMIT ?2"));
@@ -183,7 +183,7 @@ Result<std::map<std::pair<std::string, std::string>, Ledger::StreamPosition>> Le
   std::map<std::pair<std::string, std::string>, StreamPosition> positions;
   Status status = impl_->Transaction([&]() -> Status {
     FLOE_ASSIGN_OR_RETURN(
-        SqliteStatement query,
+        LedgerStatement query,
         impl_->Prepare("SELECT stream, stream_partition, max(last_position), max(CASE WHEN state IN "
                        "('committed', 'quarantined', 'skipped') THEN last_position END) FROM files "
                        "WHERE kind = 'stream_range' GROUP BY stream, stream_partition"));
@@ -203,13 +203,13 @@ Status Ledger::SetTableCondition(const std::string& table, const std::string& st
                                  const std::string& reason, int64_t now_ms) {
   return impl_->Transaction([&]() -> Status {
     FLOE_ASSIGN_OR_RETURN(
-        SqliteStatement upsert,
-        impl_->Prepare(
-            "INSERT INTO table_conditions(tbl, state, reason, since_ms, updated_at_ms) "
-            "VALUES (?1, ?2, ?3, ?4, ?4) ON CONFLICT(tbl) DO UPDATE SET "
-            "since_ms = CASE WHEN state = excluded.state AND reason = excluded.reason THEN since_ms "
-            "ELSE excluded.since_ms END, state = excluded.state, reason = excluded.reason, "
-            "updated_at_ms = excluded.updated_at_ms"));
+        LedgerStatement upsert,
+        impl_->Prepare("INSERT INTO table_conditions(tbl, state, reason, since_ms, updated_at_ms) "
+                       "VALUES (?1, ?2, ?3, ?4, ?4) ON CONFLICT(tbl) DO UPDATE SET "
+                       "since_ms = CASE WHEN table_conditions.state = excluded.state AND "
+                       "table_conditions.reason = excluded.reason THEN table_conditions.since_ms "
+                       "ELSE excluded.since_ms END, state = excluded.state, reason = excluded.reason, "
+                       "updated_at_ms = excluded.updated_at_ms"));
     upsert.Bind(1, table).Bind(2, state).Bind(3, reason).Bind(4, now_ms);
     return upsert.Run();
   });
@@ -217,7 +217,7 @@ Status Ledger::SetTableCondition(const std::string& table, const std::string& st
 
 Status Ledger::ClearTableCondition(const std::string& table) {
   return impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(SqliteStatement remove,
+    FLOE_ASSIGN_OR_RETURN(LedgerStatement remove,
                           impl_->Prepare("DELETE FROM table_conditions WHERE tbl = ?1"));
     remove.Bind(1, table);
     return remove.Run();
@@ -229,7 +229,7 @@ Result<std::map<std::string, TableCondition>> Ledger::TableConditions() {
   if (impl_->schema_version < 3) return conditions;
   Status status = impl_->Transaction([&]() -> Status {
     FLOE_ASSIGN_OR_RETURN(
-        SqliteStatement query,
+        LedgerStatement query,
         impl_->Prepare("SELECT tbl, state, reason, since_ms, updated_at_ms FROM table_conditions"));
     while (true) {
       FLOE_ASSIGN_OR_RETURN(bool row, query.Step());

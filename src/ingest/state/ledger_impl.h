@@ -1,5 +1,5 @@
 // Internal to the ledger (ledger.cc: units and batches; ledger_activity.cc:
-// what status and metrics read): the SQLite connection and the lock.
+// what status and metrics read): its database (ledger_database.h).
 // Not for use outside src/ingest/state.
 #pragma once
 
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "ingest/state/ledger.h"
-#include "sqlite/sqlite_database.h"
+#include "ingest/state/ledger_database.h"
 
 namespace floe::ingest {
 
@@ -29,25 +29,21 @@ std::string UnpadLedgerPosition(const std::string& padded);
 extern const char* const kLedgerFileColumns;
 
 struct Ledger::Impl {
-  std::string state_dir;
-  std::string db_path;
-  std::unique_ptr<SqliteDatabase> db;
-  int lock_fd = -1;
+  std::unique_ptr<LedgerDatabase> db;
+  std::string db_path;  // names the ledger in errors (db->name())
   bool read_only = false;
   int64_t schema_version = 0;  // of the database as opened
 
-  ~Impl();
-
-  Result<SqliteStatement> Prepare(const std::string& sql);
+  Result<LedgerStatement> Prepare(const std::string& sql);
   Status Exec(const std::string& sql);
 
   // Runs `body` in one transaction: a reader takes a snapshot (DEFERRED), a
   // writer the write lock up front (IMMEDIATE); any error rolls back.
   Status Transaction(const std::function<Status()>& body);
 
-  Result<LedgerFile> ReadFileRow(const SqliteStatement& row);
+  Result<LedgerFile> ReadFileRow(const LedgerStatement& row);
 
-  Result<std::vector<LedgerFile>> QueryFiles(SqliteStatement& query);
+  Result<std::vector<LedgerFile>> QueryFiles(LedgerStatement& query);
 
   // The state of `uri`, or NotFound.
   Result<std::pair<std::string, FileState>> TableAndState(const std::string& uri);
@@ -58,8 +54,6 @@ struct Ledger::Impl {
                   std::initializer_list<FileState> allowed_from);
 
   Status CreateSchema();
-
-  Status TakeLock();
 };
 
 }  // namespace floe::ingest

@@ -138,12 +138,12 @@ TEST_P(SqlCatalogTest, TwoProcessesCompareAndSwapWithoutLosingACommit) {
 }
 
 TEST(SqlConnectionTest, RejectsUnknownSchemesAndRedactsPasswords) {
-  auto r = OpenSqlConnection("mysql://u:secret@h/db");
+  auto r = sql::OpenSqlConnection("mysql://u:secret@h/db");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message().find("secret"), std::string::npos) << r.status().message();
   EXPECT_EQ(RedactUri("postgresql://floe:hunter2@localhost:5432/cat"),
             "postgresql://floe:***@localhost:5432/cat");
-  auto pg = OpenSqlConnection("postgresql://floe:hunter2@127.0.0.1:1/cat?connect_timeout=2");
+  auto pg = sql::OpenSqlConnection("postgresql://floe:hunter2@127.0.0.1:1/cat?connect_timeout=2");
   ASSERT_FALSE(pg.ok());
   EXPECT_EQ(pg.status().message().find("hunter2"), std::string::npos) << pg.status().message();
 }

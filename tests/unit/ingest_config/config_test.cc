@@ -316,6 +316,21 @@ TEST_F(ConfigTest, StateDirFallsBackToFloeStateDirThenTheConfigDirectory) {
   EXPECT_EQ(from_dir.state_dir, "/etc/floe/.floe-state/cda-main");
 }
 
+TEST_F(ConfigTest, StateUriPutsTheLedgerInPostgresWithSecretsFromTheEnvironment) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig sqlite, Parse(kMinimal));
+  EXPECT_EQ(sqlite.state_uri, "");  // the default: ledger.db in the state dir
+  ::setenv("FLOE_TEST_SECRET", "s3cret", 1);
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config,
+                       Parse(std::string(kMinimal) +
+                             "[state]\nuri = \"postgresql://floe:${FLOE_TEST_SECRET}@db:5432/floe\"\n"));
+  EXPECT_EQ(config.state_uri, "postgresql://floe:s3cret@db:5432/floe");
+  EXPECT_EQ(config.state_dir, "/etc/floe/.floe-state/cda-main");  // still the key indexes' home
+  const std::string error =
+      ErrorOf(std::string(kMinimal) + "[state]\nuri = \"mysql://floe:${FLOE_TEST_SECRET}@db/floe\"\n");
+  EXPECT_THAT(error, HasSubstr("[state] uri: must be a PostgreSQL URI"));
+  EXPECT_THAT(error, ::testing::Not(HasSubstr("s3cret")));
+}
+
 TEST_F(ConfigTest, ForTableMergesTheOverrideOverTheGlobals) {
   ASSERT_OK_AND_ASSIGN(PipelineConfig config, Parse(std::string(kMinimal) + R"toml(
 [target]

@@ -13,6 +13,7 @@
 
 #include "ingest/state/ledger.h"
 #include "test_util.h"
+#include "unit/ingest_state/ledger_backends.h"
 
 namespace floe::ingest {
 namespace {
@@ -45,14 +46,20 @@ int64_t LedgerNowMs() {
       .count();
 }
 
+// SQLite only: an older layout.
 class LedgerActivityTest : public ::testing::Test {
  protected:
   std::string StateDir() const { return dir_.File("state"); }
   floe::testing::TempDir dir_;
 };
 
-TEST_F(LedgerActivityTest, BacklogCountsUnitsNotYetCommittedByState) {
-  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+// Every backend (ledger_backends.h).
+class LedgerActivityContractTest : public LedgerBackendTest {};
+INSTANTIATE_TEST_SUITE_P(Backends, LedgerActivityContractTest, ::testing::Values("sqlite", "postgresql"),
+                         [](const auto& info) { return info.param; });
+
+TEST_P(LedgerActivityContractTest, BacklogCountsUnitsNotYetCommittedByState) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Open());
   ASSERT_OK(ledger
                 ->RecordDiscovered({File("/a/1", "a", 10), File("/a/2", "a", 20), File("/a/3", "a", 30),
                                     File("/a/4", "a", 40), File("/b/1", "b", 5)},
@@ -77,8 +84,8 @@ TEST_F(LedgerActivityTest, BacklogCountsUnitsNotYetCommittedByState) {
   (void)batch;
 }
 
-TEST_F(LedgerActivityTest, CommittedBatchesKeepTheirStatsAndSumOverAWindow) {
-  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+TEST_P(LedgerActivityContractTest, CommittedBatchesKeepTheirStatsAndSumOverAWindow) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Open());
   ASSERT_OK(
       ledger
           ->RecordDiscovered(
@@ -122,8 +129,8 @@ TEST_F(LedgerActivityTest, CommittedBatchesKeepTheirStatsAndSumOverAWindow) {
   EXPECT_EQ(recent[2].batch_id, second);
 }
 
-TEST_F(LedgerActivityTest, QuarantinesNewestFirstAndPerWindow) {
-  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+TEST_P(LedgerActivityContractTest, QuarantinesNewestFirstAndPerWindow) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Open());
   ASSERT_OK(ledger->RecordDiscovered({File("/a/1", "a", 1), File("/a/2", "a", 1), File("/b/1", "b", 1)}, 1)
                 .status());
   ASSERT_OK(ledger->Quarantine("/a/1", "first"));
@@ -139,8 +146,8 @@ TEST_F(LedgerActivityTest, QuarantinesNewestFirstAndPerWindow) {
   EXPECT_TRUE(future.empty());
 }
 
-TEST_F(LedgerActivityTest, TableConditionsKeepTheirStartWhileUnchanged) {
-  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+TEST_P(LedgerActivityContractTest, TableConditionsKeepTheirStartWhileUnchanged) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Open());
   ASSERT_OK(ledger->SetTableCondition("a", "stopped", "CDA table a was reset", 100));
   ASSERT_OK(ledger->SetTableCondition("a", "stopped", "CDA table a was reset", 200));
   ASSERT_OK_AND_ASSIGN(auto conditions, ledger->TableConditions());
@@ -150,7 +157,7 @@ TEST_F(LedgerActivityTest, TableConditionsKeepTheirStartWhileUnchanged) {
   ASSERT_OK_AND_ASSIGN(conditions, ledger->TableConditions());
   EXPECT_EQ(conditions["a"].state, "failing");
   EXPECT_EQ(conditions["a"].since_ms, 300);
-  ASSERT_OK_AND_ASSIGN(auto reader, Ledger::OpenReadOnly(StateDir()));
+  ASSERT_OK_AND_ASSIGN(auto reader, OpenReadOnly());
   ASSERT_OK_AND_ASSIGN(auto seen, reader->TableConditions());
   EXPECT_EQ(seen.size(), 1u);
   ASSERT_OK(ledger->ClearTableCondition("a"));

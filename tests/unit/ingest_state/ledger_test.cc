@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "test_util.h"
+#include "unit/ingest_state/ledger_backends.h"
 
 namespace floe::ingest {
 namespace {
@@ -44,11 +45,17 @@ LedgerFile OnlyFile(Ledger& ledger, const std::string& uri) {
   return {};
 }
 
+// SQLite only: the files in the state dir, SQLite's own damage and older layouts.
 class LedgerTest : public ::testing::Test {
  protected:
   std::string StateDir() const { return dir_.File("state/nested/pipeline"); }
   floe::testing::TempDir dir_;
 };
+
+// Every backend (ledger_backends.h).
+class LedgerContractTest : public LedgerBackendTest {};
+INSTANTIATE_TEST_SUITE_P(Backends, LedgerContractTest, ::testing::Values("sqlite", "postgresql"),
+                         [](const auto& info) { return info.param; });
 
 TEST_F(LedgerTest, OpenCreatesTheStateDirWithDatabaseAndLock) {
   ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
@@ -61,8 +68,8 @@ TEST_F(LedgerTest, OpenCreatesTheStateDirWithDatabaseAndLock) {
   EXPECT_FALSE(Ledger::Open("").ok());
 }
 
-TEST_F(LedgerTest, RecordDiscoveredKeepsEveryFieldAndPendingFollowsOrderKey) {
-  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+TEST_P(LedgerContractTest, RecordDiscoveredKeepsEveryFieldAndPendingFollowsOrderKey) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Open());
   SourceUnit detailed = File("s3://b/t/fp/200/part-1.parquet", "pc_policy", "0002");
   detailed.fingerprint = "abc123";
   detailed.folder_timestamp_ms = 1664585730000;
@@ -106,8 +113,8 @@ TEST_F(LedgerTest, RecordDiscoveredKeepsEveryFieldAndPendingFollowsOrderKey) {
   EXPECT_FALSE(ledger->RecordDiscovered({no_table}, 1).ok());
 }
 
-TEST_F(LedgerTest, BatchLifecycleCommitAndRelease) {
-  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+TEST_P(LedgerContractTest, BatchLifecycleCommitAndRelease) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Open());
   ASSERT_OK(ledger->RecordDiscovered(
       {File("/t/1", "t", "1"), File("/t/2", "t", "2"), File("/t/3", "t", "3"), File("/u/1", "u", "1")}, 1));
 
@@ -149,8 +156,8 @@ TEST_F(LedgerTest, BatchLifecycleCommitAndRelease) {
   EXPECT_GT(third, second);  // a released id is not reused
 }
 
-TEST_F(LedgerTest, OpenBatchRejectsFilesItCannotTakeAndChangesNothing) {
-  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+TEST_P(LedgerContractTest, OpenBatchRejectsFilesItCannotTakeAndChangesNothing) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Open());
   ASSERT_OK(
       ledger->RecordDiscovered({File("/t/1", "t", "1"), File("/t/2", "t", "2"), File("/u/1", "u", "1")}, 1));
   ASSERT_OK_AND_ASSIGN(int64_t batch, ledger->OpenBatch("t", {"/t/1"}));
@@ -172,10 +179,10 @@ TEST_F(LedgerTest, OpenBatchRejectsFilesItCannotTakeAndChangesNothing) {
   EXPECT_EQ(open.size(), 1u);
 }
 
-TEST_F(LedgerTest, BatchIdsIncreaseAcrossReopenAndReset) {
+TEST_P(LedgerContractTest, BatchIdsIncreaseAcrossReopenAndReset) {
   int64_t last = 0;
   for (int round = 0; round < 3; ++round) {
-    ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+    ASSERT_OK_AND_ASSIGN(auto ledger, Open());
     std::string uri = "/t/" + std::to_string(round);
     ASSERT_OK(ledger->RecordDiscovered({File(uri, "t", uri)}, 1));
     ASSERT_OK_AND_ASSIGN(int64_t batch, ledger->OpenBatch("t", {uri}));
@@ -185,14 +192,14 @@ TEST_F(LedgerTest, BatchIdsIncreaseAcrossReopenAndReset) {
   }
 }
 
-TEST_F(LedgerTest, OpenBatchesSurviveReopen) {
+TEST_P(LedgerContractTest, OpenBatchesSurviveReopen) {
   int64_t batch = 0;
   {
-    ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+    ASSERT_OK_AND_ASSIGN(auto ledger, Open());
     ASSERT_OK(ledger->RecordDiscovered({File("/t/1", "t", "1"), File("/t/2", "t", "2")}, 1));
     ASSERT_OK_AND_ASSIGN(batch, ledger->OpenBatch("t", {"/t/1", "/t/2"}));
   }
-  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+  ASSERT_OK_AND_ASSIGN(auto ledger, Open());
   ASSERT_OK_AND_ASSIGN(auto open, ledger->OpenBatches());
   ASSERT_EQ(open.size(), 1u);
   EXPECT_EQ(open[0].batch_id, batch);
@@ -201,8 +208,8 @@ TEST_F(LedgerTest, OpenBatchesSurviveReopen) {
   EXPECT_THAT(tables, ElementsAre("t"));  // an open batch is work even with nothing pending
 }
 
-TEST_F(LedgerTest, QuarantineSkipAndRetry) {
-  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+TEST_P(LedgerContractTest, QuarantineSkipAndRetry) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Open());
   ASSERT_OK(ledger->RecordDiscovered(
       {File("/t/1", "t", "1"), File("/t/2", "t", "2"), File("/t/3", "t", "3"), File("/u/1", "u", "1")}, 1));
   ASSERT_OK_AND_ASSIGN(int64_t batch, ledger->OpenBatch("t", {"/t/1", "/t/2"}));
@@ -242,8 +249,8 @@ TEST_F(LedgerTest, QuarantineSkipAndRetry) {
   EXPECT_EQ(OnlyFile(*ledger, "/u/1").state, FileState::kDiscovered);
 }
 
-TEST_F(LedgerTest, ChangedAfterIngestIsReportedAndLeftAlone) {
-  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+TEST_P(LedgerContractTest, ChangedAfterIngestIsReportedAndLeftAlone) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Open());
   ASSERT_OK(
       ledger->RecordDiscovered({File("/t/1", "t", "1"), File("/t/2", "t", "2"), File("/t/3", "t", "3")}, 1));
   ASSERT_OK_AND_ASSIGN(int64_t batch, ledger->OpenBatch("t", {"/t/1"}));
@@ -278,8 +285,8 @@ TEST_F(LedgerTest, ChangedAfterIngestIsReportedAndLeftAlone) {
 }
 
 // Issue 15 item 13: files put back one by one (floe files --retry FILE|GLOB).
-TEST_F(LedgerTest, RetryFilesTakesQuarantinedAndSkippedFilesAllOrNone) {
-  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+TEST_P(LedgerContractTest, RetryFilesTakesQuarantinedAndSkippedFilesAllOrNone) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Open());
   ASSERT_OK(
       ledger->RecordDiscovered({File("/t/1", "t", "1"), File("/t/2", "t", "2"), File("/t/3", "t", "3")}, 1));
   ASSERT_OK(ledger->Quarantine("/t/1", "bad"));
@@ -294,8 +301,8 @@ TEST_F(LedgerTest, RetryFilesTakesQuarantinedAndSkippedFilesAllOrNone) {
   EXPECT_EQ(OnlyFile(*ledger, "/t/2").reason, "");
 }
 
-TEST_F(LedgerTest, ResetTableForgetsOneTable) {
-  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+TEST_P(LedgerContractTest, ResetTableForgetsOneTable) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Open());
   ASSERT_OK(
       ledger->RecordDiscovered({File("/t/1", "t", "1"), File("/t/2", "t", "2"), File("/u/1", "u", "1")}, 1));
   ASSERT_OK_AND_ASSIGN(int64_t batch, ledger->OpenBatch("t", {"/t/1"}));
@@ -323,8 +330,8 @@ TEST_F(LedgerTest, ResetTableForgetsOneTable) {
   EXPECT_EQ(again.new_files, 1);
 }
 
-TEST_F(LedgerTest, WatermarksRoundTrip) {
-  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+TEST_P(LedgerContractTest, WatermarksRoundTrip) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Open());
   ASSERT_OK_AND_ASSIGN(auto none, ledger->Watermark("t"));
   EXPECT_FALSE(none.has_value());
   ASSERT_OK(ledger->SetWatermark({"t", 1562112543759, {"123456789", "odd&=%\nname", ""}}));
@@ -353,11 +360,11 @@ TEST_F(LedgerTest, SecondOpenOfTheSameStateDirFails) {
 
 // `floe files` beside a running `floe run`: a read-only open takes no lock,
 // sees committed changes, and cannot change anything.
-TEST_F(LedgerTest, ReadOnlyOpenWorksWhileTheWriterHoldsTheLock) {
-  EXPECT_EQ(Ledger::OpenReadOnly(StateDir()).status().kind(), ErrorKind::kNotFound);
-  ASSERT_OK_AND_ASSIGN(auto writer, Ledger::Open(StateDir()));
+TEST_P(LedgerContractTest, ReadOnlyOpenWorksWhileTheWriterHoldsTheLock) {
+  EXPECT_EQ(OpenReadOnly().status().kind(), ErrorKind::kNotFound);
+  ASSERT_OK_AND_ASSIGN(auto writer, Open());
   ASSERT_OK(writer->RecordDiscovered({File("/t/1", "t", "1")}, 1));
-  ASSERT_OK_AND_ASSIGN(auto reader, Ledger::OpenReadOnly(StateDir()));
+  ASSERT_OK_AND_ASSIGN(auto reader, OpenReadOnly());
   ASSERT_OK_AND_ASSIGN(auto files, reader->Files({}));
   EXPECT_THAT(Uris(files), ElementsAre("/t/1"));
   ASSERT_OK_AND_ASSIGN(int64_t batch, writer->OpenBatch("t", {"/t/1"}));
@@ -369,16 +376,16 @@ TEST_F(LedgerTest, ReadOnlyOpenWorksWhileTheWriterHoldsTheLock) {
   EXPECT_EQ(still[0].state, FileState::kInBatch);
 }
 
-TEST_F(LedgerTest, ABatchOpenedByAProcessThatDiesIsStillOpenAfterReopen) {
+TEST_P(LedgerContractTest, ABatchOpenedByAProcessThatDiesIsStillOpenAfterReopen) {
   {
-    ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+    ASSERT_OK_AND_ASSIGN(auto ledger, Open());
     ASSERT_OK(ledger->RecordDiscovered({File("/t/1", "t", "1"), File("/t/2", "t", "2")}, 1));
   }
   pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
     // No destructors, no close: the process just ends after the call returned.
-    auto ledger = Ledger::Open(StateDir());
+    auto ledger = Open();
     if (!ledger.ok()) ::_exit(2);
     auto batch = (*ledger)->OpenBatch("t", {"/t/2"});
     ::_exit(batch.ok() && *batch == 1 ? 0 : 3);
@@ -388,13 +395,69 @@ TEST_F(LedgerTest, ABatchOpenedByAProcessThatDiesIsStillOpenAfterReopen) {
   ASSERT_TRUE(WIFEXITED(wait_status));
   ASSERT_EQ(WEXITSTATUS(wait_status), 0);
 
-  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));  // the dead process's lock is gone
+  ASSERT_OK_AND_ASSIGN(auto ledger, Open());  // the dead process's lock is gone
   ASSERT_OK_AND_ASSIGN(auto open, ledger->OpenBatches());
   ASSERT_EQ(open.size(), 1u);
   EXPECT_EQ(open[0].batch_id, 1);
   EXPECT_THAT(open[0].uris, ElementsAre("/t/2"));
   ASSERT_OK_AND_ASSIGN(auto pending, ledger->Pending("t"));
   EXPECT_THAT(Uris(pending), ElementsAre("/t/1"));
+}
+
+TEST_P(LedgerContractTest, SecondOpenOfThePipelineFailsNamingItWithoutThePassword) {
+  if (!OnPostgres()) GTEST_SKIP() << "the SQLite lock: SecondOpenOfTheSameStateDirFails";
+  ASSERT_OK_AND_ASSIGN(auto ledger, Open());
+  auto second = Open();
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().kind(), ErrorKind::kInvalidArgument);
+  EXPECT_THAT(second.status().message(), HasSubstr("another floe process is using pipeline " + pipeline_ +
+                                                   "'s PostgreSQL ledger postgresql://floe:***@"));
+  EXPECT_THAT(second.status().message(), HasSubstr("(schema floe_ledger_" + pipeline_ + ")"));
+  EXPECT_THAT(second.status().message(), HasSubstr("pid " + std::to_string(::getpid())));  // the holder
+  EXPECT_THAT(second.status().message(), ::testing::Not(HasSubstr("floe:floe@")));
+  // Another pipeline in the same database is independent, and readers take no lock.
+  LedgerOptions other = Options();
+  other.pipeline += "_other";
+  ASSERT_OK_AND_ASSIGN(auto other_ledger, Ledger::Open(other));
+  ASSERT_OK(other_ledger->RecordDiscovered({File("/o/1", "o", "1")}, 1).status());
+  ASSERT_OK_AND_ASSIGN(auto files, ledger->Files({}));
+  EXPECT_TRUE(files.empty());
+  ASSERT_OK_AND_ASSIGN(auto reader, OpenReadOnly());
+  ledger.reset();
+  ASSERT_OK_AND_ASSIGN(auto reopened, Open());
+  other_ledger.reset();
+  auto connection = sql::OpenSqlConnection(pg_uri_);
+  ASSERT_OK(connection.status());
+  ASSERT_OK((*connection)->Execute("DROP SCHEMA \"floe_ledger_" + other.pipeline + "\" CASCADE").status());
+}
+
+// A PostgreSQL ledger whose connection is lost fails the call in progress
+// with a retryable error (nothing of it is kept) and reconnects, with its
+// lock, at the next call.
+TEST_P(LedgerContractTest, ALostConnectionIsRetryableAndTheNextCallReconnects) {
+  if (!OnPostgres()) GTEST_SKIP() << "PostgreSQL only";
+  ASSERT_OK_AND_ASSIGN(auto ledger, Open());
+  ASSERT_OK(ledger->RecordDiscovered({File("/t/1", "t", "1")}, 1).status());
+  auto admin = sql::OpenSqlConnection(pg_uri_);
+  ASSERT_OK(admin.status());
+  auto kill = [&]() {
+    ASSERT_OK_AND_ASSIGN(auto killed,
+                         (*admin)->Execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                           "WHERE application_name = ?",
+                                           {"floe " + pipeline_ + " pid " + std::to_string(::getpid())}));
+    ASSERT_EQ(killed.rows.size(), 1u);
+  };
+  kill();
+  auto lost = ledger->OpenBatch("t", {"/t/1"});
+  ASSERT_FALSE(lost.ok());
+  EXPECT_EQ(lost.status().kind(), ErrorKind::kIOError) << lost.status().ToString();
+  EXPECT_TRUE(lost.status().retryable()) << lost.status().ToString();
+  EXPECT_THAT(lost.status().ToString(), ::testing::Not(HasSubstr("floe:floe@")));
+  ASSERT_OK_AND_ASSIGN(auto pending, ledger->Pending("t"));  // reconnected
+  EXPECT_THAT(Uris(pending), ElementsAre("/t/1"));
+  EXPECT_FALSE(Open().ok());  // the lock came back with the connection
+  ASSERT_OK_AND_ASSIGN(int64_t batch, ledger->OpenBatch("t", {"/t/1"}));
+  EXPECT_EQ(batch, 1);
 }
 
 TEST_F(LedgerTest, ADamagedDatabaseIsAnErrorNotACrash) {
@@ -420,8 +483,8 @@ SourceUnit Range(const std::string& partition, const std::string& first, const s
   return unit;
 }
 
-TEST_F(LedgerTest, StreamRangesRoundTripAndNeverOverlap) {
-  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+TEST_P(LedgerContractTest, StreamRangesRoundTripAndNeverOverlap) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Open());
   // Positions beyond 64 and 128 bits (Kinesis sequence numbers have 56 digits, up to 129) keep every digit.
   const std::string big = "49590338271490256608559692538361571095921575989136588898";
   ASSERT_OK(
@@ -565,8 +628,8 @@ TEST_F(LedgerTest, ExpectationCountsCommitWithTheBatchAndAVersionThreeLedgerGain
   EXPECT_TRUE(ledger->ExpectationCounts(std::nullopt).ValueOr({{}}).empty());
 }
 
-TEST_F(LedgerTest, StatesOfNamesTheStateOfEveryKnownUri) {
-  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(StateDir()));
+TEST_P(LedgerContractTest, StatesOfNamesTheStateOfEveryKnownUri) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Open());
   ASSERT_OK(ledger->RecordDiscovered({File("/a", "t", "1"), File("/b", "t", "2"), File("/c", "t", "3")}, 1));
   ASSERT_OK_AND_ASSIGN(int64_t batch, ledger->OpenBatch("t", {"/a"}));
   ASSERT_OK(ledger->CommitBatch(batch, 42));

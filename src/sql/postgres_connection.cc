@@ -1,22 +1,27 @@
-// PostgreSQL behind SqlConnection (libpq). '?' placeholders become $1..$n.
+// PostgreSQL behind SqlConnection (libpq). '?' placeholders become $1..$n,
+// numbered ones ('?N') $N.
 #include <libpq-fe.h>
 
-#include "catalog/sql/sql_connection.h"
+#include "sql/sql_connection.h"
 
-namespace floe::catalog {
+namespace floe::sql {
 namespace {
 
-// Rewrites '?' placeholders (outside quoted literals) into $1, $2, ...
+// Rewrites placeholders outside quoted literals: '?' into $1, $2, ... in
+// order, '?N' into $N.
 std::string ToPostgresPlaceholders(const std::string& sql) {
   std::string out;
   int n = 0;
   bool in_quote = false;
-  for (char c : sql) {
+  for (size_t i = 0; i < sql.size(); ++i) {
+    const char c = sql[i];
     if (c == '\'') in_quote = !in_quote;
-    if (c == '?' && !in_quote) {
-      out += "$" + std::to_string(++n);
-    } else {
+    if (c != '?' || in_quote) {
       out += c;
+    } else if (i + 1 < sql.size() && sql[i + 1] >= '0' && sql[i + 1] <= '9') {
+      out += '$';
+    } else {
+      out += "$" + std::to_string(++n);
     }
   }
   return out;
@@ -29,6 +34,7 @@ class PostgresConnection final : public SqlConnection {
   ~PostgresConnection() override { PQfinish(conn_); }
 
   const std::string& description() const override { return description_; }
+  bool connected() const override { return PQstatus(conn_) == CONNECTION_OK; }
 
   Result<SqlResult> Execute(const std::string& sql, const std::vector<SqlValue>& params) override {
     std::string pg_sql = ToPostgresPlaceholders(sql);
@@ -77,10 +83,9 @@ class PostgresConnection final : public SqlConnection {
   void Rollback() override { (void)Execute("ROLLBACK", {}); }
 
   Result<bool> HasColumn(const std::string& table, const std::string& column) override {
-    FLOE_ASSIGN_OR_RETURN(
-        SqlResult r,
-        Execute("SELECT 1 FROM information_schema.columns WHERE table_name = ? AND column_name = ?",
-                {table, column}));
+    FLOE_ASSIGN_OR_RETURN(SqlResult r, Execute("SELECT 1 FROM information_schema.columns WHERE table_schema "
+                                               "= current_schema() AND table_name = ? AND column_name = ?",
+                                               {table, column}));
     return !r.rows.empty();
   }
 
@@ -91,17 +96,20 @@ class PostgresConnection final : public SqlConnection {
 
 }  // namespace
 
-Result<std::unique_ptr<SqlConnection>> OpenPostgresConnection(const std::string& uri) {
+Result<std::unique_ptr<SqlConnection>> OpenPostgresConnection(const std::string& uri,
+                                                              const std::string& role) {
   PGconn* conn = PQconnectdb(uri.c_str());
   if (!conn) return Status::IOError("cannot connect to " + RedactUri(uri) + ": out of memory", true);
   if (PQstatus(conn) != CONNECTION_OK) {
     std::string message = PQerrorMessage(conn);
     while (!message.empty() && message.back() == '\n') message.pop_back();
     PQfinish(conn);
-    return Status::IOError("cannot connect to PostgreSQL catalog " + RedactUri(uri) + ": " + message, true);
+    return Status::IOError("cannot connect to PostgreSQL " + role + " " + RedactUri(uri) + ": " + message,
+                           true);
   }
   PQsetClientEncoding(conn, "UTF8");
-  return std::unique_ptr<SqlConnection>(new PostgresConnection(conn, "postgresql catalog " + RedactUri(uri)));
+  return std::unique_ptr<SqlConnection>(
+      new PostgresConnection(conn, "postgresql " + role + " " + RedactUri(uri)));
 }
 
-}  // namespace floe::catalog
+}  // namespace floe::sql

@@ -1,11 +1,11 @@
 // SQLite behind SqlConnection. WAL mode and a busy timeout let several floe
-// processes share one catalog file; writers serialise on SQLite's lock.
+// processes share one database file; writers serialise on SQLite's lock.
 #include <filesystem>
 
-#include "catalog/sql/sql_connection.h"
+#include "sql/sql_connection.h"
 #include "sqlite/sqlite_database.h"
 
-namespace floe::catalog {
+namespace floe::sql {
 namespace {
 
 class SqliteConnection final : public SqlConnection {
@@ -14,6 +14,7 @@ class SqliteConnection final : public SqlConnection {
       : db_(std::move(db)), description_(std::move(description)) {}
 
   const std::string& description() const override { return description_; }
+  bool connected() const override { return true; }
 
   Result<SqlResult> Execute(const std::string& sql, const std::vector<SqlValue>& params) override {
     FLOE_ASSIGN_OR_RETURN(SqliteStatement stmt, db_->Prepare(sql));
@@ -50,7 +51,8 @@ class SqliteConnection final : public SqlConnection {
 
 }  // namespace
 
-Result<std::unique_ptr<SqlConnection>> OpenSqliteConnection(const std::string& uri, bool create_if_missing) {
+Result<std::unique_ptr<SqlConnection>> OpenSqliteConnection(const std::string& uri, bool create_if_missing,
+                                                            const std::string& role) {
   std::string path;
   if (uri == "sqlite::memory:") {
     path = ":memory:";
@@ -59,13 +61,13 @@ Result<std::unique_ptr<SqlConnection>> OpenSqliteConnection(const std::string& u
   } else if (uri.rfind("sqlite://", 0) == 0) {
     path = uri.substr(9);
   } else {
-    return Status::InvalidArgument("not a SQLite URI: " + RedactUri(uri) +
-                                   " (expected sqlite:///path/catalog.db)");
+    return Status::InvalidArgument("not a SQLite URI: " + RedactUri(uri) + " (expected sqlite:///path/" +
+                                   role + ".db)");
   }
   if (path != ":memory:") {
     std::error_code ec;
     if (!create_if_missing && !std::filesystem::exists(path, ec)) {
-      return Status::NotFound("SQLite catalog " + path + " does not exist");
+      return Status::NotFound("SQLite " + role + " " + path + " does not exist");
     }
     std::filesystem::path parent = std::filesystem::path(path).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent, ec);
@@ -74,7 +76,7 @@ Result<std::unique_ptr<SqlConnection>> OpenSqliteConnection(const std::string& u
   options.create_if_missing = create_if_missing;
   options.serialized = true;
   options.busy_timeout_ms = 30000;
-  options.name = "sqlite catalog " + path;
+  options.name = "sqlite " + role + " " + path;
   FLOE_ASSIGN_OR_RETURN(auto db, SqliteDatabase::Open(path, options));
   auto conn = std::make_unique<SqliteConnection>(std::move(db), options.name);
   if (path != ":memory:") {
@@ -83,4 +85,4 @@ Result<std::unique_ptr<SqlConnection>> OpenSqliteConnection(const std::string& u
   return std::unique_ptr<SqlConnection>(std::move(conn));
 }
 
-}  // namespace floe::catalog
+}  // namespace floe::sql
