@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "columnar/column.h"
@@ -39,5 +40,22 @@ class ChunkedReader {
   virtual int64_t chunk_bytes(int chunk) const = 0;
   virtual Result<RecordBatch> ReadChunk(int chunk, const std::vector<int>& columns) = 0;
 };
+
+// ReadChunk's column selection for a reader that holds its chunks decoded:
+// the top-level fields `columns` of `rows` (empty = every field), or
+// InvalidArgument naming an index outside the schema.
+inline Result<RecordBatch> SelectChunkColumns(const RecordBatch& rows, const std::vector<int>& columns) {
+  if (columns.empty()) return rows;
+  RecordBatch out;
+  out.num_rows = rows.num_rows;
+  for (int column : columns) {
+    if (column < 0 || static_cast<size_t>(column) >= rows.columns.size()) {
+      return Status::InvalidArgument("column " + std::to_string(column) + " out of range");
+    }
+    out.schema.push_back(rows.schema[static_cast<size_t>(column)]);
+    out.columns.push_back(rows.columns[static_cast<size_t>(column)]);
+  }
+  return out;
+}
 
 }  // namespace floe::formats

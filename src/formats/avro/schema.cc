@@ -479,14 +479,15 @@ BoundedMemo<std::string, AvroSchema>& ParsedSchemas() {
 
 Result<AvroSchema> AvroSchema::Parse(std::string_view json_text) {
   const bool memoized = json_text.size() <= kMaxMemoizedSchemaText;
+  std::string key;
   if (memoized) {
-    if (std::optional<AvroSchema> known = ParsedSchemas().Find(std::string(json_text)))
-      return *std::move(known);
+    key.assign(json_text);
+    if (std::optional<AvroSchema> known = ParsedSchemas().Find(key)) return *std::move(known);
   }
   Json json = Json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded()) return Status::Corruption("avro schema: not valid JSON");
   FLOE_ASSIGN_OR_RETURN(AvroSchema schema, FromJson(json));
-  if (memoized) ParsedSchemas().Add(std::string(json_text), schema);
+  if (memoized) ParsedSchemas().Add(std::move(key), schema);
   return schema;
 }
 

@@ -510,8 +510,7 @@ Status ReadKafkaSourceKeys(SectionReader& section, SourceConfig* source) {
                                "must be OAUTHBEARER (or unset) with kafka_auth = \"aws_msk_iam\"");
         }
       }
-      if (name == "sasl.oauthbearer.method" || name == "enable.sasl.oauthbearer.unsecure.jwt" ||
-          name.rfind("sasl.oauthbearer.", 0) == 0) {
+      if (name.rfind("sasl.oauthbearer.", 0) == 0 || name == "enable.sasl.oauthbearer.unsecure.jwt") {
         return section.Error("kafka." + name,
                              "conflicts with kafka_auth = \"aws_msk_iam\" (floe makes the token)");
       }

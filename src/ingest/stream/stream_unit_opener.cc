@@ -22,17 +22,7 @@ class DecodedRangeReader final : public formats::ChunkedReader {
   int64_t chunk_bytes(int) const override { return decoded_->payload_bytes; }
   Result<RecordBatch> ReadChunk(int chunk, const std::vector<int>& columns) override {
     if (chunk != 0 || decoded_->rows.num_rows == 0) return Status::InvalidArgument("no such chunk");
-    if (columns.empty()) return decoded_->rows;  // every column (ChunkedReader's convention)
-    RecordBatch out;
-    out.num_rows = decoded_->rows.num_rows;
-    for (int column : columns) {
-      if (column < 0 || static_cast<size_t>(column) >= decoded_->rows.columns.size()) {
-        return Status::InvalidArgument("column " + std::to_string(column) + " out of range");
-      }
-      out.schema.push_back(decoded_->rows.schema[static_cast<size_t>(column)]);
-      out.columns.push_back(decoded_->rows.columns[static_cast<size_t>(column)]);
-    }
-    return out;
+    return formats::SelectChunkColumns(decoded_->rows, columns);
   }
 
  private:

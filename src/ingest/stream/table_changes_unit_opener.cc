@@ -22,18 +22,7 @@ class ChangeRowsReader final : public formats::ChunkedReader {
     if (chunk < 0 || static_cast<size_t>(chunk) >= chunks_.size()) {
       return Status::InvalidArgument("no chunk " + std::to_string(chunk));
     }
-    const RecordBatch& rows = chunks_[static_cast<size_t>(chunk)];
-    if (columns.empty()) return rows;  // every column (ChunkedReader's convention)
-    RecordBatch out;
-    out.num_rows = rows.num_rows;
-    for (int column : columns) {
-      if (column < 0 || static_cast<size_t>(column) >= rows.columns.size()) {
-        return Status::InvalidArgument("column " + std::to_string(column) + " out of range");
-      }
-      out.schema.push_back(rows.schema[static_cast<size_t>(column)]);
-      out.columns.push_back(rows.columns[static_cast<size_t>(column)]);
-    }
-    return out;
+    return formats::SelectChunkColumns(chunks_[static_cast<size_t>(chunk)], columns);
   }
 
  private:
