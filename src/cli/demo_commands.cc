@@ -164,7 +164,8 @@ void RegisterDemoCommands(CLI::App& app, ExitCode& exit_code) {
   generate->add_option("--rows", export_options.rows,
                        "Ids per table at the end, roughly (typelists stay small)");
   generate->add_option("--tables", export_options.tables,
-                       "Tables, 1-5: cc_claim, cc_exposure, cc_contact, cctl_lossType, cc_check");
+                       "Tables, 1-50: cc_claim, cc_exposure, cc_contact, cctl_lossType, cc_check, then the "
+                       "same again as cc_claim_2, ...");
   generate->add_option("--folders", export_options.folders, "Committed timestamp folders per table");
   generate->add_option("--files-per-folder", export_options.files_per_folder, "Part files per folder");
   generate->add_flag("--no-schema-change", options->no_schema_change,

@@ -25,7 +25,7 @@ using Json = nlohmann::ordered_json;
 
 constexpr const char* kStateFile = ".floe-demo-state.json";
 constexpr const char* kStateFormat = "floe-demo-export/1";
-constexpr int kMaxTables = 5;
+constexpr int kMaxTables = 50;
 constexpr int kMaxFolders = 100000;
 constexpr int kMaxFilesPerFolder = 10000;
 constexpr int64_t kMaxRows = int64_t{1} << 32;
@@ -52,8 +52,8 @@ Status ValidateOptions(const DemoExportOptions& options) {
                                    ", got " + std::to_string(options.rows));
   }
   if (options.tables < 1 || options.tables > kMaxTables) {
-    return Status::InvalidArgument("demo export: tables must be between 1 and 5, got " +
-                                   std::to_string(options.tables));
+    return Status::InvalidArgument("demo export: tables must be between 1 and " + std::to_string(kMaxTables) +
+                                   ", got " + std::to_string(options.tables));
   }
   if (options.folders < 1 || options.folders > kMaxFolders) {
     return Status::InvalidArgument("demo export: folders must be between 1 and " +
@@ -115,8 +115,17 @@ int GenerationOf(const DemoExportOptions& options, int folder) {
   return switch_folder >= 0 && folder >= switch_folder ? 1 : 0;
 }
 
+// The name of the export's table `index`: the five demo tables, then the same
+// kinds again as <name>_2, <name>_3, ... (scale-out tests need many tables).
+std::string DemoTableName(int index) {
+  const DemoTable& kind = demo::DemoTables()[static_cast<size_t>(index) % demo::DemoTables().size()];
+  const size_t round = static_cast<size_t>(index) / demo::DemoTables().size();
+  return round == 0 ? kind.name : kind.name + "_" + std::to_string(round + 1);
+}
+
 struct FolderTarget {
   const DemoTable* table = nullptr;
+  std::string table_name;
   int table_index = 0;
   int folder = 0;
   int generation = 0;
@@ -165,7 +174,7 @@ Status WriteFolder(FileIO& io, const FolderTarget& target, const DemoExportOptio
   }
   const int64_t written = static_cast<int64_t>(changes.size());
   const int64_t dropped = written == 0 ? random.Between(3, 40) : random.Between(0, written / 20);
-  Json metrics = {{"tableName", target.table->name},       {"schemaId", target.fingerprint},
+  Json metrics = {{"tableName", target.table_name},        {"schemaId", target.fingerprint},
                   {"batchTimestamp", target.timestamp_ms}, {"numRecordsRead", written + dropped},
                   {"numRecordsWritten", written},          {"numRecordsDropped", dropped}};
   const std::string metrics_path = JoinPath(target.directory, ".cda/batch-metrics.json");
@@ -180,8 +189,9 @@ Status RunCalls(FileIO& io, const std::string& root, const DemoExportOptions& op
   Json manifest = Json::object();
   const bool uncommitted = options.uncommitted_folder;
   for (int t = 0; t < options.tables; ++t) {
-    const DemoTable& table = demo::DemoTables()[static_cast<size_t>(t)];
-    summary.tables.push_back(table.name);
+    const DemoTable& table = demo::DemoTables()[static_cast<size_t>(t) % demo::DemoTables().size()];
+    const std::string table_name = DemoTableName(t);
+    summary.tables.push_back(table_name);
     DemoChangeStream stream(options.seed, t, table, options);
     const std::string fingerprints[2] = {Fingerprint(options.seed, t, 0), Fingerprint(options.seed, t, 1)};
     CommittedState committed;
@@ -207,29 +217,30 @@ Status RunCalls(FileIO& io, const std::string& root, const DemoExportOptions& op
         if (!last_call) continue;
         FolderTarget target;
         target.table = &table;
+        target.table_name = table_name;
         target.table_index = t;
         target.folder = first + k;
         target.generation = GenerationOf(options, target.folder);
         target.fingerprint = fingerprints[target.generation];
         target.timestamp_ms = stream.FolderTimestamp(target.folder);
         target.directory =
-            JoinPath(root, table.name + "/" + target.fingerprint + "/" + std::to_string(target.timestamp_ms));
+            JoinPath(root, table_name + "/" + target.fingerprint + "/" + std::to_string(target.timestamp_ms));
         FLOE_RETURN_IF_ERROR(WriteFolder(io, target, options, std::move(changes), summary));
       }
     }
     const int last_committed = stream.next_folder() - 1 - (uncommitted ? 1 : 0);
     summary.committed_rows += committed.change_rows;
-    summary.expected_rows[table.name] = committed.LiveRows();
+    summary.expected_rows[table_name] = committed.LiveRows();
     Json history = Json::object();
     history[fingerprints[0]] = std::to_string(stream.FolderTimestamp(0) - 60'000);
     if (const int switch_folder = SchemaSwitchFolder(options); switch_folder >= 0) {
       history[fingerprints[1]] =
           std::to_string(stream.FolderTimestamp(switch_folder) - demo::kFolderIntervalMs / 2);
     }
-    manifest[table.name] = {
+    manifest[table_name] = {
         {"lastSuccessfulWriteTimestamp", std::to_string(stream.FolderTimestamp(last_committed))},
         {"totalProcessedRecordsCount", committed.change_rows},
-        {"dataFilesPath", "s3://demo-bucket/cda/" + table.name},
+        {"dataFilesPath", "s3://demo-bucket/cda/" + table_name},
         {"schemaHistory", history}};
   }
   const std::string manifest_path = JoinPath(root, "manifest.json");

@@ -19,7 +19,8 @@
 // folders to an existing export and advances the manifest.
 //
 // Layout details: tables are taken in the order cc_claim, cc_exposure,
-// cc_contact, cctl_lossType (a typelist), cc_check. Folder k of table t is
+// cc_contact, cctl_lossType (a typelist), cc_check, and past five the same
+// kinds again with their own data as cc_claim_2, cc_exposure_2, ... Folder k of table t is
 // named start_ms + k * 5 min + t * 7 s. With schema_change, folders from
 // folders/2 on use the second fingerprint (needs folders >= 2). The empty
 // folder is folder max(1, folders/3) (needs folders >= 3). The uncommitted
@@ -47,7 +48,7 @@ namespace floe::demo {
 struct DemoExportOptions {
   uint64_t seed = 42;
   int64_t rows = 5000;  // ids per table at the end (roughly)
-  int tables = 3;       // 1..5
+  int tables = 3;       // 1..50 (past 5: the same kinds again, named <name>_2, ...)
   int folders = 12;     // committed timestamp folders per table
   int files_per_folder = 3;
   double update_fraction = 0.4;  // changes that are updates of existing ids

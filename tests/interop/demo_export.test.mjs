@@ -131,9 +131,9 @@ test('floe demo generate refuses an existing export and bad options with a messa
     assert.match(error.stderr, /already exists/);
     return true;
   });
-  await assert.rejects(run(FLOE_BIN, ['demo', 'generate', path.join(workDir, 'bad'), '--tables', '9']),
+  await assert.rejects(run(FLOE_BIN, ['demo', 'generate', path.join(workDir, 'bad'), '--tables', '51']),
     (error) => {
-      assert.match(error.stderr, /tables must be between 1 and 5, got 9/);
+      assert.match(error.stderr, /tables must be between 1 and 50, got 51/);
       return true;
     });
 });

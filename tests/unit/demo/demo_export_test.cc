@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "formats/parquet/file_reader.h"
 #include "demo/demo_stream.h"
 #include "demo/demo_tables.h"
+#include "formats/parquet/file_reader.h"
 #include "test_util.h"
 
 namespace floe::demo {
@@ -81,6 +81,31 @@ TEST(DemoExportTest, SameSeedGivesByteIdenticalFilesAndAnotherSeedDoesNot) {
   EXPECT_NE(ReadTree(dir.File("c")), a);
 }
 
+TEST(DemoExportTest, PastFiveTablesTheKindsRepeatUnderNumberedNamesWithTheirOwnData) {
+  testing::TempDir dir;
+  auto io = MakeLocalFileIO();
+  DemoExportOptions options = SmallOptions();
+  options.tables = 12;
+  ASSERT_OK_AND_ASSIGN(auto summary, GenerateDemoExport(*io, dir.File("many"), options));
+  ASSERT_EQ(summary.tables.size(), 12u);
+  EXPECT_EQ(summary.tables[0], "cc_claim");
+  EXPECT_EQ(summary.tables[5], "cc_claim_2");
+  EXPECT_EQ(summary.tables[11], "cc_exposure_3");
+  EXPECT_EQ(std::set<std::string>(summary.tables.begin(), summary.tables.end()).size(), 12u);
+  const auto tree = ReadTree(dir.File("many"));
+  std::map<std::string, std::string> claim_files;
+  std::map<std::string, std::string> claim_2_files;
+  for (const auto& [path, bytes] : tree) {
+    if (path.rfind("cc_claim/", 0) == 0 && path.find(".parquet") != std::string::npos)
+      claim_files[path] = bytes;
+    if (path.rfind("cc_claim_2/", 0) == 0 && path.find(".parquet") != std::string::npos)
+      claim_2_files[path] = bytes;
+  }
+  ASSERT_FALSE(claim_2_files.empty());
+  ASSERT_FALSE(claim_files.empty());
+  EXPECT_NE(claim_files.begin()->second, claim_2_files.begin()->second);
+}
+
 TEST(DemoExportTest, RefusesAnExistingExportAndBadOptions) {
   testing::TempDir dir;
   auto io = MakeLocalFileIO();
@@ -91,10 +116,10 @@ TEST(DemoExportTest, RefusesAnExistingExportAndBadOptions) {
   EXPECT_NE(again.status().message().find("manifest.json"), std::string::npos);
 
   DemoExportOptions bad = SmallOptions();
-  bad.tables = 6;
+  bad.tables = 51;
   auto result = GenerateDemoExport(*io, dir.File("y"), bad);
   ASSERT_FALSE(result.ok());
-  EXPECT_NE(result.status().message().find("tables must be between 1 and 5, got 6"), std::string::npos);
+  EXPECT_NE(result.status().message().find("tables must be between 1 and 50, got 51"), std::string::npos);
   bad = SmallOptions();
   bad.update_fraction = 0.9;
   bad.delete_fraction = 0.2;
