@@ -108,6 +108,11 @@ Result<std::unique_ptr<SqlConnection>> OpenPostgresConnection(const std::string&
                            true);
   }
   PQsetClientEncoding(conn, "UTF8");
+  // The server's NOTICEs ("relation ... already exists, skipping" from every
+  // CREATE ... IF NOT EXISTS at start) are not floe's messages: libpq would
+  // print each to stderr, into the pipeline's log.
+  PQsetNoticeProcessor(
+      conn, [](void*, const char*) {}, nullptr);
   return std::unique_ptr<SqlConnection>(
       new PostgresConnection(conn, "postgresql " + role + " " + RedactUri(uri)));
 }
