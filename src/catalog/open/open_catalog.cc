@@ -5,6 +5,7 @@
 
 #include "catalog/filesystem/filesystem_catalog.h"
 #include "catalog/glue/glue_catalog.h"
+#include "catalog/open/guarded_catalog.h"
 #include "catalog/rest/rest_catalog.h"
 #include "common/redaction.h"
 #include "io/s3/file_io_factory.h"
@@ -62,7 +63,7 @@ Result<std::unique_ptr<Catalog>> OpenSql(const CatalogOptions& options) {
     io = std::move(*warehouse_io);
   }
   return OpenSqlCatalog(options.uri, options.warehouse, TablesIo(options, std::move(io)), options.name,
-                        options.create_if_missing);
+                        options.create_if_missing, options.commit_guard);
 }
 
 Result<std::unique_ptr<Catalog>> OpenRest(const CatalogOptions& options) {
@@ -138,6 +139,8 @@ Result<std::unique_ptr<Catalog>> OpenCatalog(const CatalogOptions& options) {
     const std::string name = options.uri.empty() ? options.warehouse : options.uri;
     return opened.status().WithContext("catalog " + RedactUri(name));
   }
+  // A SQL catalog checks the guard itself (in its commit transaction where it can).
+  if (options.commit_guard && kind != "sql") return GuardCatalog(std::move(*opened), options.commit_guard);
   return opened;
 }
 

@@ -32,6 +32,7 @@
 #include <memory>
 #include <string>
 
+#include "catalog/commit_guard.h"
 #include "catalog/glue/glue_options.h"
 #include "catalog/rest/rest_options.h"
 #include "catalog/table/catalog.h"
@@ -51,6 +52,10 @@ struct CatalogOptions {
   // Tests only: wraps the FileIO the catalog and its tables use (fault
   // injection). Empty: the FileIO of the warehouse as it is.
   FileIOWrapper wrap_io;
+  // Fences every commit made through the catalog (commit_guard.h): inside a
+  // SQL catalog's commit transaction where the guard has a query for its
+  // database, else right before each commit (GuardedCatalog). Null: none.
+  std::shared_ptr<CommitGuard> commit_guard;
 };
 
 // Options for a command line's --catalog URI [--warehouse W] [--catalog-name N]

@@ -60,6 +60,41 @@ Status SqlMetastore::Initialize() {
   return Status::OK();
 }
 
+void SqlMetastore::SetCommitGuard(std::shared_ptr<CommitGuard> guard, std::string uri) {
+  std::lock_guard lock(mu_);
+  guard_ = std::move(guard);
+  uri_ = std::move(uri);
+}
+
+Status SqlMetastore::GuardBeforeTransaction(const std::vector<TableIdentifier>& tables) {
+  if (!guard_) return Status::OK();
+  for (const TableIdentifier& table : tables) {
+    if (!guard_->InCommitTransaction(table, uri_)) FLOE_RETURN_IF_ERROR(guard_->BeforeCommit(table));
+  }
+  return Status::OK();
+}
+
+Status SqlMetastore::GuardInTransaction(const std::vector<TableIdentifier>& tables,
+                                        std::optional<TableIdentifier>* refused) {
+  if (!guard_) return Status::OK();
+  // Every condition is asked for before the first query locks a row: the
+  // guard may wait on whoever waits for that row.
+  std::vector<std::pair<TableIdentifier, CommitGuard::SqlCondition>> conditions;
+  for (const TableIdentifier& table : tables) {
+    if (auto condition = guard_->InCommitTransaction(table, uri_)) conditions.emplace_back(table, *condition);
+  }
+  for (const auto& [table, condition] : conditions) {
+    std::vector<sql::SqlValue> params(condition.params.begin(), condition.params.end());
+    FLOE_ASSIGN_OR_RETURN(sql::SqlResult held, conn_->Execute(condition.sql, params));
+    if (held.rows.empty()) {
+      // The refusal is worded after the rollback, with no row lock held.
+      *refused = table;
+      return Status::Fenced("");
+    }
+  }
+  return Status::OK();
+}
+
 std::string SqlMetastore::TableFilter() const {
   return has_iceberg_type_ ? " AND (iceberg_type = 'TABLE' OR iceberg_type IS NULL)" : "";
 }
@@ -298,8 +333,13 @@ Status SqlMetastore::CommitTables(const std::vector<TableCommit>& commits) {
         return Status::NotFound("namespace " + NamespaceToString(c.table.ns) + " does not exist");
     }
   }
+  std::vector<TableIdentifier> guarded;
+  for (const auto& c : commits) guarded.push_back(c.table);
+  FLOE_RETURN_IF_ERROR(GuardBeforeTransaction(guarded));
   std::string lost;  // the table whose pointer moved meanwhile
+  std::optional<TableIdentifier> refused;
   Status st = InTransaction([&]() -> Status {
+    FLOE_RETURN_IF_ERROR(GuardInTransaction(guarded, &refused));
     for (const auto& c : commits) {
       if (!c.expected) {
         Status inserted = InsertTableRow(c.table, c.new_location);
@@ -326,6 +366,7 @@ Status SqlMetastore::CommitTables(const std::vector<TableCommit>& commits) {
     }
     return Status::OK();
   });
+  if (refused) return guard_->Refused(*refused);
   if (st.kind() == ErrorKind::kCommitFailed) return Status::CommitFailed(lost + "; nothing was committed");
   if (!st.ok() && st.message().find("connection lost") != std::string::npos) {
     return Status::CommitStateUnknown("commit of " + std::to_string(commits.size()) +
@@ -337,7 +378,10 @@ Status SqlMetastore::CommitTables(const std::vector<TableCommit>& commits) {
 Status SqlMetastore::SwapMetadataLocation(const TableIdentifier& table, const std::string& expected,
                                           const std::string& new_location) {
   int64_t affected = 0;
+  FLOE_RETURN_IF_ERROR(GuardBeforeTransaction({table}));
+  std::optional<TableIdentifier> refused;
   Status st = InTransaction([&]() -> Status {
+    FLOE_RETURN_IF_ERROR(GuardInTransaction({table}, &refused));
     FLOE_ASSIGN_OR_RETURN(
         sql::SqlResult r,
         conn_->Execute("UPDATE iceberg_tables SET metadata_location = ?, "
@@ -349,6 +393,7 @@ Status SqlMetastore::SwapMetadataLocation(const TableIdentifier& table, const st
     if (affected != 1) return Status::CommitFailed("");  // resolved below, outside the transaction
     return Status::OK();
   });
+  if (refused) return guard_->Refused(*refused);
   if (st.kind() == ErrorKind::kCommitFailed) {
     auto current = LoadMetadataLocation(table);
     if (!current.ok()) return current.status();

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 
+#include "catalog/commit_guard.h"
 #include "catalog/metastore.h"
 #include "sql/sql_connection.h"
 
@@ -24,6 +25,10 @@ class SqlMetastore final : public Metastore {
                                                     bool create_if_missing = true);
 
   const std::string& name() const override { return name_; }
+  // Every later commit (SwapMetadataLocation, CommitTables) is fenced by
+  // `guard` (commit_guard.h): its query runs inside the commit's transaction
+  // when the guard has one for this database (`uri`), else BeforeCommit first.
+  void SetCommitGuard(std::shared_ptr<CommitGuard> guard, std::string uri);
   Status CreateNamespace(const Namespace& ns, const Properties& properties) override;
   Result<bool> NamespaceExists(const Namespace& ns) override;
   Result<std::vector<Namespace>> ListNamespaces(const Namespace& parent) override;
@@ -49,6 +54,12 @@ class SqlMetastore final : public Metastore {
   template <typename Fn>
   Status InTransaction(Fn&& body);
   std::string TableFilter() const;
+  // Before a commit's transaction: BeforeCommit for each table the guard has
+  // no in-transaction query for. In it: the queries; kFenced (and the table
+  // in `refused`, for guard_->Refused after the rollback) when one found no row.
+  Status GuardBeforeTransaction(const std::vector<TableIdentifier>& tables);
+  Status GuardInTransaction(const std::vector<TableIdentifier>& tables,
+                            std::optional<TableIdentifier>* refused);
   // The INSERT of a new table row (with iceberg_type when the table has it).
   Status InsertTableRow(const TableIdentifier& table, const std::string& metadata_location);
 
@@ -56,6 +67,8 @@ class SqlMetastore final : public Metastore {
   std::unique_ptr<sql::SqlConnection> conn_;
   std::string name_;
   bool has_iceberg_type_ = false;
+  std::shared_ptr<CommitGuard> guard_;
+  std::string uri_;  // the database, as the guard is asked about it
 };
 
 }  // namespace floe::catalog

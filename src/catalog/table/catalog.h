@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "catalog/commit_guard.h"
 #include "catalog/metastore.h"
 #include "common/status.h"
 #include "iceberg/spec/table_metadata.h"
@@ -76,9 +77,11 @@ std::string DefaultTableLocation(const std::string& warehouse, const TableIdenti
 // `warehouse` (may be empty when no table is created: CreateTable then fails
 // naming it) through `io` (nullptr: the local filesystem). Every other kind
 // of catalog, and the choice between them, is catalog/open/open_catalog.h.
+// Its commits are fenced by `guard` when given (commit_guard.h).
 Result<std::unique_ptr<Catalog>> OpenSqlCatalog(const std::string& uri, const std::string& warehouse,
                                                 std::shared_ptr<FileIO> io = nullptr,
                                                 const std::string& catalog_name = "floe",
-                                                bool create_if_missing = true);
+                                                bool create_if_missing = true,
+                                                std::shared_ptr<CommitGuard> guard = nullptr);
 
 }  // namespace floe::catalog
