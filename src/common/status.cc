@@ -16,6 +16,7 @@ const char* ErrorKindName(ErrorKind kind) {
     case ErrorKind::kCommitFailed: return "Commit failed";
     case ErrorKind::kCommitStateUnknown: return "Commit state unknown";
     case ErrorKind::kCancelled: return "Cancelled";
+    case ErrorKind::kFenced: return "Fenced";
     case ErrorKind::kInternal: return "Internal error";
   }
   return "Unknown error";

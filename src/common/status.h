@@ -26,6 +26,7 @@ enum class ErrorKind {
   kCommitFailed,        // optimistic commit lost a race; reload and retry
   kCommitStateUnknown,  // commit outcome unknown; never delete written files
   kCancelled,           // stopped on request (signal, shutdown)
+  kFenced,              // refused: the caller no longer holds the lease it acted under
   kInternal,            // a bug in floe
 };
 
@@ -51,6 +52,7 @@ class [[nodiscard]] Status {
   static Status CommitFailed(std::string m) { return {ErrorKind::kCommitFailed, std::move(m), true}; }
   static Status CommitStateUnknown(std::string m) { return {ErrorKind::kCommitStateUnknown, std::move(m)}; }
   static Status Cancelled(std::string m) { return {ErrorKind::kCancelled, std::move(m)}; }
+  static Status Fenced(std::string m) { return {ErrorKind::kFenced, std::move(m)}; }
   static Status Internal(std::string m) { return {ErrorKind::kInternal, std::move(m)}; }
 
   bool ok() const { return kind_ == ErrorKind::kOk; }

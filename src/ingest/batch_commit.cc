@@ -107,6 +107,7 @@ Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batc
         .Set(kSummaryRowsUpdated, std::to_string(result.counts.updated))
         .Set(kSummaryRowsDeleted, std::to_string(result.counts.deleted))
         .Set(kSummaryRowsStale, std::to_string(result.counts.stale));
+    if (options.lease_epoch) producer.Set(kSummaryLeaseEpoch, std::to_string(*options.lease_epoch));
     if (!transform->empty()) {
       producer.Set(kSummaryRowsFiltered, std::to_string(result.counts.filtered))
           .Set(kSummaryRowsDropped, std::to_string(result.counts.dropped))

@@ -22,6 +22,9 @@ namespace floe::ingest {
 inline constexpr const char* kSummaryPipeline = "floe.pipeline";
 inline constexpr const char* kSummaryBatchId = "floe.batch-id";
 inline constexpr const char* kSummarySourceFiles = "floe.source-files";
+// Scale-out: the epoch of the table lease the committing worker held
+// (worker_leases.h); within a table it never decreases along the history.
+inline constexpr const char* kSummaryLeaseEpoch = "floe.lease-epoch";
 // Streams: the offset ranges the commit covers, "<topic>/<partition>/<first>-<last>"
 // comma-separated (audit: which records a snapshot holds).
 inline constexpr const char* kSummaryStreamRanges = "floe.stream-ranges";

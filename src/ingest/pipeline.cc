@@ -249,6 +249,7 @@ Result<TableIngestor*> Pipeline::Impl::IngestorFor(const std::string& source_tab
   // --once merges the key index's runs at the end of the table (FinishIndexWork).
   ingestor_options.background_index_merges = continuous;
   ingestor_options.now_ms_for_tests = options.now_ms_for_tests;
+  ingestor_options.lease_epoch = LeaseEpochOf(source_table);
   // Quarantines are recorded as they happen, before the batch commits.
   ingestor_options.on_quarantine = [this](const QuarantinedFile& file) {
     Status recorded = ledger->Quarantine(file.uri, file.reason);
@@ -265,6 +266,108 @@ Result<TableIngestor*> Pipeline::Impl::IngestorFor(const std::string& source_tab
   TableIngestor* raw = ingestor.get();
   ingestors[source_table] = std::move(ingestor);
   return raw;
+}
+
+bool Pipeline::Impl::Holds(const std::string& source_table) const {
+  return !leases || LeaseEpochOf(source_table).has_value();
+}
+
+std::optional<int64_t> Pipeline::Impl::LeaseEpochOf(const std::string& source_table) const {
+  if (!leases) return std::nullopt;
+  auto id = TargetOf(source_table);
+  if (!id.ok()) return std::nullopt;
+  const std::optional<TableLease> lease = leases->LeaseOf(id->ToString());
+  if (!lease) return std::nullopt;
+  return lease->epoch;
+}
+
+Result<std::set<std::string>> Pipeline::Impl::BalanceLeases(const std::set<std::string>& sources) {
+  std::set<std::string> gained_sources;
+  if (!leases) return gained_sources;
+  std::map<std::string, std::vector<std::string>> sources_of_target;
+  for (const std::string& name : sources) {
+    if (auto id = TargetOf(name); id.ok()) sources_of_target[id->ToString()].push_back(name);
+  }
+  std::vector<std::string> targets;
+  for (const auto& [target, names] : sources_of_target) targets.push_back(target);
+  const double start_ms = PipelineTrace::NowMs();
+  auto balanced = leases->Balance(targets);
+  if (!balanced.ok() && balanced.status().kind() == ErrorKind::kFenced) {
+    // Everything this worker did under its old leases is refused from now
+    // on; what it knew of its tables may be stale: forget it all.
+    Log("scale-out: " + balanced.status().message() +
+        "; this worker drops every table it had and joins the pipeline again");
+    ingestors.clear();
+    maintenance_due.clear();
+    FLOE_RETURN_IF_ERROR(leases->Rejoin());
+    Log("scale-out: joined again as worker " + leases->worker_id());
+    balanced = leases->Balance(targets);
+  }
+  if (!balanced.ok()) return balanced.status().WithContext("table leases of " + PipelineLedgerName(config));
+  for (const std::string& dead : balanced->dead_workers) {
+    Log("scale-out: worker " + dead + " sent no heartbeat for longer than [state] lease_timeout (" +
+        FormatSeconds(static_cast<double>(config.lease_timeout_ms) / 1000.0) + "): its tables are free");
+  }
+  for (const std::string& target : balanced->released) {
+    Log("scale-out: released " + target + " to another worker (" + std::to_string(balanced->live_workers) +
+        " workers share " + std::to_string(balanced->tables) + " tables)");
+  }
+  for (const std::string& target : balanced->gained) {
+    Log("scale-out: took " + target + " (lease epoch " + std::to_string(balanced->held.at(target)) + ")");
+    for (const std::string& name : sources_of_target[target]) gained_sources.insert(name);
+  }
+  // What this worker knew of tables it no longer holds, or just gained (another
+  // worker committed meanwhile), is stale.
+  for (auto it = ingestors.begin(); it != ingestors.end();) {
+    if (!Holds(it->first) || gained_sources.count(it->first) > 0) {
+      it = ingestors.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  std::erase_if(maintenance_due,
+                [&](const DueMaintenance& due) { return balanced->held.count(due.table.ToString()) == 0; });
+  if (!gained_sources.empty()) {
+    for (const std::string& name : gained_sources) {
+      watermarks.erase(name);
+      watermark_checked.erase(name);
+      stream_tables_seeded.erase(name);
+    }
+    stream_ends_loaded = false;
+    FLOE_ASSIGN_OR_RETURN(auto stored, Ledgered(ledger->TableConditions()));
+    conditions.clear();
+    for (const auto& [table, condition] : stored) conditions[table] = {condition.state, condition.reason};
+  }
+  trace->Write("leases", {{"start", start_ms},
+                          {"ms", PipelineTrace::NowMs() - start_ms},
+                          {"held", static_cast<int64_t>(balanced->held.size())},
+                          {"gained", static_cast<int64_t>(balanced->gained.size())},
+                          {"released", static_cast<int64_t>(balanced->released.size())},
+                          {"workers", balanced->live_workers}});
+  return gained_sources;
+}
+
+Result<bool> Pipeline::Impl::TakeLeasedTables(DiscoveryResult& discovery) {
+  std::set<std::string> sources(discovery.tables.begin(), discovery.tables.end());
+  for (const auto& [name, message] : discovery.table_errors) sources.insert(name);
+  for (const std::string& name : discovery.reset_tables) sources.insert(name);
+  for (const SourceUnit& unit : discovery.files) sources.insert(unit.table);
+  FLOE_ASSIGN_OR_RETURN(std::vector<std::string> with_work, Ledgered(ledger->TablesWithWork()));
+  sources.insert(with_work.begin(), with_work.end());
+  FLOE_ASSIGN_OR_RETURN(std::set<std::string> gained, BalanceLeases(sources));
+  KeepHeldTables(discovery);
+  return !gained.empty();
+}
+
+void Pipeline::Impl::KeepHeldTables(DiscoveryResult& discovery) const {
+  auto not_held = [this](const std::string& name) { return !Holds(name); };
+  std::erase_if(discovery.files, [&](const SourceUnit& unit) { return not_held(unit.table); });
+  std::erase_if(discovery.tables, not_held);
+  std::erase_if(discovery.reset_tables, not_held);
+  std::erase_if(discovery.new_watermarks, [&](const TableWatermark& mark) { return not_held(mark.table); });
+  std::erase_if(discovery.table_errors, [&](const auto& entry) { return not_held(entry.first); });
+  std::erase_if(discovery.stream_marks,
+                [&](const DiscoveryResult::StreamMarks& marks) { return not_held(marks.table); });
 }
 
 Result<DiscoveryResult> Pipeline::Impl::DiscoverWithWatermarks() {
@@ -442,6 +545,11 @@ Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::
     const std::vector<SourceUnit> batch = std::move(queue.back());
     queue.pop_back();
     if (stop.load()) return Status::OK();
+    // Scale-out: the heartbeat found this worker dead, or the lease moved.
+    if (!Holds(source_table)) {
+      return Status::Fenced(
+          "this worker no longer holds the table's lease; its pending files are left to the new owner");
+    }
     std::vector<std::string> uris;
     uris.reserve(batch.size());
     for (const SourceUnit& file : batch) uris.push_back(file.uri);
@@ -461,7 +569,14 @@ Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::
         last_commit);
     table_lock.unlock();
     LogWorkerMessages();
-    if (!applied.ok()) return FailBatch(source_table, batch_id, applied.status(), table_summary);
+    if (!applied.ok()) {
+      // Refused by the lease's fence: nothing committed, and the batch is the
+      // new owner's to resolve (this worker may no longer write the ledger's rows of the table).
+      if (applied.status().kind() == ErrorKind::kFenced) {
+        return applied.status().WithContext("batch " + std::to_string(batch_id) + " left open");
+      }
+      return FailBatch(source_table, batch_id, applied.status(), table_summary);
+    }
 
     const BatchResult& result = *applied;
     if (!quarantine_error.ok()) {
@@ -569,7 +684,8 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
   RunSummary summary;
   std::set<std::string> blocked;
   const double start_ms = PipelineTrace::NowMs();
-  FLOE_RETURN_IF_ERROR(Recover(summary, blocked));
+  // Scale-out: open batches are resolved only once the leases say whose they are.
+  if (!leases) FLOE_RETURN_IF_ERROR(Recover(summary, blocked));
   summary.config_path = config.config_path;
 
   const double discover_start_ms = PipelineTrace::NowMs();
@@ -579,6 +695,20 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
     return discovered.status();
   }
   DiscoveryResult discovery = std::move(discovered).value();
+  if (leases) {
+    FLOE_ASSIGN_OR_RETURN(bool rediscover, TakeLeasedTables(discovery));
+    if (rediscover) {
+      // Tables just taken over: discover them with what the ledger holds now.
+      auto again = DiscoverWithWatermarks();
+      if (!again.ok()) {
+        if (options.metrics) options.metrics->PollDone(false, again.status().ToString(), NowMs());
+        return again.status();
+      }
+      discovery = std::move(again).value();
+      KeepHeldTables(discovery);
+    }
+    FLOE_RETURN_IF_ERROR(Recover(summary, blocked));
+  }
   const double discover_end_ms = PipelineTrace::NowMs();
   if (options.metrics && source.discovery->finds_streams()) {
     if (!stream_positions_loaded) {
@@ -644,7 +774,7 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
   }
   // A table discovery stopped before and no longer stops goes on.
   for (const std::string& name : previously_stopped) {
-    if (stopped_by_discovery.count(name) == 0) FLOE_RETURN_IF_ERROR(ClearCondition(name));
+    if (stopped_by_discovery.count(name) == 0 && Holds(name)) FLOE_RETURN_IF_ERROR(ClearCondition(name));
   }
   for (const std::string& name : discovery.reset_tables) {
     if (blocked.count(name) == 0) FLOE_RETURN_IF_ERROR(ResetTable(name));
@@ -709,8 +839,15 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
                         {"tables_with_work", static_cast<int64_t>(with_work.size())}});
   for (const std::string& name : with_work) {
     if (stop.load()) break;
-    if (blocked.count(name) > 0) continue;
-    FLOE_RETURN_IF_ERROR(ProcessTable(name, stop, summary));
+    if (blocked.count(name) > 0 || !Holds(name)) continue;
+    Status processed = ProcessTable(name, stop, summary);
+    if (processed.kind() == ErrorKind::kFenced) {
+      // Another worker took the table over: its batch is the new owner's to resolve.
+      Log("scale-out: table " + name + ": " + processed.message());
+      ingestors.erase(name);
+      continue;
+    }
+    FLOE_RETURN_IF_ERROR(processed);
     // --once: the table is done for this run. Its key index finishes the
     // merges that are due (a short-lived process would otherwise leave one
     // more run per commit), then the ingestor goes, so it does not add to the
@@ -737,7 +874,16 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
 }
 
 Pipeline::Pipeline(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-Pipeline::~Pipeline() = default;
+Pipeline::~Pipeline() {
+  // A clean stop hands the tables over now rather than after lease_timeout.
+  if (impl_ && impl_->leases) {
+    impl_->worker.reset();
+    impl_->ingestors.clear();
+    if (Status left = impl_->leases->Leave(); !left.ok())
+      impl_->Log("scale-out: leaving: " + left.ToString() +
+                 " (the tables are free after [state] lease_timeout)");
+  }
+}
 
 Result<std::unique_ptr<Pipeline>> Pipeline::Open(PipelineConfig config, PipelineOptions options) {
   if (config.name.empty()) return Status::InvalidArgument("the pipeline has no name");
@@ -764,6 +910,26 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(PipelineConfig config, Pipeline
   auto ledger = Ledger::Open(PipelineLedgerOptions(config));
   if (!ledger.ok()) return ledger.status().WithContext("ledger " + PipelineLedgerName(config));
   impl->ledger = std::move(*ledger);
+  if (!config.state_uri.empty()) {
+    // Scale-out: every `floe run` of the pipeline is a worker that commits
+    // only the tables it holds (worker_leases.h, docs/scale-out.md).
+    auto leases = WorkerLeases::Join({config.state_uri, config.name, config.lease_timeout_ms});
+    if (!leases.ok()) return leases.status().WithContext("ledger " + PipelineLedgerName(config));
+    impl->leases = std::move(*leases);
+    impl->lease_guard = std::make_shared<LeaseGuard>(*impl->leases, config.state_uri);
+    config.catalog.commit_guard = impl->lease_guard;
+    Impl* raw = impl.get();
+    FLOE_RETURN_IF_ERROR(
+        impl->ledger->SetFence([raw](const std::string& source_table) -> std::optional<TableLease> {
+          auto id = raw->TargetOf(source_table);
+          if (!id.ok()) return std::nullopt;
+          return raw->leases->LeaseOf(id->ToString());
+        }));
+    impl->leases->StartHeartbeats(std::max<int64_t>(config.lease_timeout_ms / 3, 1000));
+    impl->Log("scale-out: worker " + impl->leases->worker_id() + " joined pipeline " + config.name +
+              " (ledger " + PipelineLedgerName(config) + ", [state] lease_timeout = " +
+              FormatSeconds(static_cast<double>(config.lease_timeout_ms) / 1000.0) + ")");
+  }
   auto conditions = impl->ledger->TableConditions();
   if (!conditions.ok()) return conditions.status().WithContext("ledger " + PipelineLedgerName(config));
   for (const auto& [table, condition] : *conditions) {

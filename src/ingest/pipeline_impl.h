@@ -17,12 +17,14 @@
 #include <string>
 #include <vector>
 
+#include "ingest/lease_guard.h"
 #include "ingest/pipeline.h"
 #include "ingest/pipeline_ledger.h"
 #include "ingest/pipeline_maintenance.h"
 #include "ingest/pipeline_trace.h"
 #include "ingest/progress_reporter.h"
 #include "ingest/source.h"
+#include "ingest/state/worker_leases.h"
 
 namespace floe::ingest {
 
@@ -97,6 +99,12 @@ struct Pipeline::Impl {
   std::map<std::pair<std::string, std::string>, Ledger::StreamPosition> stream_positions;
   bool stream_positions_loaded = false;
   std::vector<DiscoveryResult::StreamMarks> stream_marks;
+  // Scale-out ([state] uri): this worker's table leases, and the guard that
+  // fences the catalog's commits and the ledger's writes with them (declared
+  // before the worker, whose catalog commits through the guard). Null with a
+  // SQLite ledger: one process holds every table.
+  std::unique_ptr<WorkerLeases> leases;
+  std::shared_ptr<LeaseGuard> lease_guard;
   // Run only, when maintenance is on; declared last so it is joined before
   // the trace and locks it uses go away.
   std::unique_ptr<MaintenanceWorker> worker;
@@ -104,9 +112,11 @@ struct Pipeline::Impl {
   int64_t NowMs() const;
   void Log(const std::string& line) { reporter->Message(line); }
 
-  // Marks a failed ledger call, so Run knows the state itself is in trouble.
+  // Marks a failed ledger call, so Run knows the state itself is in trouble
+  // (a fenced call is not trouble: the table moved to another worker).
   Status Ledgered(Status status) {
     if (!status.ok()) {
+      if (status.kind() == ErrorKind::kFenced) return status;
       state_failed = true;
       return status.WithContext("ledger " + PipelineLedgerName(config));
     }
@@ -134,6 +144,25 @@ struct Pipeline::Impl {
   std::string TableStateDir(const catalog::TableIdentifier& id) const;
 
   Result<TableIngestor*> IngestorFor(const std::string& source_table);
+
+  // Scale-out: whether this worker holds `source_table`'s lease (always true
+  // without leases), and its epoch.
+  bool Holds(const std::string& source_table) const;
+  std::optional<int64_t> LeaseEpochOf(const std::string& source_table) const;
+  // Scale-out: registers the targets of `sources`, balances the leases
+  // (rejoining when this worker was found dead), forgets what it knew of
+  // tables it gained or lost (ingestors, watermarks, due maintenance) and
+  // resolves the open batches of the tables it gained. Returns the gained
+  // source tables. No-op without leases.
+  Result<std::set<std::string>> BalanceLeases(const std::set<std::string>& sources);
+  // Scale-out: balances the leases over the tables `discovery` names and the
+  // ledger's tables with work, then keeps only what concerns the tables this
+  // worker holds (KeepHeldTables). True when tables were gained: the caller
+  // discovers again, with their stored watermarks and stream ends.
+  Result<bool> TakeLeasedTables(DiscoveryResult& discovery);
+  // Drops from `discovery` the units, watermarks, errors and resets of tables
+  // this worker does not hold: their holders record them.
+  void KeepHeldTables(DiscoveryResult& discovery) const;
 
   // Whether batch `batch_id` of `source_table` committed: marks the ledger
   // accordingly (committed with its snapshot, or released). An error means

@@ -72,10 +72,18 @@ std::vector<LedgerExpectationCount> ExpectationCountsOfSummary(
 Status Pipeline::Impl::Recover(RunSummary& summary, std::set<std::string>& blocked) {
   FLOE_ASSIGN_OR_RETURN(std::vector<LedgerBatch> open, Ledgered(ledger->OpenBatches()));
   for (const LedgerBatch& batch : open) {
+    // Scale-out: another worker's open batch is its own (or, once it is
+    // dead, the business of whoever takes its table over).
+    if (!Holds(batch.table)) continue;
     TableRunSummary& table_summary = summary.tables[batch.table];
     if (auto id = TargetOf(batch.table); id.ok()) table_summary.table = id->ToString();
     if (blocked.count(batch.table) > 0) continue;  // keep its batches in order
     auto resolved = ResolveBatch(batch.table, batch.batch_id);
+    if (!resolved.ok() && resolved.status().kind() == ErrorKind::kFenced) {
+      blocked.insert(batch.table);
+      Log("scale-out: recovery: " + batch.table + ": " + resolved.status().message());
+      continue;
+    }
     if (!resolved.ok()) {
       if (state_failed) return resolved.status();
       blocked.insert(batch.table);

@@ -169,6 +169,10 @@ struct TableIngestorOptions {
   // (`floe run --once`, whose I/O then stays on its thread).
   bool background_index_merges = true;
   int64_t now_ms_for_tests = 0;  // 0: the clock
+  // Scale-out: the epoch of this worker's lease of the table, written into
+  // every commit's summary as floe.lease-epoch (the lease's fence is the
+  // catalog's commit guard, not the ingestor's business). nullopt: no lease.
+  std::optional<int64_t> lease_epoch;
   // Called the moment a file is set aside, before anything is committed, so
   // the caller can record it durably first: a crash right after the commit
   // must not leave a quarantined file counted as committed. The file is also

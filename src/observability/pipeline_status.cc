@@ -4,8 +4,8 @@
 #include <sys/sysmacros.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -185,6 +185,17 @@ Result<PipelineStatus> ComputePipelineStatus(const ingest::PipelineConfig& confi
   for (const auto& [name, unused] : last_batches) names.insert(name);
   for (const auto& [name, unused] : conditions) names.insert(name);
   for (const ingest::LedgerBatch& batch : open_batches) names.insert(batch.table);
+
+  status.has_workers = !config.state_uri.empty();
+  if (status.has_workers) {
+    auto workers = ingest::WorkerLeases::Read(config.state_uri, config.name);
+    if (workers.ok()) {
+      status.workers = std::move(workers->first);
+      status.leases = std::move(workers->second);
+    } else {
+      status.errors.push_back("workers: " + workers.status().ToString());
+    }
+  }
 
   status.has_streams = config.source.discovery == ingest::DiscoveryKind::kKafka;
   if (status.has_streams) {

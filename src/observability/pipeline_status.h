@@ -36,6 +36,7 @@
 #include "common/status.h"
 #include "ingest/config/config.h"
 #include "ingest/state/ledger.h"
+#include "ingest/state/worker_leases.h"
 #include "ingest/stream_lag.h"
 
 namespace floe::observability {
@@ -105,6 +106,10 @@ struct PipelineStatus {
   std::vector<ingest::LedgerFile> quarantined;
   std::vector<MaintenanceRun> maintenance_runs;
   std::vector<HistoryBucket> history;
+  // Scale-out ([state] uri): the pipeline's workers and table leases.
+  bool has_workers = false;
+  std::vector<ingest::WorkerRecord> workers;
+  std::vector<ingest::LeaseRecord> leases;
   std::vector<std::string> errors;
 };
 

@@ -121,6 +121,23 @@ Json StatusJson(const PipelineStatus& status) {
                            {"lag", p.lag}});
   }
   json["streams"] = status.has_streams ? std::move(streams) : Json(nullptr);
+  Json workers = Json::array();
+  for (const ingest::WorkerRecord& w : status.workers) {
+    workers.push_back(Json{{"worker", w.worker_id},
+                           {"host", w.host},
+                           {"pid", w.pid},
+                           {"started", Time(w.started_at_ms)},
+                           {"heartbeat_age_ms", w.heartbeat_age_ms}});
+  }
+  json["workers"] = status.has_workers ? std::move(workers) : Json(nullptr);
+  Json leases = Json::array();
+  for (const ingest::LeaseRecord& l : status.leases) {
+    leases.push_back(Json{{"table", l.table},
+                          {"worker", l.worker_id.empty() ? Json(nullptr) : Json(l.worker_id)},
+                          {"epoch", l.epoch},
+                          {"held_for_ms", l.worker_id.empty() ? Json(nullptr) : Json(l.held_for_ms)}});
+  }
+  json["leases"] = status.has_workers ? std::move(leases) : Json(nullptr);
   Json batches = Json::array();
   for (const ingest::BatchRecord& batch : status.recent_batches) batches.push_back(BatchJson(batch));
   json["recent_batches"] = std::move(batches);
@@ -214,6 +231,27 @@ std::string FormatStatusText(const PipelineStatus& status) {
     }
     out += "\n" + FormatTextTable(streams, [](size_t column) { return column >= 2; });
     out += "lag " + ingest::FormatThousands(total) + (total == 1 ? " record\n" : " records\n");
+  }
+  if (status.has_workers) {
+    std::vector<std::vector<std::string>> workers = {{"worker", "pid", "heartbeat", "tables"}};
+    for (const ingest::WorkerRecord& w : status.workers) {
+      int64_t held = 0;
+      for (const ingest::LeaseRecord& l : status.leases) held += l.worker_id == w.worker_id ? 1 : 0;
+      workers.push_back({w.worker_id, std::to_string(w.pid),
+                         ingest::FormatSeconds(static_cast<double>(w.heartbeat_age_ms) / 1000.0) + " ago",
+                         std::to_string(held)});
+    }
+    out += "\n" + std::to_string(status.workers.size()) +
+           (status.workers.size() == 1 ? " worker" : " workers") + " ([state] uri):\n";
+    if (!status.workers.empty())
+      out += FormatTextTable(workers, [](size_t column) { return column == 1 || column == 3; });
+    std::vector<std::vector<std::string>> leases = {{"table", "worker", "epoch", "held for"}};
+    for (const ingest::LeaseRecord& l : status.leases) {
+      leases.push_back(
+          {l.table, l.worker_id.empty() ? "-" : l.worker_id, std::to_string(l.epoch),
+           l.worker_id.empty() ? "-" : ingest::FormatSeconds(static_cast<double>(l.held_for_ms) / 1000.0)});
+    }
+    if (!status.leases.empty()) out += FormatTextTable(leases, [](size_t column) { return column >= 2; });
   }
   if (!status.quarantined.empty()) {
     out += "\nquarantined (newest first):\n";

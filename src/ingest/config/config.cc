@@ -1547,7 +1547,15 @@ Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::ta
   SectionReader state_section(context, "[state]", state);
   FLOE_ASSIGN_OR_RETURN(auto state_dir, state_section.String("dir"));
   FLOE_ASSIGN_OR_RETURN(auto state_uri, state_section.String("uri"));
+  FLOE_ASSIGN_OR_RETURN(auto lease_timeout, state_section.Duration("lease_timeout"));
   FLOE_RETURN_IF_ERROR(state_section.CheckNoUnknownKeys());
+  if (lease_timeout) {
+    if (!state_uri)
+      return state_section.Error("lease_timeout", "needs uri: leases exist only in a PostgreSQL ledger");
+    if (*lease_timeout < 3000 || *lease_timeout > 3'600'000)
+      return state_section.Error("lease_timeout", "must be between 3s and 1h");
+    config.lease_timeout_ms = *lease_timeout;
+  }
   if (state_uri) {
     if (!state_uri->starts_with("postgresql://") && !state_uri->starts_with("postgres://")) {
       return state_section.Error(

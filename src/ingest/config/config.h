@@ -443,8 +443,10 @@ struct PipelineConfig {
   std::string
       state_dir;  // resolved: [state] dir, else $FLOE_STATE_DIR/<name>, else <config dir>/.floe-state/<name>
   std::string
-      state_uri;     // [state] uri: "postgresql://..." keeps the ledger there; "" = <state_dir>/ledger.db
-  s3::S3Options s3;  // [s3] section
+      state_uri;  // [state] uri: "postgresql://..." keeps the ledger there; "" = <state_dir>/ledger.db
+  // [state] lease_timeout: a worker silent this long loses its table leases (PostgreSQL ledger only).
+  int64_t lease_timeout_ms = 30'000;
+  s3::S3Options s3;                             // [s3] section
   std::map<std::string, TableOverride> tables;  // [tables.<source table name>]
   TransformConfig transform;                    // [transform]
   std::vector<ExpectationConfig> expectations;  // [[expectations]]

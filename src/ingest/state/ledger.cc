@@ -177,6 +177,36 @@ Status Ledger::Impl::Transaction(const std::function<Status()>& body) {
   return db->Transaction(body, !read_only);
 }
 
+Status Ledger::Impl::CheckFence(const std::string& table) {
+  if (!fence) return Status::OK();
+  const std::optional<TableLease> lease = fence(table);
+  if (!lease) {
+    return Status::Fenced("table " + table +
+                          " is not leased to this worker (worker_leases); nothing was changed");
+  }
+  // FOR SHARE: a worker taking the lease over waits until this transaction ends.
+  FLOE_ASSIGN_OR_RETURN(LedgerStatement current,
+                        Prepare("SELECT 1 FROM table_leases WHERE tbl = ?1 AND worker_id = ?2 AND epoch = ?3 "
+                                "FOR SHARE"));
+  current.Bind(1, lease->leased_table.empty() ? table : lease->leased_table)
+      .Bind(2, lease->worker_id)
+      .Bind(3, lease->epoch);
+  FLOE_ASSIGN_OR_RETURN(bool held, current.Step());
+  if (!held) {
+    return Status::Fenced("table " + table + ": this worker's lease (epoch " + std::to_string(lease->epoch) +
+                          ") is no longer current: another worker took the table over; nothing was changed");
+  }
+  return Status::OK();
+}
+
+Status Ledger::SetFence(LedgerFence fence) {
+  if (!impl_->postgres)
+    return Status::InvalidArgument("ledger " + impl_->db_path +
+                                   ": only a PostgreSQL ledger is shared by workers");
+  impl_->fence = std::move(fence);
+  return Status::OK();
+}
+
 Result<LedgerFile> Ledger::Impl::ReadFileRow(const LedgerStatement& row) {
   LedgerFile out;
   out.file.uri = row.Text(0);
@@ -360,6 +390,7 @@ Result<std::unique_ptr<Ledger>> Ledger::Open(const LedgerOptions& options) {
     FLOE_ASSIGN_OR_RETURN(impl->db, OpenSqliteLedgerDatabase(options.state_dir, true));
   } else {
     FLOE_ASSIGN_OR_RETURN(impl->db, OpenPostgresLedgerDatabase(options.uri, options.pipeline, true));
+    impl->postgres = true;
   }
   impl->db_path = impl->db->name();
   Status schema = impl->CreateSchema();
@@ -417,6 +448,11 @@ Result<Ledger::DiscoverResult> Ledger::RecordDiscovered(const std::vector<Source
         impl_->Prepare(
             "UPDATE files SET tbl = ?2, size = ?3, mtime_ms = ?4, order_key = ?5, fingerprint = ?6, "
             "folder_ts = ?7, partition_values = ?8, updated_at_ms = ?9 WHERE uri = ?1"));
+    if (impl_->fence) {
+      std::set<std::string> tables;
+      for (const SourceUnit& file : files) tables.insert(file.table);
+      for (const std::string& table : tables) FLOE_RETURN_IF_ERROR(impl_->CheckFence(table));
+    }
     for (const SourceUnit& file : files) {
       if (file.uri.empty() || file.table.empty()) {
         return Status::InvalidArgument("ledger: a discovered file needs a uri and a table (uri \"" +
@@ -529,6 +565,7 @@ Result<int64_t> Ledger::OpenBatch(const std::string& table, const std::vector<st
     return Status::InvalidArgument("ledger: a batch of table " + table + " needs at least one file");
   int64_t batch_id = 0;
   Status status = impl_->Transaction([&]() -> Status {
+    FLOE_RETURN_IF_ERROR(impl_->CheckFence(table));
     std::set<std::string> seen;
     for (const std::string& uri : uris) {
       if (!seen.insert(uri).second) {
@@ -617,6 +654,7 @@ Status Ledger::CommitBatch(int64_t batch_id, int64_t snapshot_id, const std::opt
     query.Bind(1, batch_id);
     FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
     if (!row) return Status::NotFound("ledger: no batch " + std::to_string(batch_id));
+    FLOE_RETURN_IF_ERROR(impl_->CheckFence(query.Text(2)));
     if (query.Int(0) != 0) {
       if (query.OptionalInt(1) == snapshot_id) return Status::OK();  // already recorded
       return Status::InvalidArgument(
@@ -701,10 +739,11 @@ Result<std::vector<LedgerExpectationCount>> Ledger::ExpectationCounts(
 Status Ledger::ReleaseBatch(int64_t batch_id) {
   return impl_->Transaction([&]() -> Status {
     FLOE_ASSIGN_OR_RETURN(LedgerStatement query,
-                          impl_->Prepare("SELECT committed FROM batches WHERE batch_id = ?1"));
+                          impl_->Prepare("SELECT committed, tbl FROM batches WHERE batch_id = ?1"));
     query.Bind(1, batch_id);
     FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
     if (!row) return Status::NotFound("ledger: no open batch " + std::to_string(batch_id));
+    FLOE_RETURN_IF_ERROR(impl_->CheckFence(query.Text(1)));
     if (query.Int(0) != 0) {
       return Status::InvalidArgument("ledger: batch " + std::to_string(batch_id) +
                                      " is committed and cannot be released");
@@ -723,6 +762,10 @@ Status Ledger::ReleaseBatch(int64_t batch_id) {
 
 Status Ledger::Quarantine(const std::string& uri, const std::string& reason) {
   return impl_->Transaction([&]() -> Status {
+    if (impl_->fence) {
+      FLOE_ASSIGN_OR_RETURN(auto table_and_state, impl_->TableAndState(uri));
+      FLOE_RETURN_IF_ERROR(impl_->CheckFence(table_and_state.first));
+    }
     return impl_->SetAside(uri, FileState::kQuarantined, reason,
                            {FileState::kDiscovered, FileState::kInBatch});
   });
@@ -776,6 +819,7 @@ Status Ledger::RetryFiles(const std::vector<std::string>& uris) {
 
 Status Ledger::ResetTable(const std::string& table) {
   return impl_->Transaction([&]() -> Status {
+    FLOE_RETURN_IF_ERROR(impl_->CheckFence(table));
     for (const char* sql :
          {"DELETE FROM files WHERE tbl = ?1", "DELETE FROM batches WHERE tbl = ?1",
           "DELETE FROM watermarks WHERE tbl = ?1", "DELETE FROM table_conditions WHERE tbl = ?1",
@@ -907,6 +951,7 @@ Result<std::map<std::string, TableWatermark>> Ledger::Watermarks() {
 Status Ledger::SetWatermark(const TableWatermark& watermark) {
   if (watermark.table.empty()) return Status::InvalidArgument("ledger: a watermark needs a table name");
   return impl_->Transaction([&]() -> Status {
+    FLOE_RETURN_IF_ERROR(impl_->CheckFence(watermark.table));
     FLOE_ASSIGN_OR_RETURN(
         LedgerStatement upsert,
         impl_->Prepare("INSERT INTO watermarks(tbl, last_ms, fingerprints) VALUES (?1, ?2, ?3) "

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -126,6 +127,16 @@ struct LedgerOptions {
   std::string pipeline;
 };
 
+// A worker's lease of a source table where several workers share a
+// PostgreSQL ledger (worker_leases.h): the worker and the lease's epoch.
+struct TableLease {
+  std::string worker_id;
+  int64_t epoch = 0;
+  std::string leased_table;  // the lease's own name for the table (the pipeline leases target tables)
+};
+// The lease this worker holds on a source table, or nullopt when it holds none.
+using LedgerFence = std::function<std::optional<TableLease>(const std::string& table)>;
+
 struct LedgerFilter {
   std::optional<std::string> table;
   std::optional<FileState> state;
@@ -143,6 +154,16 @@ class Ledger {
   static Result<std::unique_ptr<Ledger>> Open(const std::string& state_dir);
   static Result<std::unique_ptr<Ledger>> OpenReadOnly(const std::string& state_dir);
   ~Ledger();
+
+  // Fencing (PostgreSQL ledgers shared by workers): from now on every call
+  // that changes a source table's records (RecordDiscovered, OpenBatch,
+  // CommitBatch, ReleaseBatch, Quarantine, ResetTable, SetWatermark,
+  // Set/ClearTableCondition) first checks, in its own transaction and with
+  // the lease row locked against change until it commits, that `fence`'s
+  // lease of that table is still the table's current one; otherwise it
+  // changes nothing and returns kFenced. Calls of operators (Skip, Retry)
+  // are not fenced. InvalidArgument on a SQLite ledger (one process only).
+  Status SetFence(LedgerFence fence);
 
   // Records files not seen before as discovered (discovered_at_ms =
   // updated_at_ms = now_ms). A known file still `discovered` whose size or

@@ -202,6 +202,7 @@ Result<std::map<std::pair<std::string, std::string>, Ledger::StreamPosition>> Le
 Status Ledger::SetTableCondition(const std::string& table, const std::string& state,
                                  const std::string& reason, int64_t now_ms) {
   return impl_->Transaction([&]() -> Status {
+    FLOE_RETURN_IF_ERROR(impl_->CheckFence(table));
     FLOE_ASSIGN_OR_RETURN(
         LedgerStatement upsert,
         impl_->Prepare("INSERT INTO table_conditions(tbl, state, reason, since_ms, updated_at_ms) "
@@ -217,6 +218,7 @@ Status Ledger::SetTableCondition(const std::string& table, const std::string& st
 
 Status Ledger::ClearTableCondition(const std::string& table) {
   return impl_->Transaction([&]() -> Status {
+    FLOE_RETURN_IF_ERROR(impl_->CheckFence(table));
     FLOE_ASSIGN_OR_RETURN(LedgerStatement remove,
                           impl_->Prepare("DELETE FROM table_conditions WHERE tbl = ?1"));
     remove.Bind(1, table);

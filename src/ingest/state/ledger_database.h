@@ -83,9 +83,18 @@ class LedgerDatabase {
 // dir>/ledger.lock for its lifetime.
 Result<std::unique_ptr<LedgerDatabase>> OpenSqliteLedgerDatabase(const std::string& state_dir, bool write);
 
-// PostgreSQL: the pipeline's own schema in the database at `uri`; a writer
-// holds a session-level advisory lock of the pipeline for its lifetime.
+// PostgreSQL: the pipeline's own schema in the database at `uri`, shared by
+// every worker of the pipeline; each write transaction holds the pipeline's
+// transaction-level advisory lock (PostgresAdvisoryKey("floe ledger", schema)).
 Result<std::unique_ptr<LedgerDatabase>> OpenPostgresLedgerDatabase(const std::string& uri,
                                                                    const std::string& pipeline, bool write);
+
+// The schema of `pipeline`'s ledger: "floe_ledger_<pipeline>", a name too
+// long for PostgreSQL's 63 bytes cut and given a hash of the whole name.
+std::string PostgresLedgerSchema(const std::string& pipeline);
+// `name` as a quoted PostgreSQL identifier.
+std::string QuotePostgresIdentifier(const std::string& name);
+// The 64-bit advisory lock key (as decimal text) of one use of a schema.
+std::string PostgresAdvisoryKey(const std::string& purpose, const std::string& schema);
 
 }  // namespace floe::ingest

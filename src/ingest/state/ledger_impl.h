@@ -33,6 +33,12 @@ struct Ledger::Impl {
   std::string db_path;  // names the ledger in errors (db->name())
   bool read_only = false;
   int64_t schema_version = 0;  // of the database as opened
+  bool postgres = false;       // [state] uri: shared by workers
+  LedgerFence fence;           // empty: no fencing (Ledger::SetFence)
+
+  // Inside a write transaction: kFenced unless this worker's lease of
+  // `table` is current (locks the lease row until the transaction ends).
+  Status CheckFence(const std::string& table);
 
   Result<LedgerStatement> Prepare(const std::string& sql);
   Status Exec(const std::string& sql);

@@ -6,12 +6,18 @@
 // schema) and lets an operator back up, move or drop one pipeline's ledger
 // with one schema (pg_dump -n, DROP SCHEMA ... CASCADE).
 //
-// Exclusive use: a writer holds a session-level advisory lock of the
-// pipeline's schema (pg_try_advisory_lock on a stable 64-bit hash of its
-// name) for its connection's lifetime. A lost connection fails the call in
-// progress with a retryable IOError (its transaction rolled back on the
-// server); the next call reconnects and takes the lock again. Readers take
-// no lock and read each call in one REPEATABLE READ READ ONLY snapshot.
+// Shared use: several workers (floe processes on any machines) write one
+// pipeline's ledger at once (docs/scale-out.md). Every write transaction
+// first takes a transaction-level advisory lock of the pipeline's schema
+// (pg_advisory_xact_lock on a stable 64-bit hash of its name), so the
+// ledger's read-then-write calls (a batch id allocated, a file's state
+// checked and moved) are serialised across workers exactly as SQLite's
+// IMMEDIATE transactions serialise them on one machine; which worker may
+// touch which table is the leases' business (worker_leases.h, the ledger's
+// fence). A lost connection fails the call in progress with a retryable
+// IOError (its transaction rolled back on the server, its lock with it);
+// the next call reconnects. Readers take no lock and read each call in one
+// REPEATABLE READ READ ONLY snapshot.
 #include <unistd.h>
 
 #include <cctype>
@@ -40,16 +46,24 @@ std::string Hex64(uint64_t value) {
   return text;
 }
 
-std::string SchemaFor(const std::string& pipeline) {
+}  // namespace
+
+std::string PostgresLedgerSchema(const std::string& pipeline) {
   if (pipeline.size() <= kMaxPlainSchemaPipeline) return "floe_ledger_" + pipeline;
   return "floe_ledger_" + pipeline.substr(0, kMaxPlainSchemaPipeline - 17) + "_" + Hex64(Fnv1a64(pipeline));
 }
 
-std::string QuoteIdentifier(const std::string& name) {
+std::string QuotePostgresIdentifier(const std::string& name) {
   std::string out = "\"";
   for (char c : name) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
+
+std::string PostgresAdvisoryKey(const std::string& purpose, const std::string& schema) {
+  return std::to_string(static_cast<int64_t>(Fnv1a64(purpose + " " + schema)));
+}
+
+namespace {
 
 // Replaces whole words `from` by `to` in `text`.
 std::string ReplaceWord(const std::string& text, const std::string& from, const std::string& to) {
@@ -72,12 +86,12 @@ class PostgresLedgerDatabase final : public LedgerDatabase {
   PostgresLedgerDatabase(std::string uri, std::string pipeline, bool write)
       : uri_(std::move(uri)),
         pipeline_(std::move(pipeline)),
-        schema_(SchemaFor(pipeline_)),
+        schema_(PostgresLedgerSchema(pipeline_)),
         write_(write),
         name_("PostgreSQL ledger " + RedactUri(uri_) + " (schema " + schema_ + ")") {}
 
   // Connects (again) when there is no live connection: the session's
-  // search_path is the pipeline's schema, and a writer takes the lock.
+  // search_path is the pipeline's schema, which a writer creates when missing.
   Status Connect() {
     if (connection_ && connection_->connected()) return Status::OK();
     // Never inside a transaction: its statements would run outside it.
@@ -88,17 +102,17 @@ class PostgresLedgerDatabase final : public LedgerDatabase {
     FLOE_RETURN_IF_ERROR(
         connection->Execute("SELECT set_config('application_name', ?1, false)", {application}).status());
     if (write_) {
-      FLOE_ASSIGN_OR_RETURN(sql::SqlResult locked,
-                            connection->Execute("SELECT pg_try_advisory_lock(?1::bigint)", {LockKey()}));
-      if (locked.rows.empty() || !locked.rows[0][0] || *locked.rows[0][0] != "t") {
-        const std::string message =
-            "another floe process is using pipeline " + pipeline_ + "'s " + name_ + Holder(*connection);
-        // After a lost connection the server may not have ended the old session yet: try again later.
-        if (connected_once_) return Status::IOError(message, true);
-        return Status::InvalidArgument(message);
+      // Under the pipeline's lock: workers starting together race to create the schema.
+      FLOE_RETURN_IF_ERROR(connection->Execute("BEGIN").status());
+      Status created = connection->Execute("SELECT pg_advisory_xact_lock(?1::bigint)", {LockKey()}).status();
+      if (created.ok())
+        created =
+            connection->Execute("CREATE SCHEMA IF NOT EXISTS " + QuotePostgresIdentifier(schema_)).status();
+      if (created.ok()) created = connection->Commit();
+      if (!created.ok()) {
+        if (connection->connected()) connection->Rollback();
+        return created;
       }
-      FLOE_RETURN_IF_ERROR(
-          connection->Execute("CREATE SCHEMA IF NOT EXISTS " + QuoteIdentifier(schema_)).status());
     } else {
       FLOE_ASSIGN_OR_RETURN(sql::SqlResult exists,
                             connection->Execute("SELECT 1 FROM pg_namespace WHERE nspname = ?1", {schema_}));
@@ -107,10 +121,9 @@ class PostgresLedgerDatabase final : public LedgerDatabase {
       }
     }
     FLOE_RETURN_IF_ERROR(
-        connection->Execute("SELECT set_config('search_path', ?1, false)", {QuoteIdentifier(schema_)})
+        connection->Execute("SELECT set_config('search_path', ?1, false)", {QuotePostgresIdentifier(schema_)})
             .status());
     connection_ = std::move(connection);
-    connected_once_ = true;
     return Status::OK();
   }
 
@@ -139,7 +152,10 @@ class PostgresLedgerDatabase final : public LedgerDatabase {
     FLOE_RETURN_IF_ERROR(
         connection_->Execute(write ? "BEGIN" : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").status());
     in_transaction_ = true;
-    Status status = body();
+    Status status = Status::OK();
+    if (write)
+      status = connection_->Execute("SELECT pg_advisory_xact_lock(?1::bigint)", {LockKey()}).status();
+    if (status.ok()) status = body();
     in_transaction_ = false;
     if (status.ok()) status = connection_->Commit();
     if (!status.ok() && connection_->connected()) connection_->Rollback();
@@ -164,21 +180,7 @@ class PostgresLedgerDatabase final : public LedgerDatabase {
   const std::string& name() const override { return name_; }
 
  private:
-  std::string LockKey() const {
-    return std::to_string(static_cast<int64_t>(Fnv1a64("floe ledger " + schema_)));
-  }
-
-  // Who holds the pipeline's lock, as far as pg_stat_activity tells.
-  std::string Holder(sql::SqlConnection& connection) const {
-    const uint64_t key = Fnv1a64("floe ledger " + schema_);
-    auto holder = connection.Execute(
-        "SELECT a.application_name, coalesce(host(a.client_addr), 'local') FROM pg_locks l "
-        "JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted AND "
-        "l.classid = ?1::bigint::oid AND l.objid = ?2::bigint::oid AND l.objsubid = 1 LIMIT 1",
-        {std::to_string(key >> 32), std::to_string(key & 0xffffffffULL)});
-    if (!holder.ok() || holder->rows.empty() || !holder->rows[0][0]) return "";
-    return " (held by \"" + *holder->rows[0][0] + "\" from " + holder->rows[0][1].value_or("?") + ")";
-  }
+  std::string LockKey() const { return PostgresAdvisoryKey("floe ledger", schema_); }
 
   std::string uri_;
   std::string pipeline_;
@@ -186,7 +188,6 @@ class PostgresLedgerDatabase final : public LedgerDatabase {
   bool write_;
   std::string name_;
   std::unique_ptr<sql::SqlConnection> connection_;
-  bool connected_once_ = false;  // a failed reconnect's "lock held" is retryable
   bool in_transaction_ = false;
 };
 

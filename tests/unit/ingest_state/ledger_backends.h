@@ -18,27 +18,40 @@
 
 namespace floe::ingest {
 
+// The PostgreSQL test server of the PostgreSQL tests: FLOE_TEST_PG_URI, or "" when unset.
+inline std::string PostgresTestUri() {
+  const char* uri = std::getenv("FLOE_TEST_PG_URI");
+  return uri ? uri : "";
+}
+inline constexpr const char* kNoPostgresMessage =
+    "skipped: FLOE_TEST_PG_URI is not set (scripts/test.sh starts a PostgreSQL server and sets it)";
+
+// A pipeline name for the running test: short (a schema name and
+// application_name hold 63 bytes) and unique per process and test.
+inline std::string TestPipelineName(const std::string& prefix) {
+  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  return prefix + std::to_string(::getpid()) + "_" +
+         std::to_string(std::hash<std::string>{}(test) % 1000000007);
+}
+
+// Drops the pipeline's ledger schema (its ledger, workers and leases).
+inline void DropPipelineSchema(const std::string& uri, const std::string& pipeline) {
+  auto connection = sql::OpenSqlConnection(uri);
+  if (connection.ok())
+    (void)(*connection)->Execute("DROP SCHEMA IF EXISTS \"floe_ledger_" + pipeline + "\" CASCADE");
+}
+
 class LedgerBackendTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     if (GetParam() != "postgresql") return;
-    const char* uri = std::getenv("FLOE_TEST_PG_URI");
-    if (!uri || !*uri) {
-      GTEST_SKIP() << "skipped: FLOE_TEST_PG_URI is not set (scripts/test.sh starts a PostgreSQL server and "
-                      "sets it)";
-    }
-    pg_uri_ = uri;
-    // Short (a schema name and application_name hold 63 bytes) and unique per process and test.
-    const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    pipeline_ =
-        "t" + std::to_string(::getpid()) + "_" + std::to_string(std::hash<std::string>{}(test) % 1000000007);
+    pg_uri_ = PostgresTestUri();
+    if (pg_uri_.empty()) GTEST_SKIP() << kNoPostgresMessage;
+    pipeline_ = TestPipelineName("t");
   }
 
   void TearDown() override {
-    if (pg_uri_.empty()) return;
-    auto connection = sql::OpenSqlConnection(pg_uri_);
-    if (connection.ok())
-      (void)(*connection)->Execute("DROP SCHEMA IF EXISTS \"floe_ledger_" + pipeline_ + "\" CASCADE");
+    if (!pg_uri_.empty()) DropPipelineSchema(pg_uri_, pipeline_);
   }
 
   bool OnPostgres() const { return GetParam() == "postgresql"; }

@@ -1,0 +1,336 @@
+// WorkerLeases (worker_leases.h): the workers and table leases of a pipeline
+// in its PostgreSQL ledger schema.
+#include "ingest/state/worker_leases.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <set>
+
+#include "ingest/state/ledger_database.h"
+
+namespace floe::ingest {
+namespace {
+
+// Milliseconds by the database's clock: every worker measures ages by it.
+constexpr const char* kDatabaseNowMs = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
+
+std::string HostName() {
+  char name[256] = {0};
+  if (::gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') return "unknown-host";
+  return name;
+}
+
+std::string RandomHex() {
+  std::random_device device;
+  char text[9];
+  std::snprintf(text, sizeof(text), "%08x", static_cast<unsigned>(device()));
+  return text;
+}
+
+int64_t ToInt(const sql::SqlValue& value) {
+  if (!value) return 0;
+  try {
+    return std::stoll(*value);
+  } catch (...) {
+    return 0;
+  }
+}
+
+// Runs `body` in one transaction of `connection`; any error rolls back.
+template <typename Body>
+Status InTransaction(sql::SqlConnection& connection, Body&& body) {
+  FLOE_RETURN_IF_ERROR(connection.Begin());
+  Status status = body();
+  if (status.ok()) status = connection.Commit();
+  if (!status.ok() && connection.connected()) connection.Rollback();
+  return status;
+}
+
+}  // namespace
+
+WorkerLeases::WorkerLeases(WorkerLeasesOptions options)
+    : options_(std::move(options)),
+      schema_(QuotePostgresIdentifier(PostgresLedgerSchema(options_.pipeline))),
+      lock_key_(PostgresAdvisoryKey("floe leases", PostgresLedgerSchema(options_.pipeline))) {}
+
+WorkerLeases::~WorkerLeases() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  heartbeat_wake_.notify_all();
+  if (heartbeat_thread_.joinable()) heartbeat_thread_.join();
+}
+
+Result<std::unique_ptr<WorkerLeases>> WorkerLeases::Join(const WorkerLeasesOptions& options) {
+  if (options.uri.empty() || options.pipeline.empty())
+    return Status::InvalidArgument("worker leases need a PostgreSQL ledger and the pipeline's name");
+  std::unique_ptr<WorkerLeases> leases(new WorkerLeases(options));
+  std::lock_guard lock(leases->mutex_);
+  FLOE_RETURN_IF_ERROR(leases->Connect());
+  FLOE_RETURN_IF_ERROR(leases->Register());
+  return leases;
+}
+
+Status WorkerLeases::Connect() {
+  if (connection_ && connection_->connected()) return Status::OK();
+  connection_.reset();
+  FLOE_ASSIGN_OR_RETURN(auto connection, sql::OpenSqlConnection(options_.uri, false, "ledger"));
+  const std::string application = "floe " + options_.pipeline + " leases pid " + std::to_string(::getpid());
+  FLOE_RETURN_IF_ERROR(
+      connection->Execute("SELECT set_config('application_name', ?1, false)", {application}).status());
+  FLOE_RETURN_IF_ERROR(InTransaction(*connection, [&]() -> Status {
+    FLOE_RETURN_IF_ERROR(
+        connection->Execute("SELECT pg_advisory_xact_lock(?1::bigint)", {lock_key_}).status());
+    FLOE_RETURN_IF_ERROR(connection->Execute("CREATE SCHEMA IF NOT EXISTS " + schema_).status());
+    FLOE_RETURN_IF_ERROR(
+        connection
+            ->Execute("CREATE TABLE IF NOT EXISTS " + schema_ +
+                      ".workers(worker_id TEXT COLLATE \"C\" PRIMARY KEY, host TEXT NOT NULL, "
+                      "pid BIGINT NOT NULL, started_at_ms BIGINT NOT NULL, "
+                      "heartbeat_at_ms BIGINT NOT NULL)")
+            .status());
+    return connection
+        ->Execute("CREATE TABLE IF NOT EXISTS " + schema_ +
+                  ".table_leases(tbl TEXT COLLATE \"C\" PRIMARY KEY, worker_id TEXT COLLATE \"C\", "
+                  "epoch BIGINT NOT NULL, granted_at_ms BIGINT NOT NULL)")
+        .status();
+  }));
+  connection_ = std::move(connection);
+  return Status::OK();
+}
+
+Status WorkerLeases::Register() {
+  worker_id_ = HostName() + ":" + std::to_string(::getpid()) + ":" + RandomHex();
+  FLOE_RETURN_IF_ERROR(connection_
+                           ->Execute("INSERT INTO " + schema_ +
+                                         ".workers(worker_id, host, pid, started_at_ms, heartbeat_at_ms) "
+                                         "VALUES (?1, ?2, ?3, " +
+                                         kDatabaseNowMs + ", " + kDatabaseNowMs + ")",
+                                     {worker_id_, HostName(), std::to_string(::getpid())})
+                           .status());
+  held_.clear();
+  lost_ = false;
+  return Status::OK();
+}
+
+void WorkerLeases::VoidLeasesLocked() {
+  held_.clear();
+  lost_ = true;
+}
+
+Status WorkerLeases::RenewLocked() {
+  FLOE_ASSIGN_OR_RETURN(sql::SqlResult renewed,
+                        connection_->Execute("UPDATE " + schema_ + ".workers SET heartbeat_at_ms = " +
+                                                 kDatabaseNowMs + " WHERE worker_id = ?1",
+                                             {worker_id_}));
+  if (renewed.rows_affected == 1) return Status::OK();
+  VoidLeasesLocked();
+  return Status::Fenced("worker " + worker_id_ +
+                        " was declared dead by the other workers (no heartbeat for longer than [state] "
+                        "lease_timeout = " +
+                        std::to_string(options_.lease_timeout_ms / 1000) +
+                        "s: paused, or cut off from the database): its table leases are void");
+}
+
+Status WorkerLeases::Heartbeat() {
+  std::lock_guard lock(mutex_);
+  if (lost_) return Status::Fenced("worker " + worker_id_ + " was declared dead; it must rejoin");
+  FLOE_RETURN_IF_ERROR(Connect());
+  return RenewLocked();
+}
+
+Status WorkerLeases::Rejoin() {
+  std::lock_guard lock(mutex_);
+  FLOE_RETURN_IF_ERROR(Connect());
+  return Register();
+}
+
+Result<LeaseBalance> WorkerLeases::Balance(const std::vector<std::string>& tables) {
+  std::lock_guard lock(mutex_);
+  if (lost_) return Status::Fenced("worker " + worker_id_ + " was declared dead; it must rejoin");
+  FLOE_RETURN_IF_ERROR(Connect());
+  LeaseBalance balance;
+  std::map<std::string, int64_t> held;
+  std::set<std::string> controlled;
+  Status status = InTransaction(*connection_, [&]() -> Status {
+    FLOE_RETURN_IF_ERROR(
+        connection_->Execute("SELECT pg_advisory_xact_lock(?1::bigint)", {lock_key_}).status());
+    FLOE_RETURN_IF_ERROR(RenewLocked());
+    FLOE_ASSIGN_OR_RETURN(
+        sql::SqlResult dead,
+        connection_->Execute("DELETE FROM " + schema_ + ".workers WHERE heartbeat_at_ms < " + kDatabaseNowMs +
+                                 " - ?1::bigint RETURNING worker_id",
+                             {std::to_string(options_.lease_timeout_ms)}));
+    for (const sql::SqlRow& row : dead.rows) balance.dead_workers.push_back(row[0].value_or(""));
+    for (const std::string& table : tables) {
+      FLOE_RETURN_IF_ERROR(connection_
+                               ->Execute("INSERT INTO " + schema_ +
+                                             ".table_leases(tbl, worker_id, epoch, granted_at_ms) "
+                                             "VALUES (?1, NULL, 0, 0) ON CONFLICT (tbl) DO NOTHING",
+                                         {table})
+                               .status());
+    }
+    FLOE_ASSIGN_OR_RETURN(sql::SqlResult live,
+                          connection_->Execute("SELECT worker_id FROM " + schema_ + ".workers"));
+    std::set<std::string> live_workers;
+    for (const sql::SqlRow& row : live.rows) live_workers.insert(row[0].value_or(""));
+    FLOE_ASSIGN_OR_RETURN(
+        sql::SqlResult leases,
+        connection_->Execute("SELECT tbl, worker_id, epoch FROM " + schema_ + ".table_leases ORDER BY tbl"));
+    std::vector<std::string> mine;
+    std::vector<std::string> free;
+    controlled.clear();
+    for (const sql::SqlRow& row : leases.rows) {
+      const std::string table = row[0].value_or("");
+      controlled.insert(table);
+      if (row[1] && *row[1] == worker_id_) {
+        mine.push_back(table);
+        held[table] = ToInt(row[2]);
+      } else if (!row[1] || live_workers.count(*row[1]) == 0) {
+        free.push_back(table);
+      }
+    }
+    balance.live_workers = static_cast<int64_t>(live_workers.size());
+    balance.tables = static_cast<int64_t>(leases.rows.size());
+    const size_t share = live_workers.empty()
+                             ? leases.rows.size()
+                             : (leases.rows.size() + live_workers.size() - 1) / live_workers.size();
+    // Above the share (a worker joined): the last tables by name go back.
+    while (mine.size() > share) {
+      const std::string table = mine.back();
+      mine.pop_back();
+      FLOE_RETURN_IF_ERROR(
+          connection_
+              ->Execute("UPDATE " + schema_ +
+                            ".table_leases SET worker_id = NULL WHERE tbl = ?1 AND worker_id = ?2",
+                        {table, worker_id_})
+              .status());
+      held.erase(table);
+      balance.released.push_back(table);
+    }
+    for (const std::string& table : free) {
+      if (mine.size() >= share) break;
+      FLOE_ASSIGN_OR_RETURN(sql::SqlResult granted,
+                            connection_->Execute("UPDATE " + schema_ +
+                                                     ".table_leases SET worker_id = ?2, epoch = epoch + 1, "
+                                                     "granted_at_ms = " +
+                                                     kDatabaseNowMs + " WHERE tbl = ?1 RETURNING epoch",
+                                                 {table, worker_id_}));
+      if (granted.rows.empty()) continue;
+      mine.push_back(table);
+      held[table] = ToInt(granted.rows[0][0]);
+      balance.gained.push_back(table);
+    }
+    return Status::OK();
+  });
+  if (!status.ok()) return status;
+  held_ = held;
+  controlled_ = std::move(controlled);
+  balance.held = std::move(held);
+  return balance;
+}
+
+Status WorkerLeases::Release(const std::string& table) {
+  std::lock_guard lock(mutex_);
+  held_.erase(table);
+  FLOE_RETURN_IF_ERROR(Connect());
+  return connection_
+      ->Execute("UPDATE " + schema_ + ".table_leases SET worker_id = NULL WHERE tbl = ?1 AND worker_id = ?2",
+                {table, worker_id_})
+      .status();
+}
+
+Status WorkerLeases::Leave() {
+  std::lock_guard lock(mutex_);
+  held_.clear();
+  FLOE_RETURN_IF_ERROR(Connect());
+  return InTransaction(*connection_, [&]() -> Status {
+    FLOE_RETURN_IF_ERROR(
+        connection_
+            ->Execute("UPDATE " + schema_ + ".table_leases SET worker_id = NULL WHERE worker_id = ?1",
+                      {worker_id_})
+            .status());
+    return connection_->Execute("DELETE FROM " + schema_ + ".workers WHERE worker_id = ?1", {worker_id_})
+        .status();
+  });
+}
+
+bool WorkerLeases::Controls(const std::string& table) const {
+  std::lock_guard lock(mutex_);
+  return controlled_.count(table) > 0;
+}
+
+std::optional<TableLease> WorkerLeases::LeaseOf(const std::string& table) const {
+  std::lock_guard lock(mutex_);
+  auto it = held_.find(table);
+  if (it == held_.end()) return std::nullopt;
+  return TableLease{worker_id_, it->second, table};
+}
+
+Result<bool> WorkerLeases::StillCurrent(const std::string& table, const TableLease& lease) {
+  std::lock_guard lock(mutex_);
+  FLOE_RETURN_IF_ERROR(Connect());
+  FLOE_ASSIGN_OR_RETURN(
+      sql::SqlResult current,
+      connection_->Execute(
+          "SELECT 1 FROM " + schema_ + ".table_leases WHERE tbl = ?1 AND worker_id = ?2 AND epoch = ?3",
+          {table, lease.worker_id, std::to_string(lease.epoch)}));
+  return !current.rows.empty();
+}
+
+std::string WorkerLeases::FenceQuery() const {
+  return "SELECT 1 FROM " + schema_ +
+         ".table_leases WHERE tbl = ?1 AND worker_id = ?2 AND epoch = ?3 FOR SHARE";
+}
+
+void WorkerLeases::StartHeartbeats(int64_t interval_ms) {
+  heartbeat_thread_ = std::thread([this, interval_ms] {
+    std::unique_lock lock(mutex_);
+    while (!stopping_) {
+      heartbeat_wake_.wait_for(lock, std::chrono::milliseconds(interval_ms), [this] { return stopping_; });
+      if (stopping_ || lost_) continue;
+      // A failed renewal (the database away) is tried again at the next beat;
+      // a worker found dead has its leases voided by RenewLocked.
+      if (Connect().ok()) (void)RenewLocked();
+    }
+  });
+}
+
+Result<std::pair<std::vector<WorkerRecord>, std::vector<LeaseRecord>>> WorkerLeases::Read(
+    const std::string& uri, const std::string& pipeline) {
+  const std::string schema = PostgresLedgerSchema(pipeline);
+  FLOE_ASSIGN_OR_RETURN(auto connection, sql::OpenSqlConnection(uri, false, "ledger"));
+  FLOE_ASSIGN_OR_RETURN(sql::SqlResult exists,
+                        connection->Execute("SELECT 1 FROM pg_tables WHERE schemaname = ?1 AND tablename = "
+                                            "'table_leases'",
+                                            {schema}));
+  std::pair<std::vector<WorkerRecord>, std::vector<LeaseRecord>> out;
+  if (exists.rows.empty()) return out;
+  const std::string quoted = QuotePostgresIdentifier(schema);
+  FLOE_RETURN_IF_ERROR(connection->Execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").status());
+  auto workers =
+      connection->Execute(std::string("SELECT worker_id, host, pid, started_at_ms, ") + kDatabaseNowMs +
+                          " - heartbeat_at_ms FROM " + quoted + ".workers ORDER BY worker_id");
+  auto leases = connection->Execute(std::string("SELECT tbl, coalesce(worker_id, ''), epoch, CASE WHEN "
+                                                "worker_id IS NULL THEN 0 ELSE ") +
+                                    kDatabaseNowMs + " - granted_at_ms END FROM " + quoted +
+                                    ".table_leases ORDER BY tbl");
+  connection->Rollback();
+  if (!workers.ok()) return workers.status();
+  if (!leases.ok()) return leases.status();
+  for (const sql::SqlRow& row : workers->rows) {
+    out.first.push_back(
+        WorkerRecord{row[0].value_or(""), row[1].value_or(""), ToInt(row[2]), ToInt(row[3]), ToInt(row[4])});
+  }
+  for (const sql::SqlRow& row : leases->rows) {
+    out.second.push_back(LeaseRecord{row[0].value_or(""), row[1].value_or(""), ToInt(row[2]), ToInt(row[3])});
+  }
+  return out;
+}
+
+}  // namespace floe::ingest

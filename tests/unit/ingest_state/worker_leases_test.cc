@@ -1,0 +1,191 @@
+// WorkerLeases against a real PostgreSQL server (FLOE_TEST_PG_URI; skipped
+// with a message without it): fair shares as workers join and leave, dead
+// workers found by the database's clock, epochs that only grow, a worker
+// found dead refused everything until it rejoins, and the ledger's fence.
+#include "ingest/state/worker_leases.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "ingest/state/ledger.h"
+#include "sql/sql_connection.h"
+#include "test_util.h"
+#include "unit/ingest_state/ledger_backends.h"
+
+namespace floe::ingest {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+class WorkerLeasesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    uri_ = PostgresTestUri();
+    if (uri_.empty()) GTEST_SKIP() << kNoPostgresMessage;
+    pipeline_ = TestPipelineName("w");
+  }
+  void TearDown() override {
+    if (!uri_.empty()) DropPipelineSchema(uri_, pipeline_);
+  }
+  std::unique_ptr<WorkerLeases> Join(int64_t lease_timeout_ms = 30'000) {
+    auto joined = WorkerLeases::Join({uri_, pipeline_, lease_timeout_ms});
+    EXPECT_TRUE(joined.ok()) << joined.status().ToString();
+    return joined.ok() ? std::move(*joined) : nullptr;
+  }
+  static std::vector<std::string> Tables(int count) {
+    std::vector<std::string> tables;
+    for (int i = 0; i < count; ++i) tables.push_back("cda.t" + std::to_string(10 + i));
+    return tables;
+  }
+
+  floe::testing::TempDir dir_;
+  std::string uri_;
+  std::string pipeline_;
+};
+
+TEST_F(WorkerLeasesTest, SharesAreFairAndMoveAsWorkersJoinAndLeave) {
+  auto first = Join();
+  ASSERT_OK_AND_ASSIGN(LeaseBalance alone, first->Balance(Tables(5)));
+  EXPECT_EQ(alone.held.size(), 5u);
+  EXPECT_EQ(alone.gained.size(), 5u);
+  EXPECT_EQ(alone.live_workers, 1);
+  for (const auto& [table, epoch] : alone.held) EXPECT_EQ(epoch, 1) << table;
+
+  auto second = Join();
+  ASSERT_OK_AND_ASSIGN(LeaseBalance joined, second->Balance(Tables(5)));
+  EXPECT_TRUE(joined.held.empty());  // everything is held: nothing free yet
+  EXPECT_EQ(joined.live_workers, 2);
+  ASSERT_OK_AND_ASSIGN(LeaseBalance shed, first->Balance(Tables(5)));
+  EXPECT_EQ(shed.held.size(), 3u);  // ceil(5 / 2)
+  EXPECT_THAT(shed.released, ElementsAre("cda.t14", "cda.t13"));
+  EXPECT_FALSE(first->LeaseOf("cda.t14").has_value());
+  ASSERT_OK_AND_ASSIGN(LeaseBalance took, second->Balance(Tables(5)));
+  EXPECT_THAT(took.gained, ElementsAre("cda.t13", "cda.t14"));
+  EXPECT_EQ(took.held.at("cda.t13"), 2);  // a new tenure, a new epoch
+  ASSERT_TRUE(second->LeaseOf("cda.t14").has_value());
+  EXPECT_EQ(second->LeaseOf("cda.t14")->worker_id, second->worker_id());
+  EXPECT_TRUE(second->Controls("cda.t10"));
+  EXPECT_FALSE(second->Controls("cda.t10__bad_rows"));
+
+  // A clean leave frees its tables at once.
+  ASSERT_OK(second->Leave());
+  ASSERT_OK_AND_ASSIGN(LeaseBalance back, first->Balance(Tables(5)));
+  EXPECT_EQ(back.held.size(), 5u);
+  EXPECT_EQ(back.held.at("cda.t14"), 3);
+  EXPECT_EQ(back.live_workers, 1);
+
+  ASSERT_OK_AND_ASSIGN(auto view, WorkerLeases::Read(uri_, pipeline_));
+  ASSERT_EQ(view.first.size(), 1u);
+  EXPECT_EQ(view.first[0].worker_id, first->worker_id());
+  EXPECT_EQ(view.first[0].pid, ::getpid());
+  ASSERT_EQ(view.second.size(), 5u);
+  EXPECT_EQ(view.second[4].table, "cda.t14");
+  EXPECT_EQ(view.second[4].epoch, 3);
+  EXPECT_EQ(view.second[4].worker_id, first->worker_id());
+}
+
+TEST_F(WorkerLeasesTest, ASilentWorkerIsDeclaredDeadAndRefusedUntilItRejoins) {
+  auto zombie = Join(/*lease_timeout_ms=*/400);
+  auto survivor = Join(400);
+  ASSERT_OK_AND_ASSIGN(LeaseBalance mine, zombie->Balance(Tables(2)));
+  ASSERT_EQ(mine.held.size(), 1u);  // two workers: one table each
+  const std::string table = mine.held.begin()->first;
+  const TableLease old_lease = *zombie->LeaseOf(table);
+  ASSERT_OK(survivor->Balance(Tables(2)).status());
+
+  // The zombie sends nothing for longer than the timeout; the survivor keeps beating.
+  for (int i = 0; i < 8; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ASSERT_OK(survivor->Heartbeat());
+  }
+  ASSERT_OK_AND_ASSIGN(LeaseBalance took, survivor->Balance(Tables(2)));
+  EXPECT_THAT(took.dead_workers, ElementsAre(zombie->worker_id()));
+  EXPECT_THAT(took.gained, ElementsAre(table));
+  EXPECT_EQ(took.held.at(table), old_lease.epoch + 1);
+  ASSERT_OK_AND_ASSIGN(bool current, zombie->StillCurrent(table, old_lease));
+  EXPECT_FALSE(current);
+
+  // It learns at its next heartbeat, and from then on holds nothing.
+  Status beat = zombie->Heartbeat();
+  EXPECT_EQ(beat.kind(), ErrorKind::kFenced) << beat.ToString();
+  EXPECT_THAT(beat.message(), HasSubstr("declared dead"));
+  EXPECT_TRUE(zombie->lost());
+  EXPECT_FALSE(zombie->LeaseOf(table).has_value());
+  EXPECT_TRUE(zombie->Controls(table));  // but it knows the table is not its to touch
+  EXPECT_EQ(zombie->Balance(Tables(2)).status().kind(), ErrorKind::kFenced);
+
+  const std::string old_id = zombie->worker_id();
+  ASSERT_OK(zombie->Rejoin());
+  EXPECT_NE(zombie->worker_id(), old_id);
+  EXPECT_FALSE(zombie->lost());
+  ASSERT_OK_AND_ASSIGN(LeaseBalance again, zombie->Balance(Tables(2)));
+  EXPECT_TRUE(again.held.empty());  // the survivor holds both until it sheds one
+  ASSERT_OK_AND_ASSIGN(LeaseBalance shed, survivor->Balance(Tables(2)));
+  EXPECT_EQ(shed.released.size(), 1u);
+  ASSERT_OK_AND_ASSIGN(LeaseBalance regained, zombie->Balance(Tables(2)));
+  ASSERT_EQ(regained.gained.size(), 1u);
+  EXPECT_GT(regained.held.begin()->second, 1);  // epochs never go back
+}
+
+TEST_F(WorkerLeasesTest, TheHeartbeatThreadVoidsTheLeasesOfAWorkerFoundDead) {
+  auto zombie = Join(400);
+  ASSERT_OK(zombie->Balance(Tables(1)).status());
+  auto other = Join(400);
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  ASSERT_OK(other->Balance(Tables(1)).status());  // removes the silent zombie
+  zombie->StartHeartbeats(50);
+  for (int i = 0; i < 100 && !zombie->lost(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(zombie->lost());
+  EXPECT_FALSE(zombie->LeaseOf("cda.t10").has_value());
+}
+
+// The ledger's fence: a worker writes a table's records only under its
+// current lease; a write after a takeover changes nothing.
+TEST_F(WorkerLeasesTest, TheLedgerRefusesWritesUnderALeaseThatMoved) {
+  auto zombie = Join(400);
+  // As the pipeline does: the ledger's source table "t" is leased as its target "cda.t".
+  ASSERT_OK_AND_ASSIGN(LeaseBalance mine, zombie->Balance({"cda.t"}));
+  ASSERT_EQ(mine.held.size(), 1u);
+  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(LedgerOptions{dir_.File("state"), uri_, pipeline_}));
+  ASSERT_OK(ledger->SetFence([&](const std::string& table) { return zombie->LeaseOf("cda." + table); }));
+  SourceUnit unit;
+  unit.uri = "/t/1";
+  unit.table = "t";
+  unit.order_key = "1";
+  ASSERT_OK(ledger->RecordDiscovered({unit}, 1).status());
+  ASSERT_OK_AND_ASSIGN(int64_t batch, ledger->OpenBatch("t", {"/t/1"}));
+
+  // Paused past its lease: another worker takes the table and its batch.
+  auto next = Join(400);
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  ASSERT_OK_AND_ASSIGN(LeaseBalance took, next->Balance({"cda.t"}));
+  ASSERT_THAT(took.gained, ElementsAre("cda.t"));
+  ASSERT_OK_AND_ASSIGN(auto next_ledger, Ledger::Open(LedgerOptions{dir_.File("state2"), uri_, pipeline_}));
+  ASSERT_OK(next_ledger->SetFence([&](const std::string& table) { return next->LeaseOf("cda." + table); }));
+
+  // The zombie still believes in its lease (no heartbeat yet): the database says no.
+  ASSERT_TRUE(zombie->LeaseOf("cda.t").has_value());
+  Status committed = ledger->CommitBatch(batch, 42);
+  EXPECT_EQ(committed.kind(), ErrorKind::kFenced) << committed.ToString();
+  EXPECT_THAT(committed.message(), HasSubstr("no longer current"));
+  EXPECT_EQ(ledger->ReleaseBatch(batch).kind(), ErrorKind::kFenced);
+  EXPECT_EQ(ledger->Quarantine("/t/1", "bad").kind(), ErrorKind::kFenced);
+  EXPECT_EQ(ledger->RecordDiscovered({unit}, 2).status().kind(), ErrorKind::kFenced);
+  ASSERT_OK_AND_ASSIGN(auto open, next_ledger->OpenBatches());
+  ASSERT_EQ(open.size(), 1u);  // untouched: the new owner resolves it
+  ASSERT_OK(next_ledger->ReleaseBatch(batch));
+  ASSERT_OK_AND_ASSIGN(int64_t redo, next_ledger->OpenBatch("t", {"/t/1"}));
+  EXPECT_GT(redo, batch);
+  EXPECT_EQ(ledger->OpenBatch("t", {"/t/1"}).status().kind(), ErrorKind::kFenced);
+  // A table this worker holds no lease of at all is refused without asking.
+  EXPECT_EQ(ledger->OpenBatch("u", {"/u/1"}).status().kind(), ErrorKind::kFenced);
+}
+
+}  // namespace
+}  // namespace floe::ingest
