@@ -1,0 +1,209 @@
+// Scale-out through the whole pipeline, against a real PostgreSQL server
+// (FLOE_TEST_PG_URI; skipped with a message without it): worker A is held in
+// the middle of a batch (its first data file's creation blocks), declared
+// dead, and worker B takes its table over, resolves A's open batch and
+// commits everything. Released, A must commit nothing: its commit is refused
+// in the SQL catalog's own transaction, the table holds each key once, and
+// the history's lease epochs never go back.
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <mutex>
+
+#include "ingest/batch_recovery.h"
+#include "ingest/state/worker_leases.h"
+#include "pipeline_test_util.h"
+#include "sql/sql_connection.h"
+#include "unit/ingest_state/ledger_backends.h"
+
+namespace floe::ingest::pipeline_testing {
+namespace {
+
+// A FileIO whose Create of a table data file blocks, once armed, until released.
+class GateFileIO final : public FileIO {
+ public:
+  struct Gate {
+    std::mutex mutex;
+    std::condition_variable changed;
+    int pass_first = 0;  // data files created before the gate holds one
+    bool holding = false;
+    bool released = false;
+  };
+  GateFileIO(std::shared_ptr<FileIO> base, std::shared_ptr<Gate> gate)
+      : base_(std::move(base)), gate_(std::move(gate)) {}
+
+  Result<std::unique_ptr<InputFile>> OpenRead(const std::string& path) override {
+    return base_->OpenRead(path);
+  }
+  Result<std::unique_ptr<OutputFile>> Create(const std::string& path, CreateOptions options) override {
+    if (path.find("/data/") != std::string::npos) {
+      std::unique_lock lock(gate_->mutex);
+      if (gate_->pass_first > 0) {
+        --gate_->pass_first;
+      } else if (!gate_->released) {
+        gate_->holding = true;
+        gate_->changed.notify_all();
+        gate_->changed.wait(lock, [&] { return gate_->released; });
+      }
+    }
+    return base_->Create(path, options);
+  }
+  Result<FileInfo> Stat(const std::string& path) override { return base_->Stat(path); }
+  Result<bool> Exists(const std::string& path) override { return base_->Exists(path); }
+  Result<std::vector<FileInfo>> List(const std::string& prefix) override { return base_->List(prefix); }
+  Status Delete(const std::string& path) override { return base_->Delete(path); }
+
+ private:
+  std::shared_ptr<FileIO> base_;
+  std::shared_ptr<Gate> gate_;
+};
+
+class PipelineWorkersTest : public PipelineTest {
+ protected:
+  void SetUp() override {
+    PipelineTest::SetUp();
+    uri_ = PostgresTestUri();
+    if (uri_.empty()) GTEST_SKIP() << kNoPostgresMessage;
+    config_.name = TestPipelineName("p");
+    config_.state_uri = uri_;
+    config_.catalog.type = "sql";
+    config_.catalog.uri = uri_;  // the ledger's database: fenced inside the commit transaction
+    config_.catalog.name = config_.name;
+  }
+  void TearDown() override {
+    if (held_thread_.joinable()) {
+      Release();
+      held_thread_.join();
+    }
+    if (uri_.empty()) return;
+    DropPipelineSchema(uri_, config_.name);
+    auto connection = sql::OpenSqlConnection(uri_);
+    if (!connection.ok()) return;
+    (void)(*connection)->Execute("DELETE FROM iceberg_tables WHERE catalog_name = ?1", {config_.name});
+    (void)(*connection)
+        ->Execute("DELETE FROM iceberg_namespace_properties WHERE catalog_name = ?1", {config_.name});
+  }
+
+  // Worker A commits its first batch, is held at the first data file of its
+  // second, and is declared dead (its worker row removed, as the others do
+  // once its heartbeat is older than lease_timeout).
+  void HoldWorkerAMidBatchAndDeclareItDead() {
+    WriteFirstExport();
+    gate_->pass_first = 1;  // the first batch inserts: one data file
+    PipelineOptions options;
+    options.log = &log_a_;
+    options.wrap_file_io = [gate = gate_](std::shared_ptr<FileIO> base) {
+      return std::make_shared<GateFileIO>(std::move(base), gate);
+    };
+    PipelineConfig config = config_;
+    config.state_dir = (dir_.path() / "state-a").string();
+    config.trigger.max_files_per_batch = 1;  // two batches
+    auto opened = Pipeline::Open(config, options);
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    worker_a_ = std::move(*opened);
+    held_thread_ = std::thread([this] {
+      auto summary = worker_a_->RunOnce();
+      EXPECT_TRUE(summary.ok()) << summary.status().ToString();
+      if (summary.ok()) {
+        EXPECT_EQ(summary->batches_committed, 1) << log_a_.str();
+      }
+    });
+    {
+      std::unique_lock lock(gate_->mutex);
+      ASSERT_TRUE(gate_->changed.wait_for(lock, std::chrono::seconds(20), [&] { return gate_->holding; }))
+          << "worker A never reached its second batch:\n"
+          << log_a_.str();
+    }
+    const std::string text = log_a_.str();
+    const size_t at = text.find("scale-out: worker ");
+    ASSERT_NE(at, std::string::npos) << text;
+    const std::string id = text.substr(at + 18, text.find(' ', at + 18) - (at + 18));
+    auto admin = sql::OpenSqlConnection(uri_);
+    ASSERT_TRUE(admin.ok()) << admin.status().ToString();
+    auto removed = (*admin)->Execute(
+        "DELETE FROM \"floe_ledger_" + config_.name + "\".workers WHERE worker_id = ?1", {id});
+    ASSERT_TRUE(removed.ok()) << removed.status().ToString();
+    ASSERT_EQ(removed->rows_affected, 1) << id;
+  }
+
+  // Lets worker A go on and waits for its RunOnce to end.
+  void Release() {
+    {
+      std::lock_guard lock(gate_->mutex);
+      gate_->released = true;
+    }
+    gate_->changed.notify_all();
+  }
+  void ReleaseAndJoinWorkerA() {
+    Release();
+    held_thread_.join();
+  }
+
+  // The table's lease epochs along its history (ingest snapshots), each batch id once.
+  std::vector<int64_t> EpochsOfHistory(const std::string& name) {
+    std::vector<int64_t> epochs;
+    auto table = LoadTable(name);
+    EXPECT_TRUE(table.ok()) << table.status().ToString();
+    if (!table.ok()) return epochs;
+    std::set<std::string> batches;
+    for (const iceberg::Snapshot& snapshot : table->metadata().snapshots) {
+      auto epoch = snapshot.summary.find(kSummaryLeaseEpoch);
+      EXPECT_NE(epoch, snapshot.summary.end());
+      if (epoch != snapshot.summary.end()) epochs.push_back(std::stoll(epoch->second));
+      EXPECT_TRUE(batches.insert(snapshot.summary.at(kSummaryBatchId)).second);
+    }
+    return epochs;
+  }
+
+  std::string uri_;
+  std::shared_ptr<GateFileIO::Gate> gate_ = std::make_shared<GateFileIO::Gate>();
+  std::ostringstream log_a_;
+  std::unique_ptr<Pipeline> worker_a_;
+  std::thread held_thread_;
+};
+
+TEST_F(PipelineWorkersTest, AWorkerHeldMidBatchAndDeclaredDeadCommitsNothingWhileTheNewOwnerRedoesItsBatch) {
+  ASSERT_NO_FATAL_FAILURE(HoldWorkerAMidBatchAndDeclareItDead());
+  // B takes the table over: A's open batch is released and redone, everything commits.
+  std::ostringstream log_b;
+  PipelineOptions options_b;
+  options_b.log = &log_b;
+  PipelineConfig config_b = config_;
+  config_b.state_dir = (dir_.path() / "state-b").string();
+  ASSERT_OK_AND_ASSIGN(auto worker_b, Pipeline::Open(config_b, options_b));
+  ASSERT_OK_AND_ASSIGN(RunSummary summary_b, worker_b->RunOnce());
+  EXPECT_EQ(summary_b.tables["cc_claim"].recovered_batches, 1) << log_b.str();
+  EXPECT_GE(summary_b.batches_committed, 1) << log_b.str();
+  EXPECT_NE(log_b.str().find("scale-out: took default.cc_claim"), std::string::npos) << log_b.str();
+  const size_t snapshots_before = SnapshotCount("cc_claim");
+
+  ReleaseAndJoinWorkerA();
+  // Refused by whichever check came first: the table moved under its commit
+  // (B's commit), the catalog's fence, or the ledger's when it recorded the failure.
+  EXPECT_NE(log_a_.str().find("scale-out: table cc_claim: "), std::string::npos) << log_a_.str();
+  EXPECT_EQ(SnapshotCount("cc_claim"), snapshots_before);
+  EXPECT_EQ(Rows("cc_claim"), (std::map<int64_t, std::string>{{1, "one"}, {2, "two v2"}}));
+  EXPECT_EQ(FilesIn(*worker_b, "cc_claim", FileState::kCommitted),
+            (std::vector<std::string>{"cc_claim/1/1000/part-0.parquet", "cc_claim/1/2000/part-1.parquet"}));
+  EXPECT_EQ(EpochsOfHistory("cc_claim"), (std::vector<int64_t>{1, 2}));  // one owner at a time
+}
+
+// Nothing else committed meanwhile, so only the lease stands between the
+// zombie's commit and the table: the SQL catalog's fence refuses it.
+TEST_F(PipelineWorkersTest, TheCatalogFenceRefusesAZombieCommitThatNothingElseWouldStop) {
+  ASSERT_NO_FATAL_FAILURE(HoldWorkerAMidBatchAndDeclareItDead());
+  ASSERT_OK_AND_ASSIGN(auto taker, WorkerLeases::Join({uri_, config_.name, 30'000}));
+  ASSERT_OK_AND_ASSIGN(LeaseBalance took, taker->Balance({"default.cc_claim"}));
+  ASSERT_EQ(took.gained.size(), 1u);
+  const size_t snapshots_before = SnapshotCount("cc_claim");
+
+  ReleaseAndJoinWorkerA();
+  EXPECT_NE(log_a_.str().find("refused: worker"), std::string::npos) << log_a_.str();
+  EXPECT_NE(log_a_.str().find("no longer holds the lease of epoch 1"), std::string::npos) << log_a_.str();
+  EXPECT_EQ(SnapshotCount("cc_claim"), snapshots_before);
+  EXPECT_EQ(Rows("cc_claim"), (std::map<int64_t, std::string>{{1, "one"}, {2, "two"}, {3, "three"}}));
+  EXPECT_EQ(EpochsOfHistory("cc_claim"), (std::vector<int64_t>{1}));
+}
+
+}  // namespace
+}  // namespace floe::ingest::pipeline_testing
