@@ -371,6 +371,7 @@ void Pipeline::Impl::KeepHeldTables(DiscoveryResult& discovery) const {
 }
 
 Result<DiscoveryResult> Pipeline::Impl::DiscoverWithWatermarks() {
+  stream_ends_loaded_this_poll = !stream_ends_loaded;
   if (!all_watermarks_loaded) {
     FLOE_ASSIGN_OR_RETURN(auto stored, Ledgered(ledger->Watermarks()));
     for (auto& [name, watermark] : stored) {
@@ -696,9 +697,13 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
   }
   DiscoveryResult discovery = std::move(discovered).value();
   if (leases) {
-    FLOE_ASSIGN_OR_RETURN(bool rediscover, TakeLeasedTables(discovery));
-    if (rediscover) {
-      // Tables just taken over: discover them with what the ledger holds now.
+    FLOE_ASSIGN_OR_RETURN(bool gained, TakeLeasedTables(discovery));
+    // A stream's ranges of tables just taken over continue after what the
+    // ledger holds NOW (the previous owner recorded more since this process
+    // loaded its ends): discover them again. Files need not: watermarks from
+    // an earlier poll are only older, and recording a known file again
+    // changes nothing; the gained tables' watermarks are reloaded next poll.
+    if (gained && source.discovery->finds_streams() && !stream_ends_loaded_this_poll) {
       auto again = DiscoverWithWatermarks();
       if (!again.ok()) {
         if (options.metrics) options.metrics->PollDone(false, again.status().ToString(), NowMs());

@@ -64,6 +64,8 @@ struct Pipeline::Impl {
   // loaded once (Ledger::StreamEnds) and advanced as ranges are recorded.
   std::map<std::pair<std::string, std::string>, std::string> stream_ends;
   bool stream_ends_loaded = false;
+  // Whether the last DiscoverWithWatermarks loaded stream_ends (not an earlier poll).
+  bool stream_ends_loaded_this_poll = false;
   // Source tables whose target's stream positions (stream_positions.h) were
   // raised into stream_ends, once per process before the table's first range is recorded.
   std::set<std::string> stream_tables_seeded;
@@ -157,8 +159,8 @@ struct Pipeline::Impl {
   Result<std::set<std::string>> BalanceLeases(const std::set<std::string>& sources);
   // Scale-out: balances the leases over the tables `discovery` names and the
   // ledger's tables with work, then keeps only what concerns the tables this
-  // worker holds (KeepHeldTables). True when tables were gained: the caller
-  // discovers again, with their stored watermarks and stream ends.
+  // worker holds (KeepHeldTables). True when tables were gained (their
+  // ingestors, watermarks and stream ends are forgotten, to be reloaded).
   Result<bool> TakeLeasedTables(DiscoveryResult& discovery);
   // Drops from `discovery` the units, watermarks, errors and resets of tables
   // this worker does not hold: their holders record them.

@@ -168,6 +168,7 @@ Result<LeaseBalance> WorkerLeases::Balance(const std::vector<std::string>& table
                              {std::to_string(options_.lease_timeout_ms)}));
     for (const sql::SqlRow& row : dead.rows) balance.dead_workers.push_back(row[0].value_or(""));
     for (const std::string& table : tables) {
+      if (controlled_.count(table) > 0) continue;  // lease rows are never deleted
       FLOE_RETURN_IF_ERROR(connection_
                                ->Execute("INSERT INTO " + schema_ +
                                              ".table_leases(tbl, worker_id, epoch, granted_at_ms) "

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Scale-out throughput (issue 22, docs/scale-out.md): the full load of a
+# 12-table CDA export by 1 worker and by N workers (default 2) of one pipeline
+# sharing a PostgreSQL ledger and SQL catalog, each worker with
+# `[performance] threads = 1`. Each run starts the workers (continuous `floe
+# run`, each its own state dir) at once and times until the ledger holds every
+# file committed; runs alternate 1 / N workers (FLOE_BENCH_REPEATS pairs,
+# default 3). Prints the medians and their ratio (issue 22's target: N = 2 in
+# <= 0.6x the wall time of 1).
+#   bench/pipeline/workers.sh [N]
+# Env: FLOE_BIN (default build/floe, a Release build), FLOE_BENCH_DIR (default
+# /tmp; the export is cached in $FLOE_BENCH_DIR/floe-bench-workers/export),
+# FLOE_BENCH_PG_URI (a server to use; by default one is started with
+# scripts/pg_test_server.sh and fsync on), FLOE_BENCH_ROWS (ids per table,
+# default 40000).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+workers="${1:-2}"
+floe="$(realpath "${FLOE_BIN:-build/floe}")"
+repeats="${FLOE_BENCH_REPEATS:-3}"
+rows="${FLOE_BENCH_ROWS:-40000}"
+cache="${FLOE_BENCH_DIR:-/tmp}/floe-bench-workers-$rows"
+if [ ! -f "$cache/export/manifest.json" ]; then
+  rm -rf "$cache"; mkdir -p "$cache"
+  echo "generating the 12-table export in $cache/export" >&2
+  nice -n 10 "$floe" demo generate "$cache/export" --seed 3 --rows "$rows" --tables 12 --folders 16 \
+    --files-per-folder 4 --no-uncommitted-folder >"$cache/generate.txt"
+fi
+work="$(mktemp -d "${TMPDIR:-/tmp}/floe-workers-bench.XXXXXX")"
+chmod 755 "$work"  # the PostgreSQL server runs as user postgres when started as root
+pg_uri="${FLOE_BENCH_PG_URI:-}"
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  [ -z "${FLOE_BENCH_PG_URI:-}" ] && scripts/pg_test_server.sh stop "$work/pg" || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+if [ -z "$pg_uri" ]; then
+  pg_uri="$(FLOE_PG_FSYNC=on scripts/pg_test_server.sh start "$work/pg")"
+fi
+expected="$(find "$cache/export" -name '*.parquet' | wc -l)"
+write_config() {  # $1 file, $2 pipeline name, $3 state dir
+  cat >"$1" <<TOML
+name = "$2"
+[source]
+format = "cda"
+uri = "$cache/export"
+[catalog]
+type = "sql"
+uri = "$pg_uri"
+name = "$2"
+warehouse = "$work/warehouse-$2"
+[target]
+namespace = "cda"
+[trigger]
+interval = "200ms"
+[performance]
+threads = 1
+[maintenance]
+enabled = false
+[state]
+uri = "$pg_uri"
+dir = "$3"
+TOML
+}
+committed() {  # $1 pipeline name
+  psql "$pg_uri" -tAc "SELECT count(*) FROM floe_ledger_$1.files WHERE state = 'committed'" 2>/dev/null || echo 0
+}
+: >"$work/runs.tsv"
+echo "$repeats pairs of full loads of $expected files, 12 tables: 1 worker, then $workers workers (threads = 1 each)" >&2
+for r in $(seq "$repeats"); do
+  for n in 1 "$workers"; do
+    name="bench_w${n}_$r"
+    pids=()
+    start="$(date +%s.%N)"
+    for w in $(seq "$n"); do
+      write_config "$work/$name-$w.toml" "$name" "$work/state-$name-$w"
+      "$floe" run "$work/$name-$w.toml" >"$work/$name-$w.log" 2>&1 &
+      pids+=("$!")
+    done
+    until [ "$(committed "$name")" -ge "$expected" ]; do
+      for pid in "${pids[@]}"; do
+        kill -0 "$pid" 2>/dev/null || { echo "a worker exited:" >&2; tail -5 "$work/$name"-*.log >&2; exit 1; }
+      done
+      sleep 0.05
+    done
+    end="$(date +%s.%N)"
+    for pid in "${pids[@]}"; do kill -TERM "$pid"; done
+    wait
+    pids=()
+    printf '%s\t%s\n' "$n" "$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.3f", b - a}')" >>"$work/runs.tsv"
+    echo "  $n worker(s): $(tail -1 "$work/runs.tsv" | cut -f2) s" >&2
+  done
+done
+median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+of() { awk -F'\t' -v n="$1" '$1 == n {print $2}' "$work/runs.tsv" | median; }
+one="$(of 1)" many="$(of "$workers")"
+echo "| workers (threads = 1 each) | wall to every file committed (median) |"
+echo "|---|---|"
+echo "| 1 | ${one} s |"
+echo "| $workers | ${many} s |"
+awk -v a="$one" -v b="$many" -v n="$workers" 'BEGIN {printf "| %d / 1 | %.2fx the wall time |\n", n, b/a}'
+echo "runs: $(tr '\t\n' ' ;' <"$work/runs.tsv")"
+echo "load: $(uptime)"
