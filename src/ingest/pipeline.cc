@@ -308,6 +308,9 @@ Result<std::set<std::string>> Pipeline::Impl::BalanceLeases(const std::set<std::
     Log("scale-out: worker " + dead + " sent no heartbeat for longer than [state] lease_timeout (" +
         FormatSeconds(static_cast<double>(config.lease_timeout_ms) / 1000.0) + "): its tables are free");
   }
+  for (const std::string& gone : balanced->exited_workers) {
+    Log("scale-out: worker " + gone + " ran on this machine and has exited: its tables are free");
+  }
   for (const std::string& target : balanced->released) {
     Log("scale-out: released " + target + " to another worker (" + std::to_string(balanced->live_workers) +
         " workers share " + std::to_string(balanced->tables) + " tables)");

@@ -2,9 +2,11 @@
 // in its PostgreSQL ledger schema.
 #include "ingest/state/worker_leases.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <random>
@@ -22,6 +24,27 @@ std::string HostName() {
   char name[256] = {0};
   if (::gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') return "unknown-host";
   return name;
+}
+
+// Where this process's pid means something: the boot and the pid namespace.
+// Two workers with the same process space see each other's pids, so one can
+// tell at once that the other has exited (kill(pid, 0) fails with ESRCH).
+std::string ProcessSpace() {
+  std::string boot;
+  if (FILE* file = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
+    char text[64] = {0};
+    if (std::fgets(text, sizeof(text), file)) boot = text;
+    std::fclose(file);
+  }
+  while (!boot.empty() && (boot.back() == '\n' || boot.back() == ' ')) boot.pop_back();
+  char link[128] = {0};
+  const ssize_t length = ::readlink("/proc/self/ns/pid", link, sizeof(link) - 1);
+  if (boot.empty() || length <= 0) return "";  // unknown: never judged by pid
+  return boot + "/" + std::string(link, static_cast<size_t>(length));
+}
+
+bool ProcessGone(int64_t pid) {
+  return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
 }
 
 std::string RandomHex() {
@@ -91,6 +114,7 @@ Status WorkerLeases::Connect() {
         connection
             ->Execute("CREATE TABLE IF NOT EXISTS " + schema_ +
                       ".workers(worker_id TEXT COLLATE \"C\" PRIMARY KEY, host TEXT NOT NULL, "
+                      "process_space TEXT NOT NULL, "
                       "pid BIGINT NOT NULL, started_at_ms BIGINT NOT NULL, "
                       "heartbeat_at_ms BIGINT NOT NULL)")
             .status());
@@ -108,10 +132,10 @@ Status WorkerLeases::Register() {
   worker_id_ = HostName() + ":" + std::to_string(::getpid()) + ":" + RandomHex();
   FLOE_RETURN_IF_ERROR(connection_
                            ->Execute("INSERT INTO " + schema_ +
-                                         ".workers(worker_id, host, pid, started_at_ms, heartbeat_at_ms) "
-                                         "VALUES (?1, ?2, ?3, " +
+                                         ".workers(worker_id, host, process_space, pid, started_at_ms, "
+                                         "heartbeat_at_ms) VALUES (?1, ?2, ?4, ?3, " +
                                          kDatabaseNowMs + ", " + kDatabaseNowMs + ")",
-                                     {worker_id_, HostName(), std::to_string(::getpid())})
+                                     {worker_id_, HostName(), std::to_string(::getpid()), ProcessSpace()})
                            .status());
   held_.clear();
   lost_ = false;
@@ -167,6 +191,22 @@ Result<LeaseBalance> WorkerLeases::Balance(const std::vector<std::string>& table
                                  " - ?1::bigint RETURNING worker_id",
                              {std::to_string(options_.lease_timeout_ms)}));
     for (const sql::SqlRow& row : dead.rows) balance.dead_workers.push_back(row[0].value_or(""));
+    // Workers of this machine (the same boot and pid namespace) whose process
+    // has exited are dead now, not after lease_timeout: a restart after a
+    // crash (systemd, cron) goes on at once.
+    if (const std::string space = ProcessSpace(); !space.empty()) {
+      FLOE_ASSIGN_OR_RETURN(sql::SqlResult neighbours,
+                            connection_->Execute("SELECT worker_id, pid FROM " + schema_ +
+                                                     ".workers WHERE process_space = ?1 AND worker_id <> ?2",
+                                                 {space, worker_id_}));
+      for (const sql::SqlRow& row : neighbours.rows) {
+        if (!ProcessGone(ToInt(row[1]))) continue;
+        FLOE_RETURN_IF_ERROR(
+            connection_->Execute("DELETE FROM " + schema_ + ".workers WHERE worker_id = ?1", {row[0]})
+                .status());
+        balance.exited_workers.push_back(row[0].value_or(""));
+      }
+    }
     for (const std::string& table : tables) {
       if (controlled_.count(table) > 0) continue;  // lease rows are never deleted
       FLOE_RETURN_IF_ERROR(connection_

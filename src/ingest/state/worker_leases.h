@@ -10,7 +10,9 @@
 //   `table_leases`, created when missing). Heartbeat (and every Balance)
 //   renews it. A worker whose last heartbeat is older than lease_timeout by
 //   the DATABASE's clock is dead (no two machines' clocks are compared): the
-//   next Balance of any worker removes it, and its tables are free.
+//   next Balance of any worker removes it, and its tables are free. A worker
+//   of the same machine (the same boot and pid namespace) whose process has
+//   exited is removed at once (a restart after kill -9 need not wait).
 // - Each source table has one lease row, never deleted. Its epoch grows by
 //   one at every grant, so a table's epochs only increase and one epoch names
 //   one worker's tenure; the epoch goes into each commit's snapshot summary
@@ -59,10 +61,11 @@ struct WorkerLeasesOptions {
 
 // What one Balance did.
 struct LeaseBalance {
-  std::map<std::string, int64_t> held;    // source table -> epoch, after the balance
-  std::vector<std::string> gained;        // granted by this balance
-  std::vector<std::string> released;      // given up by this balance (above the fair share)
-  std::vector<std::string> dead_workers;  // removed by this balance
+  std::map<std::string, int64_t> held;      // source table -> epoch, after the balance
+  std::vector<std::string> gained;          // granted by this balance
+  std::vector<std::string> released;        // given up by this balance (above the fair share)
+  std::vector<std::string> dead_workers;    // removed by this balance: no heartbeat for lease_timeout
+  std::vector<std::string> exited_workers;  // removed by this balance: their process on this machine is gone
   int64_t live_workers = 0;
   int64_t tables = 0;
 };

@@ -6,6 +6,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -131,6 +132,38 @@ TEST_F(WorkerLeasesTest, ASilentWorkerIsDeclaredDeadAndRefusedUntilItRejoins) {
   ASSERT_OK_AND_ASSIGN(LeaseBalance regained, zombie->Balance(Tables(2)));
   ASSERT_EQ(regained.gained.size(), 1u);
   EXPECT_GT(regained.held.begin()->second, 1);  // epochs never go back
+}
+
+// A worker of this machine whose process is gone (kill -9, a crash) is dead
+// at once: a restart need not wait lease_timeout for its own tables.
+TEST_F(WorkerLeasesTest, AnExitedWorkerOfThisMachineIsDeadAtOnce) {
+  int to_parent[2];
+  ASSERT_EQ(::pipe(to_parent), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto crashed = WorkerLeases::Join({uri_, pipeline_, 600'000});
+    bool ok = crashed.ok() && (*crashed)->Balance(Tables(3)).ok();
+    const std::string id = ok ? (*crashed)->worker_id() : "";
+    (void)!::write(to_parent[1], id.data(), id.size());
+    ::_exit(ok ? 0 : 1);  // no Leave: as a kill -9 leaves it
+  }
+  ::close(to_parent[1]);
+  char text[256] = {0};
+  const ssize_t length = ::read(to_parent[0], text, sizeof(text) - 1);
+  ::close(to_parent[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  const std::string crashed_id(text, length > 0 ? static_cast<size_t>(length) : 0);
+  ASSERT_FALSE(crashed_id.empty());
+
+  auto restarted = Join(600'000);  // a lease_timeout no test waits for
+  ASSERT_OK_AND_ASSIGN(LeaseBalance balance, restarted->Balance(Tables(3)));
+  EXPECT_THAT(balance.exited_workers, ElementsAre(crashed_id));
+  EXPECT_TRUE(balance.dead_workers.empty());
+  EXPECT_EQ(balance.held.size(), 3u);
+  EXPECT_EQ(balance.held.at("cda.t10"), 2);
 }
 
 TEST_F(WorkerLeasesTest, TheHeartbeatThreadVoidsTheLeasesOfAWorkerFoundDead) {
