@@ -12,13 +12,13 @@
 # /tmp; the export is cached in $FLOE_BENCH_DIR/floe-bench-workers/export),
 # FLOE_BENCH_PG_URI (a server to use; by default one is started with
 # scripts/pg_test_server.sh and fsync on), FLOE_BENCH_ROWS (ids per table,
-# default 40000).
+# default 160000).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 workers="${1:-2}"
 floe="$(realpath "${FLOE_BIN:-build/floe}")"
 repeats="${FLOE_BENCH_REPEATS:-3}"
-rows="${FLOE_BENCH_ROWS:-40000}"
+rows="${FLOE_BENCH_ROWS:-160000}"
 cache="${FLOE_BENCH_DIR:-/tmp}/floe-bench-workers-$rows"
 if [ ! -f "$cache/export/manifest.json" ]; then
   rm -rf "$cache"; mkdir -p "$cache"

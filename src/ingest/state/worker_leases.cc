@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <random>
 #include <set>
 
@@ -254,6 +255,13 @@ Result<LeaseBalance> WorkerLeases::Balance(const std::vector<std::string>& table
       held.erase(table);
       balance.released.push_back(table);
     }
+    // Free tables in a scrambled order, so that tables of one family
+    // (cc_claim, cc_claim_2, ..., often alike in size) spread over workers.
+    std::sort(free.begin(), free.end(), [](const std::string& a, const std::string& b) {
+      const size_t ha = std::hash<std::string>{}(a);
+      const size_t hb = std::hash<std::string>{}(b);
+      return ha != hb ? ha < hb : a < b;
+    });
     for (const std::string& table : free) {
       if (mine.size() >= share) break;
       FLOE_ASSIGN_OR_RETURN(sql::SqlResult granted,

@@ -19,8 +19,9 @@
 //   (floe.lease-epoch) and every fenced write checks it (FenceQuery).
 // - Balance(tables) registers the tables not seen before, removes dead
 //   workers and gives this worker its fair share, ceil(tables / live
-//   workers): it takes free tables (no holder, or a dead one) up to the share
-//   and releases those it holds above it, so a worker that joins receives its
+//   workers): it takes free tables (no holder, or a dead one; in an order
+//   scrambled by a hash of their names) up to the share and releases those it
+//   holds above it (the last by name), so a worker that joins receives its
 //   share as the others release theirs at their next Balance. Balances of all
 //   workers are serialised by an advisory lock of the pipeline.
 // - A worker found dead (its row is gone: it was paused, or cut off from the
