@@ -72,7 +72,7 @@ committed() {  # $1 pipeline name
 echo "$repeats pairs of full loads of $expected files, 12 tables: 1 worker, then $workers workers (threads = 1 each)" >&2
 for r in $(seq "$repeats"); do
   for n in 1 "$workers"; do
-    name="bench_w${n}_$r"
+    name="bench_$$_w${n}_$r"
     pids=()
     start="$(date +%s.%N)"
     for w in $(seq "$n"); do
@@ -90,6 +90,8 @@ for r in $(seq "$repeats"); do
     for pid in "${pids[@]}"; do kill -TERM "$pid"; done
     wait
     pids=()
+    # The pipeline's ledger and catalog rows go (a server given in FLOE_BENCH_PG_URI outlives the bench).
+    psql "$pg_uri" -qc "DROP SCHEMA floe_ledger_$name CASCADE; DELETE FROM iceberg_tables WHERE catalog_name = '$name'; DELETE FROM iceberg_namespace_properties WHERE catalog_name = '$name'" >/dev/null 2>&1 || true
     printf '%s\t%s\n' "$n" "$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.3f", b - a}')" >>"$work/runs.tsv"
     echo "  $n worker(s): $(tail -1 "$work/runs.tsv" | cut -f2) s" >&2
   done

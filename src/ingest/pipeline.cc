@@ -281,7 +281,7 @@ std::optional<int64_t> Pipeline::Impl::LeaseEpochOf(const std::string& source_ta
   return lease->epoch;
 }
 
-Result<std::set<std::string>> Pipeline::Impl::BalanceLeases(const std::set<std::string>& sources) {
+Result<std::set<std::string>> Pipeline::Impl::BalanceLeases(const std::set<std::string>& sources, bool take) {
   std::set<std::string> gained_sources;
   if (!leases) return gained_sources;
   std::map<std::string, std::vector<std::string>> sources_of_target;
@@ -291,7 +291,7 @@ Result<std::set<std::string>> Pipeline::Impl::BalanceLeases(const std::set<std::
   std::vector<std::string> targets;
   for (const auto& [target, names] : sources_of_target) targets.push_back(target);
   const double start_ms = PipelineTrace::NowMs();
-  auto balanced = leases->Balance(targets);
+  auto balanced = leases->Balance(targets, take);
   if (!balanced.ok() && balanced.status().kind() == ErrorKind::kFenced) {
     // Everything this worker did under its old leases is refused from now
     // on; what it knew of its tables may be stale: forget it all.
@@ -301,7 +301,7 @@ Result<std::set<std::string>> Pipeline::Impl::BalanceLeases(const std::set<std::
     maintenance_due.clear();
     FLOE_RETURN_IF_ERROR(leases->Rejoin());
     Log("scale-out: joined again as worker " + leases->worker_id());
-    balanced = leases->Balance(targets);
+    balanced = leases->Balance(targets, take);
   }
   if (!balanced.ok()) return balanced.status().WithContext("table leases of " + PipelineLedgerName(config));
   for (const std::string& dead : balanced->dead_workers) {
@@ -845,9 +845,15 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
                         {"listed_files", static_cast<int64_t>(record.size())},
                         {"new_files", recorded.new_files},
                         {"tables_with_work", static_cast<int64_t>(with_work.size())}});
+  bool first_table = true;
   for (const std::string& name : with_work) {
     if (stop.load()) break;
     if (blocked.count(name) > 0 || !Holds(name)) continue;
+    // Scale-out: a worker that joined during a long poll gets its share now.
+    if (leases && !std::exchange(first_table, false)) {
+      FLOE_RETURN_IF_ERROR(BalanceLeases({}, /*take=*/false).status());
+      if (!Holds(name)) continue;
+    }
     Status processed = ProcessTable(name, stop, summary);
     if (processed.kind() == ErrorKind::kFenced) {
       // Another worker took the table over: its batch is the new owner's to resolve.

@@ -156,7 +156,9 @@ struct Pipeline::Impl {
   // tables it gained or lost (ingestors, watermarks, due maintenance) and
   // resolves the open batches of the tables it gained. Returns the gained
   // source tables. No-op without leases.
-  Result<std::set<std::string>> BalanceLeases(const std::set<std::string>& sources);
+  // `take` false (between the tables of a poll): only releases tables above
+  // the share; taking waits for the next poll, which recovers what it takes.
+  Result<std::set<std::string>> BalanceLeases(const std::set<std::string>& sources, bool take = true);
   // Scale-out: balances the leases over the tables `discovery` names and the
   // ledger's tables with work, then keeps only what concerns the tables this
   // worker holds (KeepHeldTables). True when tables were gained (their

@@ -175,7 +175,7 @@ Status WorkerLeases::Rejoin() {
   return Register();
 }
 
-Result<LeaseBalance> WorkerLeases::Balance(const std::vector<std::string>& tables) {
+Result<LeaseBalance> WorkerLeases::Balance(const std::vector<std::string>& tables, bool take) {
   std::lock_guard lock(mutex_);
   if (lost_) return Status::Fenced("worker " + worker_id_ + " was declared dead; it must rejoin");
   FLOE_RETURN_IF_ERROR(Connect());
@@ -263,7 +263,7 @@ Result<LeaseBalance> WorkerLeases::Balance(const std::vector<std::string>& table
       return ha != hb ? ha < hb : a < b;
     });
     for (const std::string& table : free) {
-      if (mine.size() >= share) break;
+      if (!take || mine.size() >= share) break;
       FLOE_ASSIGN_OR_RETURN(sql::SqlResult granted,
                             connection_->Execute("UPDATE " + schema_ +
                                                      ".table_leases SET worker_id = ?2, epoch = epoch + 1, "

@@ -97,7 +97,10 @@ class WorkerLeases {
   int64_t lease_timeout_ms() const { return options_.lease_timeout_ms; }
 
   Status Heartbeat();
-  Result<LeaseBalance> Balance(const std::vector<std::string>& tables);
+  // `take` false: only registers, removes the dead and releases above the
+  // share (between the tables of a poll: a worker that joined gets its share
+  // without waiting for the poll to end); nothing is taken.
+  Result<LeaseBalance> Balance(const std::vector<std::string>& tables, bool take = true);
   Status Rejoin();
   Status Leave();
   // Gives up one table now (its lease stays at its epoch until the next grant).
