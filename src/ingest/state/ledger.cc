@@ -199,6 +199,30 @@ Status Ledger::Impl::CheckFence(const std::string& table) {
   return Status::OK();
 }
 
+Result<std::map<std::string, Ledger::Impl::KnownFile>> Ledger::Impl::LookUpFiles(
+    const std::vector<std::string>& uris) {
+  std::map<std::string, KnownFile> known;
+  for (size_t start = 0; start < uris.size(); start += kUrisPerStatement) {
+    const size_t count = std::min(kUrisPerStatement, uris.size() - start);
+    std::string sql = "SELECT uri, tbl, size, mtime_ms, state, reason FROM files WHERE uri IN (";
+    for (size_t i = 0; i < count; ++i) sql += (i ? ", ?" : "?") + std::to_string(i + 1);
+    FLOE_ASSIGN_OR_RETURN(LedgerStatement query, Prepare(sql + ")"));
+    for (size_t i = 0; i < count; ++i) query.Bind(static_cast<int>(i + 1), uris[start + i]);
+    while (true) {
+      FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
+      if (!row) break;
+      const std::string state_name = query.Text(4);
+      auto state = ParseFileState(state_name);
+      if (!state) {
+        return Status::Corruption(db_path + ": file " + query.Text(0) + " has unknown state \"" + state_name +
+                                  "\"");
+      }
+      known[query.Text(0)] = KnownFile{query.Text(1), query.Int(2), query.Int(3), *state, query.Text(5)};
+    }
+  }
+  return known;
+}
+
 Status Ledger::SetFence(LedgerFence fence) {
   if (!impl_->postgres)
     return Status::InvalidArgument("ledger " + impl_->db_path +
@@ -424,8 +448,11 @@ Result<Ledger::DiscoverResult> Ledger::RecordDiscovered(const std::vector<Source
                                                         int64_t now_ms) {
   DiscoverResult result;
   Status status = impl_->Transaction([&]() -> Status {
-    FLOE_ASSIGN_OR_RETURN(LedgerStatement lookup,
-                          impl_->Prepare("SELECT size, mtime_ms, state, reason FROM files WHERE uri = ?1"));
+    // What the ledger knows of these units, in a few round trips rather than one per unit.
+    std::vector<std::string> uris;
+    uris.reserve(files.size());
+    for (const SourceUnit& file : files) uris.push_back(file.uri);
+    FLOE_ASSIGN_OR_RETURN(auto known_files, impl_->LookUpFiles(uris));
     FLOE_ASSIGN_OR_RETURN(
         LedgerStatement requeue,
         impl_->Prepare(
@@ -465,9 +492,8 @@ Result<Ledger::DiscoverResult> Ledger::RecordDiscovered(const std::vector<Source
         return Status::InvalidArgument("ledger: stream range " + file.uri +
                                        " needs a stream, a partition and first <= last decimal positions");
       }
-      lookup.Reset();
-      lookup.Bind(1, file.uri);
-      FLOE_ASSIGN_OR_RETURN(bool known, lookup.Step());
+      auto known_file = known_files.find(file.uri);
+      const bool known = known_file != known_files.end();
       LedgerStatement* write = nullptr;
       if (!known) {
         if (range) {
@@ -485,18 +511,18 @@ Result<Ledger::DiscoverResult> Ledger::RecordDiscovered(const std::vector<Source
         }
         write = &insert;
         ++result.new_files;
-      } else if (lookup.Int(0) != file.size || lookup.Int(1) != file.mtime_ms) {
-        const std::string state = lookup.Text(2);
-        if (state == FileStateName(FileState::kDiscovered)) {
+      } else if (known_file->second.size != file.size || known_file->second.mtime_ms != file.mtime_ms) {
+        const FileState state = known_file->second.state;
+        if (state == FileState::kDiscovered) {
           write = &refresh;
-        } else if (state == FileStateName(FileState::kQuarantined)) {
+        } else if (state == FileState::kQuarantined) {
           // Never ingested: the new version is a new chance.
-          result.requeued.emplace_back(file.uri, lookup.Text(3));
+          result.requeued.emplace_back(file.uri, known_file->second.reason);
           requeue.Reset();
           requeue.Bind(1, file.uri);
           FLOE_RETURN_IF_ERROR(requeue.Run());
           write = &refresh;
-        } else if (state == FileStateName(FileState::kSkipped)) {
+        } else if (state == FileState::kSkipped) {
           result.changed_after_skip.push_back(file.uri);
         } else {
           result.changed_after_ingest.push_back(file.uri);
@@ -521,6 +547,9 @@ Result<Ledger::DiscoverResult> Ledger::RecordDiscovered(const std::vector<Source
             .Bind(14, range ? PadPosition(file.range.last) : std::string());
       }
       FLOE_RETURN_IF_ERROR(write->Run());
+      // The same unit listed twice in one call is known the second time.
+      known_files[file.uri] =
+          Impl::KnownFile{file.table, file.size, file.mtime_ms, FileState::kDiscovered, ""};
     }
     return Status::OK();
   });
@@ -566,19 +595,20 @@ Result<int64_t> Ledger::OpenBatch(const std::string& table, const std::vector<st
   int64_t batch_id = 0;
   Status status = impl_->Transaction([&]() -> Status {
     FLOE_RETURN_IF_ERROR(impl_->CheckFence(table));
+    FLOE_ASSIGN_OR_RETURN(auto known_files, impl_->LookUpFiles(uris));
     std::set<std::string> seen;
     for (const std::string& uri : uris) {
       if (!seen.insert(uri).second) {
         return Status::InvalidArgument("ledger: file " + uri + " is listed twice in one batch");
       }
-      FLOE_ASSIGN_OR_RETURN(auto table_and_state, impl_->TableAndState(uri));
-      if (table_and_state.first != table) {
-        return Status::InvalidArgument("ledger: file " + uri + " belongs to table " + table_and_state.first +
+      auto known = known_files.find(uri);
+      if (known == known_files.end()) return Status::NotFound("ledger: no file " + uri);
+      if (known->second.table != table) {
+        return Status::InvalidArgument("ledger: file " + uri + " belongs to table " + known->second.table +
                                        ", not " + table);
       }
-      if (table_and_state.second != FileState::kDiscovered) {
-        return Status::InvalidArgument("ledger: file " + uri + " is " +
-                                       FileStateName(table_and_state.second) +
+      if (known->second.state != FileState::kDiscovered) {
+        return Status::InvalidArgument("ledger: file " + uri + " is " + FileStateName(known->second.state) +
                                        ", only discovered files can join a batch");
       }
     }
@@ -599,12 +629,23 @@ Result<int64_t> Ledger::OpenBatch(const std::string& table, const std::vector<st
     int64_t now = NowMs();
     insert.Bind(1, batch_id).Bind(2, table).Bind(3, now);
     FLOE_RETURN_IF_ERROR(insert.Run());
-    FLOE_ASSIGN_OR_RETURN(LedgerStatement move,
-                          impl_->Prepare("UPDATE files SET state = 'in_batch', batch_id = ?1, "
-                                         "batch_seq = ?2, updated_at_ms = ?3 WHERE uri = ?4"));
-    for (size_t i = 0; i < uris.size(); ++i) {
-      move.Reset();
-      move.Bind(1, batch_id).Bind(2, static_cast<int64_t>(i)).Bind(3, now).Bind(4, uris[i]);
+    // The files join the batch in their order, a statement per up to
+    // kUrisPerStatement files (batch_seq from a CASE over the same parameters).
+    for (size_t start = 0; start < uris.size(); start += Impl::kUrisPerStatement) {
+      const size_t count = std::min(Impl::kUrisPerStatement, uris.size() - start);
+      std::string seq = "CASE uri";
+      std::string list;
+      for (size_t i = 0; i < count; ++i) {
+        const std::string param = "?" + std::to_string(i + 3);
+        seq += " WHEN " + param + " THEN " + std::to_string(start + i);
+        list += (i ? ", " : "") + param;
+      }
+      FLOE_ASSIGN_OR_RETURN(
+          LedgerStatement move,
+          impl_->Prepare("UPDATE files SET state = 'in_batch', batch_id = ?1, batch_seq = " + seq +
+                         " END, updated_at_ms = ?2 WHERE uri IN (" + list + ")"));
+      move.Bind(1, batch_id).Bind(2, now);
+      for (size_t i = 0; i < count; ++i) move.Bind(static_cast<int>(i + 3), uris[start + i]);
       FLOE_RETURN_IF_ERROR(move.Run());
     }
     return Status::OK();

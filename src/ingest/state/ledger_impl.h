@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -50,6 +51,18 @@ struct Ledger::Impl {
   Result<LedgerFile> ReadFileRow(const LedgerStatement& row);
 
   Result<std::vector<LedgerFile>> QueryFiles(LedgerStatement& query);
+
+  // What the ledger holds of each of `uris` it knows (the others are absent),
+  // read kUrisPerStatement at a time: a few round trips, not one per unit.
+  static constexpr size_t kUrisPerStatement = 200;
+  struct KnownFile {
+    std::string table;
+    int64_t size = 0;
+    int64_t mtime_ms = 0;
+    FileState state = FileState::kDiscovered;
+    std::string reason;
+  };
+  Result<std::map<std::string, KnownFile>> LookUpFiles(const std::vector<std::string>& uris);
 
   // The state of `uri`, or NotFound.
   Result<std::pair<std::string, FileState>> TableAndState(const std::string& uri);

@@ -332,6 +332,39 @@ TEST_P(LedgerContractTest, ResetTableForgetsOneTable) {
   EXPECT_EQ(again.new_files, 1);
 }
 
+// Lookups and the move into a batch go a few hundred units per statement:
+// past that size, order, duplicates and errors behave as for a few.
+TEST_P(LedgerContractTest, ManyUnitsPerCallKeepTheirOrderAndChecks) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Open());
+  std::vector<SourceUnit> files;
+  for (int i = 0; i < 450; ++i)
+    files.push_back(File("/m/" + std::to_string(i), "m", std::to_string(1000 + i)));
+  files.push_back(files[7]);  // listed twice in one call: recorded once
+  ASSERT_OK_AND_ASSIGN(auto recorded, ledger->RecordDiscovered(files, 1));
+  EXPECT_EQ(recorded.new_files, 450);
+  files.pop_back();
+  ASSERT_OK_AND_ASSIGN(auto again, ledger->RecordDiscovered(files, 2));
+  EXPECT_EQ(again.new_files, 0);
+  std::vector<std::string> order;
+  for (int i = 449; i >= 0; --i) order.push_back("/m/" + std::to_string(i));  // a batch in its own order
+  ASSERT_OK_AND_ASSIGN(int64_t batch, ledger->OpenBatch("m", order));
+  ASSERT_OK_AND_ASSIGN(auto open, ledger->OpenBatches());
+  ASSERT_EQ(open.size(), 1u);
+  EXPECT_EQ(open[0].batch_id, batch);
+  EXPECT_EQ(open[0].uris, order);
+  // One unknown or taken file among hundreds refuses the whole batch.
+  ASSERT_OK(ledger->ReleaseBatch(batch));
+  order.push_back("/m/unknown");
+  EXPECT_EQ(ledger->OpenBatch("m", order).status().kind(), ErrorKind::kNotFound);
+  order.pop_back();
+  ASSERT_OK(ledger->OpenBatch("m", {"/m/300"}).status());
+  auto taken = ledger->OpenBatch("m", order);
+  EXPECT_EQ(taken.status().kind(), ErrorKind::kInvalidArgument);
+  EXPECT_THAT(taken.status().message(), HasSubstr("/m/300 is in_batch"));
+  ASSERT_OK_AND_ASSIGN(auto pending, ledger->Pending("m"));
+  EXPECT_EQ(pending.size(), 449u);
+}
+
 TEST_P(LedgerContractTest, WatermarksRoundTrip) {
   ASSERT_OK_AND_ASSIGN(auto ledger, Open());
   ASSERT_OK_AND_ASSIGN(auto none, ledger->Watermark("t"));
