@@ -41,6 +41,11 @@ class CommitGuard {
   virtual Status BeforeCommit(const TableIdentifier& table) = 0;
   // The error of a commit whose in-transaction query returned no row.
   virtual Status Refused(const TableIdentifier& table) = 0;
+  // How long a SQL catalog's session may sit idle inside a transaction before
+  // the server ends it (PostgreSQL's idle_in_transaction_session_timeout):
+  // a committer paused mid-commit must not hold its row locks, and so every
+  // other committer, for longer than this. 0: the server's setting.
+  virtual int64_t IdleInTransactionTimeoutMs() const { return 0; }
 };
 
 }  // namespace floe::catalog

@@ -26,6 +26,10 @@ Status LeaseGuard::BeforeCommit(const catalog::TableIdentifier& table) {
   return Status::OK();
 }
 
+int64_t LeaseGuard::IdleInTransactionTimeoutMs() const {
+  return leases_.lease_timeout_ms() / 2;
+}
+
 Status LeaseGuard::Refused(const catalog::TableIdentifier& table) {
   const std::optional<TableLease> lease = leases_.LeaseOf(table.ToString());
   return Status::Fenced("commit to " + table.ToString() + " refused: worker " + leases_.worker_id() +

@@ -31,6 +31,9 @@ class LeaseGuard final : public catalog::CommitGuard {
                                                   const std::string& database_uri) override;
   Status BeforeCommit(const catalog::TableIdentifier& table) override;
   Status Refused(const catalog::TableIdentifier& table) override;
+  // Half the lease timeout: a paused worker's commit transaction ends before
+  // its tables are handed over.
+  int64_t IdleInTransactionTimeoutMs() const override;
 
  private:
   WorkerLeases& leases_;

@@ -11,7 +11,10 @@
 namespace floe::ingest {
 
 inline LedgerOptions PipelineLedgerOptions(const PipelineConfig& config) {
-  return LedgerOptions{config.state_dir, config.state_uri, config.name};
+  // Scale-out: a worker paused inside a ledger call holds the pipeline's
+  // lock; the server ends its session after half a lease.
+  return LedgerOptions{config.state_dir, config.state_uri, config.name,
+                       config.state_uri.empty() ? 0 : config.lease_timeout_ms / 2};
 }
 
 // Names the pipeline's ledger in messages (without a password).

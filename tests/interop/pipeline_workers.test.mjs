@@ -161,6 +161,20 @@ test('three workers share a pipeline through PostgreSQL: a kill and a pause lose
     // The woken worker got tables again, under new epochs.
     await waitFor('the rejoined worker to take tables again',
       () => /joined again as worker[\s\S]*scale-out: took /.test(b.daemon.log), 30_000, workers);
+    // `floe status` shows the two live workers and every table's lease (holder, epoch, age).
+    const status = runFloeOk(['status', c.config, '--json', '--no-tables']);
+    const report = JSON.parse(status.stdout);
+    const live = new Set(report.workers.map((w) => w.worker));
+    assert.equal(live.size, 2, `workers: ${status.stdout}`);
+    assert.ok(live.has(workerIdOf(c.daemon.log)));
+    assert.equal(report.leases.length, 12);
+    for (const lease of report.leases) {
+      assert.ok(live.has(lease.worker), `${lease.table} is held by ${lease.worker}, not a live worker`);
+      assert.ok(lease.epoch >= 1 && lease.held_for_ms >= 0);
+    }
+    const text = runFloeOk(['status', c.config, '--no-tables']).stdout;
+    assert.match(text, /2 workers \(\[state\] uri\)/);
+    assert.match(text, /table\s+worker\s+epoch\s+held for/);
   } finally {
     for (const w of workers) {
       if (w.daemon.exit) continue;

@@ -23,7 +23,7 @@ Result<std::unique_ptr<SqlMetastore>> SqlMetastore::Open(const std::string& uri,
                                                          const std::string& catalog_name,
                                                          bool create_if_missing) {
   FLOE_ASSIGN_OR_RETURN(auto conn, sql::OpenSqlConnection(uri, create_if_missing));
-  std::unique_ptr<SqlMetastore> catalog(new SqlMetastore(std::move(conn), catalog_name));
+  std::unique_ptr<SqlMetastore> catalog(new SqlMetastore(std::move(conn), catalog_name, uri));
   FLOE_RETURN_IF_ERROR(catalog->Initialize());
   return catalog;
 }
@@ -60,10 +60,25 @@ Status SqlMetastore::Initialize() {
   return Status::OK();
 }
 
-void SqlMetastore::SetCommitGuard(std::shared_ptr<CommitGuard> guard, std::string uri) {
+void SqlMetastore::SetCommitGuard(std::shared_ptr<CommitGuard> guard) {
   std::lock_guard lock(mu_);
   guard_ = std::move(guard);
-  uri_ = std::move(uri);
+  (void)ApplySessionSettings();  // failing here fails the next call, which reconnects
+}
+
+Status SqlMetastore::ApplySessionSettings() {
+  if (!guard_ || guard_->IdleInTransactionTimeoutMs() <= 0 || uri_.rfind("postgres", 0) != 0)
+    return Status::OK();
+  return conn_
+      ->Execute("SELECT set_config('idle_in_transaction_session_timeout', ?1, false)",
+                {std::to_string(guard_->IdleInTransactionTimeoutMs())})
+      .status();
+}
+
+Status SqlMetastore::ReconnectIfLost() {
+  if (conn_->connected()) return Status::OK();
+  FLOE_ASSIGN_OR_RETURN(conn_, sql::OpenSqlConnection(uri_, false));
+  return ApplySessionSettings();
 }
 
 Status SqlMetastore::GuardBeforeTransaction(const std::vector<TableIdentifier>& tables) {
@@ -102,6 +117,7 @@ std::string SqlMetastore::TableFilter() const {
 template <typename Fn>
 Status SqlMetastore::InTransaction(Fn&& body) {
   std::lock_guard lock(mu_);
+  FLOE_RETURN_IF_ERROR(ReconnectIfLost());
   Status st;
   for (int attempt = 0; attempt < 20; ++attempt) {
     st = conn_->Begin();
@@ -146,6 +162,7 @@ Status SqlMetastore::CreateNamespace(const Namespace& ns, const Properties& prop
 
 Result<bool> SqlMetastore::NamespaceExists(const Namespace& ns) {
   std::lock_guard lock(mu_);
+  FLOE_RETURN_IF_ERROR(ReconnectIfLost());
   std::string text = NamespaceToString(ns);
   // A namespace also exists when a deeper namespace or a table lives under it.
   std::string prefix = ChildrenPattern(text);
@@ -163,6 +180,7 @@ Result<std::vector<Namespace>> SqlMetastore::ListNamespaces(const Namespace& par
   std::set<Namespace> found;
   {
     std::lock_guard lock(mu_);
+    FLOE_RETURN_IF_ERROR(ReconnectIfLost());
     FLOE_ASSIGN_OR_RETURN(sql::SqlResult r,
                           conn_->Execute("SELECT DISTINCT namespace FROM iceberg_namespace_properties WHERE "
                                          "catalog_name = ? UNION SELECT DISTINCT table_namespace FROM "
@@ -187,6 +205,7 @@ Result<Properties> SqlMetastore::LoadNamespaceProperties(const Namespace& ns) {
   FLOE_ASSIGN_OR_RETURN(bool exists, NamespaceExists(ns));
   if (!exists) return Status::NotFound("namespace " + NamespaceToString(ns) + " does not exist");
   std::lock_guard lock(mu_);
+  FLOE_RETURN_IF_ERROR(ReconnectIfLost());
   FLOE_ASSIGN_OR_RETURN(sql::SqlResult r,
                         conn_->Execute("SELECT property_key, property_value FROM "
                                        "iceberg_namespace_properties WHERE catalog_name = ? AND "
@@ -266,6 +285,7 @@ Status SqlMetastore::DropNamespace(const Namespace& ns) {
 Result<std::vector<TableIdentifier>> SqlMetastore::ListTables(const Namespace& ns) {
   {
     std::lock_guard lock(mu_);
+    FLOE_RETURN_IF_ERROR(ReconnectIfLost());
     FLOE_ASSIGN_OR_RETURN(sql::SqlResult r,
                           conn_->Execute("SELECT table_name FROM iceberg_tables WHERE catalog_name = ? "
                                          "AND table_namespace = ?" +
@@ -284,6 +304,7 @@ Result<std::vector<TableIdentifier>> SqlMetastore::ListTables(const Namespace& n
 
 Result<std::string> SqlMetastore::LoadMetadataLocation(const TableIdentifier& table) {
   std::lock_guard lock(mu_);
+  FLOE_RETURN_IF_ERROR(ReconnectIfLost());
   FLOE_ASSIGN_OR_RETURN(
       sql::SqlResult r,
       conn_->Execute("SELECT metadata_location FROM iceberg_tables WHERE catalog_name = ? AND "

@@ -27,8 +27,8 @@ class SqlMetastore final : public Metastore {
   const std::string& name() const override { return name_; }
   // Every later commit (SwapMetadataLocation, CommitTables) is fenced by
   // `guard` (commit_guard.h): its query runs inside the commit's transaction
-  // when the guard has one for this database (`uri`), else BeforeCommit first.
-  void SetCommitGuard(std::shared_ptr<CommitGuard> guard, std::string uri);
+  // when the guard has one for this database, else BeforeCommit first.
+  void SetCommitGuard(std::shared_ptr<CommitGuard> guard);
   Status CreateNamespace(const Namespace& ns, const Properties& properties) override;
   Result<bool> NamespaceExists(const Namespace& ns) override;
   Result<std::vector<Namespace>> ListNamespaces(const Namespace& parent) override;
@@ -47,9 +47,14 @@ class SqlMetastore final : public Metastore {
   Status CommitTables(const std::vector<TableCommit>& commits) override;
 
  private:
-  SqlMetastore(std::unique_ptr<sql::SqlConnection> conn, std::string name)
-      : conn_(std::move(conn)), name_(std::move(name)) {}
+  SqlMetastore(std::unique_ptr<sql::SqlConnection> conn, std::string name, std::string uri)
+      : conn_(std::move(conn)), name_(std::move(name)), uri_(std::move(uri)) {}
   Status Initialize();
+  // With mu_ held: a connection the server ended (a restart, a session
+  // timeout) is opened again, with the session settings; at the start of a
+  // call only, never inside a commit whose outcome must be reported.
+  Status ReconnectIfLost();
+  Status ApplySessionSettings();
   // Runs `body` in a transaction, retrying on retryable errors (lock contention).
   template <typename Fn>
   Status InTransaction(Fn&& body);
@@ -67,8 +72,8 @@ class SqlMetastore final : public Metastore {
   std::unique_ptr<sql::SqlConnection> conn_;
   std::string name_;
   bool has_iceberg_type_ = false;
+  std::string uri_;  // the database (as the guard is asked about it, and to reconnect)
   std::shared_ptr<CommitGuard> guard_;
-  std::string uri_;  // the database, as the guard is asked about it
 };
 
 }  // namespace floe::catalog

@@ -8,7 +8,7 @@ Result<std::unique_ptr<Catalog>> OpenSqlCatalog(const std::string& uri, const st
                                                 std::shared_ptr<FileIO> io, const std::string& catalog_name,
                                                 bool create_if_missing, std::shared_ptr<CommitGuard> guard) {
   FLOE_ASSIGN_OR_RETURN(auto sql, SqlMetastore::Open(uri, catalog_name, create_if_missing));
-  if (guard) sql->SetCommitGuard(std::move(guard), uri);
+  if (guard) sql->SetCommitGuard(std::move(guard));
   if (io == nullptr) io = MakeLocalFileIO();
   return MakeMetastoreCatalog(std::shared_ptr<Metastore>(std::move(sql)), std::move(io), warehouse);
 }

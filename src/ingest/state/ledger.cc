@@ -413,7 +413,8 @@ Result<std::unique_ptr<Ledger>> Ledger::Open(const LedgerOptions& options) {
   if (options.uri.empty()) {
     FLOE_ASSIGN_OR_RETURN(impl->db, OpenSqliteLedgerDatabase(options.state_dir, true));
   } else {
-    FLOE_ASSIGN_OR_RETURN(impl->db, OpenPostgresLedgerDatabase(options.uri, options.pipeline, true));
+    FLOE_ASSIGN_OR_RETURN(impl->db, OpenPostgresLedgerDatabase(options.uri, options.pipeline, true,
+                                                               options.idle_in_transaction_timeout_ms));
     impl->postgres = true;
   }
   impl->db_path = impl->db->name();

@@ -125,6 +125,10 @@ struct LedgerOptions {
   std::string state_dir;
   std::string uri;
   std::string pipeline;
+  // PostgreSQL: the server ends a session idle inside a transaction this
+  // long (a worker paused mid-call must not hold the ledger's lock from the
+  // others); 0: the server's setting.
+  int64_t idle_in_transaction_timeout_ms = 0;
 };
 
 // A worker's lease of a source table where several workers share a

@@ -86,8 +86,10 @@ Result<std::unique_ptr<LedgerDatabase>> OpenSqliteLedgerDatabase(const std::stri
 // PostgreSQL: the pipeline's own schema in the database at `uri`, shared by
 // every worker of the pipeline; each write transaction holds the pipeline's
 // transaction-level advisory lock (PostgresAdvisoryKey("floe ledger", schema)).
-Result<std::unique_ptr<LedgerDatabase>> OpenPostgresLedgerDatabase(const std::string& uri,
-                                                                   const std::string& pipeline, bool write);
+// `idle_in_transaction_timeout_ms` > 0 sets the sessions' idle_in_transaction_session_timeout.
+Result<std::unique_ptr<LedgerDatabase>> OpenPostgresLedgerDatabase(
+    const std::string& uri, const std::string& pipeline, bool write,
+    int64_t idle_in_transaction_timeout_ms = 0);
 
 // The schema of `pipeline`'s ledger: "floe_ledger_<pipeline>", a name too
 // long for PostgreSQL's 63 bytes cut and given a hash of the whole name.

@@ -83,8 +83,10 @@ std::string ReplaceWord(const std::string& text, const std::string& from, const 
 
 class PostgresLedgerDatabase final : public LedgerDatabase {
  public:
-  PostgresLedgerDatabase(std::string uri, std::string pipeline, bool write)
-      : uri_(std::move(uri)),
+  PostgresLedgerDatabase(std::string uri, std::string pipeline, bool write,
+                         int64_t idle_in_transaction_timeout_ms)
+      : idle_in_transaction_timeout_ms_(idle_in_transaction_timeout_ms),
+        uri_(std::move(uri)),
         pipeline_(std::move(pipeline)),
         schema_(PostgresLedgerSchema(pipeline_)),
         write_(write),
@@ -101,6 +103,13 @@ class PostgresLedgerDatabase final : public LedgerDatabase {
     const std::string application = "floe " + pipeline_ + " pid " + std::to_string(::getpid());
     FLOE_RETURN_IF_ERROR(
         connection->Execute("SELECT set_config('application_name', ?1, false)", {application}).status());
+    if (idle_in_transaction_timeout_ms_ > 0) {
+      FLOE_RETURN_IF_ERROR(
+          connection
+              ->Execute("SELECT set_config('idle_in_transaction_session_timeout', ?1, false)",
+                        {std::to_string(idle_in_transaction_timeout_ms_)})
+              .status());
+    }
     if (write_) {
       // Under the pipeline's lock: workers starting together race to create the schema.
       FLOE_RETURN_IF_ERROR(connection->Execute("BEGIN").status());
@@ -182,6 +191,7 @@ class PostgresLedgerDatabase final : public LedgerDatabase {
  private:
   std::string LockKey() const { return PostgresAdvisoryKey("floe ledger", schema_); }
 
+  int64_t idle_in_transaction_timeout_ms_;
   std::string uri_;
   std::string pipeline_;
   std::string schema_;
@@ -194,10 +204,12 @@ class PostgresLedgerDatabase final : public LedgerDatabase {
 }  // namespace
 
 Result<std::unique_ptr<LedgerDatabase>> OpenPostgresLedgerDatabase(const std::string& uri,
-                                                                   const std::string& pipeline, bool write) {
+                                                                   const std::string& pipeline, bool write,
+                                                                   int64_t idle_in_transaction_timeout_ms) {
   if (pipeline.empty())
     return Status::InvalidArgument("ledger: a PostgreSQL ledger needs the pipeline's name");
-  auto database = std::make_unique<PostgresLedgerDatabase>(uri, pipeline, write);
+  auto database =
+      std::make_unique<PostgresLedgerDatabase>(uri, pipeline, write, idle_in_transaction_timeout_ms);
   FLOE_RETURN_IF_ERROR(database->Connect());
   return std::unique_ptr<LedgerDatabase>(std::move(database));
 }

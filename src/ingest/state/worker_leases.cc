@@ -107,6 +107,11 @@ Status WorkerLeases::Connect() {
   const std::string application = "floe " + options_.pipeline + " leases pid " + std::to_string(::getpid());
   FLOE_RETURN_IF_ERROR(
       connection->Execute("SELECT set_config('application_name', ?1, false)", {application}).status());
+  // A worker paused inside a Balance must not hold the others' Balance past half its lease.
+  FLOE_RETURN_IF_ERROR(connection
+                           ->Execute("SELECT set_config('idle_in_transaction_session_timeout', ?1, false)",
+                                     {std::to_string(options_.lease_timeout_ms / 2)})
+                           .status());
   FLOE_RETURN_IF_ERROR(InTransaction(*connection, [&]() -> Status {
     FLOE_RETURN_IF_ERROR(
         connection->Execute("SELECT pg_advisory_xact_lock(?1::bigint)", {lock_key_}).status());
