@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "formats/json/json_flat_object.h"
+#include "formats/json/json_records.h"
 #include "formats/json/json_shape.h"
 #include "formats/json/json_text.h"
 #include "formats/number_text.h"
@@ -243,7 +244,10 @@ class JsonDocumentDecoder::Impl {
     return Reset();
   }
 
-  Status Add(std::string_view document, int64_t position, size_t readable_after);
+  // `try_flat`: whether the flat path may take the document (false when a
+  // line's scan already found it is not flat).
+  Status Add(std::string_view document, int64_t position, size_t readable_after, bool try_flat = true);
+  Status AddLines(std::string_view lines, int64_t first_line, size_t readable_after, int64_t* next_line);
   Result<RecordBatch> Finish();
   int64_t num_rows() const { return rows_; }
 
@@ -271,13 +275,19 @@ class JsonDocumentDecoder::Impl {
   // outcome is not kOk, the caller undoes the row when *touched (a member
   // was decoded).
   Outcome DecodeFlatDocument(std::string_view document, bool* flat, bool* touched);
+  // The same for the line that starts `text` (ScanFlatJsonLine): *end is
+  // where its line ends, or npos when it is not flat.
+  Outcome DecodeFlatLine(std::string_view text, size_t* end, bool* touched);
+  // What both do after the scan: nulls for the known members it lacked.
+  void FinishFlatRow(uint64_t stamp, size_t seen);
   // One member of a flat document into the row being decoded; `stamp`
-  // marks the members this document has had, *seen counts them.
-  Outcome DecodeFlatMember(const JsonFlatMember& m, uint64_t stamp, size_t* seen);
+  // marks the members this document has had, *seen counts them. Inlined
+  // (like AppendFlatScalar) into each scan's member callback.
+  [[gnu::always_inline]] Outcome DecodeFlatMember(const JsonFlatMember& m, uint64_t stamp, size_t* seen);
   // A flat member's scalar into `node`: its node.flat case when the value is
   // of that case's kind (a short number is already read: json_flat_object.h),
   // else AppendScalar. The same values as AppendScalar: the short forms are exact.
-  Outcome AppendFlatScalar(Node& node, const JsonFlatMember& m);
+  [[gnu::always_inline]] Outcome AppendFlatScalar(Node& node, const JsonFlatMember& m);
   Outcome Validate(od::value& value, int depth);
   // A value (starting at `start`, already validated) that does not fit `node`.
   Outcome Rescue(Node& node, const char* start, std::string_view reason);
@@ -681,7 +691,7 @@ Outcome JsonDocumentDecoder::Impl::AddNewMemberRaw(Node& node, std::string_view 
   return Outcome::kOk;
 }
 
-Outcome JsonDocumentDecoder::Impl::AppendFlatScalar(Node& node, const JsonFlatMember& m) {
+inline Outcome JsonDocumentDecoder::Impl::AppendFlatScalar(Node& node, const JsonFlatMember& m) {
   Column* column = node.column;
   switch (node.flat) {
     case FlatConversion::kInt64:
@@ -746,7 +756,8 @@ Outcome JsonDocumentDecoder::Impl::AppendFlatScalar(Node& node, const JsonFlatMe
   return AppendScalar(node, m.kind, m.text, m.raw);
 }
 
-Outcome JsonDocumentDecoder::Impl::DecodeFlatMember(const JsonFlatMember& m, uint64_t stamp, size_t* seen) {
+inline Outcome JsonDocumentDecoder::Impl::DecodeFlatMember(const JsonFlatMember& m, uint64_t stamp,
+                                                           size_t* seen) {
   if (m.key_index < 0) return AddNewMemberRaw(root_, m.key, m.raw, rows_);
   const size_t index = static_cast<size_t>(m.key_index);
   Node& member = root_.children[index];
@@ -760,6 +771,15 @@ Outcome JsonDocumentDecoder::Impl::DecodeFlatMember(const JsonFlatMember& m, uin
   ++*seen;
   if (!member.column) return Outcome::kOk;
   return AppendFlatScalar(member, m);
+}
+
+void JsonDocumentDecoder::Impl::FinishFlatRow(uint64_t stamp, size_t seen) {
+  const size_t count = root_.children.size();
+  if (seen < count) {
+    for (size_t k = 0; k < count; ++k) {
+      if (root_.seen[k] != stamp && root_.children[k].column) root_.children[k].column->AppendNull();
+    }
+  }
 }
 
 Outcome JsonDocumentDecoder::Impl::DecodeFlatDocument(std::string_view document, bool* flat, bool* touched) {
@@ -776,12 +796,25 @@ Outcome JsonDocumentDecoder::Impl::DecodeFlatDocument(std::string_view document,
     outcome = DecodeFlatMember(m, stamp, &seen);
   });
   if (!*flat || outcome != Outcome::kOk) return outcome;
-  const size_t count = root_.children.size();
-  if (seen < count) {
-    for (size_t k = 0; k < count; ++k) {
-      if (root_.seen[k] != stamp && root_.children[k].column) root_.children[k].column->AppendNull();
-    }
-  }
+  FinishFlatRow(stamp, seen);
+  return Outcome::kOk;
+}
+
+Outcome JsonDocumentDecoder::Impl::DecodeFlatLine(std::string_view text, size_t* end, bool* touched) {
+  // The line's end is not known yet; a rescued scalar's text (RawAt) ends
+  // before the next member or the closing brace either way.
+  doc_end_ = text.data() + text.size();
+  const uint64_t stamp = ++stamp_;
+  size_t seen = 0;
+  Outcome outcome = Outcome::kOk;
+  *touched = false;
+  *end = ScanFlatJsonLine(text, &flat_keys_, [&](const JsonFlatMember& m) {
+    if (outcome != Outcome::kOk) return;
+    *touched = true;
+    outcome = DecodeFlatMember(m, stamp, &seen);
+  });
+  if (*end == std::string_view::npos || outcome != Outcome::kOk) return outcome;
+  FinishFlatRow(stamp, seen);
   return Outcome::kOk;
 }
 
@@ -953,7 +986,45 @@ void JsonDocumentDecoder::Impl::Rollback(int64_t rows) {
   rescued_.Truncate(rows);
 }
 
-Status JsonDocumentDecoder::Impl::Add(std::string_view document, int64_t position, size_t readable_after) {
+Status JsonDocumentDecoder::Impl::AddLines(std::string_view lines, int64_t first_line, size_t readable_after,
+                                           int64_t* next_line) {
+  int64_t line = first_line;
+  size_t pos = 0;
+  const size_t n = lines.size();
+  while (pos < n) {
+    const std::string_view rest(lines.data() + pos, n - pos);
+    size_t end = std::string_view::npos;
+    if (options_.flat_fast_path) {
+      row_ = rows_;
+      position_ = line;
+      list_depth_ = 0;
+      bool touched;
+      const Outcome outcome = DecodeFlatLine(rest, &end, &touched);
+      if (end != std::string_view::npos && outcome == Outcome::kOk &&
+          static_cast<int64_t>(end) <= options_.max_document_bytes) {
+        ++rows_;
+        ++line;
+        pos += end + 1;  // past the '\n' (or the text's end)
+        continue;
+      }
+      if (touched) Rollback(rows_);
+    }
+    // Not flat (or not decoded): the line by the general path, which also
+    // says what is wrong with it.
+    const JsonLine next = FirstJsonLine(rest);
+    if (!next.record.empty()) {
+      const size_t after = n - pos - next.record.size() + readable_after;
+      FLOE_RETURN_IF_ERROR(Add(next.record, line, after, end != std::string_view::npos));
+    }
+    ++line;
+    pos += next.length;
+  }
+  *next_line = line;
+  return Status::OK();
+}
+
+Status JsonDocumentDecoder::Impl::Add(std::string_view document, int64_t position, size_t readable_after,
+                                      bool try_flat) {
   row_ = rows_;
   position_ = position;
   list_depth_ = 0;
@@ -963,7 +1034,7 @@ Status JsonDocumentDecoder::Impl::Add(std::string_view document, int64_t positio
     broken = "document of " + std::to_string(document.size()) + " bytes exceeds the limit of " +
              std::to_string(options_.max_document_bytes);
   } else {
-    if (options_.flat_fast_path) {
+    if (options_.flat_fast_path && try_flat) {
       // The common shape, read without simdjson (the same conversions, so
       // the same rows as the general path).
       bool flat, touched;
@@ -1193,6 +1264,11 @@ Result<std::unique_ptr<JsonDocumentDecoder>> JsonDocumentDecoder::Make(JsonDecod
 
 Status JsonDocumentDecoder::Add(std::string_view document, int64_t position, size_t readable_after) {
   return impl_->Add(document, position, readable_after);
+}
+
+Status JsonDocumentDecoder::AddLines(std::string_view lines, int64_t first_line, size_t readable_after,
+                                     int64_t* next_line) {
+  return impl_->AddLines(lines, first_line, readable_after, next_line);
 }
 
 int64_t JsonDocumentDecoder::num_rows() const {

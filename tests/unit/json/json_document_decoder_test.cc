@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "columnar/json_format.h"
+#include "formats/json/json_records.h"
 #include "test_util.h"
 
 namespace floe::json {
@@ -385,6 +386,82 @@ TEST(JsonDocumentDecoderTest, PaddedInputIsReadInPlaceAndLimitsHold) {
   ASSERT_OK(decoder->Add(R"({"z": "again"})", 1));
   ASSERT_OK_AND_ASSIGN(batch, decoder->Finish());
   EXPECT_EQ(SchemaToString(batch.schema), "z: string\n");
+}
+
+// JSON lines text decoded by AddLines (whose flat scan finds each line's
+// end itself) and, for comparison, cut by SplitJsonRecords and added record
+// by record on the general path: the same rows, the same next line number,
+// the same error.
+Result<RecordBatch> DecodeLines(JsonDecodeOptions options, std::string_view text, int64_t* next_line) {
+  JsonDecodeOptions general = options;
+  general.flat_fast_path = false;
+  FLOE_ASSIGN_OR_RETURN(auto lines_decoder, JsonDocumentDecoder::Make(options));
+  FLOE_ASSIGN_OR_RETURN(auto record_decoder, JsonDocumentDecoder::Make(general));
+  const Status lines = lines_decoder->AddLines(text, 1, 0, next_line);
+  int64_t record_next = 0;
+  const Status records = SplitJsonRecords(
+      JsonLayout::kLines, text, 1,
+      [&](std::string_view record, int64_t line) { return record_decoder->Add(record, line); }, &record_next);
+  EXPECT_EQ(lines.ToString(), records.ToString());
+  FLOE_RETURN_IF_ERROR(lines);
+  EXPECT_EQ(*next_line, record_next);
+  FLOE_ASSIGN_OR_RETURN(RecordBatch fast, lines_decoder->Finish());
+  FLOE_ASSIGN_OR_RETURN(RecordBatch slow, record_decoder->Finish());
+  EXPECT_EQ(SchemaToString(fast.schema), SchemaToString(slow.schema));
+  EXPECT_EQ(Rows(fast), Rows(slow));
+  return fast;
+}
+
+TEST(JsonDocumentDecoderTest, LinesAreTheRowsOfTheirRecords) {
+  JsonDecodeOptions options = Options();
+  options.known = {MakeField("id", Int64()), MakeField("s", String())};
+  options.infer_new_fields = false;
+  options.max_document_bytes = 80;
+  const std::string text =
+      "{\"id\": 1, \"s\": \"crlf\"}\r\n"
+      "\n"
+      "   \t \r\n"
+      "  {\"id\": 2, \"s\": \"blanks around\"}  \t\n"
+      // An escape (the general path), also right where the 16-byte string
+      // search of the flat scan stops.
+      "{\"id\": 3, \"s\": \"es\\\"caped\"}\n"
+      "{\"id\": 4, \"s\": \"0123456789abcde\\\"f\"}\n"
+      "{\"id\": 5, \"s\": \"0123456789abcdef\\u0041\"}\n"
+      // An object across two lines is two broken records; so is content
+      // after an object, and a '\r' that is not the line's last byte is
+      // white space inside it.
+      "{\"id\": 6,\n\"s\": \"split\"}\n"
+      "{\"id\": 7} {\"id\": 8}\n"
+      "{\"id\":\r9}\r\r\n"
+      "{\"id\": \"x\", \"s\": \"mismatch\"}\n"
+      "{\"id\": 10, \"id\": 11, \"n\": {\"a\": 1}}\n"
+      "{\"id\": 12, \"s\": \"longer than the document limit of eighty bytes, by a few bytes\"}\n"
+      "{}\n"
+      "\r\n"
+      "{\"id\": 13, \"s\": \"last line, no newline\"}";
+  int64_t next_line = 0;
+  ASSERT_OK_AND_ASSIGN(RecordBatch batch, DecodeLines(options, text, &next_line));
+  ExpectValid(batch);
+  EXPECT_EQ(next_line, 18);
+  EXPECT_EQ(batch.num_rows, 14);
+  EXPECT_EQ(Rows(batch).substr(0, 68),
+            "{\"id\":1,\"s\":\"crlf\",\"_rescued_data\":null}\n{\"id\":2,\"s\":\"blanks around\"");
+  EXPECT_EQ(batch.columns[0].Value<int64_t>(2), 3);
+  EXPECT_EQ(batch.columns[1].StringAt(3), "0123456789abcde\"f");
+  EXPECT_EQ(batch.columns[1].StringAt(4), "0123456789abcdefA");
+  EXPECT_EQ(batch.columns[0].Value<int64_t>(8), 9);
+  EXPECT_EQ(batch.columns[0].Value<int64_t>(13), 13);
+  for (int64_t null_id : {5, 6, 7, 9, 11, 12}) EXPECT_TRUE(batch.columns[0].IsNull(null_id)) << null_id;
+
+  // A broken line or a value that does not fit fails naming its line, with
+  // or without a newline after it.
+  for (const char* last : {"{\"id\": 2,, }", "{\"id\": 2,, }\n", "{\"id\": \"x\"}\r\n"}) {
+    options.on_broken = BadDataPolicy::kFail;
+    options.on_mismatch = BadDataPolicy::kFail;
+    Result<RecordBatch> failed = DecodeLines(options, std::string("{\"id\": 1}\n\n") + last, &next_line);
+    ASSERT_FALSE(failed.ok()) << last;
+    EXPECT_EQ(failed.status().message().rfind("in.jsonl: line 3", 0), 0u) << failed.status().message();
+  }
 }
 
 }  // namespace
