@@ -24,13 +24,13 @@
 // `on_member` is inlined into the scan loop. Pure apart from `on_member`.
 #pragma once
 
-#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
 #include <vector>
 
 #include "common/utf8.h"
+#include "formats/ascii_text.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -124,39 +124,14 @@ inline bool IsDigit(char c) {
   return static_cast<unsigned char>(c - '0') < 10;
 }
 
-// The eight bytes at `p`, little-endian (the SWAR digit tricks below assume
-// the first byte is the lowest).
-inline uint64_t Load8(const char* p) {
-  uint64_t x;
-  std::memcpy(&x, p, 8);
-  if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
-  return x;
-}
-
-// Whether all eight bytes of `x` are ASCII digits: each byte's high nibble
-// is 3, and adding 6 does not carry its low nibble past 9.
-inline bool AllDigits(uint64_t x) {
-  return ((x & 0xF0F0F0F0F0F0F0F0ull) | (((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) ==
-         0x3333333333333333ull;
-}
-
-// The value of eight ASCII digits (the first byte most significant), by
-// pairing neighbours three times: digits -> 2-digit -> 4-digit -> 8-digit.
-inline uint64_t EightDigitsValue(uint64_t x) {
-  x -= 0x3030303030303030ull;
-  x = (x * 10 + (x >> 8)) & 0x00FF00FF00FF00FFull;
-  x = (x * 100 + (x >> 16)) & 0x0000FFFF0000FFFFull;
-  return (x * 10000 + (x >> 32)) & 0xFFFFFFFFull;
-}
-
 // Reads the run of ASCII digits at p[i] into *value (appended to what it
 // holds; wraps past 19 digits); returns where the run ends. Eight digits at
 // a time where eight bytes remain.
 [[gnu::always_inline]] inline size_t ReadDigits(const char* p, size_t n, size_t i, uint64_t* value) {
   while (i + 8 <= n) {
-    const uint64_t eight = Load8(p + i);
-    if (!AllDigits(eight)) break;
-    *value = *value * 100000000ull + EightDigitsValue(eight);
+    const uint64_t eight = formats::LoadEightBytes(p + i);
+    if (!formats::AllAsciiDigits(eight)) break;
+    *value = *value * 100000000ull + formats::EightDigitsValue(eight);
     i += 8;
   }
   while (i < n && IsDigit(p[i])) *value = *value * 10 + static_cast<uint64_t>(p[i++] - '0');
@@ -220,9 +195,9 @@ inline uint64_t EightDigitsValue(uint64_t x) {
   if (n >= 8) {
     size_t k = 0;
     for (; k + 8 <= n; k += 8) {
-      if (Load8(a + k) != Load8(b + k)) return false;
+      if (formats::LoadEightBytes(a + k) != formats::LoadEightBytes(b + k)) return false;
     }
-    return k == n || Load8(a + n - 8) == Load8(b + n - 8);
+    return k == n || formats::LoadEightBytes(a + n - 8) == formats::LoadEightBytes(b + n - 8);
   }
   if (n >= 4) {
     uint32_t x, y, z, w;
