@@ -12,6 +12,7 @@
 #include "formats/json/json_shape.h"
 #include "formats/json/json_text.h"
 #include "formats/number_text.h"
+#include "formats/temporal_text.h"
 #include "formats/text_conversion.h"
 #include "formats/text_encoding.h"
 
@@ -37,7 +38,19 @@ struct NewMemberValue {
 
 // How a flat document's member goes into a column (chosen once from the
 // column's type): the common cases directly, the rest through AppendScalar.
-enum class FlatConversion : uint8_t { kGeneral, kInt64, kInt32, kFloat64, kDecimal, kString, kBool, kText };
+// kDate and kTimestamp: ISO text when no date_format / timestamp_format is set.
+enum class FlatConversion : uint8_t {
+  kGeneral,
+  kInt64,
+  kInt32,
+  kFloat64,
+  kDecimal,
+  kString,
+  kBool,
+  kDate,
+  kTimestamp,
+  kText
+};
 
 struct NewMember {
   std::string name;
@@ -93,10 +106,11 @@ Result<Node> MakeNode(std::string name, std::string path, const DataType& type, 
   if (type.id == TypeId::kFloat16) {
     return Status::NotSupported("column " + node.path + ": float16 values are not read from JSON");
   }
+  formats::TextInference::Formats text_formats;
   if (NeedsConverter(type.id)) {
-    const auto formats = shape && shape->kind == JsonShape::kScalar ? inference.FormatsOf(shape->scalar)
-                                                                    : inference.ConfiguredFormats();
-    FLOE_ASSIGN_OR_RETURN(TextConverter converter, TextConverter::Make(type, formats));
+    text_formats = shape && shape->kind == JsonShape::kScalar ? inference.FormatsOf(shape->scalar)
+                                                              : inference.ConfiguredFormats();
+    FLOE_ASSIGN_OR_RETURN(TextConverter converter, TextConverter::Make(type, text_formats));
     node.converter = std::move(converter);
   }
   switch (type.id) {
@@ -106,6 +120,10 @@ Result<Node> MakeNode(std::string name, std::string path, const DataType& type, 
     case TypeId::kDecimal: node.flat = FlatConversion::kDecimal; break;
     case TypeId::kString: node.flat = FlatConversion::kString; break;
     case TypeId::kBool: node.flat = FlatConversion::kBool; break;
+    case TypeId::kDate: node.flat = text_formats.date ? FlatConversion::kText : FlatConversion::kDate; break;
+    case TypeId::kTimestamp:
+      node.flat = text_formats.timestamp ? FlatConversion::kText : FlatConversion::kTimestamp;
+      break;
     default:
       if (node.converter) node.flat = FlatConversion::kText;
       break;
@@ -744,6 +762,25 @@ inline Outcome JsonDocumentDecoder::Impl::AppendFlatScalar(Node& node, const Jso
         return Outcome::kOk;
       }
       break;
+    case FlatConversion::kDate: {
+      // What the converter reads first for a date without date_format.
+      int32_t days;
+      if (m.kind == JsonScalarKind::kString && formats::ParseIsoDate(m.text, &days)) {
+        column->AppendValue(days);
+        return Outcome::kOk;
+      }
+      break;
+    }
+    case FlatConversion::kTimestamp: {
+      // The converter's first try for a timestamp without timestamp_format.
+      int64_t v;
+      if (m.kind == JsonScalarKind::kString &&
+          formats::CommonIsoTimestampToUnit(m.text, node.type.unit, &v)) {
+        column->AppendValue(v);
+        return Outcome::kOk;
+      }
+      break;
+    }
     case FlatConversion::kText:
       if (m.kind == JsonScalarKind::kString && node.converter->Append(m.text, column)) return Outcome::kOk;
       break;

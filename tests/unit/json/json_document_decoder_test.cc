@@ -133,6 +133,38 @@ TEST(JsonDocumentDecoderTest, KnownTypesDecodeExactlyAndRescueWhatDoesNotFit) {
 )");
 }
 
+// Flat documents read ISO dates and common-shape timestamps without the
+// text converter (json_document_decoder.cc: FlatConversion kDate and
+// kTimestamp); everything else, and any configured format, goes through it.
+// Both paths must agree on every unit and on what is rescued.
+TEST(JsonDocumentDecoderTest, FlatDatesAndTimestampsReadAsTheConverterReadsThem) {
+  const std::vector<std::string> docs = {
+      R"({"day": "2020-01-02", "ms": "2020-01-02 03:04:05.123", "us": "2020-01-02T03:04:05.123456", "ns": "2020-01-02 03:04:05.12345678"})",
+      R"({"day": "2020-02-30", "ms": "2020-01-02 03:04:05.1234", "us": "2020-01-02 03:04:05.123456789", "ns": "2300-01-01 00:00:00"})",
+      R"({"day": 18263, "ms": "2020-01-02T03:04:05Z", "us": "2020-01-02", "ns": 5})",
+      R"({"day": "02/01/2020", "ms": "2020-01-02 03:04:05+01:00", "us": "2020-01-02 03:04", "ns": "x"})"};
+  JsonDecodeOptions options = Options();
+  options.known = {MakeField("day", Date()), MakeField("ms", Timestamp(TimeUnit::kMilli, true)),
+                   MakeField("us", Timestamp(TimeUnit::kMicro, false)),
+                   MakeField("ns", Timestamp(TimeUnit::kNano, false))};
+  ASSERT_OK_AND_ASSIGN(RecordBatch batch, Decode(options, docs));
+  ExpectValid(batch);
+  EXPECT_EQ(batch.columns[1].Value<int64_t>(0), 1577934245123);
+  EXPECT_EQ(batch.columns[2].Value<int64_t>(0), 1577934245123456);
+  EXPECT_EQ(batch.columns[3].Value<int64_t>(0), 1577934245123456780);
+  for (int column : {0, 1, 2, 3}) EXPECT_TRUE(batch.columns[column].IsNull(1)) << column;
+  EXPECT_EQ(batch.columns[1].Value<int64_t>(2), 1577934245000);
+  EXPECT_EQ(batch.columns[2].Value<int64_t>(2), 1577923200000000);
+  EXPECT_EQ(batch.columns[1].Value<int64_t>(3), 1577930645000);
+
+  options.inference.date_format = "%d/%m/%Y";
+  options.inference.timestamp_format = "%Y-%m-%d %H:%M:%S";
+  ASSERT_OK_AND_ASSIGN(batch, Decode(options, docs));
+  ExpectValid(batch);
+  EXPECT_EQ(batch.columns[0].Value<int32_t>(3), 18263);
+  EXPECT_TRUE(batch.columns[2].IsNull(0));  // 'T' and a fraction are not the format
+}
+
 // The flat path reads runs of digits eight at a time: every length around
 // the 8-byte steps and the 18-digit exact-integer limit, in integer, fraction
 // and exponent position, must read as the general path reads it.
