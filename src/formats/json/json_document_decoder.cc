@@ -288,16 +288,13 @@ class JsonDocumentDecoder::Impl {
   Outcome AddNewMemberRaw(Node& node, std::string_view key, const char* start, int64_t slot);
   // One scalar (from either path) into `node`.
   Outcome AppendScalar(Node& node, JsonScalarKind kind, std::string_view text, const char* raw);
-  // A document by the flat path (json_flat_object.h), converted member by
-  // member as it is scanned. *flat: whether it was flat; if not, or if the
-  // outcome is not kOk, the caller undoes the row when *touched (a member
-  // was decoded).
-  Outcome DecodeFlatDocument(std::string_view document, bool* flat, bool* touched);
-  // The same for the line that starts `text` (ScanFlatJsonLine): *end is
-  // where its line ends, or npos when it is not flat.
-  Outcome DecodeFlatLine(std::string_view text, size_t* end, bool* touched);
-  // What both do after the scan: nulls for the known members it lacked.
-  void FinishFlatRow(uint64_t stamp, size_t seen);
+  // A document, or with kLine the line that starts `text`, by the flat
+  // path (json_flat_object.h), converted member by member as it is
+  // scanned. *end: where the object's extent ends (the document's size, or
+  // its line's end), npos when it is not flat; then, or if the outcome is
+  // not kOk, the caller undoes the row when *touched (a member was decoded).
+  template <bool kLine>
+  Outcome DecodeFlat(std::string_view text, size_t* end, bool* touched);
   // One member of a flat document into the row being decoded; `stamp`
   // marks the members this document has had, *seen counts them. Inlined
   // (like AppendFlatScalar) into each scan's member callback.
@@ -810,48 +807,35 @@ inline Outcome JsonDocumentDecoder::Impl::DecodeFlatMember(const JsonFlatMember&
   return AppendFlatScalar(member, m);
 }
 
-void JsonDocumentDecoder::Impl::FinishFlatRow(uint64_t stamp, size_t seen) {
+template <bool kLine>
+Outcome JsonDocumentDecoder::Impl::DecodeFlat(std::string_view text, size_t* end, bool* touched) {
+  // A line's end is not known yet: a rescued scalar's text (RawAt) ends
+  // before the next member or the closing brace either way.
+  doc_end_ = text.data() + text.size();
+  const uint64_t stamp = ++stamp_;
+  size_t seen = 0;
+  Outcome outcome = Outcome::kOk;
+  // The first member that does not decode stops the conversion; whether
+  // that is the outcome depends on the whole object being flat.
+  *touched = false;
+  auto on_member = [&](const JsonFlatMember& m) {
+    if (outcome != Outcome::kOk) return;
+    *touched = true;
+    outcome = DecodeFlatMember(m, stamp, &seen);
+  };
+  if constexpr (kLine) {
+    *end = ScanFlatJsonLine(text, &flat_keys_, on_member);
+  } else {
+    *end = ScanFlatJsonObject(text, &flat_keys_, on_member) ? text.size() : std::string_view::npos;
+  }
+  if (*end == std::string_view::npos || outcome != Outcome::kOk) return outcome;
+  // Nulls for the known members the object lacked.
   const size_t count = root_.children.size();
   if (seen < count) {
     for (size_t k = 0; k < count; ++k) {
       if (root_.seen[k] != stamp && root_.children[k].column) root_.children[k].column->AppendNull();
     }
   }
-}
-
-Outcome JsonDocumentDecoder::Impl::DecodeFlatDocument(std::string_view document, bool* flat, bool* touched) {
-  doc_end_ = document.data() + document.size();
-  const uint64_t stamp = ++stamp_;
-  size_t seen = 0;
-  Outcome outcome = Outcome::kOk;
-  // The first member that does not decode stops the conversion; whether
-  // that is the outcome depends on the whole document being flat.
-  *touched = false;
-  *flat = ScanFlatJsonObject(document, &flat_keys_, [&](const JsonFlatMember& m) {
-    if (outcome != Outcome::kOk) return;
-    *touched = true;
-    outcome = DecodeFlatMember(m, stamp, &seen);
-  });
-  if (!*flat || outcome != Outcome::kOk) return outcome;
-  FinishFlatRow(stamp, seen);
-  return Outcome::kOk;
-}
-
-Outcome JsonDocumentDecoder::Impl::DecodeFlatLine(std::string_view text, size_t* end, bool* touched) {
-  // The line's end is not known yet; a rescued scalar's text (RawAt) ends
-  // before the next member or the closing brace either way.
-  doc_end_ = text.data() + text.size();
-  const uint64_t stamp = ++stamp_;
-  size_t seen = 0;
-  Outcome outcome = Outcome::kOk;
-  *touched = false;
-  *end = ScanFlatJsonLine(text, &flat_keys_, [&](const JsonFlatMember& m) {
-    if (outcome != Outcome::kOk) return;
-    *touched = true;
-    outcome = DecodeFlatMember(m, stamp, &seen);
-  });
-  if (*end == std::string_view::npos || outcome != Outcome::kOk) return outcome;
-  FinishFlatRow(stamp, seen);
   return Outcome::kOk;
 }
 
@@ -1036,7 +1020,7 @@ Status JsonDocumentDecoder::Impl::AddLines(std::string_view lines, int64_t first
       position_ = line;
       list_depth_ = 0;
       bool touched;
-      const Outcome outcome = DecodeFlatLine(rest, &end, &touched);
+      const Outcome outcome = DecodeFlat<true>(rest, &end, &touched);
       if (end != std::string_view::npos && outcome == Outcome::kOk &&
           static_cast<int64_t>(end) <= options_.max_document_bytes) {
         ++rows_;
@@ -1074,8 +1058,10 @@ Status JsonDocumentDecoder::Impl::Add(std::string_view document, int64_t positio
     if (options_.flat_fast_path && try_flat) {
       // The common shape, read without simdjson (the same conversions, so
       // the same rows as the general path).
-      bool flat, touched;
-      const Outcome outcome = DecodeFlatDocument(document, &flat, &touched);
+      size_t end;
+      bool touched;
+      const Outcome outcome = DecodeFlat<false>(document, &end, &touched);
+      const bool flat = end != std::string_view::npos;
       if (flat && outcome == Outcome::kOk) {
         ++rows_;
         return Status::OK();
