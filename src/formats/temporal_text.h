@@ -46,6 +46,13 @@ bool ParseIsoTimestamp(std::string_view text, TimestampText* out);
 // is converted to UTC and a text without zone is taken as UTC; a zoned text
 // into a local (non-UTC) column does not fit. False on lost digits or overflow.
 bool TimestampTextToUnit(const TimestampText& ts, TimeUnit unit, bool utc_column, int64_t* out);
+// The shape most timestamps are written in, "YYYY-MM-DD HH:MM:SS" ('T' or
+// ' ') with 0-8 fraction digits and no zone, straight to `unit` since the
+// epoch: what ParseIsoTimestamp and TimestampTextToUnit give for it, read
+// at fixed offsets a word at a time. False for any other text and whenever
+// those would fail (lost digits, overflow, no such date): the caller then
+// takes the general path, which decides.
+bool CommonIsoTimestampToUnit(std::string_view text, TimeUnit unit, int64_t* out);
 // Time of day in `unit`; false when digits below the unit would be lost.
 bool TimeOfDayToUnit(int64_t nanos_of_day, TimeUnit unit, int64_t* out);
 

@@ -83,6 +83,7 @@ Result<TextConverter> TextConverter::Make(const DataType& type, TextInference::F
 }
 
 bool TextConverter::ParseTimestamp(std::string_view text, int64_t* out) const {
+  if (!formats_.timestamp && CommonIsoTimestampToUnit(text, type_.unit, out)) return true;
   TimestampText ts;
   bool parsed;
   if (formats_.timestamp) {

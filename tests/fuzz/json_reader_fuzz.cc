@@ -11,7 +11,10 @@
 //   large for the DOM's doubles and integers aside;
 // - reading a chunk's first column alone yields the same values as reading
 //   the whole chunk (projections never change rows);
-// - the flat fast path and simdjson decode every document to the same rows.
+// - the flat fast path and simdjson decode every document to the same rows;
+// - AddLines (whose flat scan finds each line's end) decodes the input as
+//   JSON lines to the rows, line numbers and errors of SplitJsonRecords
+//   and Add record by record on the general path.
 #include <simdjson.h>
 
 #include <cstdio>
@@ -22,6 +25,7 @@
 #include "columnar/json_format.h"
 #include "formats/json/json_document_decoder.h"
 #include "formats/json/json_file_reader.h"
+#include "formats/json/json_records.h"
 #include "fuzz_checks.h"
 #include "io/memory_file.h"
 
@@ -108,6 +112,30 @@ void FuzzDecoder(std::string_view text, uint8_t mode) {
   }
 }
 
+void FuzzLines(std::string_view text, uint8_t mode) {
+  json::JsonDecodeOptions options = DecodeOptions(mode);
+  if (mode & 32) options.on_broken = json::BadDataPolicy::kFail;
+  if (mode & 64) options.on_mismatch = json::BadDataPolicy::kFail;
+  auto lines = json::JsonDocumentDecoder::Make(options);
+  CHECK_PROPERTY(lines.ok());
+  options.flat_fast_path = false;
+  auto records = json::JsonDocumentDecoder::Make(options);
+  CHECK_PROPERTY(records.ok());
+  int64_t lines_next = 0, records_next = 0;
+  const Status by_lines = (*lines)->AddLines(text, 1, 0, &lines_next);
+  const Status by_records = json::SplitJsonRecords(
+      json::JsonLayout::kLines, text, 1,
+      [&](std::string_view record, int64_t line) { return (*records)->Add(record, line); }, &records_next);
+  CHECK_PROPERTY(by_lines.ToString() == by_records.ToString());
+  if (!by_lines.ok()) return;
+  CHECK_PROPERTY(lines_next == records_next);
+  auto lines_batch = (*lines)->Finish();
+  auto records_batch = (*records)->Finish();
+  CHECK_PROPERTY(lines_batch.ok() && records_batch.ok());
+  CheckBatch(*lines_batch);
+  CHECK_PROPERTY(BatchText(*lines_batch) == BatchText(*records_batch));
+}
+
 void FuzzReader(std::string_view text, uint8_t mode) {
   json::JsonReadOptions options;
   options.decode = DecodeOptions(mode);
@@ -144,6 +172,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint8_t mode = data[0];
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
   FuzzDecoder(text, mode);
+  FuzzLines(text, mode);
   FuzzReader(text, mode);
   return 0;
 }

@@ -8,9 +8,11 @@
 #include <utility>
 
 #include "formats/json/json_flat_object.h"
+#include "formats/json/json_records.h"
 #include "formats/json/json_shape.h"
 #include "formats/json/json_text.h"
 #include "formats/number_text.h"
+#include "formats/temporal_text.h"
 #include "formats/text_conversion.h"
 #include "formats/text_encoding.h"
 
@@ -36,7 +38,19 @@ struct NewMemberValue {
 
 // How a flat document's member goes into a column (chosen once from the
 // column's type): the common cases directly, the rest through AppendScalar.
-enum class FlatConversion : uint8_t { kGeneral, kInt64, kInt32, kFloat64, kDecimal, kString, kBool, kText };
+// kDate and kTimestamp: ISO text when no date_format / timestamp_format is set.
+enum class FlatConversion : uint8_t {
+  kGeneral,
+  kInt64,
+  kInt32,
+  kFloat64,
+  kDecimal,
+  kString,
+  kBool,
+  kDate,
+  kTimestamp,
+  kText
+};
 
 struct NewMember {
   std::string name;
@@ -92,10 +106,11 @@ Result<Node> MakeNode(std::string name, std::string path, const DataType& type, 
   if (type.id == TypeId::kFloat16) {
     return Status::NotSupported("column " + node.path + ": float16 values are not read from JSON");
   }
+  formats::TextInference::Formats text_formats;
   if (NeedsConverter(type.id)) {
-    const auto formats = shape && shape->kind == JsonShape::kScalar ? inference.FormatsOf(shape->scalar)
-                                                                    : inference.ConfiguredFormats();
-    FLOE_ASSIGN_OR_RETURN(TextConverter converter, TextConverter::Make(type, formats));
+    text_formats = shape && shape->kind == JsonShape::kScalar ? inference.FormatsOf(shape->scalar)
+                                                              : inference.ConfiguredFormats();
+    FLOE_ASSIGN_OR_RETURN(TextConverter converter, TextConverter::Make(type, text_formats));
     node.converter = std::move(converter);
   }
   switch (type.id) {
@@ -105,6 +120,10 @@ Result<Node> MakeNode(std::string name, std::string path, const DataType& type, 
     case TypeId::kDecimal: node.flat = FlatConversion::kDecimal; break;
     case TypeId::kString: node.flat = FlatConversion::kString; break;
     case TypeId::kBool: node.flat = FlatConversion::kBool; break;
+    case TypeId::kDate: node.flat = text_formats.date ? FlatConversion::kText : FlatConversion::kDate; break;
+    case TypeId::kTimestamp:
+      node.flat = text_formats.timestamp ? FlatConversion::kText : FlatConversion::kTimestamp;
+      break;
     default:
       if (node.converter) node.flat = FlatConversion::kText;
       break;
@@ -243,7 +262,10 @@ class JsonDocumentDecoder::Impl {
     return Reset();
   }
 
-  Status Add(std::string_view document, int64_t position, size_t readable_after);
+  // `try_flat`: whether the flat path may take the document (false when a
+  // line's scan already found it is not flat).
+  Status Add(std::string_view document, int64_t position, size_t readable_after, bool try_flat = true);
+  Status AddLines(std::string_view lines, int64_t first_line, size_t readable_after, int64_t* next_line);
   Result<RecordBatch> Finish();
   int64_t num_rows() const { return rows_; }
 
@@ -266,18 +288,21 @@ class JsonDocumentDecoder::Impl {
   Outcome AddNewMemberRaw(Node& node, std::string_view key, const char* start, int64_t slot);
   // One scalar (from either path) into `node`.
   Outcome AppendScalar(Node& node, JsonScalarKind kind, std::string_view text, const char* raw);
-  // A document by the flat path (json_flat_object.h), converted member by
-  // member as it is scanned. *flat: whether it was flat; if not, or if the
-  // outcome is not kOk, the caller undoes the row when *touched (a member
-  // was decoded).
-  Outcome DecodeFlatDocument(std::string_view document, bool* flat, bool* touched);
+  // A document, or with kLine the line that starts `text`, by the flat
+  // path (json_flat_object.h), converted member by member as it is
+  // scanned. *end: where the object's extent ends (the document's size, or
+  // its line's end), npos when it is not flat; then, or if the outcome is
+  // not kOk, the caller undoes the row when *touched (a member was decoded).
+  template <bool kLine>
+  Outcome DecodeFlat(std::string_view text, size_t* end, bool* touched);
   // One member of a flat document into the row being decoded; `stamp`
-  // marks the members this document has had, *seen counts them.
-  Outcome DecodeFlatMember(const JsonFlatMember& m, uint64_t stamp, size_t* seen);
+  // marks the members this document has had, *seen counts them. Inlined
+  // (like AppendFlatScalar) into each scan's member callback.
+  [[gnu::always_inline]] Outcome DecodeFlatMember(const JsonFlatMember& m, uint64_t stamp, size_t* seen);
   // A flat member's scalar into `node`: its node.flat case when the value is
   // of that case's kind (a short number is already read: json_flat_object.h),
   // else AppendScalar. The same values as AppendScalar: the short forms are exact.
-  Outcome AppendFlatScalar(Node& node, const JsonFlatMember& m);
+  [[gnu::always_inline]] Outcome AppendFlatScalar(Node& node, const JsonFlatMember& m);
   Outcome Validate(od::value& value, int depth);
   // A value (starting at `start`, already validated) that does not fit `node`.
   Outcome Rescue(Node& node, const char* start, std::string_view reason);
@@ -681,7 +706,7 @@ Outcome JsonDocumentDecoder::Impl::AddNewMemberRaw(Node& node, std::string_view 
   return Outcome::kOk;
 }
 
-Outcome JsonDocumentDecoder::Impl::AppendFlatScalar(Node& node, const JsonFlatMember& m) {
+inline Outcome JsonDocumentDecoder::Impl::AppendFlatScalar(Node& node, const JsonFlatMember& m) {
   Column* column = node.column;
   switch (node.flat) {
     case FlatConversion::kInt64:
@@ -734,6 +759,25 @@ Outcome JsonDocumentDecoder::Impl::AppendFlatScalar(Node& node, const JsonFlatMe
         return Outcome::kOk;
       }
       break;
+    case FlatConversion::kDate: {
+      // What the converter reads first for a date without date_format.
+      int32_t days;
+      if (m.kind == JsonScalarKind::kString && formats::ParseIsoDate(m.text, &days)) {
+        column->AppendValue(days);
+        return Outcome::kOk;
+      }
+      break;
+    }
+    case FlatConversion::kTimestamp: {
+      // The converter's first try for a timestamp without timestamp_format.
+      int64_t v;
+      if (m.kind == JsonScalarKind::kString &&
+          formats::CommonIsoTimestampToUnit(m.text, node.type.unit, &v)) {
+        column->AppendValue(v);
+        return Outcome::kOk;
+      }
+      break;
+    }
     case FlatConversion::kText:
       if (m.kind == JsonScalarKind::kString && node.converter->Append(m.text, column)) return Outcome::kOk;
       break;
@@ -746,7 +790,8 @@ Outcome JsonDocumentDecoder::Impl::AppendFlatScalar(Node& node, const JsonFlatMe
   return AppendScalar(node, m.kind, m.text, m.raw);
 }
 
-Outcome JsonDocumentDecoder::Impl::DecodeFlatMember(const JsonFlatMember& m, uint64_t stamp, size_t* seen) {
+inline Outcome JsonDocumentDecoder::Impl::DecodeFlatMember(const JsonFlatMember& m, uint64_t stamp,
+                                                           size_t* seen) {
   if (m.key_index < 0) return AddNewMemberRaw(root_, m.key, m.raw, rows_);
   const size_t index = static_cast<size_t>(m.key_index);
   Node& member = root_.children[index];
@@ -762,20 +807,29 @@ Outcome JsonDocumentDecoder::Impl::DecodeFlatMember(const JsonFlatMember& m, uin
   return AppendFlatScalar(member, m);
 }
 
-Outcome JsonDocumentDecoder::Impl::DecodeFlatDocument(std::string_view document, bool* flat, bool* touched) {
-  doc_end_ = document.data() + document.size();
+template <bool kLine>
+Outcome JsonDocumentDecoder::Impl::DecodeFlat(std::string_view text, size_t* end, bool* touched) {
+  // A line's end is not known yet: a rescued scalar's text (RawAt) ends
+  // before the next member or the closing brace either way.
+  doc_end_ = text.data() + text.size();
   const uint64_t stamp = ++stamp_;
   size_t seen = 0;
   Outcome outcome = Outcome::kOk;
   // The first member that does not decode stops the conversion; whether
-  // that is the outcome depends on the whole document being flat.
+  // that is the outcome depends on the whole object being flat.
   *touched = false;
-  *flat = ScanFlatJsonObject(document, &flat_keys_, [&](const JsonFlatMember& m) {
+  auto on_member = [&](const JsonFlatMember& m) {
     if (outcome != Outcome::kOk) return;
     *touched = true;
     outcome = DecodeFlatMember(m, stamp, &seen);
-  });
-  if (!*flat || outcome != Outcome::kOk) return outcome;
+  };
+  if constexpr (kLine) {
+    *end = ScanFlatJsonLine(text, &flat_keys_, on_member);
+  } else {
+    *end = ScanFlatJsonObject(text, &flat_keys_, on_member) ? text.size() : std::string_view::npos;
+  }
+  if (*end == std::string_view::npos || outcome != Outcome::kOk) return outcome;
+  // Nulls for the known members the object lacked.
   const size_t count = root_.children.size();
   if (seen < count) {
     for (size_t k = 0; k < count; ++k) {
@@ -953,7 +1007,45 @@ void JsonDocumentDecoder::Impl::Rollback(int64_t rows) {
   rescued_.Truncate(rows);
 }
 
-Status JsonDocumentDecoder::Impl::Add(std::string_view document, int64_t position, size_t readable_after) {
+Status JsonDocumentDecoder::Impl::AddLines(std::string_view lines, int64_t first_line, size_t readable_after,
+                                           int64_t* next_line) {
+  int64_t line = first_line;
+  size_t pos = 0;
+  const size_t n = lines.size();
+  while (pos < n) {
+    const std::string_view rest(lines.data() + pos, n - pos);
+    size_t end = std::string_view::npos;
+    if (options_.flat_fast_path) {
+      row_ = rows_;
+      position_ = line;
+      list_depth_ = 0;
+      bool touched;
+      const Outcome outcome = DecodeFlat<true>(rest, &end, &touched);
+      if (end != std::string_view::npos && outcome == Outcome::kOk &&
+          static_cast<int64_t>(end) <= options_.max_document_bytes) {
+        ++rows_;
+        ++line;
+        pos += end + 1;  // past the '\n' (or the text's end)
+        continue;
+      }
+      if (touched) Rollback(rows_);
+    }
+    // Not flat (or not decoded): the line by the general path, which also
+    // says what is wrong with it.
+    const JsonLine next = FirstJsonLine(rest);
+    if (!next.record.empty()) {
+      const size_t after = n - pos - next.record.size() + readable_after;
+      FLOE_RETURN_IF_ERROR(Add(next.record, line, after, end != std::string_view::npos));
+    }
+    ++line;
+    pos += next.length;
+  }
+  *next_line = line;
+  return Status::OK();
+}
+
+Status JsonDocumentDecoder::Impl::Add(std::string_view document, int64_t position, size_t readable_after,
+                                      bool try_flat) {
   row_ = rows_;
   position_ = position;
   list_depth_ = 0;
@@ -963,11 +1055,13 @@ Status JsonDocumentDecoder::Impl::Add(std::string_view document, int64_t positio
     broken = "document of " + std::to_string(document.size()) + " bytes exceeds the limit of " +
              std::to_string(options_.max_document_bytes);
   } else {
-    if (options_.flat_fast_path) {
+    if (options_.flat_fast_path && try_flat) {
       // The common shape, read without simdjson (the same conversions, so
       // the same rows as the general path).
-      bool flat, touched;
-      const Outcome outcome = DecodeFlatDocument(document, &flat, &touched);
+      size_t end;
+      bool touched;
+      const Outcome outcome = DecodeFlat<false>(document, &end, &touched);
+      const bool flat = end != std::string_view::npos;
       if (flat && outcome == Outcome::kOk) {
         ++rows_;
         return Status::OK();
@@ -1193,6 +1287,11 @@ Result<std::unique_ptr<JsonDocumentDecoder>> JsonDocumentDecoder::Make(JsonDecod
 
 Status JsonDocumentDecoder::Add(std::string_view document, int64_t position, size_t readable_after) {
   return impl_->Add(document, position, readable_after);
+}
+
+Status JsonDocumentDecoder::AddLines(std::string_view lines, int64_t first_line, size_t readable_after,
+                                     int64_t* next_line) {
+  return impl_->AddLines(lines, first_line, readable_after, next_line);
 }
 
 int64_t JsonDocumentDecoder::num_rows() const {

@@ -94,6 +94,13 @@ class JsonDocumentDecoder {
   // many bytes after the document may be read (0 = none; the document is
   // then copied into padded memory first).
   Status Add(std::string_view document, int64_t position, size_t readable_after = 0);
+  // Decodes each record of `lines`, JSON-lines text cut as json_records.h
+  // says (FirstJsonLine), as the next rows, the same rows as Add of each
+  // record. `first_line` is the number of its first line; *next_line gets
+  // the number after its last. `readable_after` as for Add, after `lines`.
+  // A flat record (json_flat_object.h) is scanned once: the scan that
+  // decodes it also finds its line's end.
+  Status AddLines(std::string_view lines, int64_t first_line, size_t readable_after, int64_t* next_line);
 
   int64_t num_rows() const;
   // The rows added since the last Finish (see the contract for the column

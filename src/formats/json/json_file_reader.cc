@@ -148,7 +148,8 @@ Status JsonFileReader::DecodeChunk(const formats::TextChunk& chunk, JsonDocument
       carried = filled.size();
       continue;
     }
-    FLOE_RETURN_IF_ERROR(SplitJsonRecords(layout_, filled.substr(0, whole), line, add, &line));
+    const size_t readable_after = buffer_.size() - whole;
+    FLOE_RETURN_IF_ERROR(decoder->AddLines(filled.substr(0, whole), line, readable_after, &line));
     carried = filled.size() - whole;
     if (carried > 0) std::memmove(buffer_.data(), buffer_.data() + whole, carried);
   }

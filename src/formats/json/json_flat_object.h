@@ -16,17 +16,21 @@
 // compares them). Members are not collected: each goes to `on_member` as
 // soon as it is scanned (the decoder converts it into its column at once),
 // so a false result may come after some members were passed, and the
-// caller undoes what it did with them. Header-only so that `on_member` is
-// inlined into the scan loop. Pure apart from `on_member`.
+// caller undoes what it did with them. ScanFlatJsonLine is the same for
+// the line that starts a JSON-lines text: '\n' ends the object's line, so
+// it is not white space there; it returns where that line ends (the
+// '\n', or the text's end), or npos for a line that is not one flat object
+// (the caller then finds the line's end itself). Header-only so that
+// `on_member` is inlined into the scan loop. Pure apart from `on_member`.
 #pragma once
 
-#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
 #include <vector>
 
 #include "common/utf8.h"
+#include "formats/ascii_text.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -59,18 +63,24 @@ inline std::string_view Slice(std::string_view text, size_t start, size_t length
   return std::string_view(text.data() + start, length);
 }
 
+// What the scan reads: one document, or the first line of JSON lines.
+enum class Extent : uint8_t { kDocument, kLine };
+
+// JSON's white space; in a line, without the '\n' that ends it.
+template <Extent kExtent>
 inline bool IsSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+  return c == ' ' || c == '\t' || (kExtent == Extent::kDocument && c == '\n') || c == '\r';
 }
 
+template <Extent kExtent>
 inline size_t SkipSpace(std::string_view text, size_t i) {
-  while (i < text.size() && IsSpace(text[i])) ++i;
+  while (i < text.size() && IsSpace<kExtent>(text[i])) ++i;
   return i;
 }
 
 // The first byte at or after `i` that is '"', '\\', a control character or
 // not ASCII; text.size() if none.
-inline size_t FindStringStop(std::string_view text, size_t i) {
+[[gnu::always_inline]] inline size_t FindStringStop(std::string_view text, size_t i) {
   const char* p = text.data();
   const size_t n = text.size();
 #if defined(__SSE2__)
@@ -93,7 +103,7 @@ inline size_t FindStringStop(std::string_view text, size_t i) {
 
 // A string starting after its opening quote at `i`: sets *end to the closing
 // quote. False for escapes, control characters, bad UTF-8 or no end.
-inline bool ScanString(std::string_view text, size_t i, size_t* end) {
+[[gnu::always_inline]] inline bool ScanString(std::string_view text, size_t i, size_t* end) {
   const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
   while (true) {
     i = FindStringStop(text, i);
@@ -114,39 +124,14 @@ inline bool IsDigit(char c) {
   return static_cast<unsigned char>(c - '0') < 10;
 }
 
-// The eight bytes at `p`, little-endian (the SWAR digit tricks below assume
-// the first byte is the lowest).
-inline uint64_t Load8(const char* p) {
-  uint64_t x;
-  std::memcpy(&x, p, 8);
-  if constexpr (std::endian::native == std::endian::big) x = __builtin_bswap64(x);
-  return x;
-}
-
-// Whether all eight bytes of `x` are ASCII digits: each byte's high nibble
-// is 3, and adding 6 does not carry its low nibble past 9.
-inline bool AllDigits(uint64_t x) {
-  return ((x & 0xF0F0F0F0F0F0F0F0ull) | (((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) ==
-         0x3333333333333333ull;
-}
-
-// The value of eight ASCII digits (the first byte most significant), by
-// pairing neighbours three times: digits -> 2-digit -> 4-digit -> 8-digit.
-inline uint64_t EightDigitsValue(uint64_t x) {
-  x -= 0x3030303030303030ull;
-  x = (x * 10 + (x >> 8)) & 0x00FF00FF00FF00FFull;
-  x = (x * 100 + (x >> 16)) & 0x0000FFFF0000FFFFull;
-  return (x * 10000 + (x >> 32)) & 0xFFFFFFFFull;
-}
-
 // Reads the run of ASCII digits at p[i] into *value (appended to what it
 // holds; wraps past 19 digits); returns where the run ends. Eight digits at
 // a time where eight bytes remain.
-inline size_t ReadDigits(const char* p, size_t n, size_t i, uint64_t* value) {
+[[gnu::always_inline]] inline size_t ReadDigits(const char* p, size_t n, size_t i, uint64_t* value) {
   while (i + 8 <= n) {
-    const uint64_t eight = Load8(p + i);
-    if (!AllDigits(eight)) break;
-    *value = *value * 100000000ull + EightDigitsValue(eight);
+    const uint64_t eight = formats::LoadEightBytes(p + i);
+    if (!formats::AllAsciiDigits(eight)) break;
+    *value = *value * 100000000ull + formats::EightDigitsValue(eight);
     i += 8;
   }
   while (i < n && IsDigit(p[i])) *value = *value * 10 + static_cast<uint64_t>(p[i++] - '0');
@@ -158,8 +143,8 @@ inline size_t ReadDigits(const char* p, size_t n, size_t i, uint64_t* value) {
 // number without exponent of at most 18 digits is also read into *digits
 // and *fraction_digits (JsonFlatMember). Runs of digits are taken eight at a
 // time where eight bytes remain.
-inline size_t ScanNumber(std::string_view text, size_t i, bool* short_number, int8_t* fraction_digits,
-                         int64_t* digits) {
+[[gnu::always_inline]] inline size_t ScanNumber(std::string_view text, size_t i, bool* short_number,
+                                                int8_t* fraction_digits, int64_t* digits) {
   const size_t n = text.size();
   const char* p = text.data();
   *short_number = false;
@@ -202,7 +187,7 @@ inline size_t ScanNumber(std::string_view text, size_t i, bool* short_number, in
 // Whether text[i, i + word.size()) is `word` (a short literal or key),
 // compared eight bytes at a time without a call; the last eight (or four)
 // bytes are compared as one overlapping word instead of byte by byte.
-inline bool BytesAre(std::string_view text, size_t i, std::string_view word) {
+[[gnu::always_inline]] inline bool BytesAre(std::string_view text, size_t i, std::string_view word) {
   const size_t n = word.size();
   if (text.size() - i < n) return false;
   const char* a = text.data() + i;
@@ -210,9 +195,9 @@ inline bool BytesAre(std::string_view text, size_t i, std::string_view word) {
   if (n >= 8) {
     size_t k = 0;
     for (; k + 8 <= n; k += 8) {
-      if (Load8(a + k) != Load8(b + k)) return false;
+      if (formats::LoadEightBytes(a + k) != formats::LoadEightBytes(b + k)) return false;
     }
-    return k == n || Load8(a + n - 8) == Load8(b + n - 8);
+    return k == n || formats::LoadEightBytes(a + n - 8) == formats::LoadEightBytes(b + n - 8);
   }
   if (n >= 4) {
     uint32_t x, y, z, w;
@@ -228,29 +213,31 @@ inline bool BytesAre(std::string_view text, size_t i, std::string_view word) {
   return true;
 }
 
-}  // namespace flat_scan
-
-// `expected` (optional) lists the keys documents usually have, in their
-// usual order: a key equal to the one after the previous member's is matched
-// without being scanned (its bytes are compared with the name, which must be
-// free of quotes, backslashes and control characters, and valid UTF-8), and
-// every member's key_index says which expected key it is.
-
-template <typename OnMember>
-bool ScanFlatJsonObject(std::string_view document, const std::vector<std::string>* expected,
-                        OnMember&& on_member) {
-  using namespace flat_scan;
-  size_t i = SkipSpace(document, 0);
+// The scan of both extents: the end of the object's document or line, or
+// npos. Its pieces are always inlined: with two extents the compiler's
+// budget would otherwise call them per member.
+template <Extent kExtent, typename OnMember>
+size_t ScanFlatObject(std::string_view document, const std::vector<std::string>* expected,
+                      OnMember&& on_member) {
+  constexpr size_t kNotFlat = std::string_view::npos;
+  size_t i = SkipSpace<kExtent>(document, 0);
   const size_t n = document.size();
-  if (i >= n || document[i] != '{') return false;
-  i = SkipSpace(document, i + 1);
-  if (i < n && document[i] == '}') {
-    return SkipSpace(document, i + 1) == n;
-  }
+  // After the closing brace: only white space to the end of the extent.
+  auto end_after = [&](size_t close) {
+    const size_t end = SkipSpace<kExtent>(document, close + 1);
+    if constexpr (kExtent == Extent::kDocument) {
+      return end == n ? n : kNotFlat;
+    } else {
+      return end == n || document[end] == '\n' ? end : kNotFlat;
+    }
+  };
+  if (i >= n || document[i] != '{') return kNotFlat;
+  i = SkipSpace<kExtent>(document, i + 1);
+  if (i < n && document[i] == '}') return end_after(i);
   size_t next_key = 0;  // the expected key after the previous member's
   const size_t known = expected ? expected->size() : 0;
   while (true) {
-    if (i >= n || document[i] != '"') return false;
+    if (i >= n || document[i] != '"') return kNotFlat;
     JsonFlatMember member;
     member.key_index = -1;
     member.short_number = false;
@@ -262,7 +249,7 @@ bool ScanFlatJsonObject(std::string_view document, const std::vector<std::string
       key_end = i + 1 + (*expected)[next_key].size();
       member.key_index = static_cast<int32_t>(next_key);
     } else if (!ScanString(document, i + 1, &key_end)) {
-      return false;
+      return kNotFlat;
     }
     member.key = Slice(document, i + 1, key_end - i - 1);
     if (member.key_index < 0) {
@@ -275,23 +262,23 @@ bool ScanFlatJsonObject(std::string_view document, const std::vector<std::string
     }
     next_key = member.key_index >= 0 ? static_cast<size_t>(member.key_index) + 1 : known;
     i = key_end + 1;
-    if (i < n && document[i] != ':') i = SkipSpace(document, i);
-    if (i >= n || document[i] != ':') return false;
+    if (i < n && document[i] != ':') i = SkipSpace<kExtent>(document, i);
+    if (i >= n || document[i] != ':') return kNotFlat;
     ++i;
-    if (i < n && IsSpace(document[i])) i = SkipSpace(document, i);
-    if (i >= n) return false;
+    if (i < n && IsSpace<kExtent>(document[i])) i = SkipSpace<kExtent>(document, i);
+    if (i >= n) return kNotFlat;
     member.raw = document.data() + i;
     const char c = document[i];
     if (c == '"') {
       size_t end;
-      if (!ScanString(document, i + 1, &end)) return false;
+      if (!ScanString(document, i + 1, &end)) return kNotFlat;
       member.kind = JsonScalarKind::kString;
       member.text = Slice(document, i + 1, end - i - 1);
       i = end + 1;
     } else if (c == '-' || IsDigit(c)) {
       const size_t end =
           ScanNumber(document, i, &member.short_number, &member.fraction_digits, &member.digits);
-      if (end == std::string_view::npos) return false;
+      if (end == std::string_view::npos) return kNotFlat;
       member.kind = JsonScalarKind::kNumber;
       member.text = Slice(document, i, end - i);
       i = end;
@@ -308,19 +295,40 @@ bool ScanFlatJsonObject(std::string_view document, const std::vector<std::string
       member.text = Slice(document, i, 4);
       i += 4;
     } else {
-      return false;  // nested values and anything else go to simdjson
+      return kNotFlat;  // nested values and anything else go to simdjson
     }
     on_member(static_cast<const JsonFlatMember&>(member));
-    if (i < n && IsSpace(document[i])) i = SkipSpace(document, i);
-    if (i >= n) return false;
+    if (i < n && IsSpace<kExtent>(document[i])) i = SkipSpace<kExtent>(document, i);
+    if (i >= n) return kNotFlat;
     if (document[i] == ',') {
       ++i;
-      if (i < n && IsSpace(document[i])) i = SkipSpace(document, i);
+      if (i < n && IsSpace<kExtent>(document[i])) i = SkipSpace<kExtent>(document, i);
       continue;
     }
-    if (document[i] != '}') return false;
-    return SkipSpace(document, i + 1) == n;
+    if (document[i] != '}') return kNotFlat;
+    return end_after(i);
   }
+}
+
+}  // namespace flat_scan
+
+// `expected` (optional) lists the keys documents usually have, in their
+// usual order: a key equal to the one after the previous member's is matched
+// without being scanned (its bytes are compared with the name, which must be
+// free of quotes, backslashes and control characters, and valid UTF-8), and
+// every member's key_index says which expected key it is.
+
+template <typename OnMember>
+bool ScanFlatJsonObject(std::string_view document, const std::vector<std::string>* expected,
+                        OnMember&& on_member) {
+  return flat_scan::ScanFlatObject<flat_scan::Extent::kDocument>(document, expected, on_member) !=
+         std::string_view::npos;
+}
+
+template <typename OnMember>
+size_t ScanFlatJsonLine(std::string_view text, const std::vector<std::string>* expected,
+                        OnMember&& on_member) {
+  return flat_scan::ScanFlatObject<flat_scan::Extent::kLine>(text, expected, on_member);
 }
 
 }  // namespace floe::json

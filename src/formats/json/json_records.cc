@@ -155,6 +155,15 @@ Status JsonRecordScanner::Finish() {
   return Status::OK();
 }
 
+JsonLine FirstJsonLine(std::string_view text) {
+  const void* found = std::memchr(text.data(), '\n', text.size());
+  const size_t end = found ? static_cast<size_t>(static_cast<const char*>(found) - text.data()) : text.size();
+  std::string_view record = text.substr(0, end);
+  if (!record.empty() && record.back() == '\r') record.remove_suffix(1);
+  if (!HasContent(record)) record = {};
+  return JsonLine{record, found ? end + 1 : end};
+}
+
 Status SplitJsonRecords(JsonLayout layout, std::string_view chunk, int64_t first_line,
                         const std::function<Status(std::string_view, int64_t)>& record, int64_t* next_line) {
   const char* data = chunk.data();
@@ -162,13 +171,10 @@ Status SplitJsonRecords(JsonLayout layout, std::string_view chunk, int64_t first
   int64_t line = first_line;
   if (layout == JsonLayout::kLines) {
     while (pos < chunk.size()) {
-      const void* found = std::memchr(data + pos, '\n', chunk.size() - pos);
-      const size_t end = found ? static_cast<size_t>(static_cast<const char*>(found) - data) : chunk.size();
-      std::string_view text(data + pos, end - pos);
-      if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
-      if (HasContent(text)) FLOE_RETURN_IF_ERROR(record(text, line));
+      const JsonLine next = FirstJsonLine(chunk.substr(pos));
+      if (!next.record.empty()) FLOE_RETURN_IF_ERROR(record(next.record, line));
       ++line;
-      pos = end + 1;
+      pos += next.length;
     }
     if (next_line) *next_line = line;
     return Status::OK();

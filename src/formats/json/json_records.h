@@ -73,6 +73,16 @@ class JsonRecordScanner {
   bool string_is_value_ = false;  // the string being scanned is a top-level value
 };
 
+// The JSON-lines record of the line that starts `text`: `record` is the
+// line without its '\n' and a trailing '\r' (empty when the line holds only
+// white space: not a record), `length` the bytes to the next line's start
+// (text.size() when no '\n' ends it).
+struct JsonLine {
+  std::string_view record;
+  size_t length;
+};
+JsonLine FirstJsonLine(std::string_view text);
+
 // Calls `record(text, line)` for each record of a chunk's bytes (see the
 // contract); stops at the first error `record` returns.
 // `next_line` (optional) receives the line number after the chunk.

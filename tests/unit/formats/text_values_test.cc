@@ -3,6 +3,8 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "columnar/calendar.h"
 #include "formats/number_text.h"
@@ -142,6 +144,66 @@ TEST(TemporalTextTest, IsoTimestampsWithAndWithoutZone) {
   ASSERT_TRUE(ParseIsoTimestamp("1969-12-31 23:59:59.5", &ts));
   ASSERT_TRUE(TimestampTextToUnit(ts, TimeUnit::kMilli, false, &v));
   EXPECT_EQ(v, -500);
+}
+
+// The fixed-offset reading of the common shape must give what the general
+// parse gives, or leave the text to it: every unit, over texts of that
+// shape with each byte in turn replaced by a digit, a separator, a zone
+// character or a byte that is none, and calendar edges.
+TEST(TemporalTextTest, CommonTimestampsReadAsTheGeneralParseReadsThem) {
+  std::vector<std::string> texts = {"2022-08-04 09:16:26",
+                                    "2022-08-04T09:16:26.0",
+                                    "2022-08-04 09:16:26.008321",
+                                    "2022-08-04 09:16:26.12345678",
+                                    "2022-08-04 09:16:26.123456789",
+                                    "2024-02-29 23:59:59.5",
+                                    "2023-02-29 00:00:00",
+                                    "2100-02-29 00:00:00",
+                                    "2000-02-29 00:00:00",
+                                    "0000-01-01 00:00:00.001",
+                                    "9999-12-31 23:59:59.99999999",
+                                    "1969-12-31 23:59:59.5",
+                                    "2262-04-11 23:47:16.854775807",
+                                    "2262-04-11 23:47:17",
+                                    "2022-08-04 09:16:26Z",
+                                    "2022-08-04 09:16:26.5Z",
+                                    "2022-08-04 09:16:26.25+02",
+                                    "2022-08-04 09:16:26 UTC",
+                                    "2022-08-04t09:16:26",
+                                    "2022-08-04 09:16",
+                                    "2022-08-04",
+                                    "2022-13-04 09:16:26",
+                                    "2022-00-04 09:16:26",
+                                    "2022-08-00 09:16:26",
+                                    "2022-08-32 09:16:26",
+                                    "2022-08-04 24:16:26",
+                                    "2022-08-04 09:60:26",
+                                    "2022-08-04 09:16:60"};
+  const std::string base = "2022-08-04 09:16:26.00832100";
+  for (size_t i = 0; i < base.size(); ++i) {
+    for (char c : {'0', '9', '-', ':', '.', ' ', 'T', 'Z', '+', '/', 'a', '\0', '\x80'}) {
+      std::string mutated = base;
+      mutated[i] = c;
+      for (size_t length = 19; length <= base.size(); ++length) texts.push_back(mutated.substr(0, length));
+    }
+  }
+  for (const std::string& text : texts) {
+    for (TimeUnit unit : {TimeUnit::kMilli, TimeUnit::kMicro, TimeUnit::kNano}) {
+      TimestampText ts;
+      int64_t general = 0, common = 0;
+      const bool general_ok = ParseIsoTimestamp(text, &ts) && TimestampTextToUnit(ts, unit, false, &general);
+      if (!CommonIsoTimestampToUnit(text, unit, &common)) continue;
+      EXPECT_TRUE(general_ok) << text;
+      EXPECT_EQ(common, general) << text << " unit " << static_cast<int>(unit);
+    }
+  }
+  int64_t v;
+  ASSERT_TRUE(CommonIsoTimestampToUnit("2022-08-04 09:16:26.008321", TimeUnit::kMicro, &v));
+  EXPECT_EQ(v, 1659604586008321);
+  ASSERT_TRUE(CommonIsoTimestampToUnit("2022-08-04T09:16:26", TimeUnit::kNano, &v));
+  EXPECT_EQ(v, 1659604586000000000);
+  EXPECT_FALSE(CommonIsoTimestampToUnit("2022-08-04 09:16:26.0083215", TimeUnit::kMicro, &v));
+  EXPECT_FALSE(CommonIsoTimestampToUnit("2262-04-11 23:47:17", TimeUnit::kNano, &v));
 }
 
 TEST(TemporalTextTest, StrftimeFormats) {

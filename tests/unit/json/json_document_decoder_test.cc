@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "columnar/json_format.h"
+#include "formats/json/json_records.h"
 #include "test_util.h"
 
 namespace floe::json {
@@ -130,6 +131,38 @@ TEST(JsonDocumentDecoderTest, KnownTypesDecodeExactlyAndRescueWhatDoesNotFit) {
 {"amount":"99.99","n":null,"bin":null,"day":"2020-01-02","at":"2020-01-02T00:00:00.000000Z","x":null,"addr":{"zip":"1","city":null},"extra":[1],"_rescued_data":"{\"n\":2147483648,\"bin\":5,\"x\":1e400,\"_file_path\":\"in.jsonl\",\"_line\":2}"}
 {"amount":null,"n":1,"bin":null,"day":null,"at":null,"x":null,"addr":null,"extra":null,"_rescued_data":"{\"amount\":0.125,\"day\":\"2020-13-01\",\"_file_path\":\"in.jsonl\",\"_line\":3}"}
 )");
+}
+
+// Flat documents read ISO dates and common-shape timestamps without the
+// text converter (json_document_decoder.cc: FlatConversion kDate and
+// kTimestamp); everything else, and any configured format, goes through it.
+// Both paths must agree on every unit and on what is rescued.
+TEST(JsonDocumentDecoderTest, FlatDatesAndTimestampsReadAsTheConverterReadsThem) {
+  const std::vector<std::string> docs = {
+      R"({"day": "2020-01-02", "ms": "2020-01-02 03:04:05.123", "us": "2020-01-02T03:04:05.123456", "ns": "2020-01-02 03:04:05.12345678"})",
+      R"({"day": "2020-02-30", "ms": "2020-01-02 03:04:05.1234", "us": "2020-01-02 03:04:05.123456789", "ns": "2300-01-01 00:00:00"})",
+      R"({"day": 18263, "ms": "2020-01-02T03:04:05Z", "us": "2020-01-02", "ns": 5})",
+      R"({"day": "02/01/2020", "ms": "2020-01-02 03:04:05+01:00", "us": "2020-01-02 03:04", "ns": "x"})"};
+  JsonDecodeOptions options = Options();
+  options.known = {MakeField("day", Date()), MakeField("ms", Timestamp(TimeUnit::kMilli, true)),
+                   MakeField("us", Timestamp(TimeUnit::kMicro, false)),
+                   MakeField("ns", Timestamp(TimeUnit::kNano, false))};
+  ASSERT_OK_AND_ASSIGN(RecordBatch batch, Decode(options, docs));
+  ExpectValid(batch);
+  EXPECT_EQ(batch.columns[1].Value<int64_t>(0), 1577934245123);
+  EXPECT_EQ(batch.columns[2].Value<int64_t>(0), 1577934245123456);
+  EXPECT_EQ(batch.columns[3].Value<int64_t>(0), 1577934245123456780);
+  for (int column : {0, 1, 2, 3}) EXPECT_TRUE(batch.columns[column].IsNull(1)) << column;
+  EXPECT_EQ(batch.columns[1].Value<int64_t>(2), 1577934245000);
+  EXPECT_EQ(batch.columns[2].Value<int64_t>(2), 1577923200000000);
+  EXPECT_EQ(batch.columns[1].Value<int64_t>(3), 1577930645000);
+
+  options.inference.date_format = "%d/%m/%Y";
+  options.inference.timestamp_format = "%Y-%m-%d %H:%M:%S";
+  ASSERT_OK_AND_ASSIGN(batch, Decode(options, docs));
+  ExpectValid(batch);
+  EXPECT_EQ(batch.columns[0].Value<int32_t>(3), 18263);
+  EXPECT_TRUE(batch.columns[2].IsNull(0));  // 'T' and a fraction are not the format
 }
 
 // The flat path reads runs of digits eight at a time: every length around
@@ -385,6 +418,82 @@ TEST(JsonDocumentDecoderTest, PaddedInputIsReadInPlaceAndLimitsHold) {
   ASSERT_OK(decoder->Add(R"({"z": "again"})", 1));
   ASSERT_OK_AND_ASSIGN(batch, decoder->Finish());
   EXPECT_EQ(SchemaToString(batch.schema), "z: string\n");
+}
+
+// JSON lines text decoded by AddLines (whose flat scan finds each line's
+// end itself) and, for comparison, cut by SplitJsonRecords and added record
+// by record on the general path: the same rows, the same next line number,
+// the same error.
+Result<RecordBatch> DecodeLines(JsonDecodeOptions options, std::string_view text, int64_t* next_line) {
+  JsonDecodeOptions general = options;
+  general.flat_fast_path = false;
+  FLOE_ASSIGN_OR_RETURN(auto lines_decoder, JsonDocumentDecoder::Make(options));
+  FLOE_ASSIGN_OR_RETURN(auto record_decoder, JsonDocumentDecoder::Make(general));
+  const Status lines = lines_decoder->AddLines(text, 1, 0, next_line);
+  int64_t record_next = 0;
+  const Status records = SplitJsonRecords(
+      JsonLayout::kLines, text, 1,
+      [&](std::string_view record, int64_t line) { return record_decoder->Add(record, line); }, &record_next);
+  EXPECT_EQ(lines.ToString(), records.ToString());
+  FLOE_RETURN_IF_ERROR(lines);
+  EXPECT_EQ(*next_line, record_next);
+  FLOE_ASSIGN_OR_RETURN(RecordBatch fast, lines_decoder->Finish());
+  FLOE_ASSIGN_OR_RETURN(RecordBatch slow, record_decoder->Finish());
+  EXPECT_EQ(SchemaToString(fast.schema), SchemaToString(slow.schema));
+  EXPECT_EQ(Rows(fast), Rows(slow));
+  return fast;
+}
+
+TEST(JsonDocumentDecoderTest, LinesAreTheRowsOfTheirRecords) {
+  JsonDecodeOptions options = Options();
+  options.known = {MakeField("id", Int64()), MakeField("s", String())};
+  options.infer_new_fields = false;
+  options.max_document_bytes = 80;
+  const std::string text =
+      "{\"id\": 1, \"s\": \"crlf\"}\r\n"
+      "\n"
+      "   \t \r\n"
+      "  {\"id\": 2, \"s\": \"blanks around\"}  \t\n"
+      // An escape (the general path), also right where the 16-byte string
+      // search of the flat scan stops.
+      "{\"id\": 3, \"s\": \"es\\\"caped\"}\n"
+      "{\"id\": 4, \"s\": \"0123456789abcde\\\"f\"}\n"
+      "{\"id\": 5, \"s\": \"0123456789abcdef\\u0041\"}\n"
+      // An object across two lines is two broken records; so is content
+      // after an object, and a '\r' that is not the line's last byte is
+      // white space inside it.
+      "{\"id\": 6,\n\"s\": \"split\"}\n"
+      "{\"id\": 7} {\"id\": 8}\n"
+      "{\"id\":\r9}\r\r\n"
+      "{\"id\": \"x\", \"s\": \"mismatch\"}\n"
+      "{\"id\": 10, \"id\": 11, \"n\": {\"a\": 1}}\n"
+      "{\"id\": 12, \"s\": \"longer than the document limit of eighty bytes, by a few bytes\"}\n"
+      "{}\n"
+      "\r\n"
+      "{\"id\": 13, \"s\": \"last line, no newline\"}";
+  int64_t next_line = 0;
+  ASSERT_OK_AND_ASSIGN(RecordBatch batch, DecodeLines(options, text, &next_line));
+  ExpectValid(batch);
+  EXPECT_EQ(next_line, 18);
+  EXPECT_EQ(batch.num_rows, 14);
+  EXPECT_EQ(Rows(batch).substr(0, 68),
+            "{\"id\":1,\"s\":\"crlf\",\"_rescued_data\":null}\n{\"id\":2,\"s\":\"blanks around\"");
+  EXPECT_EQ(batch.columns[0].Value<int64_t>(2), 3);
+  EXPECT_EQ(batch.columns[1].StringAt(3), "0123456789abcde\"f");
+  EXPECT_EQ(batch.columns[1].StringAt(4), "0123456789abcdefA");
+  EXPECT_EQ(batch.columns[0].Value<int64_t>(8), 9);
+  EXPECT_EQ(batch.columns[0].Value<int64_t>(13), 13);
+  for (int64_t null_id : {5, 6, 7, 9, 11, 12}) EXPECT_TRUE(batch.columns[0].IsNull(null_id)) << null_id;
+
+  // A broken line or a value that does not fit fails naming its line, with
+  // or without a newline after it.
+  for (const char* last : {"{\"id\": 2,, }", "{\"id\": 2,, }\n", "{\"id\": \"x\"}\r\n"}) {
+    options.on_broken = BadDataPolicy::kFail;
+    options.on_mismatch = BadDataPolicy::kFail;
+    Result<RecordBatch> failed = DecodeLines(options, std::string("{\"id\": 1}\n\n") + last, &next_line);
+    ASSERT_FALSE(failed.ok()) << last;
+    EXPECT_EQ(failed.status().message().rfind("in.jsonl: line 3", 0), 0u) << failed.status().message();
+  }
 }
 
 }  // namespace
