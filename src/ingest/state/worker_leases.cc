@@ -314,6 +314,11 @@ Status WorkerLeases::Leave() {
   });
 }
 
+std::string WorkerLeases::worker_id() const {
+  std::lock_guard lock(mutex_);
+  return worker_id_;
+}
+
 bool WorkerLeases::Controls(const std::string& table) const {
   std::lock_guard lock(mutex_);
   return controlled_.count(table) > 0;

@@ -93,7 +93,8 @@ class WorkerLeases {
   static Result<std::unique_ptr<WorkerLeases>> Join(const WorkerLeasesOptions& options);
   ~WorkerLeases();  // stops the heartbeat thread; does not Leave
 
-  const std::string& worker_id() const { return worker_id_; }
+  // A copy: Rejoin changes it while other threads (the commit guard) read it.
+  std::string worker_id() const;
   int64_t lease_timeout_ms() const { return options_.lease_timeout_ms; }
 
   Status Heartbeat();
