@@ -184,8 +184,9 @@ Result<Column> ParquetFileReader::ReadFieldRows(const RowGroup& row_group, int f
   const int leaf = schema_.first_leaf[static_cast<size_t>(field)];
   const ColumnDescriptor& descriptor = schema_.leaves[static_cast<size_t>(leaf)];
   Column column;
-  Status status = ReadFlatColumnRows(*file_, file_size_, descriptor, row_group.columns[static_cast<size_t>(leaf)],
-                                     *offset_index, row_group.num_rows, rows, limits_, scratch_.get(), &column);
+  Status status =
+      ReadFlatColumnRows(*file_, file_size_, descriptor, row_group.columns[static_cast<size_t>(leaf)],
+                         *offset_index, row_group.num_rows, rows, limits_, scratch_.get(), &column);
   if (!status.ok()) return status.WithContext("column " + descriptor.PathString());
   column.type = schema_.schema[static_cast<size_t>(field)].type;
   return column;
@@ -224,10 +225,10 @@ Result<std::vector<std::optional<OffsetIndex>>> ParquetFileReader::ReadOffsetInd
     const int leaf = schema_.first_leaf[static_cast<size_t>(fields[i])];
     const ColumnChunk& chunk = row_group.columns[static_cast<size_t>(leaf)];
     OffsetIndex parsed;
-    Result<size_t> used = DeserializeOffsetIndex(
-        std::span<const uint8_t>(bytes.data() + (*chunk.offset_index_offset - begin),
-                                 static_cast<size_t>(*chunk.offset_index_length)),
-        &parsed);
+    Result<size_t> used =
+        DeserializeOffsetIndex(std::span<const uint8_t>(bytes.data() + (*chunk.offset_index_offset - begin),
+                                                        static_cast<size_t>(*chunk.offset_index_length)),
+                               &parsed);
     if (!used.ok()) {
       return used.status().WithContext("column " + schema_.leaves[static_cast<size_t>(leaf)].PathString() +
                                        ": offset index");
@@ -303,7 +304,8 @@ Result<RecordBatch> ParquetFileReader::ReadRowGroupRows(int index, const std::ve
   for (size_t i = 0; i < fields.size(); ++i) {
     const int field = fields[i];
     const OffsetIndex* offset_index = (*offset_indexes)[i] ? &*(*offset_indexes)[i] : nullptr;
-    Result<Column> column = Guarded(field, [&] { return ReadFieldRows(row_group, field, rows, offset_index); });
+    Result<Column> column =
+        Guarded(field, [&] { return ReadFieldRows(row_group, field, rows, offset_index); });
     if (!column.ok()) return column.status().WithContext(path() + ": row group " + std::to_string(index));
     batch.schema.push_back(schema_.schema[static_cast<size_t>(field)]);
     batch.columns.push_back(std::move(*column));

@@ -64,7 +64,8 @@ class ParquetFileReader {
   // The offset indexes of the fields' chunks in row group `index` that
   // ReadFieldRows can use (flat leaves whose chunk has one), by field; read
   // with one ranged read.
-  Result<std::vector<std::optional<OffsetIndex>>> ReadOffsetIndexes(int index, const std::vector<int>& fields);
+  Result<std::vector<std::optional<OffsetIndex>>> ReadOffsetIndexes(int index,
+                                                                    const std::vector<int>& fields);
 
   std::shared_ptr<InputFile> file_;
   int64_t file_size_;

@@ -249,7 +249,8 @@ class CommitChangeReader final : public ChangeReader {
       positions->erase(std::unique(positions->begin(), positions->end()), positions->end());
     }
     if (positions && positions->empty()) return out;
-    auto opened = positions ? reader_.OpenPositions(rows.task, std::move(*positions)) : reader_.Open(rows.task);
+    auto opened =
+        positions ? reader_.OpenPositions(rows.task, std::move(*positions)) : reader_.Open(rows.task);
     if (!opened.ok()) return opened.status().WithContext(path);
     while (true) {
       auto batch = (*opened)->Next();
@@ -648,8 +649,8 @@ Result<std::vector<ChangelogCommit>> ChangelogScan::PlanCommits() {
 }
 
 Result<std::unique_ptr<ChangeReader>> ChangelogScan::Open(const ChangelogCommit& commit) const {
-  return std::unique_ptr<ChangeReader>(
-      new CommitChangeReader(commit, io_, *reader_, output_schema_, key_indexes_, schema_.fields.size(), pool_));
+  return std::unique_ptr<ChangeReader>(new CommitChangeReader(commit, io_, *reader_, output_schema_,
+                                                              key_indexes_, schema_.fields.size(), pool_));
 }
 
 }  // namespace floe::iceberg

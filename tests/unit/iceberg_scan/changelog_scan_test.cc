@@ -58,7 +58,8 @@ class ChangelogScanTest : public ::testing::Test {
   std::string Data(const std::string& name) { return dir_.File("warehouse") + "/db/events/data/" + name; }
 
   // One row per (id, name) in the table's current schema; other columns null.
-  DataFile Write(Table& table, const std::string& name, const std::vector<std::pair<int64_t, std::string>>& rows,
+  DataFile Write(Table& table, const std::string& name,
+                 const std::vector<std::pair<int64_t, std::string>>& rows,
                  DataFileWriterOptions options = {}) {
     const Schema& schema = *table.metadata().CurrentSchema();
     RecordBatch batch;
@@ -318,7 +319,8 @@ TEST_F(ChangelogScanTest, DeletionVectorAndPendingCommitReadOnAPool) {
   ASSERT_OK_AND_ASSIGN(Snapshot s1, table.NewFastAppend().AppendFile(a).Commit());
   const std::vector<int64_t> positions = {0, 99, 100, 999, 1000, 1001, 2499};
   ASSERT_OK(table.NewRowDelta().AddDeletes(Vector(table, "v.puffin", a, positions)).Commit());
-  ASSERT_OK_AND_ASSIGN(auto scan, ChangelogScan::Make(table.metadata(), MakeLocalFileIO(), {s1.snapshot_id, {}, {}}));
+  ASSERT_OK_AND_ASSIGN(auto scan,
+                       ChangelogScan::Make(table.metadata(), MakeLocalFileIO(), {s1.snapshot_id, {}, {}}));
   ThreadPool pool(2);
   scan->set_read_pool(&pool);
   ASSERT_OK_AND_ASSIGN(auto changes, Collect(*scan));

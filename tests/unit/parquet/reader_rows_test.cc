@@ -164,7 +164,8 @@ TEST_P(ReadRowGroupRowsTest, RowsOutOfRangeOrOrderAreRefused) {
 
 INSTANTIATE_TEST_SUITE_P(PageIndex, ReadRowGroupRowsTest, ::testing::Bool(),
                          [](const ::testing::TestParamInfo<bool>& info) {
-                           return info.param ? std::string("WithOffsetIndex") : std::string("WithoutOffsetIndex");
+                           return info.param ? std::string("WithOffsetIndex")
+                                             : std::string("WithoutOffsetIndex");
                          });
 
 // With an offset index, one row reads its page (and the dictionary page), not the chunk.

@@ -477,15 +477,16 @@ Status ValidateOffsetIndex(const OffsetIndex& index, const ChunkRange& range, in
   int64_t end = range.start;
   for (size_t p = 0; p < pages.size(); ++p) {
     const PageLocation& page = pages[p];
-    const bool rows_ok = p == 0 ? page.first_row_index == 0
-                                : page.first_row_index > pages[p - 1].first_row_index &&
-                                      page.first_row_index < num_rows;
+    const bool rows_ok =
+        p == 0 ? page.first_row_index == 0
+               : page.first_row_index > pages[p - 1].first_row_index && page.first_row_index < num_rows;
     if (!rows_ok || page.offset < end || page.compressed_page_size <= 0 ||
         page.compressed_page_size > range.start + range.length - page.offset) {
       return Status::Corruption("offset index page " + std::to_string(p) + " (offset " +
-                                std::to_string(page.offset) + ", " + std::to_string(page.compressed_page_size) +
-                                " bytes, first row " + std::to_string(page.first_row_index) +
-                                ") does not fit its column chunk of " + std::to_string(num_rows) + " rows");
+                                std::to_string(page.offset) + ", " +
+                                std::to_string(page.compressed_page_size) + " bytes, first row " +
+                                std::to_string(page.first_row_index) + ") does not fit its column chunk of " +
+                                std::to_string(num_rows) + " rows");
     }
     end = page.offset + page.compressed_page_size;
   }
@@ -532,8 +533,8 @@ Status ReadFlatColumnRows(InputFile& file, int64_t file_size, const ColumnDescri
   FLOE_ASSIGN_OR_RETURN(ChunkRange range, ValidateChunk(file_size, leaf, chunk, limits));
   const ColumnMetaData& meta = *chunk.meta_data;
   if (meta.num_values != num_rows) {
-    return Status::Corruption("column chunk holds " + std::to_string(meta.num_values) + " values but its row group " +
-                              std::to_string(num_rows) + " rows");
+    return Status::Corruption("column chunk holds " + std::to_string(meta.num_values) +
+                              " values but its row group " + std::to_string(num_rows) + " rows");
   }
   FLOE_RETURN_IF_ERROR(ValidateOffsetIndex(offset_index, range, num_rows));
   const std::vector<PageLocation>& pages = offset_index.page_locations;
@@ -551,10 +552,11 @@ Status ReadFlatColumnRows(InputFile& file, int64_t file_size, const ColumnDescri
       return Status::InvalidArgument("row " + std::to_string(row) + " is not an ascending row of the " +
                                      std::to_string(num_rows) + " of the row group");
     }
-    const size_t page = static_cast<size_t>(
-        std::upper_bound(pages.begin(), pages.end(), row,
-                         [](int64_t r, const PageLocation& location) { return r < location.first_row_index; }) -
-        pages.begin() - 1);
+    const size_t page = static_cast<size_t>(std::upper_bound(pages.begin(), pages.end(), row,
+                                                             [](int64_t r, const PageLocation& location) {
+                                                               return r < location.first_row_index;
+                                                             }) -
+                                            pages.begin() - 1);
     if (selected.empty() || selected.back() != page) {
       selected.push_back(page);
       decoded += page_rows(page);
