@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <deque>
 #include <set>
 #include <unordered_map>
 #include <utility>
@@ -287,8 +286,15 @@ class CommitChangeReader final : public ChangeReader {
       FLOE_ASSIGN_OR_RETURN(removed_, ConcatBatches(pieces));
     }
     consumed_.assign(static_cast<size_t>(removed_.num_rows), false);
-    for (int64_t row = 0; row < removed_.num_rows; ++row) {
-      by_key_[RowBytes(removed_, key_indexes_, row)].push_back(row);
+    // Backwards, so each key's chain runs from its first row up.
+    next_same_key_.assign(static_cast<size_t>(removed_.num_rows), -1);
+    by_key_.reserve(static_cast<size_t>(removed_.num_rows));
+    for (int64_t row = removed_.num_rows - 1; row >= 0; --row) {
+      auto [it, fresh] = by_key_.try_emplace(RowBytes(removed_, key_indexes_, row), row);
+      if (!fresh) {
+        next_same_key_[static_cast<size_t>(row)] = it->second;
+        it->second = row;
+      }
     }
     return Status::OK();
   }
@@ -306,9 +312,13 @@ class CommitChangeReader final : public ChangeReader {
       if (!by_key_.empty()) {
         auto it = by_key_.find(RowBytes(added, key_indexes_, row));
         if (it != by_key_.end()) {
-          match = it->second.front();
-          it->second.pop_front();
-          if (it->second.empty()) by_key_.erase(it);
+          match = it->second;
+          const int64_t next = next_same_key_[static_cast<size_t>(*match)];
+          if (next < 0) {
+            by_key_.erase(it);
+          } else {
+            it->second = next;
+          }
           consumed_[static_cast<size_t>(*match)] = true;
         }
       }
@@ -386,7 +396,10 @@ class CommitChangeReader final : public ChangeReader {
   bool removed_read_ = false;
   RecordBatch removed_;
   std::vector<bool> consumed_;
-  std::unordered_map<std::string, std::deque<int64_t>> by_key_;
+  // Each key's first removed row not yet paired; next_same_key_ chains the
+  // key's later rows (-1 ends a chain).
+  std::unordered_map<std::string, int64_t> by_key_;
+  std::vector<int64_t> next_same_key_;
   size_t next_added_ = 0;
   std::unique_ptr<TaskReader> added_reader_;
   int64_t next_delete_ = 0;
