@@ -82,8 +82,23 @@ class ChunkDecoder {
   // Decodes the pages of `segments` in order, each a run of whole pages;
   // `expected_values` level entries in all (the chunk's num_values when the
   // segments are the whole chunk, fewer when they are some of its pages).
+  // Decodes the pages before a chunk's first data page (its dictionary
+  // page); a later Decode of some data pages uses that dictionary.
+  Status DecodeDictionaryPrefix(std::span<const uint8_t> prefix) {
+    expected_values_ = 0;
+    size_t pos = 0;
+    while (pos < prefix.size()) {
+      Status status = DecodePage(prefix, &pos);
+      if (!status.ok()) return status.WithContext("page before the first data page");
+    }
+    return Status::OK();
+  }
+
   Status Decode(std::span<const std::span<const uint8_t>> segments, int64_t expected_values) {
     expected_values_ = expected_values;
+    levels_seen_ = 0;
+    values_seen_ = 0;
+    estimated_strings_ = false;
     *values_ = Column();
     if (spec_.width == 0) values_->offsets = {0};
     if (flat_) ReserveFlatOutput();
@@ -542,13 +557,11 @@ Status ReadFlatColumnRows(InputFile& file, int64_t file_size, const ColumnDescri
     const int64_t end = p + 1 < pages.size() ? pages[p + 1].first_row_index : num_rows;
     return end - pages[p].first_row_index;
   };
-  // The pages holding `rows`, and where each page's rows start among the decoded ones.
+  // The pages holding `rows`.
   std::vector<size_t> selected;
-  std::vector<int64_t> indexes;
-  indexes.reserve(rows.size());
-  int64_t decoded = 0;
-  for (const int64_t row : rows) {
-    if (row < 0 || row >= num_rows || (!indexes.empty() && row <= rows[indexes.size() - 1])) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const int64_t row = rows[i];
+    if (row < 0 || row >= num_rows || (i > 0 && row <= rows[i - 1])) {
       return Status::InvalidArgument("row " + std::to_string(row) + " is not an ascending row of the " +
                                      std::to_string(num_rows) + " of the row group");
     }
@@ -557,27 +570,17 @@ Status ReadFlatColumnRows(InputFile& file, int64_t file_size, const ColumnDescri
                                                                return r < location.first_row_index;
                                                              }) -
                                             pages.begin() - 1);
-    if (selected.empty() || selected.back() != page) {
-      selected.push_back(page);
-      decoded += page_rows(page);
-    }
-    indexes.push_back(decoded - page_rows(page) + (row - pages[page].first_row_index));
+    if (selected.empty() || selected.back() != page) selected.push_back(page);
   }
-  // The byte pieces to decode: what precedes the first data page (the
-  // dictionary page), then each run of consecutive selected pages.
+  // The byte pieces to read: what precedes the first data page (the
+  // dictionary page), then each selected page.
   struct Piece {
     int64_t offset, length;
   };
   std::vector<Piece> pieces;
-  if (pages.front().offset > range.start) pieces.push_back({range.start, pages.front().offset - range.start});
-  for (size_t i = 0; i < selected.size(); ++i) {
-    const PageLocation& page = pages[selected[i]];
-    if (i > 0 && selected[i] == selected[i - 1] + 1) {
-      pieces.back().length = page.offset + page.compressed_page_size - pieces.back().offset;
-    } else {
-      pieces.push_back({page.offset, page.compressed_page_size});
-    }
-  }
+  const bool has_prefix = pages.front().offset > range.start;
+  if (has_prefix) pieces.push_back({range.start, pages.front().offset - range.start});
+  for (size_t page : selected) pieces.push_back({pages[page].offset, pages[page].compressed_page_size});
   // Read them with as few requests as gaps allow, into one buffer.
   struct Read {
     int64_t offset, length;
@@ -601,15 +604,37 @@ Status ReadFlatColumnRows(InputFile& file, int64_t file_size, const ColumnDescri
   for (const Read& read : reads) {
     FLOE_RETURN_IF_ERROR(file.ReadAt(read.offset, read.length, scratch->chunk.data() + read.buffer_at));
   }
-  std::vector<std::span<const uint8_t>> segments;
-  for (size_t i = 0; i < pieces.size(); ++i) {
-    segments.emplace_back(scratch->chunk.data() + piece_at[i], static_cast<size_t>(pieces[i].length));
-  }
+  auto piece_bytes = [&](size_t i) {
+    return std::span<const uint8_t>(scratch->chunk.data() + piece_at[i],
+                                    static_cast<size_t>(pieces[i].length));
+  };
   FLOE_ASSIGN_OR_RETURN(Codec codec, ToCodec(meta.codec));
-  Column pages_column;
-  FLOE_RETURN_IF_ERROR(
-      ChunkDecoder(leaf, meta, codec, limits, scratch, nullptr, &pages_column).Decode(segments, decoded));
-  FLOE_ASSIGN_OR_RETURN(*out, TakeRows(pages_column, indexes));
+  // One page at a time into a page-sized column, its wanted rows taken from
+  // it: no buffer for the whole chunk is allocated (and faulted in).
+  Column page_column;
+  ChunkDecoder decoder(leaf, meta, codec, limits, scratch, nullptr, &page_column);
+  if (has_prefix) FLOE_RETURN_IF_ERROR(decoder.DecodeDictionaryPrefix(piece_bytes(0)));
+  *out = Column();
+  bool first = true;
+  size_t next_row = 0;
+  std::vector<int64_t> page_indexes;
+  for (size_t i = 0; i < selected.size(); ++i) {
+    const size_t page = selected[i];
+    const std::span<const uint8_t> segments[] = {piece_bytes(i + (has_prefix ? 1 : 0))};
+    Status status = decoder.Decode(segments, page_rows(page));
+    if (!status.ok()) return status.WithContext("page " + std::to_string(page) + " of the offset index");
+    page_indexes.clear();
+    const int64_t page_end = pages[page].first_row_index + page_rows(page);
+    for (; next_row < rows.size() && rows[next_row] < page_end; ++next_row)
+      page_indexes.push_back(rows[next_row] - pages[page].first_row_index);
+    FLOE_ASSIGN_OR_RETURN(Column taken, TakeRows(page_column, page_indexes));
+    if (first) {
+      *out = std::move(taken);
+      first = false;
+    } else {
+      FLOE_RETURN_IF_ERROR(AppendColumn(taken, out));
+    }
+  }
   return Status::OK();
 }
 
