@@ -43,7 +43,7 @@
 //   when one is set.
 // - Memory: the rows a commit removed are held while its added rows stream
 //   through (they are needed to pair updates); added rows are never held.
-//   Reading them takes one row group's selected pages per pool thread.
+//   Reading them takes one decoded page per pool thread beyond them.
 // Not thread-safe; ChangeReaders of one scan may run on different threads.
 #pragma once
 
