@@ -207,6 +207,7 @@ ChangeFeedOptions TableIngestor::Impl::FeedOptions() {
   feed_options.writer.file.parquet.codec = codec.codec;
   feed_options.writer.file.parquet.compression_level = options.settings.target.codec_level.value_or(0);
   feed_options.writer.file.parquet.pool = Pool();
+  feed_options.read_pool = Pool();
   feed_options.writer.target_file_size = options.settings.target.target_file_size_bytes;
   feed_options.table_properties["write.parquet.compression-codec"] = codec.iceberg_name;
   return feed_options;

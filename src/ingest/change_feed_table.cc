@@ -117,6 +117,7 @@ Result<std::optional<StagedChanges>> ChangeFeedTable::WriteCommit(std::shared_pt
   FLOE_ASSIGN_OR_RETURN(
       auto writer, iceberg::PartitionedWriter::Make(feed->io(), feed->metadata().location, feed_schema,
                                                     iceberg::PartitionSpec::Unpartitioned(), writer_options));
+  scan.set_read_pool(options_.read_pool);
   FLOE_ASSIGN_OR_RETURN(auto reader, scan.Open(commit));
   int64_t rows = 0;
   Status status;

@@ -58,6 +58,9 @@ catalog::TableIdentifier ChangesTableOf(const catalog::TableIdentifier& source);
 
 struct ChangeFeedOptions {
   iceberg::RollingWriterOptions writer;
+  // Reads the files a commit removed rows from in parallel (not owned; must
+  // outlive the ChangeFeedTable); nullptr: on the calling thread.
+  ThreadPool* read_pool = nullptr;
   std::map<std::string, std::string> table_properties;  // for the feed table's creation
 };
 

@@ -1,5 +1,6 @@
 #include "formats/parquet/file_reader.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -7,6 +8,7 @@
 #include <string>
 #include <tuple>
 
+#include "columnar/column_rows.h"
 #include "formats/parquet/reader/record_assembler.h"
 
 namespace floe::parquet {
@@ -159,9 +161,10 @@ Result<Column> ParquetFileReader::ReadField(const RowGroup& row_group, int field
 
 // Value counts come from the file; one that passes every check yet needs more
 // memory than the machine has must be an error, not a crash.
-Result<Column> ParquetFileReader::ReadFieldGuarded(const RowGroup& row_group, int field) {
+template <typename ReadFn>
+Result<Column> ParquetFileReader::Guarded(int field, ReadFn read) {
   try {
-    return ReadField(row_group, field);
+    return read();
   } catch (const std::bad_alloc&) {
     return Status::OutOfRange("column " + schema_.schema[static_cast<size_t>(field)].name +
                               ": not enough memory to decode it (the file announces more values than fit)");
@@ -171,14 +174,74 @@ Result<Column> ParquetFileReader::ReadFieldGuarded(const RowGroup& row_group, in
   }
 }
 
-Result<RecordBatch> ParquetFileReader::ReadRowGroup(int index, const std::vector<int>& top_level_columns) {
+Result<Column> ParquetFileReader::ReadFieldRows(const RowGroup& row_group, int field,
+                                                const std::vector<int64_t>& rows,
+                                                const OffsetIndex* offset_index) {
+  if (offset_index == nullptr) {
+    FLOE_ASSIGN_OR_RETURN(Column whole, ReadField(row_group, field));
+    return TakeRows(whole, rows);
+  }
+  const int leaf = schema_.first_leaf[static_cast<size_t>(field)];
+  const ColumnDescriptor& descriptor = schema_.leaves[static_cast<size_t>(leaf)];
+  Column column;
+  Status status =
+      ReadFlatColumnRows(*file_, file_size_, descriptor, row_group.columns[static_cast<size_t>(leaf)],
+                         *offset_index, row_group.num_rows, rows, limits_, scratch_.get(), &column);
+  if (!status.ok()) return status.WithContext("column " + descriptor.PathString());
+  column.type = schema_.schema[static_cast<size_t>(field)].type;
+  return column;
+}
+
+Result<std::vector<std::optional<OffsetIndex>>> ParquetFileReader::ReadOffsetIndexes(
+    int index, const std::vector<int>& fields) {
+  const RowGroup& row_group = metadata_.row_groups[static_cast<size_t>(index)];
+  std::vector<std::optional<OffsetIndex>> out(fields.size());
+  std::vector<size_t> wanted;  // into fields
+  int64_t begin = file_size_, end = 0;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const size_t field = static_cast<size_t>(fields[i]);
+    const int leaf = schema_.first_leaf[field];
+    if (schema_.first_leaf[field + 1] != leaf + 1 ||
+        !IsFlatLeaf(schema_.leaves[static_cast<size_t>(leaf)], schema_.assembly[field]))
+      continue;
+    const ColumnChunk& chunk = row_group.columns[static_cast<size_t>(leaf)];
+    if (!chunk.offset_index_offset || !chunk.offset_index_length) continue;
+    const int64_t offset = *chunk.offset_index_offset, length = *chunk.offset_index_length;
+    if (offset < 0 || length <= 0 || offset > file_size_ || length > file_size_ - offset) {
+      return Status::Corruption("column " + schema_.leaves[static_cast<size_t>(leaf)].PathString() +
+                                ": offset index range [" + std::to_string(offset) + ", +" +
+                                std::to_string(length) + ") lies outside the file of " +
+                                std::to_string(file_size_) + " bytes");
+    }
+    wanted.push_back(i);
+    begin = std::min(begin, offset);
+    end = std::max(end, offset + length);
+  }
+  if (wanted.empty()) return out;
+  // floe and other writers put the page index together before the footer, so one read covers it.
+  std::vector<uint8_t> bytes(static_cast<size_t>(end - begin));
+  FLOE_RETURN_IF_ERROR(file_->ReadAt(begin, end - begin, bytes.data()));
+  for (size_t i : wanted) {
+    const int leaf = schema_.first_leaf[static_cast<size_t>(fields[i])];
+    const ColumnChunk& chunk = row_group.columns[static_cast<size_t>(leaf)];
+    OffsetIndex parsed;
+    Result<size_t> used =
+        DeserializeOffsetIndex(std::span<const uint8_t>(bytes.data() + (*chunk.offset_index_offset - begin),
+                                                        static_cast<size_t>(*chunk.offset_index_length)),
+                               &parsed);
+    if (!used.ok()) {
+      return used.status().WithContext("column " + schema_.leaves[static_cast<size_t>(leaf)].PathString() +
+                                       ": offset index");
+    }
+    out[i] = std::move(parsed);
+  }
+  return out;
+}
+
+Status ParquetFileReader::BeginRead(int index) {
   if (index < 0 || index >= num_row_groups()) {
     return Status::InvalidArgument(path() + ": row group " + std::to_string(index) +
                                    " does not exist (file has " + std::to_string(num_row_groups()) + ")");
-  }
-  std::vector<int> fields = top_level_columns;
-  if (fields.empty()) {
-    for (size_t i = 0; i < schema_.schema.size(); ++i) fields.push_back(static_cast<int>(i));
   }
   if (!leading_magic_checked_) {
     uint8_t head[4];
@@ -187,6 +250,15 @@ Result<RecordBatch> ParquetFileReader::ReadRowGroup(int index, const std::vector
     if (!status.ok()) return status.WithContext(path());
     leading_magic_checked_ = true;
   }
+  return Status::OK();
+}
+
+Result<RecordBatch> ParquetFileReader::ReadRowGroup(int index, const std::vector<int>& top_level_columns) {
+  FLOE_RETURN_IF_ERROR(BeginRead(index));
+  std::vector<int> fields = top_level_columns;
+  if (fields.empty()) {
+    for (size_t i = 0; i < schema_.schema.size(); ++i) fields.push_back(static_cast<int>(i));
+  }
   const RowGroup& row_group = metadata_.row_groups[static_cast<size_t>(index)];
   RecordBatch batch;
   batch.num_rows = row_group.num_rows;
@@ -194,7 +266,46 @@ Result<RecordBatch> ParquetFileReader::ReadRowGroup(int index, const std::vector
     if (field < 0 || static_cast<size_t>(field) >= schema_.schema.size()) {
       return Status::InvalidArgument(path() + ": column index " + std::to_string(field) + " is out of range");
     }
-    Result<Column> column = ReadFieldGuarded(row_group, field);
+    Result<Column> column = Guarded(field, [&] { return ReadField(row_group, field); });
+    if (!column.ok()) return column.status().WithContext(path() + ": row group " + std::to_string(index));
+    batch.schema.push_back(schema_.schema[static_cast<size_t>(field)]);
+    batch.columns.push_back(std::move(*column));
+  }
+  scratch_->ReleaseLargerThan(kMaxKeptScratchBytes);
+  return batch;
+}
+
+Result<RecordBatch> ParquetFileReader::ReadRowGroupRows(int index, const std::vector<int64_t>& rows,
+                                                        const std::vector<int>& top_level_columns) {
+  FLOE_RETURN_IF_ERROR(BeginRead(index));
+  std::vector<int> fields = top_level_columns;
+  if (fields.empty()) {
+    for (size_t i = 0; i < schema_.schema.size(); ++i) fields.push_back(static_cast<int>(i));
+  }
+  const RowGroup& row_group = metadata_.row_groups[static_cast<size_t>(index)];
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i] < 0 || rows[i] >= row_group.num_rows || (i > 0 && rows[i] <= rows[i - 1])) {
+      return Status::InvalidArgument(path() + ": row group " + std::to_string(index) + ": row " +
+                                     std::to_string(rows[i]) + " is not an ascending row of its " +
+                                     std::to_string(row_group.num_rows));
+    }
+  }
+  for (int field : fields) {
+    if (field < 0 || static_cast<size_t>(field) >= schema_.schema.size()) {
+      return Status::InvalidArgument(path() + ": column index " + std::to_string(field) + " is out of range");
+    }
+  }
+  auto offset_indexes = ReadOffsetIndexes(index, fields);
+  if (!offset_indexes.ok()) {
+    return offset_indexes.status().WithContext(path() + ": row group " + std::to_string(index));
+  }
+  RecordBatch batch;
+  batch.num_rows = static_cast<int64_t>(rows.size());
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const int field = fields[i];
+    const OffsetIndex* offset_index = (*offset_indexes)[i] ? &*(*offset_indexes)[i] : nullptr;
+    Result<Column> column =
+        Guarded(field, [&] { return ReadFieldRows(row_group, field, rows, offset_index); });
     if (!column.ok()) return column.status().WithContext(path() + ": row group " + std::to_string(index));
     batch.schema.push_back(schema_.schema[static_cast<size_t>(field)]);
     batch.columns.push_back(std::move(*column));

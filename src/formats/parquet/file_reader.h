@@ -13,6 +13,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "columnar/column.h"
@@ -38,14 +39,33 @@ class ParquetFileReader {
   // Reads row group `index`; `top_level_columns` selects fields by index
   // (empty = all), in the order given.
   Result<RecordBatch> ReadRowGroup(int index, const std::vector<int>& top_level_columns = {});
+  // Reads rows `rows` (ascending, distinct row indexes within row group
+  // `index`) of the selected fields: the batch holds those rows in that
+  // order. A flat field (IsFlatLeaf) whose chunk has an offset index decodes
+  // only the pages holding the rows (and its dictionary page); any other
+  // field is decoded whole and the rows taken. Rows out of range or out of
+  // order are InvalidArgument.
+  Result<RecordBatch> ReadRowGroupRows(int index, const std::vector<int64_t>& rows,
+                                       const std::vector<int>& top_level_columns = {});
 
  private:
   ParquetFileReader(std::shared_ptr<InputFile> file, int64_t file_size, ReaderLimits limits)
       : file_(std::move(file)), file_size_(file_size), limits_(limits) {}
   Status ReadFooter();
   Status CheckLeadingMagic(const uint8_t* head);
+  Status BeginRead(int index);
   Result<Column> ReadField(const RowGroup& row_group, int field);
-  Result<Column> ReadFieldGuarded(const RowGroup& row_group, int field);
+  // Rows `rows` of the field; `offset_index` is its flat leaf's, or null.
+  Result<Column> ReadFieldRows(const RowGroup& row_group, int field, const std::vector<int64_t>& rows,
+                               const OffsetIndex* offset_index);
+  // Runs `read` with allocation failures turned into OutOfRange naming the field.
+  template <typename ReadFn>
+  Result<Column> Guarded(int field, ReadFn read);
+  // The offset indexes of the fields' chunks in row group `index` that
+  // ReadFieldRows can use (flat leaves whose chunk has one), by field; read
+  // with one ranged read.
+  Result<std::vector<std::optional<OffsetIndex>>> ReadOffsetIndexes(int index,
+                                                                    const std::vector<int>& fields);
 
   std::shared_ptr<InputFile> file_;
   int64_t file_size_;

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cstring>
-#include <deque>
 #include <set>
 #include <unordered_map>
 #include <utility>
 
 #include "columnar/column_rows.h"
+#include "common/thread_pool.h"
 #include "iceberg/manifest/manifest_io.h"
 #include "iceberg/scan/delete_readers.h"
 
@@ -168,10 +168,12 @@ Column ConstantLongs(int64_t value, int64_t length) {
 class CommitChangeReader final : public ChangeReader {
  public:
   CommitChangeReader(const ChangelogCommit& commit, std::shared_ptr<FileIO> io, const TableScan& reader,
-                     const floe::Schema& output_schema, std::vector<int> key_indexes, size_t table_columns)
+                     const floe::Schema& output_schema, std::vector<int> key_indexes, size_t table_columns,
+                     ThreadPool* pool)
       : commit_(commit),
         io_(std::move(io)),
         reader_(reader),
+        pool_(pool),
         output_schema_(output_schema),
         key_indexes_(std::move(key_indexes)),
         table_columns_(table_columns) {
@@ -227,50 +229,52 @@ class CommitChangeReader final : public ChangeReader {
     return batch;
   }
 
+  // The rows `rows` names as removed, read from its data file: at the
+  // positions named, or every live row when the file itself was removed.
+  Result<std::vector<RecordBatch>> ReadRemovedFile(const ChangedFileRows& rows) const {
+    std::vector<RecordBatch> out;
+    const std::string& path = rows.task.data.file.file_path;
+    std::optional<std::vector<int64_t>> positions = rows.positions;
+    if (!positions && !rows.new_deletes.empty()) {
+      positions.emplace();
+      for (const DataFile& deletes : rows.new_deletes) {
+        auto read = ReadPositionDeletes(*io_, deletes);
+        if (!read.ok()) return read.status().WithContext(deletes.file_path);
+        if (auto it = read->find(path); it != read->end()) {
+          positions->insert(positions->end(), it->second.begin(), it->second.end());
+        }
+      }
+      std::sort(positions->begin(), positions->end());
+      positions->erase(std::unique(positions->begin(), positions->end()), positions->end());
+    }
+    if (positions && positions->empty()) return out;
+    auto opened =
+        positions ? reader_.OpenPositions(rows.task, std::move(*positions)) : reader_.Open(rows.task);
+    if (!opened.ok()) return opened.status().WithContext(path);
+    while (true) {
+      auto batch = (*opened)->Next();
+      if (!batch.ok()) return batch.status().WithContext(path);
+      if (!batch->has_value()) break;
+      out.push_back(TableColumns(std::move(**batch)));
+    }
+    return out;
+  }
+
+  // Reads the removed rows of every file (in parallel on pool_ when set),
+  // in the order of commit_.removed, and indexes them by key.
   Status ReadRemovedRows() {
+    std::vector<std::vector<RecordBatch>> per_file(commit_.removed.size());
+    TaskGroup group(pool_);
+    for (size_t i = 0; i < commit_.removed.size(); ++i) {
+      group.Run([this, i, &per_file]() -> Status {
+        FLOE_ASSIGN_OR_RETURN(per_file[i], ReadRemovedFile(commit_.removed[i]));
+        return Status::OK();
+      });
+    }
+    FLOE_RETURN_IF_ERROR(group.Wait());
     std::vector<RecordBatch> pieces;
-    for (const ChangedFileRows& rows : commit_.removed) {
-      const std::string& path = rows.task.data.file.file_path;
-      std::optional<std::vector<int64_t>> positions = rows.positions;
-      if (positions && positions->empty()) continue;
-      if (!positions && !rows.new_deletes.empty()) {
-        positions.emplace();
-        for (const DataFile& deletes : rows.new_deletes) {
-          auto read = ReadPositionDeletes(*io_, deletes);
-          if (!read.ok()) return read.status().WithContext(deletes.file_path);
-          if (auto it = read->find(path); it != read->end()) {
-            positions->insert(positions->end(), it->second.begin(), it->second.end());
-          }
-        }
-        std::sort(positions->begin(), positions->end());
-        positions->erase(std::unique(positions->begin(), positions->end()), positions->end());
-        if (positions->empty()) continue;
-      }
-      auto opened = reader_.Open(rows.task);
-      if (!opened.ok()) return opened.status().WithContext(path);
-      auto wanted = positions ? positions->begin() : std::vector<int64_t>::const_iterator();
-      while (true) {
-        auto batch = (*opened)->Next();
-        if (!batch.ok()) return batch.status().WithContext(path);
-        if (!batch->has_value()) break;
-        RecordBatch& live = **batch;
-        if (!positions) {
-          pieces.push_back(TableColumns(std::move(live)));
-          continue;
-        }
-        // Live rows come in position order: keep those the commit deleted.
-        const Column& pos = live.columns[table_columns_];
-        std::vector<int64_t> keep;
-        for (int64_t row = 0; row < live.num_rows; ++row) {
-          const int64_t position = pos.Value<int64_t>(row);
-          while (wanted != positions->end() && *wanted < position) ++wanted;
-          if (wanted != positions->end() && *wanted == position) keep.push_back(row);
-        }
-        if (keep.empty()) continue;
-        FLOE_ASSIGN_OR_RETURN(RecordBatch taken, TakeBatchRows(live, keep));
-        pieces.push_back(TableColumns(std::move(taken)));
-        if (wanted == positions->end()) break;
-      }
+    for (std::vector<RecordBatch>& batches : per_file) {
+      for (RecordBatch& batch : batches) pieces.push_back(std::move(batch));
     }
     if (pieces.empty()) {
       removed_.schema = floe::Schema(output_schema_.begin(), output_schema_.begin() + table_columns_);
@@ -282,8 +286,15 @@ class CommitChangeReader final : public ChangeReader {
       FLOE_ASSIGN_OR_RETURN(removed_, ConcatBatches(pieces));
     }
     consumed_.assign(static_cast<size_t>(removed_.num_rows), false);
-    for (int64_t row = 0; row < removed_.num_rows; ++row) {
-      by_key_[RowBytes(removed_, key_indexes_, row)].push_back(row);
+    // Backwards, so each key's chain runs from its first row up.
+    next_same_key_.assign(static_cast<size_t>(removed_.num_rows), -1);
+    by_key_.reserve(static_cast<size_t>(removed_.num_rows));
+    for (int64_t row = removed_.num_rows - 1; row >= 0; --row) {
+      auto [it, fresh] = by_key_.try_emplace(RowBytes(removed_, key_indexes_, row), row);
+      if (!fresh) {
+        next_same_key_[static_cast<size_t>(row)] = it->second;
+        it->second = row;
+      }
     }
     return Status::OK();
   }
@@ -301,9 +312,13 @@ class CommitChangeReader final : public ChangeReader {
       if (!by_key_.empty()) {
         auto it = by_key_.find(RowBytes(added, key_indexes_, row));
         if (it != by_key_.end()) {
-          match = it->second.front();
-          it->second.pop_front();
-          if (it->second.empty()) by_key_.erase(it);
+          match = it->second;
+          const int64_t next = next_same_key_[static_cast<size_t>(*match)];
+          if (next < 0) {
+            by_key_.erase(it);
+          } else {
+            it->second = next;
+          }
           consumed_[static_cast<size_t>(*match)] = true;
         }
       }
@@ -372,6 +387,7 @@ class CommitChangeReader final : public ChangeReader {
   ChangelogCommit commit_;
   std::shared_ptr<FileIO> io_;
   const TableScan& reader_;
+  ThreadPool* pool_;
   const floe::Schema& output_schema_;
   std::vector<int> key_indexes_;
   std::vector<int> row_columns_;
@@ -380,7 +396,10 @@ class CommitChangeReader final : public ChangeReader {
   bool removed_read_ = false;
   RecordBatch removed_;
   std::vector<bool> consumed_;
-  std::unordered_map<std::string, std::deque<int64_t>> by_key_;
+  // Each key's first removed row not yet paired; next_same_key_ chains the
+  // key's later rows (-1 ends a chain).
+  std::unordered_map<std::string, int64_t> by_key_;
+  std::vector<int64_t> next_same_key_;
   size_t next_added_ = 0;
   std::unique_ptr<TaskReader> added_reader_;
   int64_t next_delete_ = 0;
@@ -643,8 +662,8 @@ Result<std::vector<ChangelogCommit>> ChangelogScan::PlanCommits() {
 }
 
 Result<std::unique_ptr<ChangeReader>> ChangelogScan::Open(const ChangelogCommit& commit) const {
-  return std::unique_ptr<ChangeReader>(
-      new CommitChangeReader(commit, io_, *reader_, output_schema_, key_indexes_, schema_.fields.size()));
+  return std::unique_ptr<ChangeReader>(new CommitChangeReader(commit, io_, *reader_, output_schema_,
+                                                              key_indexes_, schema_.fields.size(), pool_));
 }
 
 }  // namespace floe::iceberg

@@ -37,8 +37,13 @@
 //   within the commit, in the order rows are returned). Within a commit,
 //   rows come in the order of its added files and their rows (an update's
 //   pre-image right before its post-image), then the deletes.
+// - Reading: a file that lost some rows is read only at their positions
+//   (TableScan::OpenPositions: the row groups and pages holding them); the
+//   files a commit removed rows from are read in parallel on the read pool
+//   when one is set.
 // - Memory: the rows a commit removed are held while its added rows stream
 //   through (they are needed to pair updates); added rows are never held.
+//   Reading them takes one decoded page per pool thread beyond them.
 // Not thread-safe; ChangeReaders of one scan may run on different threads.
 #pragma once
 
@@ -51,6 +56,7 @@
 
 #include "columnar/column.h"
 #include "common/status.h"
+#include "common/thread_pool.h"
 #include "iceberg/scan/table_scan.h"
 #include "iceberg/spec/table_metadata.h"
 #include "io/file_io.h"
@@ -152,6 +158,9 @@ class ChangelogScan {
   // of the range's first parent once.
   Result<std::vector<ChangelogCommit>> PlanCommits();
   Result<std::unique_ptr<ChangeReader>> Open(const ChangelogCommit& commit) const;
+  // Readers opened afterwards read a commit's removed rows on `pool` (not
+  // owned; must outlive them); nullptr (the default) reads on the caller's thread.
+  void set_read_pool(ThreadPool* pool) { pool_ = pool; }
 
  private:
   ChangelogScan() = default;
@@ -167,6 +176,7 @@ class ChangelogScan {
   std::vector<int> key_indexes_;  // into schema_.fields
   std::unique_ptr<TableScan> reader_;
   std::optional<ChangelogCommit> pending_;
+  ThreadPool* pool_ = nullptr;
 };
 
 }  // namespace floe::iceberg

@@ -42,8 +42,19 @@ struct LineageFill {
   int64_t data_sequence_number = 0;
 };
 
+// The positions in its data file of a batch's rows: consecutive from
+// `first`, or listed (a batch read at chosen positions).
+struct RowPositions {
+  int64_t first = 0;
+  const std::vector<int64_t>* listed = nullptr;
+
+  int64_t operator[](int64_t row) const {
+    return listed != nullptr ? (*listed)[static_cast<size_t>(row)] : first + row;
+  }
+};
+
 // Replaces null lineage values by the inherited ones (spec "Row Lineage").
-void FillLineage(const LineageFill& fill, int64_t first_position, RecordBatch* batch) {
+void FillLineage(const LineageFill& fill, RowPositions positions, RecordBatch* batch) {
   auto fill_column = [&](size_t index, auto inherited) {
     const Column& read = batch->columns[index];
     Column out(read.type);
@@ -52,7 +63,7 @@ void FillLineage(const LineageFill& fill, int64_t first_position, RecordBatch* b
       if (read.IsValid(row)) {
         value = read.Value<int64_t>(row);
       } else {
-        value = inherited(first_position + row);
+        value = inherited(positions[row]);
       }
       if (value) {
         out.AppendValue<int64_t>(*value);
@@ -78,7 +89,7 @@ class ParquetTaskReader : public TaskReader {
                     EqualityDeleteSets equality_deletes, std::vector<std::vector<size_t>> equality_columns,
                     std::vector<std::vector<Type>> equality_types, std::vector<BoundPredicate> filter,
                     std::vector<size_t> filter_columns, bool with_row_positions, std::string path,
-                    std::optional<LineageFill> lineage)
+                    std::optional<LineageFill> lineage, std::optional<std::vector<int64_t>> wanted)
       : reader_(std::move(reader)),
         projection_(std::move(projection)),
         output_columns_(output_columns),
@@ -91,29 +102,45 @@ class ParquetTaskReader : public TaskReader {
         filter_columns_(std::move(filter_columns)),
         with_row_positions_(with_row_positions),
         path_(std::move(path)),
-        lineage_(std::move(lineage)) {}
+        lineage_(std::move(lineage)),
+        wanted_(std::move(wanted)) {}
 
   Result<std::optional<RecordBatch>> Next() override {
     while (next_group_ < reader_->num_row_groups()) {
       const int group = next_group_++;
-      auto batch = reader_->ReadRowGroup(group, projection_.file_columns());
+      RowPositions positions{position_, nullptr};
+      position_ += reader_->metadata().row_groups[static_cast<size_t>(group)].num_rows;
+      Result<RecordBatch> batch = RecordBatch();
+      std::vector<int64_t> group_positions;
+      if (wanted_) {
+        // The wanted positions in this row group, as rows of it.
+        std::vector<int64_t> rows;
+        for (; next_wanted_ < wanted_->size() && (*wanted_)[next_wanted_] < position_; ++next_wanted_) {
+          group_positions.push_back((*wanted_)[next_wanted_]);
+          rows.push_back((*wanted_)[next_wanted_] - positions.first);
+        }
+        if (rows.empty()) continue;
+        positions.listed = &group_positions;
+        batch = reader_->ReadRowGroupRows(group, rows, projection_.file_columns());
+        if (next_wanted_ == wanted_->size()) next_group_ = reader_->num_row_groups();
+      } else {
+        batch = reader_->ReadRowGroup(group, projection_.file_columns());
+      }
       if (!batch.ok()) return batch.status();
-      const int64_t first_position = position_;
-      position_ += batch->num_rows;
       auto projected = projection_.Project(std::move(*batch));
       if (!projected.ok()) return projected.status().WithContext(path_);
-      if (lineage_) FillLineage(*lineage_, first_position, &*projected);
-      FLOE_ASSIGN_OR_RETURN(RecordBatch live, SelectLive(std::move(*projected), first_position));
+      if (lineage_) FillLineage(*lineage_, positions, &*projected);
+      FLOE_ASSIGN_OR_RETURN(RecordBatch live, SelectLive(std::move(*projected), positions));
       if (live.num_rows > 0) return std::optional<RecordBatch>(std::move(live));
     }
     return std::optional<RecordBatch>();
   }
 
  private:
-  Result<RecordBatch> SelectLive(RecordBatch batch, int64_t first_position) {
+  Result<RecordBatch> SelectLive(RecordBatch batch, RowPositions positions) {
     std::vector<int64_t> keep;
     keep.reserve(static_cast<size_t>(batch.num_rows));
-    auto deleted = std::lower_bound(deleted_.begin(), deleted_.end(), first_position);
+    auto deleted = std::lower_bound(deleted_.begin(), deleted_.end(), positions[0]);
     size_t set_index = 0;
     std::vector<std::vector<const Column*>> eq_columns;
     for (const auto& indices : equality_columns_) {
@@ -122,7 +149,7 @@ class ParquetTaskReader : public TaskReader {
       eq_columns.push_back(std::move(columns));
     }
     for (int64_t row = 0; row < batch.num_rows; ++row) {
-      const int64_t position = first_position + row;
+      const int64_t position = positions[row];
       while (deleted != deleted_.end() && *deleted < position) ++deleted;
       if (deleted != deleted_.end() && *deleted == position) continue;
       bool drop = false;
@@ -152,14 +179,14 @@ class ParquetTaskReader : public TaskReader {
     }
     out.columns.resize(output_columns_);
     if (with_row_positions_) {
-      Column positions(Int64());
-      positions.values.resize(keep.size() * sizeof(int64_t));
+      Column position_column(Int64());
+      position_column.values.resize(keep.size() * sizeof(int64_t));
       for (size_t i = 0; i < keep.size(); ++i) {
-        const int64_t position = first_position + keep[i];
-        std::memcpy(positions.values.data() + i * sizeof(int64_t), &position, sizeof position);
+        const int64_t position = positions[keep[i]];
+        std::memcpy(position_column.values.data() + i * sizeof(int64_t), &position, sizeof position);
       }
-      positions.length = static_cast<int64_t>(keep.size());
-      out.columns.push_back(std::move(positions));
+      position_column.length = static_cast<int64_t>(keep.size());
+      out.columns.push_back(std::move(position_column));
     }
     out.schema = output_schema_;
     return out;
@@ -178,8 +205,10 @@ class ParquetTaskReader : public TaskReader {
   bool with_row_positions_;
   std::string path_;
   std::optional<LineageFill> lineage_;
+  std::optional<std::vector<int64_t>> wanted_;  // ascending positions; nullopt: every row
+  size_t next_wanted_ = 0;
   int next_group_ = 0;
-  int64_t position_ = 0;
+  int64_t position_ = 0;  // of the next row group's first row
 };
 
 }  // namespace
@@ -339,6 +368,23 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
 }
 
 Result<std::unique_ptr<TaskReader>> TableScan::Open(const FileScanTask& task) const {
+  return OpenTask(task, std::nullopt);
+}
+
+Result<std::unique_ptr<TaskReader>> TableScan::OpenPositions(const FileScanTask& task,
+                                                             std::vector<int64_t> positions) const {
+  for (size_t i = 1; i < positions.size(); ++i) {
+    if (positions[i] <= positions[i - 1]) {
+      return Status::InvalidArgument(task.data.file.file_path + ": positions to read are not ascending (" +
+                                     std::to_string(positions[i - 1]) + " then " +
+                                     std::to_string(positions[i]) + ")");
+    }
+  }
+  return OpenTask(task, std::move(positions));
+}
+
+Result<std::unique_ptr<TaskReader>> TableScan::OpenTask(const FileScanTask& task,
+                                                        std::optional<std::vector<int64_t>> positions) const {
   const DataFile& data = task.data.file;
   if (data.file_format != "PARQUET" && data.file_format != "parquet") {
     return Status::NotSupported("data file " + data.file_path + " has format " + data.file_format +
@@ -420,7 +466,8 @@ Result<std::unique_ptr<TaskReader>> TableScan::Open(const FileScanTask& task) co
   return std::unique_ptr<TaskReader>(new ParquetTaskReader(
       std::move(*reader), std::move(*projection), projected_.fields.size(), output_schema_,
       std::move(deleted), std::move(equality_deletes), std::move(equality_columns), std::move(equality_types),
-      filter_, std::move(filter_columns), with_row_positions_, data.file_path, std::move(lineage)));
+      filter_, std::move(filter_columns), with_row_positions_, data.file_path, std::move(lineage),
+      std::move(positions)));
 }
 
 }  // namespace floe::iceberg

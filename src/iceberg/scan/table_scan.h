@@ -98,9 +98,17 @@ class TableScan {
   Result<std::vector<FileScanTask>> PlanFiles();
   // Thread-safe: tasks of one scan may be opened and read on several threads.
   Result<std::unique_ptr<TaskReader>> Open(const FileScanTask& task) const;
+  // Like Open, but returns only the live rows among `positions` (ascending,
+  // distinct positions in the data file): row groups without one are
+  // skipped, and within the others only the pages holding them are decoded
+  // where the file has an offset index (ParquetFileReader::ReadRowGroupRows).
+  Result<std::unique_ptr<TaskReader>> OpenPositions(const FileScanTask& task,
+                                                    std::vector<int64_t> positions) const;
 
  private:
   TableScan() = default;
+  Result<std::unique_ptr<TaskReader>> OpenTask(const FileScanTask& task,
+                                               std::optional<std::vector<int64_t>> positions) const;
 
   TableMetadata metadata_;
   std::shared_ptr<FileIO> io_;

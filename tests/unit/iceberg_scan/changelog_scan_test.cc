@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "catalog/table/catalog.h"
+#include "common/thread_pool.h"
 #include "iceberg/puffin/deletion_vector.h"
 #include "iceberg/transaction/table.h"
 #include "iceberg/writer/data_file_writer.h"
@@ -58,7 +59,8 @@ class ChangelogScanTest : public ::testing::Test {
 
   // One row per (id, name) in the table's current schema; other columns null.
   DataFile Write(Table& table, const std::string& name,
-                 const std::vector<std::pair<int64_t, std::string>>& rows) {
+                 const std::vector<std::pair<int64_t, std::string>>& rows,
+                 DataFileWriterOptions options = {}) {
     const Schema& schema = *table.metadata().CurrentSchema();
     RecordBatch batch;
     batch.schema = *ToFloeSchema(schema);
@@ -76,13 +78,27 @@ class ChangelogScanTest : public ::testing::Test {
       batch.columns.push_back(std::move(column));
     }
     batch.num_rows = static_cast<int64_t>(rows.size());
-    auto writer = DataFileWriter::Open(table.io(), Data(name), schema, {}, {});
+    auto writer = DataFileWriter::Open(table.io(), Data(name), schema, {}, std::move(options));
     EXPECT_OK(writer.status());
     EXPECT_OK((*writer)->Write(batch));
     auto file = (*writer)->Close();
     EXPECT_OK(file.status());
     return *file;
   }
+
+  // Rows (i, "row-i") for i in [0, rows), in row groups of 1000 rows and
+  // pages of 100, with or without the page index (offset index).
+  DataFile WriteLarge(Table& table, const std::string& name, int64_t rows, bool page_index) {
+    std::vector<std::pair<int64_t, std::string>> values;
+    for (int64_t i = 0; i < rows; ++i) values.emplace_back(i, "row-" + std::to_string(i));
+    DataFileWriterOptions options;
+    options.parquet.row_group_max_rows = kLargeRowGroup;
+    options.parquet.page_max_rows = kLargePage;
+    options.parquet.write_page_index = page_index;
+    return Write(table, name, values, std::move(options));
+  }
+  static constexpr int64_t kLargeRowGroup = 1000;
+  static constexpr int64_t kLargePage = 100;
 
   DataFile PositionDeletes(Table& table, const std::string& name, const DataFile& data,
                            const std::vector<int64_t>& positions) {
@@ -265,6 +281,76 @@ TEST_F(ChangelogScanTest, AReplacedDeletionVectorCountsOnlyItsNewPositions) {
   ASSERT_OK(table.NewRowDelta().AddDeletes(v2).RemoveDeletes(v1).Commit());
   ASSERT_OK_AND_ASSIGN(auto changes, Changes(table.metadata(), {s2.snapshot_id, {}, {}}));
   EXPECT_EQ(changes, (std::vector<Change>{{"delete", 4, "four", 0}}));
+}
+
+// Removed rows are read at their positions only (the row groups and pages
+// holding them); rows at page and row-group boundaries, the first and the
+// last, come out right with and without an offset index, and a position
+// deleted again by a later delete file is no second delete.
+TEST_F(ChangelogScanTest, RemovedRowsAtPageAndRowGroupBoundaries) {
+  Table table = Create(KeyedSchema());
+  const DataFile a = WriteLarge(table, "a.parquet", 2500, /*page_index=*/true);
+  const DataFile b = WriteLarge(table, "b.parquet", 2500, /*page_index=*/false);
+  ASSERT_OK(table.NewFastAppend().AppendFile(a).AppendFile(b).Commit());
+  ASSERT_OK_AND_ASSIGN(
+      Snapshot s2,
+      table.NewRowDelta().AddDeletes(PositionDeletes(table, "d2.parquet", a, {5, 1500})).Commit());
+  const std::vector<int64_t> positions = {0, 5, 99, 100, 101, 999, 1000, 1500, 1999, 2000, 2499};
+  ASSERT_OK(table.NewRowDelta()
+                .AddDeletes(PositionDeletes(table, "d3a.parquet", a, positions))
+                .AddDeletes(PositionDeletes(table, "d3b.parquet", b, positions))
+                .Commit());
+  ASSERT_OK_AND_ASSIGN(auto changes, Changes(table.metadata(), {s2.snapshot_id, {}, {}}));
+  std::vector<Change> expected;
+  for (const DataFile* file : {&a, &b}) {
+    for (int64_t p : positions) {
+      if (file == &a && (p == 5 || p == 1500)) continue;  // deleted by the second commit already
+      expected.emplace_back("delete", p, "row-" + std::to_string(p), static_cast<int64_t>(expected.size()));
+    }
+  }
+  EXPECT_EQ(changes, expected);
+}
+
+// A deletion vector's positions over a file of several row groups and
+// pages; the pending commit's files are read on a pool, in a stable order.
+TEST_F(ChangelogScanTest, DeletionVectorAndPendingCommitReadOnAPool) {
+  Table table = Create(KeyedSchema(), /*format_version=*/3);
+  const DataFile a = WriteLarge(table, "a.parquet", 2500, /*page_index=*/true);
+  ASSERT_OK_AND_ASSIGN(Snapshot s1, table.NewFastAppend().AppendFile(a).Commit());
+  const std::vector<int64_t> positions = {0, 99, 100, 999, 1000, 1001, 2499};
+  ASSERT_OK(table.NewRowDelta().AddDeletes(Vector(table, "v.puffin", a, positions)).Commit());
+  ASSERT_OK_AND_ASSIGN(auto scan,
+                       ChangelogScan::Make(table.metadata(), MakeLocalFileIO(), {s1.snapshot_id, {}, {}}));
+  ThreadPool pool(2);
+  scan->set_read_pool(&pool);
+  ASSERT_OK_AND_ASSIGN(auto changes, Collect(*scan));
+  std::vector<Change> expected;
+  for (int64_t p : positions) {
+    expected.emplace_back("delete", p, "row-" + std::to_string(p), static_cast<int64_t>(expected.size()));
+  }
+  EXPECT_EQ(changes, expected);
+
+  // A pending commit over a and b (no offset index): 1500 and 7 updated, 2000 and 1199 deleted.
+  const DataFile b = WriteLarge(table, "b.parquet", 1200, /*page_index=*/false);
+  ASSERT_OK(table.NewFastAppend().AppendFile(b).Commit());
+  const DataFile c = Write(table, "c.parquet", {{1500, "new"}, {7, "seven"}});
+  PendingCommit pending;
+  pending.snapshot_id = 77;
+  pending.timestamp_ms = 1'700'000'000'000;
+  pending.added_data_files = {c};
+  pending.deleted_positions[a.file_path] = {2000, 1500};
+  pending.deleted_positions[b.file_path] = {7, 1199};
+  ASSERT_OK_AND_ASSIGN(auto pending_scan,
+                       ChangelogScan::ForPendingCommit(table.metadata(), MakeLocalFileIO(),
+                                                       *table.metadata().CurrentSchema(), {"id"}, pending));
+  pending_scan->set_read_pool(&pool);
+  ASSERT_OK_AND_ASSIGN(auto pending_changes, Collect(*pending_scan));
+  EXPECT_EQ(pending_changes, (std::vector<Change>{{"update_preimage", 1500, "row-1500", 0},
+                                                  {"update_postimage", 1500, "new", 0},
+                                                  {"update_preimage", 7, "row-7", 1},
+                                                  {"update_postimage", 7, "seven", 1},
+                                                  {"delete", 2000, "row-2000", 2},
+                                                  {"delete", 1199, "row-1199", 3}}));
 }
 
 TEST_F(ChangelogScanTest, RowsReadOntoTheLastSnapshotsSchema) {

@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 
+#include "columnar/column_rows.h"
 #include "compression/codec.h"
 #include "formats/parquet/reader/levels.h"
 #include "formats/parquet/reader/physical_conversion.h"
@@ -78,21 +79,47 @@ class ChunkDecoder {
         values_(levels_out != nullptr ? &levels_out->values : flat_out),
         flat_(levels_out == nullptr) {}
 
-  Status Decode(std::span<const uint8_t> chunk) {
+  // Decodes the pages of `segments` in order, each a run of whole pages;
+  // `expected_values` level entries in all (the chunk's num_values when the
+  // segments are the whole chunk, fewer when they are some of its pages).
+  // Decodes the pages before a chunk's first data page (its dictionary
+  // page); a later Decode of some data pages uses that dictionary.
+  Status DecodeDictionaryPrefix(std::span<const uint8_t> prefix) {
+    expected_values_ = 0;
+    size_t pos = 0;
+    while (pos < prefix.size()) {
+      Status status = DecodePage(prefix, &pos);
+      if (!status.ok()) return status.WithContext("page before the first data page");
+    }
+    return Status::OK();
+  }
+
+  Status Decode(std::span<const std::span<const uint8_t>> segments, int64_t expected_values) {
+    expected_values_ = expected_values;
+    levels_seen_ = 0;
+    values_seen_ = 0;
+    estimated_strings_ = false;
     *values_ = Column();
     if (spec_.width == 0) values_->offsets = {0};
     if (flat_) ReserveFlatOutput();
-    size_t pos = 0;
     int page_index = 0;
-    while (pos < chunk.size() && levels_seen_ < meta_.num_values) {
-      Status status = DecodePage(chunk, &pos);
-      if (!status.ok()) {
-        return status.WithContext("page " + std::to_string(page_index) + " at chunk offset " +
-                                  std::to_string(pos));
+    for (const std::span<const uint8_t> segment : segments) {
+      size_t pos = 0;
+      while (pos < segment.size() && levels_seen_ < expected_values_) {
+        Status status = DecodePage(segment, &pos);
+        if (!status.ok()) {
+          return status.WithContext("page " + std::to_string(page_index) + " at chunk offset " +
+                                    std::to_string(pos));
+        }
+        ++page_index;
       }
-      ++page_index;
     }
-    if (levels_seen_ != meta_.num_values) {
+    if (levels_seen_ != expected_values_) {
+      if (expected_values_ != meta_.num_values) {
+        return Status::Corruption("the pages the offset index names hold " + std::to_string(levels_seen_) +
+                                  " values, not the " + std::to_string(expected_values_) +
+                                  " its row counts announce");
+      }
       return Status::Corruption("column chunk holds " + std::to_string(levels_seen_) +
                                 " values but its metadata announces " + std::to_string(meta_.num_values));
     }
@@ -168,7 +195,7 @@ class ChunkDecoder {
 
   // Flat mode: buffers for the chunk's slots, sized once when plausible.
   void ReserveFlatOutput() {
-    const int64_t n = meta_.num_values;
+    const int64_t n = expected_values_;
     if (spec_.width > 0) {
       // The final width when conversion widens in place (decimals, times).
       const int64_t width = std::max<int64_t>(spec_.width, leaf_.type.fixed_width());
@@ -189,7 +216,7 @@ class ChunkDecoder {
   void EstimateStringBytes() {
     if (spec_.width != 0 || estimated_strings_ || levels_seen_ == 0) return;
     estimated_strings_ = true;
-    const int64_t slots_left = meta_.num_values - levels_seen_;
+    const int64_t slots_left = expected_values_ - levels_seen_;
     if (slots_left <= 0) return;
     const double per_slot = static_cast<double>(values_->data.size()) / static_cast<double>(levels_seen_);
     const double wanted =
@@ -238,9 +265,9 @@ class ChunkDecoder {
   Status ReserveLevels(int64_t num_values) {
     if (num_values < 0)
       return Status::Corruption("page has a negative value count " + std::to_string(num_values));
-    if (num_values > meta_.num_values - levels_seen_) {
+    if (num_values > expected_values_ - levels_seen_) {
       return Status::Corruption("pages hold more values than the column chunk metadata announces (" +
-                                std::to_string(meta_.num_values) + ")");
+                                std::to_string(expected_values_) + ")");
     }
     if (levels_seen_ + num_values > limits_.max_values_per_chunk) {
       return Status::NotSupported("column chunk has more than " +
@@ -392,15 +419,20 @@ class ChunkDecoder {
   bool estimated_strings_ = false;
   Dictionary dictionary_;
   bool has_dictionary_ = false;
+  int64_t expected_values_ = 0;
   int64_t levels_seen_ = 0;
   int64_t values_seen_ = 0;
 };
 
-// Validates the chunk's metadata and reads its bytes into scratch->chunk.
-Result<std::span<const uint8_t>> ReadChunkBytes(InputFile& file, int64_t file_size,
-                                                const ColumnDescriptor& leaf, const ColumnChunk& chunk,
-                                                const ReaderLimits& limits, int64_t extra_tail_bytes,
-                                                ChunkScratch* scratch) {
+// A column chunk's byte range in the file.
+struct ChunkRange {
+  int64_t start = 0;
+  int64_t length = 0;
+};
+
+// Validates the chunk's metadata and returns its byte range (checked against the file size).
+Result<ChunkRange> ValidateChunk(int64_t file_size, const ColumnDescriptor& leaf, const ColumnChunk& chunk,
+                                 const ReaderLimits& limits) {
   if (chunk.has_crypto_metadata) {
     return Status::NotSupported("encrypted column not supported: Parquet modular encryption");
   }
@@ -423,19 +455,57 @@ Result<std::span<const uint8_t>> ReadChunkBytes(InputFile& file, int64_t file_si
       *meta.dictionary_page_offset < meta.data_page_offset) {
     start = *meta.dictionary_page_offset;
   }
-  int64_t length = meta.total_compressed_size;
+  const int64_t length = meta.total_compressed_size;
   if (start < 0 || length < 0 || start > file_size || length > file_size - start) {
     return Status::Corruption("column chunk byte range [" + std::to_string(start) + ", +" +
                               std::to_string(length) + ") lies outside the file of " +
                               std::to_string(file_size) + " bytes");
   }
+  return ChunkRange{start, length};
+}
+
+// Validates the chunk's metadata and reads its bytes into scratch->chunk.
+Result<std::span<const uint8_t>> ReadChunkBytes(InputFile& file, int64_t file_size,
+                                                const ColumnDescriptor& leaf, const ColumnChunk& chunk,
+                                                const ReaderLimits& limits, int64_t extra_tail_bytes,
+                                                ChunkScratch* scratch) {
+  FLOE_ASSIGN_OR_RETURN(ChunkRange range, ValidateChunk(file_size, leaf, chunk, limits));
+  int64_t length = range.length;
   if (extra_tail_bytes > 0) {
-    length += std::min(extra_tail_bytes, file_size - start - length);
+    length += std::min(extra_tail_bytes, file_size - range.start - length);
   }
   // The scratch buffer is not cleared first: ReadAt fills every byte or fails.
   scratch->chunk.resize(static_cast<size_t>(length));
-  FLOE_RETURN_IF_ERROR(file.ReadAt(start, length, scratch->chunk.data()));
+  FLOE_RETURN_IF_ERROR(file.ReadAt(range.start, length, scratch->chunk.data()));
   return std::span<const uint8_t>(scratch->chunk.data(), static_cast<size_t>(length));
+}
+
+// Byte ranges closer than this are read as one (the gap read and skipped):
+// fewer requests to an object store, little waste on a local file.
+constexpr int64_t kMaxSkippedGap = 64 * 1024;
+
+// Checks an offset index against its chunk: pages in order, inside the
+// chunk's byte range, first rows ascending from 0 and below `num_rows`.
+Status ValidateOffsetIndex(const OffsetIndex& index, const ChunkRange& range, int64_t num_rows) {
+  const std::vector<PageLocation>& pages = index.page_locations;
+  if (pages.empty()) return Status::Corruption("offset index lists no pages");
+  int64_t end = range.start;
+  for (size_t p = 0; p < pages.size(); ++p) {
+    const PageLocation& page = pages[p];
+    const bool rows_ok =
+        p == 0 ? page.first_row_index == 0
+               : page.first_row_index > pages[p - 1].first_row_index && page.first_row_index < num_rows;
+    if (!rows_ok || page.offset < end || page.compressed_page_size <= 0 ||
+        page.compressed_page_size > range.start + range.length - page.offset) {
+      return Status::Corruption("offset index page " + std::to_string(p) + " (offset " +
+                                std::to_string(page.offset) + ", " +
+                                std::to_string(page.compressed_page_size) + " bytes, first row " +
+                                std::to_string(page.first_row_index) + ") does not fit its column chunk of " +
+                                std::to_string(num_rows) + " rows");
+    }
+    end = page.offset + page.compressed_page_size;
+  }
+  return Status::OK();
 }
 
 }  // namespace
@@ -450,7 +520,8 @@ Status ReadColumnChunk(InputFile& file, int64_t file_size, const ColumnDescripto
   const ColumnMetaData& meta = *chunk.meta_data;
   FLOE_ASSIGN_OR_RETURN(Codec codec, ToCodec(meta.codec));
   *out = LeafData();
-  return ChunkDecoder(leaf, meta, codec, limits, scratch, out, nullptr).Decode(bytes);
+  const std::span<const uint8_t> segments[] = {bytes};
+  return ChunkDecoder(leaf, meta, codec, limits, scratch, out, nullptr).Decode(segments, meta.num_values);
 }
 
 bool IsFlatLeaf(const ColumnDescriptor& leaf, const LevelNode& node) {
@@ -466,7 +537,105 @@ Status ReadFlatColumnChunk(InputFile& file, int64_t file_size, const ColumnDescr
                         ReadChunkBytes(file, file_size, leaf, chunk, limits, extra_tail_bytes, scratch));
   const ColumnMetaData& meta = *chunk.meta_data;
   FLOE_ASSIGN_OR_RETURN(Codec codec, ToCodec(meta.codec));
-  return ChunkDecoder(leaf, meta, codec, limits, scratch, nullptr, out).Decode(bytes);
+  const std::span<const uint8_t> segments[] = {bytes};
+  return ChunkDecoder(leaf, meta, codec, limits, scratch, nullptr, out).Decode(segments, meta.num_values);
+}
+
+Status ReadFlatColumnRows(InputFile& file, int64_t file_size, const ColumnDescriptor& leaf,
+                          const ColumnChunk& chunk, const OffsetIndex& offset_index, int64_t num_rows,
+                          const std::vector<int64_t>& rows, const ReaderLimits& limits, ChunkScratch* scratch,
+                          Column* out) {
+  FLOE_ASSIGN_OR_RETURN(ChunkRange range, ValidateChunk(file_size, leaf, chunk, limits));
+  const ColumnMetaData& meta = *chunk.meta_data;
+  if (meta.num_values != num_rows) {
+    return Status::Corruption("column chunk holds " + std::to_string(meta.num_values) +
+                              " values but its row group " + std::to_string(num_rows) + " rows");
+  }
+  FLOE_RETURN_IF_ERROR(ValidateOffsetIndex(offset_index, range, num_rows));
+  const std::vector<PageLocation>& pages = offset_index.page_locations;
+  auto page_rows = [&](size_t p) {
+    const int64_t end = p + 1 < pages.size() ? pages[p + 1].first_row_index : num_rows;
+    return end - pages[p].first_row_index;
+  };
+  // The pages holding `rows`.
+  std::vector<size_t> selected;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const int64_t row = rows[i];
+    if (row < 0 || row >= num_rows || (i > 0 && row <= rows[i - 1])) {
+      return Status::InvalidArgument("row " + std::to_string(row) + " is not an ascending row of the " +
+                                     std::to_string(num_rows) + " of the row group");
+    }
+    const size_t page = static_cast<size_t>(std::upper_bound(pages.begin(), pages.end(), row,
+                                                             [](int64_t r, const PageLocation& location) {
+                                                               return r < location.first_row_index;
+                                                             }) -
+                                            pages.begin() - 1);
+    if (selected.empty() || selected.back() != page) selected.push_back(page);
+  }
+  // The byte pieces to read: what precedes the first data page (the
+  // dictionary page), then each selected page.
+  struct Piece {
+    int64_t offset, length;
+  };
+  std::vector<Piece> pieces;
+  const bool has_prefix = pages.front().offset > range.start;
+  if (has_prefix) pieces.push_back({range.start, pages.front().offset - range.start});
+  for (size_t page : selected) pieces.push_back({pages[page].offset, pages[page].compressed_page_size});
+  // Read them with as few requests as gaps allow, into one buffer.
+  struct Read {
+    int64_t offset, length;
+    size_t buffer_at;
+  };
+  std::vector<Read> reads;
+  std::vector<size_t> piece_at;  // each piece's position in the buffer
+  size_t buffer_size = 0;
+  for (const Piece& piece : pieces) {
+    if (!reads.empty() && piece.offset - (reads.back().offset + reads.back().length) <= kMaxSkippedGap) {
+      const int64_t grown = piece.offset + piece.length - reads.back().offset;
+      buffer_size += static_cast<size_t>(grown - reads.back().length);
+      reads.back().length = grown;
+    } else {
+      reads.push_back({piece.offset, piece.length, buffer_size});
+      buffer_size += static_cast<size_t>(piece.length);
+    }
+    piece_at.push_back(reads.back().buffer_at + static_cast<size_t>(piece.offset - reads.back().offset));
+  }
+  scratch->chunk.resize(buffer_size);
+  for (const Read& read : reads) {
+    FLOE_RETURN_IF_ERROR(file.ReadAt(read.offset, read.length, scratch->chunk.data() + read.buffer_at));
+  }
+  auto piece_bytes = [&](size_t i) {
+    return std::span<const uint8_t>(scratch->chunk.data() + piece_at[i],
+                                    static_cast<size_t>(pieces[i].length));
+  };
+  FLOE_ASSIGN_OR_RETURN(Codec codec, ToCodec(meta.codec));
+  // One page at a time into a page-sized column, its wanted rows taken from
+  // it: no buffer for the whole chunk is allocated (and faulted in).
+  Column page_column;
+  ChunkDecoder decoder(leaf, meta, codec, limits, scratch, nullptr, &page_column);
+  if (has_prefix) FLOE_RETURN_IF_ERROR(decoder.DecodeDictionaryPrefix(piece_bytes(0)));
+  *out = Column();
+  bool first = true;
+  size_t next_row = 0;
+  std::vector<int64_t> page_indexes;
+  for (size_t i = 0; i < selected.size(); ++i) {
+    const size_t page = selected[i];
+    const std::span<const uint8_t> segments[] = {piece_bytes(i + (has_prefix ? 1 : 0))};
+    Status status = decoder.Decode(segments, page_rows(page));
+    if (!status.ok()) return status.WithContext("page " + std::to_string(page) + " of the offset index");
+    page_indexes.clear();
+    const int64_t page_end = pages[page].first_row_index + page_rows(page);
+    for (; next_row < rows.size() && rows[next_row] < page_end; ++next_row)
+      page_indexes.push_back(rows[next_row] - pages[page].first_row_index);
+    FLOE_ASSIGN_OR_RETURN(Column taken, TakeRows(page_column, page_indexes));
+    if (first) {
+      *out = std::move(taken);
+      first = false;
+    } else {
+      FLOE_RETURN_IF_ERROR(AppendColumn(taken, out));
+    }
+  }
+  return Status::OK();
 }
 
 }  // namespace floe::parquet

@@ -70,4 +70,15 @@ Status ReadFlatColumnChunk(InputFile& file, int64_t file_size, const ColumnDescr
                            const ColumnChunk& chunk, const ReaderLimits& limits, int64_t extra_tail_bytes,
                            ChunkScratch* scratch, Column* out);
 
+// Reads rows `rows` (ascending row indexes within the row group of
+// `num_rows` rows) of a flat leaf into `out`, decoding only the pages that
+// hold them: `offset_index` (the chunk's, from the page index) locates the
+// pages; the dictionary page is read when there is one. An offset index that
+// does not fit the chunk is Corruption; a row out of range or out of order
+// is InvalidArgument.
+Status ReadFlatColumnRows(InputFile& file, int64_t file_size, const ColumnDescriptor& leaf,
+                          const ColumnChunk& chunk, const OffsetIndex& offset_index, int64_t num_rows,
+                          const std::vector<int64_t>& rows, const ReaderLimits& limits, ChunkScratch* scratch,
+                          Column* out);
+
 }  // namespace floe::parquet

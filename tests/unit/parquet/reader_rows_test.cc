@@ -1,0 +1,203 @@
+// ParquetFileReader::ReadRowGroupRows: the rows asked for, equal to the same
+// rows taken from the whole row group, whether the pages holding them are
+// located by the offset index (flat fields) or the field is decoded whole (a
+// list, a file without a page index); rows at page and row-group boundaries,
+// the first and last rows, dictionary and plain pages. With an offset index
+// only the pages holding the rows are read from the file.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "columnar/column_rows.h"
+#include "writer_test_util.h"
+
+namespace floe::parquet {
+namespace {
+
+using testing::MakeBatch;
+using testing::MakeColumn;
+using testing::MakeStrings;
+using testing::RenderRows;
+using testing::WriteFile;
+
+constexpr int64_t kRows = 2500;
+constexpr int64_t kRowsPerGroup = 1000;
+constexpr int64_t kRowsPerPage = 100;
+
+// id (int64, required), code (a few strings: dictionary-encoded), note
+// (nullable distinct strings: plain), tags (a list: decoded whole).
+RecordBatch Rows() {
+  std::mt19937_64 rng(24);
+  std::vector<std::optional<int64_t>> ids;
+  std::vector<std::optional<std::string>> codes, notes;
+  Column tags = MakeEmptyColumn(List(MakeField("element", Int32())));
+  for (int64_t i = 0; i < kRows; ++i) {
+    ids.push_back(i);
+    codes.push_back("code-" + std::to_string(rng() % 7));
+    if (rng() % 5 == 0) {
+      notes.push_back(std::nullopt);
+    } else {
+      notes.push_back(std::to_string(i) + std::string(rng() % 40, 'n'));
+    }
+    const int64_t n = static_cast<int64_t>(rng() % 3);
+    for (int64_t k = 0; k < n; ++k) tags.children[0].AppendValue<int32_t>(static_cast<int32_t>(i + k));
+    tags.AppendListEnd();
+  }
+  Schema schema = {MakeField("id", Int64(), false), MakeField("code", String()), MakeField("note", String()),
+                   MakeField("tags", tags.type)};
+  return MakeBatch(schema, {MakeColumn<int64_t>(Int64(), ids), MakeStrings(String(), codes),
+                            MakeStrings(String(), notes), std::move(tags)});
+}
+
+// An InputFile that counts the bytes read through it.
+class CountingFile : public InputFile {
+ public:
+  explicit CountingFile(std::unique_ptr<InputFile> file) : file_(std::move(file)) {}
+  const std::string& path() const override { return file_->path(); }
+  Result<int64_t> Size() override { return file_->Size(); }
+  Status ReadAt(int64_t offset, int64_t length, uint8_t* out) override {
+    bytes_read += length;
+    return file_->ReadAt(offset, length, out);
+  }
+  int64_t bytes_read = 0;
+
+ private:
+  std::unique_ptr<InputFile> file_;
+};
+
+class ReadRowGroupRowsTest : public ::testing::TestWithParam<bool> {
+ protected:
+  // Writes the rows; GetParam(): with the page index (offset index) or without.
+  void SetUp() override {
+    ParquetWriterOptions options;
+    options.row_group_max_rows = kRowsPerGroup;
+    options.page_max_rows = kRowsPerPage;
+    options.dictionary_max_bytes = 200;  // code stays dictionary-encoded, note is plain
+    options.codec = Codec::kZstd;
+    options.write_page_index = GetParam();
+    path_ = dir_.File("rows.parquet");
+    batch_ = Rows();
+    ASSERT_OK_AND_ASSIGN(WrittenParquetFile written, WriteFile(path_, batch_.schema, {batch_}, options));
+    // code: a dictionary page; note: plain pages.
+    for (const RowGroup& group : written.metadata.row_groups) {
+      ASSERT_TRUE(group.columns[1].meta_data->dictionary_page_offset.has_value());
+      const std::vector<Encoding>& encodings = group.columns[2].meta_data->encodings;
+      ASSERT_NE(std::find(encodings.begin(), encodings.end(), Encoding::PLAIN), encodings.end());
+      ASSERT_EQ(group.columns[0].offset_index_offset.has_value(), GetParam());
+    }
+  }
+
+  std::unique_ptr<ParquetFileReader> Open(CountingFile** counting = nullptr) {
+    auto in = MakeLocalFileIO()->OpenRead(path_);
+    EXPECT_OK(in.status());
+    auto file = std::make_shared<CountingFile>(std::move(*in));
+    if (counting != nullptr) *counting = file.get();
+    auto reader = ParquetFileReader::Open(file);
+    EXPECT_OK(reader.status());
+    return std::move(*reader);
+  }
+
+  // The rows of row group `group` read with ReadRowGroupRows equal those taken from the whole group.
+  void ExpectRows(int group, const std::vector<int64_t>& rows, const std::vector<int>& columns = {}) {
+    auto reader = Open();
+    ASSERT_OK_AND_ASSIGN(RecordBatch whole, reader->ReadRowGroup(group, columns));
+    ASSERT_OK_AND_ASSIGN(RecordBatch expected, TakeBatchRows(whole, rows));
+    ASSERT_OK_AND_ASSIGN(RecordBatch got, reader->ReadRowGroupRows(group, rows, columns));
+    EXPECT_EQ(got.num_rows, static_cast<int64_t>(rows.size()));
+    EXPECT_EQ(got.schema, expected.schema);
+    for (const Column& column : got.columns) EXPECT_EQ(column.Validate(), "");
+    EXPECT_EQ(RenderRows(got), RenderRows(expected)) << "row group " << group;
+  }
+
+  floe::testing::TempDir dir_;
+  std::string path_;
+  RecordBatch batch_;
+};
+
+TEST_P(ReadRowGroupRowsTest, RowsAtBoundariesEqualTheWholeGroupsRows) {
+  auto reader = Open();
+  ASSERT_EQ(reader->num_row_groups(), 3);
+  for (int group = 0; group < 3; ++group) {
+    const int64_t n = reader->metadata().row_groups[static_cast<size_t>(group)].num_rows;
+    ExpectRows(group, {0});
+    ExpectRows(group, {n - 1});
+    ExpectRows(group, {0, n - 1});
+    // Last row of a page, first of the next, and a page in the middle alone.
+    ExpectRows(group, {kRowsPerPage - 1, kRowsPerPage});
+    ExpectRows(group, {3 * kRowsPerPage + 17});
+    ExpectRows(group, {kRowsPerPage - 1, kRowsPerPage, 4 * kRowsPerPage, n - 1});
+    std::vector<int64_t> every(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) every[static_cast<size_t>(i)] = i;
+    ExpectRows(group, every);
+  }
+  // Selected columns, in another order.
+  ExpectRows(1, {5, 250, 999}, {2, 0});
+  ExpectRows(2, {0, 499}, {3});
+}
+
+TEST_P(ReadRowGroupRowsTest, RandomRowSets) {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 20; ++round) {
+    const int group = static_cast<int>(rng() % 3);
+    const int64_t n = group == 2 ? kRows - 2 * kRowsPerGroup : kRowsPerGroup;
+    std::vector<int64_t> rows;
+    const int64_t every = 1 + static_cast<int64_t>(rng() % 300);
+    for (int64_t i = static_cast<int64_t>(rng() % every); i < n; i += 1 + static_cast<int64_t>(rng() % every))
+      rows.push_back(i);
+    if (rows.empty()) rows.push_back(0);
+    ExpectRows(group, rows);
+  }
+}
+
+TEST_P(ReadRowGroupRowsTest, RowsOutOfRangeOrOrderAreRefused) {
+  auto reader = Open();
+  EXPECT_EQ(reader->ReadRowGroupRows(0, {5, 3}).status().kind(), ErrorKind::kInvalidArgument);
+  EXPECT_EQ(reader->ReadRowGroupRows(0, {5, 5}).status().kind(), ErrorKind::kInvalidArgument);
+  EXPECT_EQ(reader->ReadRowGroupRows(0, {-1}).status().kind(), ErrorKind::kInvalidArgument);
+  EXPECT_EQ(reader->ReadRowGroupRows(2, {kRows}).status().kind(), ErrorKind::kInvalidArgument);
+  EXPECT_EQ(reader->ReadRowGroupRows(3, {0}).status().kind(), ErrorKind::kInvalidArgument);
+}
+
+INSTANTIATE_TEST_SUITE_P(PageIndex, ReadRowGroupRowsTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? std::string("WithOffsetIndex")
+                                             : std::string("WithoutOffsetIndex");
+                         });
+
+// With an offset index, one row reads its page (and the dictionary page), not the chunk.
+TEST(ReadRowGroupRows, OnlyThePagesHoldingTheRowsAreRead) {
+  floe::testing::TempDir dir;
+  RecordBatch batch = Rows();
+  ParquetWriterOptions options;
+  options.row_group_max_rows = kRows;
+  options.page_max_rows = kRowsPerPage;
+  const std::string path = dir.File("pages.parquet");
+  ASSERT_OK(WriteFile(path, batch.schema, {batch}, options).status());
+  auto open = [&](CountingFile** counting) {
+    auto in = MakeLocalFileIO()->OpenRead(path);
+    EXPECT_OK(in.status());
+    auto file = std::make_shared<CountingFile>(std::move(*in));
+    *counting = file.get();
+    auto reader = ParquetFileReader::Open(file);
+    EXPECT_OK(reader.status());
+    return std::move(*reader);
+  };
+  CountingFile* whole_file = nullptr;
+  auto whole_reader = open(&whole_file);
+  const int64_t footer = whole_file->bytes_read;
+  ASSERT_OK(whole_reader->ReadRowGroup(0, {0, 2}).status());
+  const int64_t whole = whole_file->bytes_read - footer;
+  CountingFile* rows_file = nullptr;
+  auto rows_reader = open(&rows_file);
+  ASSERT_OK_AND_ASSIGN(RecordBatch one, rows_reader->ReadRowGroupRows(0, {1234}, {0, 2}));
+  const int64_t partial = rows_file->bytes_read - footer;
+  EXPECT_EQ(one.columns[0].Value<int64_t>(0), 1234);
+  // 25 pages per column: one page, the offset indexes and the leading magic are far below half.
+  EXPECT_LT(partial * 5, whole) << "partial " << partial << " bytes, whole " << whole;
+}
+
+}  // namespace
+}  // namespace floe::parquet
