@@ -16,17 +16,7 @@ cd "$(dirname "$0")/../.."
 size="${1:-M}"
 . bench/pipeline/export.sh
 batch_files="${FLOE_BENCH_BATCH_FILES:-8}"
-work="$(mktemp -d "${TMPDIR:-/tmp}/floe-pg-ledger-bench.XXXXXX")"
-chmod 755 "$work"  # the PostgreSQL server runs as user postgres when started as root
-pg_uri="${FLOE_BENCH_PG_URI:-}"
-cleanup() {
-  [ -z "${FLOE_BENCH_PG_URI:-}" ] && scripts/pg_test_server.sh stop "$work/pg" || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-if [ -z "$pg_uri" ]; then
-  pg_uri="$(FLOE_PG_FSYNC=on scripts/pg_test_server.sh start "$work/pg")"
-fi
+. bench/pipeline/pg_server.sh floe-pg-ledger-bench
 write_config() {  # $1 file, $2 pipeline name, $3 [state] lines
   cat >"$1" <<TOML
 name = "$2"

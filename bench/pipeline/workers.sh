@@ -26,20 +26,12 @@ if [ ! -f "$cache/export/manifest.json" ]; then
   nice -n 10 "$floe" demo generate "$cache/export" --seed 3 --rows "$rows" --tables 12 --folders 16 \
     --files-per-folder 4 --no-uncommitted-folder >"$cache/generate.txt"
 fi
-work="$(mktemp -d "${TMPDIR:-/tmp}/floe-workers-bench.XXXXXX")"
-chmod 755 "$work"  # the PostgreSQL server runs as user postgres when started as root
-pg_uri="${FLOE_BENCH_PG_URI:-}"
 pids=()
-cleanup() {
+bench_cleanup() {
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
-  [ -z "${FLOE_BENCH_PG_URI:-}" ] && scripts/pg_test_server.sh stop "$work/pg" || true
-  rm -rf "$work"
 }
-trap cleanup EXIT
-if [ -z "$pg_uri" ]; then
-  pg_uri="$(FLOE_PG_FSYNC=on scripts/pg_test_server.sh start "$work/pg")"
-fi
+. bench/pipeline/pg_server.sh floe-workers-bench
 expected="$(find "$cache/export" -name '*.parquet' | wc -l)"
 write_config() {  # $1 file, $2 pipeline name, $3 state dir
   cat >"$1" <<TOML

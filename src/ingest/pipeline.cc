@@ -272,11 +272,22 @@ bool Pipeline::Impl::Holds(const std::string& source_table) const {
   return !leases || LeaseEpochOf(source_table).has_value();
 }
 
-std::optional<int64_t> Pipeline::Impl::LeaseEpochOf(const std::string& source_table) const {
-  if (!leases) return std::nullopt;
+const std::string& Pipeline::Impl::LeaseNameOf(const std::string& source_table) const {
+  auto known = lease_names.find(source_table);
+  if (known != lease_names.end()) return known->second;
   auto id = TargetOf(source_table);
-  if (!id.ok()) return std::nullopt;
-  const std::optional<TableLease> lease = leases->LeaseOf(id->ToString());
+  return lease_names.emplace(source_table, id.ok() ? id->ToString() : std::string()).first->second;
+}
+
+std::optional<TableLease> Pipeline::Impl::LeaseOf(const std::string& source_table) const {
+  if (!leases) return std::nullopt;
+  const std::string& name = LeaseNameOf(source_table);
+  if (name.empty()) return std::nullopt;
+  return leases->LeaseOf(name);
+}
+
+std::optional<int64_t> Pipeline::Impl::LeaseEpochOf(const std::string& source_table) const {
+  const std::optional<TableLease> lease = LeaseOf(source_table);
   if (!lease) return std::nullopt;
   return lease->epoch;
 }
@@ -286,7 +297,8 @@ Result<std::set<std::string>> Pipeline::Impl::BalanceLeases(const std::set<std::
   if (!leases) return gained_sources;
   std::map<std::string, std::vector<std::string>> sources_of_target;
   for (const std::string& name : sources) {
-    if (auto id = TargetOf(name); id.ok()) sources_of_target[id->ToString()].push_back(name);
+    if (const std::string& target = LeaseNameOf(name); !target.empty())
+      sources_of_target[target].push_back(name);
   }
   std::vector<std::string> targets;
   for (const auto& [target, names] : sources_of_target) targets.push_back(target);
@@ -551,8 +563,8 @@ Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::
     if (stop.load()) return Status::OK();
     // Scale-out: the heartbeat found this worker dead, or the lease moved.
     if (!Holds(source_table)) {
-      return Status::Fenced(
-          "this worker no longer holds the table's lease; its pending files are left to the new owner");
+      return Status::Fenced("this worker no longer holds the lease of " + LeaseNameOf(source_table) +
+                            "; the pending files of " + source_table + " are left to its new owner");
     }
     std::vector<std::string> uris;
     uris.reserve(batch.size());
@@ -935,9 +947,7 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(PipelineConfig config, Pipeline
     Impl* raw = impl.get();
     FLOE_RETURN_IF_ERROR(
         impl->ledger->SetFence([raw](const std::string& source_table) -> std::optional<TableLease> {
-          auto id = raw->TargetOf(source_table);
-          if (!id.ok()) return std::nullopt;
-          return raw->leases->LeaseOf(id->ToString());
+          return raw->LeaseOf(source_table);
         }));
     impl->leases->StartHeartbeats(std::max<int64_t>(config.lease_timeout_ms / 3, 1000));
     impl->Log("scale-out: worker " + impl->leases->worker_id() + " joined pipeline " + config.name +

@@ -106,6 +106,8 @@ struct Pipeline::Impl {
   // before the worker, whose catalog commits through the guard). Null with a
   // SQLite ledger: one process holds every table.
   std::unique_ptr<WorkerLeases> leases;
+  // LeaseNameOf's memo (the loop's thread only; the config never changes).
+  mutable std::map<std::string, std::string> lease_names;
   std::shared_ptr<LeaseGuard> lease_guard;
   // Run only, when maintenance is on; declared last so it is joined before
   // the trace and locks it uses go away.
@@ -151,6 +153,11 @@ struct Pipeline::Impl {
   // without leases), and its epoch.
   bool Holds(const std::string& source_table) const;
   std::optional<int64_t> LeaseEpochOf(const std::string& source_table) const;
+  std::optional<TableLease> LeaseOf(const std::string& source_table) const;
+  // The lease's name of a source table: its target identifier, computed once
+  // per table (every unit of a listing and every fenced ledger write asks);
+  // empty when the table has no valid target.
+  const std::string& LeaseNameOf(const std::string& source_table) const;
   // Scale-out: registers the targets of `sources`, balances the leases
   // (rejoining when this worker was found dead), forgets what it knew of
   // tables it gained or lost (ingestors, watermarks, due maintenance) and

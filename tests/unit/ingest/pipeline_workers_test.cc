@@ -12,6 +12,7 @@
 
 #include "ingest/batch_recovery.h"
 #include "ingest/state/worker_leases.h"
+#include "io/forwarding_file_io.h"
 #include "pipeline_test_util.h"
 #include "sql/sql_connection.h"
 #include "unit/ingest_state/ledger_backends.h"
@@ -20,7 +21,7 @@ namespace floe::ingest::pipeline_testing {
 namespace {
 
 // A FileIO whose Create of a table data file blocks, once armed, until released.
-class GateFileIO final : public FileIO {
+class GateFileIO final : public ForwardingFileIO {
  public:
   struct Gate {
     std::mutex mutex;
@@ -30,11 +31,8 @@ class GateFileIO final : public FileIO {
     bool released = false;
   };
   GateFileIO(std::shared_ptr<FileIO> base, std::shared_ptr<Gate> gate)
-      : base_(std::move(base)), gate_(std::move(gate)) {}
+      : ForwardingFileIO(std::move(base)), gate_(std::move(gate)) {}
 
-  Result<std::unique_ptr<InputFile>> OpenRead(const std::string& path) override {
-    return base_->OpenRead(path);
-  }
   Result<std::unique_ptr<OutputFile>> Create(const std::string& path, CreateOptions options) override {
     if (path.find("/data/") != std::string::npos) {
       std::unique_lock lock(gate_->mutex);
@@ -46,15 +44,10 @@ class GateFileIO final : public FileIO {
         gate_->changed.wait(lock, [&] { return gate_->released; });
       }
     }
-    return base_->Create(path, options);
+    return base().Create(path, options);
   }
-  Result<FileInfo> Stat(const std::string& path) override { return base_->Stat(path); }
-  Result<bool> Exists(const std::string& path) override { return base_->Exists(path); }
-  Result<std::vector<FileInfo>> List(const std::string& prefix) override { return base_->List(prefix); }
-  Status Delete(const std::string& path) override { return base_->Delete(path); }
 
  private:
-  std::shared_ptr<FileIO> base_;
   std::shared_ptr<Gate> gate_;
 };
 

@@ -20,6 +20,7 @@
 #include "iceberg/transaction/table.h"
 #include "iceberg/transaction/table_reading.h"
 #include "ingest/lineage_columns.h"
+#include "io/forwarding_file_io.h"
 #include "parquet_units.h"
 #include "test_util.h"
 
@@ -60,27 +61,19 @@ struct FileShape {
 using TableRows = std::map<int64_t, std::map<std::string, std::string>>;
 
 // A local FileIO whose OpenRead of one path fails once it was opened `allowed` times.
-class FailingReopenIO : public FileIO {
+class FailingReopenIO : public ForwardingFileIO {
  public:
   // `retryable`: the failure looks like an object store that kept failing (a 503 after every retry).
   FailingReopenIO(std::shared_ptr<FileIO> base, std::string path, int allowed, bool retryable = false)
-      : base_(std::move(base)), path_(std::move(path)), allowed_(allowed), retryable_(retryable) {}
+      : ForwardingFileIO(std::move(base)), path_(std::move(path)), allowed_(allowed), retryable_(retryable) {}
   Result<std::unique_ptr<InputFile>> OpenRead(const std::string& path) override {
     if (path == path_ && opens_++ >= allowed_) {
       return Status::IOError("injected read failure of " + path, retryable_);
     }
-    return base_->OpenRead(path);
+    return base().OpenRead(path);
   }
-  Result<std::unique_ptr<OutputFile>> Create(const std::string& path, CreateOptions options) override {
-    return base_->Create(path, options);
-  }
-  Result<FileInfo> Stat(const std::string& path) override { return base_->Stat(path); }
-  Result<bool> Exists(const std::string& path) override { return base_->Exists(path); }
-  Result<std::vector<FileInfo>> List(const std::string& prefix) override { return base_->List(prefix); }
-  Status Delete(const std::string& path) override { return base_->Delete(path); }
 
  private:
-  std::shared_ptr<FileIO> base_;
   std::string path_;
   int allowed_;
   bool retryable_;
