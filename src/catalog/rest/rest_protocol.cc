@@ -75,6 +75,10 @@ Result<Namespace> NamespaceFromJson(const Json& json, std::string_view what) {
   for (const Json& level : json) {
     if (!level.is_string())
       return Status::InvalidArgument(std::string(what) + " must be an array of strings");
+    // A level floe cannot name (a '.', a path separator, a control
+    // character) would print and resolve as another namespace, so it is
+    // refused here, where every client answer and server request is read.
+    FLOE_RETURN_IF_ERROR(ValidateName(level.get_ref<const std::string&>(), std::string(what) + " level"));
     ns.push_back(level.get<std::string>());
   }
   return ns;
@@ -88,6 +92,7 @@ Result<TableIdentifier> TableIdentifierFromJson(const Json& json) {
   FLOE_ASSIGN_OR_RETURN(id.ns, NamespaceFromJson(*ns, "table identifier field 'namespace'"));
   auto name = iceberg::GetString(json, "name");
   if (!name.ok()) return Status::InvalidArgument("table identifier: " + name.status().message());
+  FLOE_RETURN_IF_ERROR(ValidateName(*name, "table identifier field 'name'"));
   id.name = std::move(*name);
   return id;
 }

@@ -56,6 +56,24 @@ TEST(RestProtocolTest, TableIdentifierJson) {
   EXPECT_FALSE(TableIdentifierFromJson(iceberg::Json::parse(R"({"namespace":["a"]})")).ok());
 }
 
+// A server's answer is untrusted: a level or name floe cannot name would
+// print and resolve as another table ("a.b" as two levels), so parsing
+// refuses it and says which part was wrong (found by rest_catalog_fuzz on CI;
+// tests/regress/rest_catalog/).
+TEST(RestProtocolTest, NamesFloeCannotRepresentAreRefusedWhenParsed) {
+  auto dotted = NamespaceFromJson(iceberg::Json::parse(R"(["ok","a.b"])"), "namespaces entry");
+  ASSERT_FALSE(dotted.ok());
+  EXPECT_NE(dotted.status().message().find("namespaces entry level 'a.b' contains '.'"), std::string::npos)
+      << dotted.status().message();
+  EXPECT_FALSE(NamespaceFromJson(iceberg::Json::parse(R"([""])"), "namespace").ok());
+  EXPECT_FALSE(NamespaceFromJson(iceberg::Json::parse(R"(["a\u0000"])"), "namespace").ok());
+  auto name = TableIdentifierFromJson(iceberg::Json::parse(R"({"namespace":["db"],"name":"x/y"})"));
+  ASSERT_FALSE(name.ok());
+  EXPECT_NE(name.status().message().find("'name' 'x/y' contains a path separator"), std::string::npos)
+      << name.status().message();
+  EXPECT_OK(NamespaceFromJson(iceberg::Json::parse(R"([])"), "parent").status());
+}
+
 TEST(RestProtocolTest, ErrorMappingFollowsTheSpec) {
   const std::string body = ErrorJson(409, "CommitFailedException", "requirement failed").dump();
   Status commit = ErrorFromResponse(409, body, RequestKind::kCommit, "committing db.t");
