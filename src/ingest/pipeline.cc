@@ -286,6 +286,17 @@ std::optional<TableLease> Pipeline::Impl::LeaseOf(const std::string& source_tabl
   return leases->LeaseOf(name);
 }
 
+MaintenanceCommitSummary Pipeline::Impl::MaintenanceSummaryOf(const std::string& source_table) const {
+  if (!leases) return nullptr;
+  const std::string& name = LeaseNameOf(source_table);
+  if (name.empty()) return nullptr;
+  return [held = leases.get(), name]() -> std::map<std::string, std::string> {
+    const std::optional<TableLease> lease = held->LeaseOf(name);
+    if (!lease) return {};
+    return {{kSummaryLeaseEpoch, std::to_string(lease->epoch)}};
+  };
+}
+
 std::optional<int64_t> Pipeline::Impl::LeaseEpochOf(const std::string& source_table) const {
   const std::optional<TableLease> lease = LeaseOf(source_table);
   if (!lease) return std::nullopt;

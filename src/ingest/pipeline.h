@@ -115,6 +115,9 @@ struct RunSummary {
   void Add(const RunSummary& other);
 };
 
+// Entries a maintenance snapshot's summary carries, asked for at its commit.
+using MaintenanceCommitSummary = std::function<std::map<std::string, std::string>()>;
+
 // What the pipeline hands a maintenance run (see MaintainFn).
 struct MaintenanceHooks {
   // Each commit phase (refresh, conflict checks, commit; never the rewrite
@@ -125,6 +128,9 @@ struct MaintenanceHooks {
   std::function<Status(const std::function<Status()>& commit_phase)> commit_gate;
   // True once the pipeline is stopping: give up at the next step. Empty: never.
   std::function<bool()> stop_requested;
+  // Entries every maintenance snapshot's summary carries, asked for at its
+  // commit (a scale-out worker's floe.lease-epoch). Empty: none.
+  MaintenanceCommitSummary commit_summary;
 };
 
 // Table maintenance (compaction, expiry, ...) of one table through the given

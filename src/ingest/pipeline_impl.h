@@ -81,6 +81,7 @@ struct Pipeline::Impl {
   struct DueMaintenance {
     catalog::TableIdentifier table;
     TableIngestor::IndexCatchUpFn index_catch_up;
+    MaintenanceCommitSummary commit_summary;
   };
   std::vector<DueMaintenance> maintenance_due;
   // Never null; disabled unless a trace path was given.
@@ -154,6 +155,10 @@ struct Pipeline::Impl {
   bool Holds(const std::string& source_table) const;
   std::optional<int64_t> LeaseEpochOf(const std::string& source_table) const;
   std::optional<TableLease> LeaseOf(const std::string& source_table) const;
+  // What a maintenance snapshot of `source_table`'s target carries: the lease
+  // epoch this worker holds at the moment of the commit (read from memory,
+  // so safe on the maintenance thread). Empty without leases.
+  MaintenanceCommitSummary MaintenanceSummaryOf(const std::string& source_table) const;
   // The lease's name of a source table: its target identifier, computed once
   // per table (every unit of a listing and every fenced ledger write asks);
   // empty when the table has no valid target.
@@ -236,7 +241,8 @@ struct Pipeline::Impl {
   // Inline maintenance (RunOnce): nothing runs beside it, so no gate; then
   // the table's key index catches up (`index_catch_up`, when set).
   void RunMaintenance(const catalog::TableIdentifier& id, const char* why,
-                      const TableIngestor::IndexCatchUpFn& index_catch_up);
+                      const TableIngestor::IndexCatchUpFn& index_catch_up,
+                      const MaintenanceCommitSummary& commit_summary);
 
   // A failed batch may still have committed (unknown commit outcome), so it
   // is resolved like an open batch at start-up; the table stops for this run.

@@ -29,6 +29,7 @@ MaintainFn ConfiguredMaintenance(const MaintenanceConfig& config) {
     maintenance::MaintenanceOptions run = options;
     run.commit_gate = hooks.commit_gate;
     run.stop_requested = hooks.stop_requested;
+    run.commit_summary = hooks.commit_summary;
     FLOE_ASSIGN_OR_RETURN(maintenance::MaintenanceReport report, maintenance::MaintainTable(tables, id, run));
     std::string line = report.ToString();
     for (char& c : line) {
@@ -57,14 +58,15 @@ MaintenanceWorker::~MaintenanceWorker() {
   Stop();
 }
 
-bool MaintenanceWorker::Submit(const catalog::TableIdentifier& table, const std::string& why, AfterFn after) {
+bool MaintenanceWorker::Submit(const catalog::TableIdentifier& table, const std::string& why, AfterFn after,
+                               MaintenanceCommitSummary commit_summary) {
   std::lock_guard<std::mutex> guard(mutex_);
   if (stopping_.load()) return false;
   const std::string key = table.ToString();
   for (const Job& queued : queue_) {
     if (queued.table.ToString() == key) return false;
   }
-  queue_.push_back(Job{table, why, std::move(after)});
+  queue_.push_back(Job{table, why, std::move(after), std::move(commit_summary)});
   if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
   wake_.notify_one();
   return true;
@@ -142,6 +144,7 @@ void MaintenanceWorker::RunJob(const Job& job) {
       return GatedCommit(key, phase);
     };
     hooks.stop_requested = [this] { return stopping_.load(); };
+    hooks.commit_summary = job.commit_summary;
     // A thread boundary: nothing thrown below may end the process.
     try {
       auto maintained = maintain_(*catalog_, job.table, hooks);

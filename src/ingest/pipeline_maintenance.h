@@ -84,7 +84,9 @@ class MaintenanceWorker {
       std::function<Status(catalog::Catalog&, const std::function<Status(const std::function<Status()>&)>&)>;
   // Queues the table's maintenance (`why` goes to the trace); false when it
   // was already queued (not yet started) or the worker is stopped.
-  bool Submit(const catalog::TableIdentifier& table, const std::string& why, AfterFn after = nullptr);
+  // `commit_summary` goes to the run's hooks (MaintenanceHooks::commit_summary).
+  bool Submit(const catalog::TableIdentifier& table, const std::string& why, AfterFn after = nullptr,
+              MaintenanceCommitSummary commit_summary = nullptr);
   // Nothing queued and nothing running.
   bool Idle() const;
   // Log lines of runs that ended since the last call, oldest first.
@@ -97,6 +99,7 @@ class MaintenanceWorker {
     catalog::TableIdentifier table;
     std::string why;
     AfterFn after;
+    MaintenanceCommitSummary commit_summary;
   };
   void Loop();
   void RunJob(const Job& job);

@@ -38,34 +38,37 @@ void Pipeline::Impl::MaybeMaintain(const std::string& source_table, const TableI
   if (commits - attempted_at < every) return;
   attempted_at = commits;
   if (worker == nullptr) {
-    RunMaintenance(*id, "after_commit", ingestor.IndexCatchUp());
+    RunMaintenance(*id, "after_commit", ingestor.IndexCatchUp(), MaintenanceSummaryOf(source_table));
     return;
   }
   auto queued = std::find_if(maintenance_due.begin(), maintenance_due.end(),
                              [&key](const DueMaintenance& due) { return due.table.ToString() == key; });
   if (queued == maintenance_due.end()) {
-    maintenance_due.push_back({*id, ingestor.IndexCatchUp()});
+    maintenance_due.push_back({*id, ingestor.IndexCatchUp(), MaintenanceSummaryOf(source_table)});
     trace->Write("maintenance_due", {{"table", key}, {"commits", commits}});
     return;
   }
   DueMaintenance due = std::move(*queued);
   maintenance_due.erase(queued);
-  worker->Submit(due.table, "overdue", std::move(due.index_catch_up));
+  worker->Submit(due.table, "overdue", std::move(due.index_catch_up), std::move(due.commit_summary));
 }
 
 void Pipeline::Impl::SubmitDueMaintenance() {
   if (worker == nullptr) return;
   for (DueMaintenance& due : maintenance_due)
-    worker->Submit(due.table, "idle", std::move(due.index_catch_up));
+    worker->Submit(due.table, "idle", std::move(due.index_catch_up), std::move(due.commit_summary));
   maintenance_due.clear();
 }
 
 void Pipeline::Impl::RunMaintenance(const catalog::TableIdentifier& id, const char* why,
-                                    const TableIngestor::IndexCatchUpFn& index_catch_up) {
+                                    const TableIngestor::IndexCatchUpFn& index_catch_up,
+                                    const MaintenanceCommitSummary& commit_summary) {
   const std::string key = id.ToString();
   const double start_ms = PipelineTrace::NowMs();
   const auto started = std::chrono::steady_clock::now();
-  auto report = options.maintain(*tables, id, MaintenanceHooks{});
+  MaintenanceHooks hooks;
+  hooks.commit_summary = commit_summary;
+  auto report = options.maintain(*tables, id, hooks);
   if (report.ok() && index_catch_up) {
     Status caught_up = index_catch_up(*tables, nullptr);
     if (!caught_up.ok())

@@ -394,6 +394,9 @@ Result<CompactionReport> CompactTable(iceberg::Table& table, const CompactionOpt
     for (const DataFile& f : removable_deletes) rewrite.DeleteFile(f);
     for (const DataFile& f : added) rewrite.AddFile(f);
     rewrite.Set(kMaintenanceSummaryKey, "compaction").CarryFromParent(kCarriedSummaryPrefix);
+    if (options.commit_summary) {
+      for (const auto& [key, value] : options.commit_summary()) rewrite.Set(key, value);
+    }
     FLOE_ASSIGN_OR_RETURN(auto committed, rewrite.Commit());
     committed_snapshot = committed.snapshot_id;
     return Status::OK();

@@ -39,6 +39,7 @@ Result<MaintenanceReport> MaintainTable(iceberg::Table& table, const Maintenance
     compaction.dry_run = compaction.dry_run || options.dry_run;
     if (options.commit_gate) compaction.commit_gate = options.commit_gate;
     if (options.stop_requested) compaction.stop_requested = options.stop_requested;
+    if (options.commit_summary) compaction.commit_summary = options.commit_summary;
     FLOE_ASSIGN_OR_RETURN(report.compaction, CompactTable(table, compaction));
   }
   if (options.rewrite_manifests) {
@@ -46,6 +47,7 @@ Result<MaintenanceReport> MaintainTable(iceberg::Table& table, const Maintenance
     ManifestRewriteOptions manifests = options.manifests;
     manifests.dry_run = manifests.dry_run || options.dry_run;
     if (options.commit_gate) manifests.commit_gate = options.commit_gate;
+    if (options.commit_summary) manifests.commit_summary = options.commit_summary;
     FLOE_ASSIGN_OR_RETURN(report.manifests, RewriteTableManifests(table, manifests));
   }
   if (options.expire_snapshots) {

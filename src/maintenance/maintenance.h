@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,10 @@ inline constexpr int64_t kDefaultTargetFileSize = int64_t{128} << 20;
 using CommitGate = std::function<Status(const std::function<Status()>& commit_phase)>;
 // True once the caller wants the run to stop; empty: never.
 using StopRequested = std::function<bool()>;
+// Entries a maintenance snapshot's summary carries besides floe's own, asked
+// for inside the commit phase, so they describe the moment of the commit (a
+// scale-out worker's floe.lease-epoch). Empty: none.
+using CommitSummary = std::function<std::map<std::string, std::string>()>;
 
 // `phase` through `gate` (directly when the gate is empty).
 inline Status RunCommitPhase(const CommitGate& gate, const std::function<Status()>& phase) {
@@ -69,6 +74,7 @@ struct CompactionOptions {
   bool dry_run = false;
   CommitGate commit_gate;        // around refresh + new-deletes check + commit
   StopRequested stop_requested;  // polled before each input file is rewritten
+  CommitSummary commit_summary;
 };
 
 // One partition's rewrite, planned or done.
@@ -133,6 +139,7 @@ struct ManifestRewriteOptions {
   int64_t target_manifest_size = int64_t{8} << 20;
   bool dry_run = false;
   CommitGate commit_gate;  // around refresh + commit
+  CommitSummary commit_summary;
 };
 
 struct ManifestRewriteReport {
@@ -156,6 +163,7 @@ struct MaintenanceOptions {
   // polled between operations (kCancelled: later operations do not run).
   CommitGate commit_gate;
   StopRequested stop_requested;
+  CommitSummary commit_summary;  // given to the operations that commit a snapshot
 };
 
 struct MaintenanceReport {

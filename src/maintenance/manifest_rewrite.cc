@@ -25,6 +25,9 @@ Result<ManifestRewriteReport> RewriteTableManifests(iceberg::Table& table,
     // Refreshed inside the gate so the commit's first attempt is on the latest metadata.
     Status phase = RunCommitPhase(options.commit_gate, [&]() -> Status {
       FLOE_RETURN_IF_ERROR(table.Refresh());
+      if (options.commit_summary) {
+        for (const auto& [key, value] : options.commit_summary()) action.Set(key, value);
+      }
       FLOE_ASSIGN_OR_RETURN(done, action.Commit());
       return Status::OK();
     });

@@ -11,8 +11,10 @@
 #include <mutex>
 
 #include "ingest/batch_recovery.h"
+#include "ingest/pipeline_maintenance.h"
 #include "ingest/state/worker_leases.h"
 #include "io/forwarding_file_io.h"
+#include "maintenance/maintenance.h"
 #include "pipeline_test_util.h"
 #include "sql/sql_connection.h"
 #include "unit/ingest_state/ledger_backends.h"
@@ -77,34 +79,59 @@ class PipelineWorkersTest : public PipelineTest {
         ->Execute("DELETE FROM iceberg_namespace_properties WHERE catalog_name = ?1", {config_.name});
   }
 
-  // Worker A commits its first batch, is held at the first data file of its
-  // second, and is declared dead (its worker row removed, as the others do
-  // once its heartbeat is older than lease_timeout).
-  void HoldWorkerAMidBatchAndDeclareItDead() {
+  // Where worker A is held.
+  enum class HoldAt {
+    kSecondBatch,  // the first data file of its second batch
+    kMaintenance,  // the start of its maintenance run, after both batches committed
+  };
+
+  // Worker A commits its first batch, is held (`at`), and is declared dead
+  // (its worker row removed, as the others do once its heartbeat is older
+  // than lease_timeout).
+  void HoldWorkerAAndDeclareItDead(HoldAt at = HoldAt::kSecondBatch) {
     WriteFirstExport();
-    gate_->pass_first = 1;  // the first batch inserts: one data file
-    PipelineOptions options;
-    options.log = &log_a_;
-    options.wrap_file_io = [gate = gate_](std::shared_ptr<FileIO> base) {
-      return std::make_shared<GateFileIO>(std::move(base), gate);
-    };
     PipelineConfig config = config_;
     config.state_dir = (dir_.path() / "state-a").string();
     config.trigger.max_files_per_batch = 1;  // two batches
+    PipelineOptions options;
+    options.log = &log_a_;
+    if (at == HoldAt::kSecondBatch) {
+      gate_->pass_first = 1;  // the first batch inserts: one data file
+      options.wrap_file_io = [gate = gate_](std::shared_ptr<FileIO> base) {
+        return std::make_shared<GateFileIO>(std::move(base), gate);
+      };
+    } else {
+      // Maintenance after the second commit: the update and the delete left
+      // 2 of the first file's 3 rows deleted, which compaction rewrites.
+      config.maintenance.enabled = true;
+      config.maintenance.compact_every = 2;
+      config.maintenance.min_input_files = 2;
+      options.maintain = [gate = gate_, maintain = ConfiguredMaintenance(config.maintenance)](
+                             catalog::Catalog& tables, const catalog::TableIdentifier& id,
+                             const MaintenanceHooks& hooks) {
+        {
+          std::unique_lock lock(gate->mutex);
+          gate->holding = true;
+          gate->changed.notify_all();
+          gate->changed.wait(lock, [&] { return gate->released; });
+        }
+        return maintain(tables, id, hooks);
+      };
+    }
     auto opened = Pipeline::Open(config, options);
     ASSERT_TRUE(opened.ok()) << opened.status().ToString();
     worker_a_ = std::move(*opened);
-    held_thread_ = std::thread([this] {
+    held_thread_ = std::thread([this, at] {
       auto summary = worker_a_->RunOnce();
       EXPECT_TRUE(summary.ok()) << summary.status().ToString();
       if (summary.ok()) {
-        EXPECT_EQ(summary->batches_committed, 1) << log_a_.str();
+        EXPECT_EQ(summary->batches_committed, at == HoldAt::kSecondBatch ? 1 : 2) << log_a_.str();
       }
     });
     {
       std::unique_lock lock(gate_->mutex);
       ASSERT_TRUE(gate_->changed.wait_for(lock, std::chrono::seconds(20), [&] { return gate_->holding; }))
-          << "worker A never reached its second batch:\n"
+          << "worker A was never held:\n"
           << log_a_.str();
     }
     const std::string text = log_a_.str();
@@ -132,7 +159,8 @@ class PipelineWorkersTest : public PipelineTest {
     held_thread_.join();
   }
 
-  // The table's lease epochs along its history (ingest snapshots), each batch id once.
+  // The table's lease epochs along its history (ingest and maintenance
+  // snapshots), each ingest batch id once.
   std::vector<int64_t> EpochsOfHistory(const std::string& name) {
     std::vector<int64_t> epochs;
     auto table = LoadTable(name);
@@ -141,8 +169,9 @@ class PipelineWorkersTest : public PipelineTest {
     std::set<std::string> batches;
     for (const iceberg::Snapshot& snapshot : table->metadata().snapshots) {
       auto epoch = snapshot.summary.find(kSummaryLeaseEpoch);
-      EXPECT_NE(epoch, snapshot.summary.end());
+      EXPECT_NE(epoch, snapshot.summary.end()) << snapshot.snapshot_id;
       if (epoch != snapshot.summary.end()) epochs.push_back(std::stoll(epoch->second));
+      if (snapshot.summary.count(maintenance::kMaintenanceSummaryKey)) continue;
       EXPECT_TRUE(batches.insert(snapshot.summary.at(kSummaryBatchId)).second);
     }
     return epochs;
@@ -156,7 +185,7 @@ class PipelineWorkersTest : public PipelineTest {
 };
 
 TEST_F(PipelineWorkersTest, AWorkerHeldMidBatchAndDeclaredDeadCommitsNothingWhileTheNewOwnerRedoesItsBatch) {
-  ASSERT_NO_FATAL_FAILURE(HoldWorkerAMidBatchAndDeclareItDead());
+  ASSERT_NO_FATAL_FAILURE(HoldWorkerAAndDeclareItDead());
   // B takes the table over: A's open batch is released and redone, everything commits.
   std::ostringstream log_b;
   PipelineOptions options_b;
@@ -184,7 +213,7 @@ TEST_F(PipelineWorkersTest, AWorkerHeldMidBatchAndDeclaredDeadCommitsNothingWhil
 // Nothing else committed meanwhile, so only the lease stands between the
 // zombie's commit and the table: the SQL catalog's fence refuses it.
 TEST_F(PipelineWorkersTest, TheCatalogFenceRefusesAZombieCommitThatNothingElseWouldStop) {
-  ASSERT_NO_FATAL_FAILURE(HoldWorkerAMidBatchAndDeclareItDead());
+  ASSERT_NO_FATAL_FAILURE(HoldWorkerAAndDeclareItDead());
   ASSERT_OK_AND_ASSIGN(auto taker, WorkerLeases::Join({uri_, config_.name, 30'000}));
   ASSERT_OK_AND_ASSIGN(LeaseBalance took, taker->Balance({"default.cc_claim"}));
   ASSERT_EQ(took.gained.size(), 1u);
@@ -196,6 +225,53 @@ TEST_F(PipelineWorkersTest, TheCatalogFenceRefusesAZombieCommitThatNothingElseWo
   EXPECT_EQ(SnapshotCount("cc_claim"), snapshots_before);
   EXPECT_EQ(Rows("cc_claim"), (std::map<int64_t, std::string>{{1, "one"}, {2, "two"}, {3, "three"}}));
   EXPECT_EQ(EpochsOfHistory("cc_claim"), (std::vector<int64_t>{1}));
+}
+
+// Maintenance commits are fenced like ingest commits: a worker that lost
+// its table while its compaction ran commits nothing (the catalog's fence),
+// and says so in its log; ingestion's result stands.
+TEST_F(PipelineWorkersTest, AMaintenanceCommitOfAWorkerThatLostItsLeaseIsRefused) {
+  ASSERT_NO_FATAL_FAILURE(HoldWorkerAAndDeclareItDead(HoldAt::kMaintenance));
+  ASSERT_OK_AND_ASSIGN(auto taker, WorkerLeases::Join({uri_, config_.name, 30'000}));
+  ASSERT_OK_AND_ASSIGN(LeaseBalance took, taker->Balance({"default.cc_claim"}));
+  ASSERT_EQ(took.gained.size(), 1u);
+  const size_t snapshots_before = SnapshotCount("cc_claim");
+  ASSERT_EQ(snapshots_before, 2u);
+
+  ReleaseAndJoinWorkerA();
+  const std::string log = log_a_.str();
+  EXPECT_NE(log.find("maintenance default.cc_claim: failed, ingestion goes on"), std::string::npos) << log;
+  EXPECT_NE(log.find("no longer holds the lease of epoch 1"), std::string::npos) << log;
+  EXPECT_EQ(SnapshotCount("cc_claim"), snapshots_before);
+  EXPECT_EQ(Rows("cc_claim"), (std::map<int64_t, std::string>{{1, "one"}, {2, "two v2"}}));
+  EXPECT_EQ(EpochsOfHistory("cc_claim"), (std::vector<int64_t>{1, 1}));
+}
+
+// A worker's maintenance snapshots carry the lease epoch it commits under,
+// like its ingest snapshots, so a table's history says which owner made each.
+TEST_F(PipelineWorkersTest, MaintenanceSnapshotsCarryTheLeaseEpoch) {
+  WriteFirstExport();
+  PipelineConfig config = config_;
+  config.state_dir = (dir_.path() / "state").string();
+  config.trigger.max_files_per_batch = 1;
+  config.maintenance.enabled = true;
+  config.maintenance.compact_every = 2;
+  config.maintenance.min_input_files = 2;
+  std::ostringstream log;
+  PipelineOptions options;
+  options.log = &log;
+  ASSERT_OK_AND_ASSIGN(auto worker, Pipeline::Open(config, options));
+  ASSERT_OK_AND_ASSIGN(RunSummary summary, worker->RunOnce());
+  EXPECT_EQ(summary.batches_committed, 2) << log.str();
+  ASSERT_OK_AND_ASSIGN(auto table, LoadTable("cc_claim"));
+  std::vector<std::string> maintenance_kinds;
+  for (const iceberg::Snapshot& snapshot : table.metadata().snapshots) {
+    auto kind = snapshot.summary.find(maintenance::kMaintenanceSummaryKey);
+    if (kind != snapshot.summary.end()) maintenance_kinds.push_back(kind->second);
+  }
+  EXPECT_EQ(maintenance_kinds, (std::vector<std::string>{"compaction", "rewrite-manifests"})) << log.str();
+  EXPECT_EQ(EpochsOfHistory("cc_claim"), (std::vector<int64_t>{1, 1, 1, 1}));
+  EXPECT_EQ(Rows("cc_claim"), (std::map<int64_t, std::string>{{1, "one"}, {2, "two v2"}}));
 }
 
 }  // namespace
