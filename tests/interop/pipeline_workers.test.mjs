@@ -6,7 +6,8 @@
 // old leases, and rejoin with new ones. At the end every table equals the
 // DuckDB oracle (read by floe and icebird), every committed-folder file is
 // committed exactly once, no batch id is in two snapshots, every table's
-// floe.lease-epoch never decreases along its history (one owner at a time).
+// floe.lease-epoch (on ingest and maintenance snapshots) never decreases along
+// its history (one owner at a time).
 // A killed worker of the same machine is seen gone at once (its pid); the
 // paused one only by its missing heartbeats, and that takeover must take at
 // most lease_timeout + one poll (plus scheduling slack; the figure is printed).
@@ -83,7 +84,8 @@ test('three workers share a pipeline through PostgreSQL: a kill and a pause lose
     name,
     catalog: { uri: PG_URI, name },
     stateUri: PG_URI,
-    extra: `[trigger]\ninterval = "${INTERVAL_MS}ms"\nmax_files_per_batch = 2\n`,
+    // Maintenance every third commit, so compactions run among the takeovers.
+    extra: `[trigger]\ninterval = "${INTERVAL_MS}ms"\nmax_files_per_batch = 2\n[maintenance]\ncompact_every = 3\nmin_input_files = 2\n`,
   });
   fs.writeFileSync(config, fs.readFileSync(config, 'utf8').replace('[state]\n',
     `[state]\nlease_timeout = "${LEASE_TIMEOUT_MS}ms"\n`));
@@ -196,6 +198,7 @@ test('three workers share a pipeline through PostgreSQL: a kill and a pause lose
     `not committed: ${JSON.stringify(ledger.filter((f) => f.state !== 'committed').slice(0, 5))}`);
   assert.equal(new Set(ledger.map((f) => f.uri)).size, ledger.length);
   let owners = 0;
+  let maintenanceCommits = 0;
   for (const table of exportTables(exportDir)) {
     const { stdout } = runFloeOk(['table', 'history', `cda.${table.toLowerCase()}`, ...catalogArgs(dir)]);
     // snapshot-id, parent-id, sequence, timestamp, operation, summary (key=value, ...); by sequence number.
@@ -206,12 +209,16 @@ test('three workers share a pipeline through PostgreSQL: a kill and a pause lose
     const batches = snapshots.map((s) => s.summary['floe.batch-id']).filter((id) => id !== undefined);
     assert.ok(batches.length > 0, `${table}: no batch in its history`);
     assert.equal(new Set(batches).size, batches.length, `${table}: a batch committed in two snapshots`);
-    const epochs = snapshots.filter((s) => s.summary['floe.batch-id'] !== undefined).map((s) => s.summary['floe.lease-epoch']).filter((e) => e !== undefined).map(Number);
-    assert.equal(epochs.length, batches.length, `${table}: an ingest snapshot without floe.lease-epoch`);
+    // Ingest and maintenance commits alike carry the epoch they were fenced under.
+    const workerCommits = snapshots.filter((s) => s.summary['floe.batch-id'] !== undefined || s.summary['floe.maintenance'] !== undefined);
+    const epochs = workerCommits.map((s) => s.summary['floe.lease-epoch']).filter((e) => e !== undefined).map(Number);
+    assert.equal(epochs.length, workerCommits.length, `${table}: an ingest or maintenance snapshot without floe.lease-epoch`);
     for (let i = 1; i < epochs.length; ++i) {
       assert.ok(epochs[i] >= epochs[i - 1], `${table}: lease epoch went from ${epochs[i - 1]} back to ${epochs[i]} (two owners at once)`);
     }
     owners += new Set(epochs).size;
+    maintenanceCommits += workerCommits.length - batches.length;
   }
-  t.diagnostic(`distinct lease epochs across the tables' histories: ${owners}`);
+  t.diagnostic(`distinct lease epochs across the tables' histories: ${owners}; maintenance snapshots: ${maintenanceCommits}`);
+  assert.ok(maintenanceCommits > 0, 'no maintenance commit ran: the test did not exercise fenced maintenance');
 });
