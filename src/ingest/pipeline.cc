@@ -381,6 +381,19 @@ Result<bool> Pipeline::Impl::TakeLeasedTables(DiscoveryResult& discovery) {
   FLOE_ASSIGN_OR_RETURN(std::vector<std::string> with_work, Ledgered(ledger->TablesWithWork()));
   sources.insert(with_work.begin(), with_work.end());
   FLOE_ASSIGN_OR_RETURN(std::set<std::string> gained, BalanceLeases(sources));
+  // An SQS notification reaches one worker of the queue, whatever table it
+  // announces: the files of tables other workers hold go into the shared
+  // ledger for their holders, and this worker keeps the notification until
+  // the ledger says they are committed (SettleNotifications), instead of
+  // handing it back to the queue (where a redrive policy would count each
+  // return as a failed receive).
+  if (config.source.notifications.kind == NotificationKind::kSqs) {
+    std::vector<SourceUnit> others;
+    for (const SourceUnit& unit : discovery.files) {
+      if (unit.kind != UnitKind::kStreamRange && !Holds(unit.table)) others.push_back(unit);
+    }
+    if (!others.empty()) FLOE_RETURN_IF_ERROR(Ledgered(ledger->RecordForHolders(others, NowMs())).status());
+  }
   KeepHeldTables(discovery);
   return !gained.empty();
 }

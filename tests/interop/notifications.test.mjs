@@ -18,6 +18,9 @@
 // cda (S3 -> SQS): part files of a new folder wait until manifest.json commits
 // it, and the manifest's notification (not a poll: the interval is 60 s)
 // brings them in.
+// two workers (with PostgreSQL): a message of a table the other worker holds
+// is recorded for it and kept, never handed back (a redrive policy of one
+// receive would lose it to the dead-letter queue).
 // Skipped, saying so, where moto_server is not installed.
 //
 // Env: FLOE_BIN (required).
@@ -40,6 +43,7 @@ import {
   oracleRows,
   runFloe,
   runFloeOk,
+  serveLocalFilesToFetch,
   snapshotIds,
   startDaemon,
   startNodeTool,
@@ -53,6 +57,7 @@ let work;
 let moto;
 
 before(async () => {
+  serveLocalFilesToFetch();  // icebird reads the tables' local files through fetch
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'floe-notifications-'));
   if (FLOE && !motoMissingReason()) {
     db = await openDuckDB();
@@ -341,4 +346,99 @@ test('cda in notification mode: a folder lands when manifest.json commits it', a
   const exit = await daemon.exited;
   assert.equal(exit.code, 0, `floe run did not stop cleanly:\n${daemon.log}`);
   assert.deepEqual(await checkAgainstOracle(db, dir, exportDir, { icebird: false }), []);
+});
+
+// Scale-out (docs/scale-out.md): two workers share one queue and a
+// PostgreSQL ledger + catalog. A notification reaches one worker whatever
+// table it announces; a file of a table the other worker holds is recorded
+// in the shared ledger for its holder, and the message is kept until the
+// file is committed, never handed back. The queue's redrive policy moves a
+// message received twice to its dead-letter queue, and the backfill listing
+// runs only at the start, so a file whose message went round would not land:
+// every upload must land once, the queue and its dead-letter queue end
+// empty, and every table equals the DuckDB oracle.
+test('prefix in notification mode with two workers: every upload lands once, each message received once', async (t) => {
+  const skip = skipReason() || (process.env.FLOE_TEST_PG_URI ? ''
+    : 'skipped: FLOE_TEST_PG_URI is not set (scripts/test.sh starts a PostgreSQL server and sets it)');
+  if (skip) return t.skip(skip);
+  const pgUri = process.env.FLOE_TEST_PG_URI;
+  const dir = fs.mkdtempSync(path.join(work, 'workers-'));
+  const exportDir = path.join(dir, 'export');
+  runFloeOk(['demo', 'generate', exportDir, '--seed', '33', '--rows', '300', '--tables', '6', '--folders', '3',
+    '--files-per-folder', '2', '--no-uncommitted-folder', '--no-schema-change', '--no-empty-folder']);
+  const files = exportTables(exportDir).flatMap((table) => committedFiles(exportDir, table));
+  const keyOf = (file) => `zone/${path.relative(exportDir, file)}`;
+  const uriOf = (file) => `s3://fleet/${keyOf(file)}`;
+  const { queue_url: queueUrl, dlq_url: dlqUrl } = await driver({ command: 'sqs-create', queue: 'fleet-events',
+    max_receives: 1 });
+  await driver({ command: 's3-notifications', bucket: 'fleet', queue: 'fleet-events', route: 'direct' });
+  const name = `fleet_${process.pid}`;
+  const base = writePipelineConfig(dir, null, {
+    name,
+    catalog: { uri: pgUri, name },
+    stateUri: pgUri,
+    source: `format = "parquet"\nchanges = "cda"\nuri = "s3://fleet/zone"\ntable_from_path = "{table}/**"\n` +
+      `queue_url = "${queueUrl}"\nsqs_endpoint = "${moto.url}"\nbackfill_interval = "0s"\nvisibility_timeout = "4s"\n` +
+      'wait_time = "1s"',
+    extra: `[s3]\nendpoint = "${moto.url}"\nregion = "us-east-1"\naccess_key_id = "testing"\nsecret_access_key = "testing"\n` +
+      '[trigger]\ninterval = "500ms"\n[maintenance]\nenabled = false',
+  });
+  const workers = ['a', 'b'].map((label) => {
+    const config = path.join(dir, `worker-${label}.toml`);
+    fs.writeFileSync(config, fs.readFileSync(base, 'utf8')
+      .replace(`dir = "${path.join(dir, 'state')}"`, `dir = "${path.join(dir, `state-${label}`)}"`)
+      .replace('[state]\n', '[state]\nlease_timeout = "5s"\n'));
+    return { label, config };
+  });
+  // Folder by folder, every table at once: each message names one file. The
+  // first folder is there before the workers start (their start listing
+  // finds the tables, which they share); the others come by notification only.
+  const rounds = [];  // rounds[i]: the i-th folder of every table
+  for (const table of exportTables(exportDir)) {
+    const tableFiles = committedFiles(exportDir, table);
+    const folders = [...new Set(tableFiles.map((file) => path.dirname(file)))].sort();
+    folders.forEach((folder, i) => {
+      rounds[i] = [...(rounds[i] ?? []), ...tableFiles.filter((file) => path.dirname(file) === folder)];
+    });
+  }
+  const [first, ...later] = rounds;
+  const upload = async (round) => {
+    for (const file of round) await driver({ command: 's3-put-file', bucket: 'fleet', key: keyOf(file), file });
+  };
+  await upload(first);
+  for (const w of workers) w.daemon = startFloe(w.config);
+  const logs = () => workers.map((w) => `--- worker ${w.label}\n${w.daemon.log.split('\n').slice(-30).join('\n')}`).join('\n');
+  try {
+    await waitUntil('both workers to hold tables', () => workers.every((w) => /scale-out: took /.test(w.daemon.log)),
+      { timeoutMs: 30_000 }).catch((e) => assert.fail(`${e.message}\n${logs()}`));
+    assert.ok(later.length >= 2, `only ${later.length} folders come by notification`);
+    for (const round of later) {
+      await upload(round);
+      await sleep(300);
+    }
+    const ledgerStates = () => new Map(ledgerFiles(workers[0].config).map((f) => [f.uri, f.state]));
+    try {
+      await waitUntil(`all ${files.length} uploads to be committed`, () => {
+        const now = ledgerStates();
+        return files.every((file) => now.get(uriOf(file)) === 'committed');
+      }, { timeoutMs: 90_000 });
+      await waitUntil('the queue to be drained', async () => {
+        const counts = await driver({ command: 'sqs-counts', queue_url: queueUrl });
+        return counts.visible === 0 && counts.in_flight === 0;
+      }, { timeoutMs: 30_000 });
+    } catch (e) {
+      const dlq = await driver({ command: 'sqs-counts', queue_url: dlqUrl });
+      assert.fail(`${e.message}\ndead-letter queue: ${JSON.stringify(dlq)}\n${logs()}`);
+    }
+    assert.deepEqual(await driver({ command: 'sqs-counts', queue_url: dlqUrl }), { visible: 0, in_flight: 0 },
+      'a notification was received twice (handed back to the queue)');
+    for (const w of workers) assert.ok(!w.daemon.exit, `worker ${w.label} exited:\n${logs()}`);
+  } finally {
+    for (const w of workers) if (!w.daemon.exit) w.daemon.child.kill('SIGTERM');
+    for (const w of workers) await w.daemon.exited;
+  }
+  const ledger = ledgerFiles(workers[0].config);
+  assert.equal(new Set(ledger.map((f) => f.uri)).size, ledger.length);
+  assert.equal(ledger.length, files.length, 'files in the ledger besides the uploads');
+  assert.deepEqual(await checkAgainstOracle(db, dir, exportDir), []);
 });

@@ -447,6 +447,22 @@ Result<std::unique_ptr<Ledger>> Ledger::OpenReadOnly(const LedgerOptions& option
 
 Result<Ledger::DiscoverResult> Ledger::RecordDiscovered(const std::vector<SourceUnit>& files,
                                                         int64_t now_ms) {
+  return RecordUnits(files, now_ms, /*for_holders=*/false);
+}
+
+Result<int64_t> Ledger::RecordForHolders(const std::vector<SourceUnit>& files, int64_t now_ms) {
+  for (const SourceUnit& file : files) {
+    if (file.kind == UnitKind::kStreamRange) {
+      return Status::InvalidArgument("ledger: stream range " + file.uri +
+                                     " can only be recorded by the worker that holds its table");
+    }
+  }
+  FLOE_ASSIGN_OR_RETURN(DiscoverResult result, RecordUnits(files, now_ms, /*for_holders=*/true));
+  return result.new_files;
+}
+
+Result<Ledger::DiscoverResult> Ledger::RecordUnits(const std::vector<SourceUnit>& files, int64_t now_ms,
+                                                   bool for_holders) {
   DiscoverResult result;
   Status status = impl_->Transaction([&]() -> Status {
     // What the ledger knows of these units, in a few round trips rather than one per unit.
@@ -476,7 +492,7 @@ Result<Ledger::DiscoverResult> Ledger::RecordDiscovered(const std::vector<Source
         impl_->Prepare(
             "UPDATE files SET tbl = ?2, size = ?3, mtime_ms = ?4, order_key = ?5, fingerprint = ?6, "
             "folder_ts = ?7, partition_values = ?8, updated_at_ms = ?9 WHERE uri = ?1"));
-    if (impl_->fence) {
+    if (impl_->fence && !for_holders) {
       std::set<std::string> tables;
       for (const SourceUnit& file : files) tables.insert(file.table);
       for (const std::string& table : tables) FLOE_RETURN_IF_ERROR(impl_->CheckFence(table));
@@ -512,6 +528,8 @@ Result<Ledger::DiscoverResult> Ledger::RecordDiscovered(const std::vector<Source
         }
         write = &insert;
         ++result.new_files;
+      } else if (for_holders) {
+        continue;  // what the ledger knows is the holder's to keep up to date
       } else if (known_file->second.size != file.size || known_file->second.mtime_ms != file.mtime_ms) {
         const FileState state = known_file->second.state;
         if (state == FileState::kDiscovered) {

@@ -186,6 +186,16 @@ class Ledger {
   };
   Result<DiscoverResult> RecordDiscovered(const std::vector<SourceUnit>& files, int64_t now_ms);
 
+  // Scale-out: records files of tables other workers hold, which this worker
+  // learned of (an S3 event notification is delivered to one worker of the
+  // queue, whichever table it announces), so their holders take them from
+  // the ledger. Only files the ledger does not know are inserted, as
+  // discovered; known ones are left to their holder (no refresh, requeue or
+  // report). Not fenced: a discovered row changes no table, and a file
+  // recorded twice is one row. Stream ranges are refused (InvalidArgument:
+  // positions are the holder's). Returns how many were new.
+  Result<int64_t> RecordForHolders(const std::vector<SourceUnit>& files, int64_t now_ms);
+
   // Discovered files of `table` in order_key order.
   Result<std::vector<LedgerFile>> Pending(const std::string& table);
   // Tables with pending files or open batches, sorted.
@@ -286,6 +296,9 @@ class Ledger {
 
  private:
   struct Impl;  // ledger_impl.h
+  // RecordDiscovered (fenced, known files kept up to date) or, with
+  // `for_holders`, RecordForHolders (unfenced, new files only).
+  Result<DiscoverResult> RecordUnits(const std::vector<SourceUnit>& files, int64_t now_ms, bool for_holders);
   explicit Ledger(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

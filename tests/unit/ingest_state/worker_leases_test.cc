@@ -220,5 +220,58 @@ TEST_F(WorkerLeasesTest, TheLedgerRefusesWritesUnderALeaseThatMoved) {
   EXPECT_EQ(ledger->OpenBatch("u", {"/u/1"}).status().kind(), ErrorKind::kFenced);
 }
 
+// A worker that learned of files of a table another worker holds (an SQS
+// notification reaches one worker) records them for the holder: new files
+// only, unfenced; the holder takes them from the ledger. What the ledger
+// already knows stays the holder's (no refresh, no requeue).
+TEST_F(WorkerLeasesTest, FilesOfATableAnotherWorkerHoldsAreRecordedForItsHolder) {
+  auto holder = Join(30'000);
+  ASSERT_OK_AND_ASSIGN(LeaseBalance held, holder->Balance({"cda.t"}));
+  ASSERT_EQ(held.held.size(), 1u);
+  auto bystander = Join(30'000);
+  ASSERT_OK_AND_ASSIGN(LeaseBalance none, bystander->Balance({"cda.t"}));
+  ASSERT_TRUE(none.held.empty());
+  ASSERT_OK_AND_ASSIGN(auto holder_ledger, Ledger::Open(LedgerOptions{dir_.File("state"), uri_, pipeline_}));
+  ASSERT_OK(
+      holder_ledger->SetFence([&](const std::string& table) { return holder->LeaseOf("cda." + table); }));
+  ASSERT_OK_AND_ASSIGN(auto ledger, Ledger::Open(LedgerOptions{dir_.File("state2"), uri_, pipeline_}));
+  ASSERT_OK(ledger->SetFence([&](const std::string& table) { return bystander->LeaseOf("cda." + table); }));
+
+  auto unit = [](const std::string& uri, int64_t size) {
+    SourceUnit file;
+    file.uri = uri;
+    file.table = "t";
+    file.order_key = uri;
+    file.size = size;
+    return file;
+  };
+  EXPECT_EQ(ledger->RecordDiscovered({unit("/t/1", 10)}, 1).status().kind(), ErrorKind::kFenced);
+  ASSERT_OK(holder_ledger->RecordDiscovered({unit("/t/1", 10)}, 1).status());
+  ASSERT_OK_AND_ASSIGN(int64_t batch, holder_ledger->OpenBatch("t", {"/t/1"}));
+  // /t/1 is the holder's (in a batch, with its size): left alone; /t/2 is new.
+  ASSERT_OK_AND_ASSIGN(int64_t added, ledger->RecordForHolders({unit("/t/1", 99), unit("/t/2", 20)}, 2));
+  EXPECT_EQ(added, 1);
+  ASSERT_OK_AND_ASSIGN(auto pending, holder_ledger->Pending("t"));
+  ASSERT_EQ(pending.size(), 1u);
+  EXPECT_EQ(pending[0].file.uri, "/t/2");
+  EXPECT_EQ(pending[0].file.size, 20);
+  ASSERT_OK_AND_ASSIGN(auto states, holder_ledger->StatesOf({"/t/1", "/t/2"}));
+  EXPECT_EQ(states.at("/t/1"), FileState::kInBatch);
+  ASSERT_OK(holder_ledger->CommitBatch(batch, 7));
+  ASSERT_OK_AND_ASSIGN(auto files, holder_ledger->Files({}));
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].file.size, 10);  // not the bystander's 99
+  // Twice is one row; stream ranges are the holder's alone.
+  ASSERT_OK_AND_ASSIGN(added, ledger->RecordForHolders({unit("/t/2", 20)}, 3));
+  EXPECT_EQ(added, 0);
+  SourceUnit range = unit("kafka://topic/0/0-9", 0);
+  range.kind = UnitKind::kStreamRange;
+  range.range.stream = "topic";
+  range.range.partition = "0";
+  range.range.first = "0";
+  range.range.last = "9";
+  EXPECT_EQ(ledger->RecordForHolders({range}, 4).status().kind(), ErrorKind::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace floe::ingest
