@@ -4,8 +4,8 @@
 //
 // Plan: TableScan pairs every live data file with the delete files that apply
 // to it; files are grouped by (spec id, partition tuple). A group is rewritten
-// when it has min_input_files small files or any file past the delete
-// thresholds; its files stream through one rolling writer of the group's
+// when it has min_input_files small files or any file past the delete ratio
+// threshold; its files stream through one rolling writer of the group's
 // partition (PartitionedWriter::MakeForPartition), so a group leaves at most
 // one file below the target. Delete files that applied only to
 // rewritten files are removed in the same commit (deletes with a
@@ -14,6 +14,16 @@
 // rows keep their lineage: the new files carry each row's _row_id and
 // _last_updated_sequence_number (read, or inherited from the old file), and
 // the DELETED entries carry their first_row_id (ReadManifest inherits it).
+//
+// Delete files (format v2): a data file that stays but has max_delete_files
+// or more position delete files applying to it — floe writes one per commit
+// that replaced or deleted some of its rows, so random updates over a big
+// table give every data file one per commit — has its group's position
+// delete files merged into one new file of the group's partition: their
+// positions of data files that stay live (those of rewritten or removed
+// files dropped), in the same replace snapshot. Rows do not move, so the
+// key index needs no catch-up; readers open one delete file instead of many.
+// The cost is the deletes read and written, not the table's data.
 //
 // Concurrency: before committing, the table is refreshed and every delete
 // file added since planning that could apply to a rewritten file is a
@@ -31,10 +41,12 @@
 #include "iceberg/manifest/manifest_io.h"
 #include "iceberg/scan/delete_readers.h"
 #include "iceberg/scan/table_scan.h"
+#include "iceberg/spec/random_ids.h"
 #include "iceberg/spec/snapshot_ancestry.h"
 #include "iceberg/transaction/commit_retry.h"
 #include "iceberg/transaction/table_reading.h"
 #include "iceberg/writer/data_file_writer.h"
+#include "iceberg/writer/position_delete_writer.h"
 #include "maintenance/maintenance.h"
 #include "maintenance/property_util.h"
 #include "maintenance/row_sort.h"
@@ -65,12 +77,14 @@ struct FilePlan {
   const FileScanTask* task = nullptr;
   int64_t deleted_rows = 0;  // known positions deleted (equality deletes not counted)
   bool small = false;
-  bool delete_heavy = false;
+  bool delete_heavy = false;       // deleted share past delete_ratio_threshold: rewritten
+  bool many_delete_files = false;  // max_delete_files or more applying: its group's deletes merge
 };
 
 struct Group {
   std::vector<FilePlan> files;
   std::vector<const FileScanTask*> selected;
+  std::vector<DataFile> merged_deletes;  // position delete files merged into one
 };
 
 // Deleted positions per data file of position delete files that name several data files.
@@ -236,6 +250,49 @@ class GroupRewriter {
   FileIO& io_;
 };
 
+// One position delete file holding the positions `inputs` (position delete
+// files of one partition group) delete in the data files of `kept` (live and
+// not rewritten), in that group's partition; nullopt when none is left (every
+// input only deleted rows of files that go). The file's path is added to
+// `written` before it is written, so the caller can delete it on failure.
+Result<std::optional<DataFile>> MergePositionDeletes(FileIO& io, const TableMetadata& metadata,
+                                                     const std::vector<DataFile>& inputs,
+                                                     PositionDeleteCache& cache,
+                                                     const std::set<std::string>& kept,
+                                                     std::vector<std::string>& written) {
+  const DataFile& first = inputs.front();
+  const iceberg::PartitionSpec* spec = metadata.SpecById(first.spec_id);
+  if (spec == nullptr) {
+    return Status::Corruption("delete file " + first.file_path + ": partition spec " +
+                              std::to_string(first.spec_id) + " is not in the table");
+  }
+  std::string location = metadata.location;
+  while (!location.empty() && location.back() == '/') location.pop_back();
+  std::string path = location + "/data/";
+  if (!spec->fields.empty()) {
+    FLOE_ASSIGN_OR_RETURN(std::string partition_path, spec->PartitionPath(first.partition));
+    path += partition_path + "/";
+  }
+  path += "compact-" + iceberg::NewUuidV4() + "-deletes.parquet";
+  iceberg::DataFileWriterOptions file_options;
+  file_options.spec_id = first.spec_id;
+  FLOE_ASSIGN_OR_RETURN(file_options.parquet.codec, ParquetCodecFromProperties(metadata));
+  file_options.parquet.compression_level = IntProperty(metadata, kCompressionLevelProperty, 0);
+  FLOE_ASSIGN_OR_RETURN(auto writer,
+                        iceberg::PositionDeleteWriter::Open(io, path, first.partition, file_options));
+  for (const DataFile& input : inputs) {
+    FLOE_ASSIGN_OR_RETURN(auto positions, cache.Get(input));
+    for (const auto& [data_path, rows] : *positions) {
+      if (kept.count(data_path) == 0) continue;
+      for (int64_t row : rows) FLOE_RETURN_IF_ERROR(writer->Delete(data_path, row));
+    }
+  }
+  if (writer->buffered_deletes() == 0) return std::optional<DataFile>();
+  written.push_back(path);
+  FLOE_ASSIGN_OR_RETURN(DataFile merged, writer->Close());
+  return std::optional<DataFile>(std::move(merged));
+}
+
 Status ValidateOptions(const CompactionOptions& options) {
   if (options.target_file_size && *options.target_file_size <= 0) {
     return Status::InvalidArgument("compaction: target file size must be positive");
@@ -287,11 +344,19 @@ Result<CompactionReport> CompactTable(iceberg::Table& table, const CompactionOpt
     FLOE_ASSIGN_OR_RETURN(plan.deleted_rows, DeletedRowCount(cache, task));
     const DataFile& f = task.data.file;
     plan.small = f.file_size_in_bytes < small_limit;
-    const int64_t delete_files = static_cast<int64_t>(task.deletes.size());
-    plan.delete_heavy = delete_files >= options.max_delete_files ||
-                        (f.record_count > 0 && plan.deleted_rows > 0 &&
-                         static_cast<double>(plan.deleted_rows) >=
-                             options.delete_ratio_threshold * static_cast<double>(f.record_count));
+    const bool past_ratio = f.record_count > 0 && plan.deleted_rows > 0 &&
+                            static_cast<double>(plan.deleted_rows) >=
+                                options.delete_ratio_threshold * static_cast<double>(f.record_count);
+    const bool many = static_cast<int64_t>(task.deletes.size()) >= options.max_delete_files;
+    // Only v2 position delete files merge; equality deletes (another
+    // writer's) or v3 files with several delete files apply by rewriting.
+    const bool mergeable =
+        metadata.format_version == 2 &&
+        std::all_of(task.deletes.begin(), task.deletes.end(), [](const ScanFile& d) {
+          return d.file.content == DataFileContent::kPositionDeletes && !iceberg::IsDeletionVector(d.file);
+        });
+    plan.many_delete_files = many && !past_ratio && mergeable;
+    plan.delete_heavy = past_ratio || (many && !mergeable);
     groups[GroupKey(f)].files.push_back(plan);
   }
 
@@ -329,6 +394,53 @@ Result<CompactionReport> CompactTable(iceberg::Table& table, const CompactionOpt
   }
   report.data_files_rewritten = static_cast<int64_t>(rewritten.size());
 
+  // Position delete files to merge, per group: those applying to the group's
+  // data files that stay, when one of these has max_delete_files or more.
+  // A group is left alone when an input deletes rows of a data file of
+  // another partition (a position delete applies only within its partition,
+  // so the merged file could not carry them) or was taken by another group.
+  std::map<std::string, const std::string*> group_of_live;  // live data path -> its group key
+  std::set<std::string> kept_live;                          // live data files not rewritten
+  for (const auto& [key, group] : groups) {
+    for (const FilePlan& plan : group.files) {
+      const std::string& path = plan.task->data.file.file_path;
+      group_of_live[path] = &key;
+      if (rewritten_paths.count(path) == 0) kept_live.insert(path);
+    }
+  }
+  std::set<std::string> merged_paths;
+  for (auto& [key, group] : groups) {
+    const bool wanted = std::any_of(group.files.begin(), group.files.end(), [&](const FilePlan& plan) {
+      return plan.many_delete_files && kept_live.count(plan.task->data.file.file_path) > 0;
+    });
+    if (!wanted) continue;
+    std::map<std::string, const DataFile*> inputs;
+    for (const FilePlan& plan : group.files) {
+      if (kept_live.count(plan.task->data.file.file_path) == 0) continue;
+      for (const ScanFile& d : plan.task->deletes) {
+        if (d.file.content == DataFileContent::kPositionDeletes && !iceberg::IsDeletionVector(d.file))
+          inputs.emplace(d.file.file_path, &d.file);
+      }
+    }
+    if (inputs.size() < 2) continue;
+    bool mergeable = true;
+    for (const auto& [path, file] : inputs) {
+      if (merged_paths.count(path) > 0) mergeable = false;
+      FLOE_ASSIGN_OR_RETURN(auto positions, cache.Get(*file));
+      for (const auto& [data_path, rows] : *positions) {
+        auto live = group_of_live.find(data_path);
+        if (live != group_of_live.end() && *live->second != key && kept_live.count(data_path) > 0)
+          mergeable = false;
+      }
+    }
+    if (!mergeable) continue;
+    for (const auto& [path, file] : inputs) {
+      group.merged_deletes.push_back(*file);
+      merged_paths.insert(path);
+    }
+    report.delete_files_merged += static_cast<int64_t>(inputs.size());
+  }
+
   // Delete files that delete rows of no data file left live after the rewrite, including ones
   // already dangling before it (their data file was removed earlier). Deletion vectors are left
   // to RewriteFiles' dangling rule: removing a Puffin file by path could drop vectors of other
@@ -341,6 +453,7 @@ Result<CompactionReport> CompactTable(iceberg::Table& table, const CompactionOpt
   for (const auto& entry : live_entries) {
     const DataFile& d = entry.data_file;
     if (d.content == DataFileContent::kData || !seen_deletes.insert(d.file_path).second) continue;
+    if (merged_paths.count(d.file_path) > 0) continue;  // replaced by its merged file
     if (d.referenced_data_file) {
       const bool target_goes = rewritten_paths.count(*d.referenced_data_file) > 0;
       const bool target_gone = live_data_paths.count(*d.referenced_data_file) == 0;
@@ -365,12 +478,17 @@ Result<CompactionReport> CompactTable(iceberg::Table& table, const CompactionOpt
     if (!still_needed) removable_deletes.push_back(d);
   }
   report.delete_files_removed += static_cast<int64_t>(removable_deletes.size());
-  if (options.dry_run || (rewritten.empty() && removable_deletes.empty())) return report;
+  if (options.dry_run || (rewritten.empty() && removable_deletes.empty() && merged_paths.empty()))
+    return report;
 
   GroupRewriter rewriter(*scan, metadata, options, target_size, table.io());
   std::vector<DataFile> added;
+  std::vector<std::string> written_deletes;  // merged delete files, written or being written
   auto delete_added = [&]() {
-    for (const DataFile& f : added) (void)table.io().Delete(f.file_path);
+    for (const DataFile& f : added) {
+      if (f.content == DataFileContent::kData) (void)table.io().Delete(f.file_path);
+    }
+    for (const std::string& path : written_deletes) (void)table.io().Delete(path);
   };
   for (const auto& [key, group] : groups) {
     if (group.selected.empty()) continue;
@@ -382,6 +500,22 @@ Result<CompactionReport> CompactTable(iceberg::Table& table, const CompactionOpt
     added.insert(added.end(), files->begin(), files->end());
   }
   report.data_files_added = static_cast<int64_t>(added.size());
+  std::vector<DataFile> merged_deletes;
+  for (const auto& [key, group] : groups) {
+    if (group.merged_deletes.empty()) continue;
+    auto merged =
+        MergePositionDeletes(table.io(), metadata, group.merged_deletes, cache, kept_live, written_deletes);
+    if (!merged.ok()) {
+      delete_added();
+      return merged.status().WithContext("merging the position delete files of partition '" +
+                                         PartitionText(metadata, group.merged_deletes.front()) + "'");
+    }
+    if (*merged) {
+      added.push_back(**merged);
+      ++report.delete_files_written;
+    }
+    merged_deletes.insert(merged_deletes.end(), group.merged_deletes.begin(), group.merged_deletes.end());
+  }
 
   // Refresh, conflict check and commit run as one gated phase: no commit of
   // the gate's owner (an ingest batch) can land between the check and ours.
@@ -392,6 +526,7 @@ Result<CompactionReport> CompactTable(iceberg::Table& table, const CompactionOpt
     iceberg::RewriteFiles rewrite = table.NewRewriteFiles();
     for (const ScanFile& f : rewritten) rewrite.DeleteFile(f.file);
     for (const DataFile& f : removable_deletes) rewrite.DeleteFile(f);
+    for (const DataFile& f : merged_deletes) rewrite.DeleteFile(f);
     for (const DataFile& f : added) rewrite.AddFile(f);
     rewrite.Set(kMaintenanceSummaryKey, "compaction").CarryFromParent(kCarriedSummaryPrefix);
     if (options.commit_summary) {
@@ -407,6 +542,7 @@ Result<CompactionReport> CompactTable(iceberg::Table& table, const CompactionOpt
     if (phase.kind() != ErrorKind::kCommitFailed) return phase;
     report.conflict = phase.message();
     report.data_files_added = 0;
+    report.delete_files_written = 0;
     return report;
   }
   report.snapshot_id = committed_snapshot;

@@ -15,6 +15,10 @@ std::string MaintenanceReport::ToString() const {
   out << "compaction: " << compaction.data_files_rewritten << " data files (" << input_bytes << " bytes) in "
       << compaction.groups.size() << " partitions -> " << compaction.data_files_added << " files, "
       << compaction.delete_files_removed << " delete files removed, " << compaction.rows_written << " rows";
+  if (compaction.delete_files_merged > 0) {
+    out << ", " << compaction.delete_files_merged << " position delete files merged into "
+        << compaction.delete_files_written;
+  }
   if (compaction.snapshot_id) out << ", snapshot " << *compaction.snapshot_id;
   if (!compaction.conflict.empty()) out << " (gave up: " << compaction.conflict << ")";
   out << "\nmanifests: " << manifests.manifests_replaced << " merged into " << manifests.manifests_written;

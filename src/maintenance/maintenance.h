@@ -64,8 +64,12 @@ struct CompactionOptions {
   double small_file_ratio = 0.75;
   // A partition's small files are bin-packed once there are at least this many.
   int min_input_files = 5;
-  // Data files with deleted rows / rows >= this, or with >= max_delete_files
-  // delete files applying to them, are rewritten with their deletes applied.
+  // Data files with deleted rows / rows >= this are rewritten with their
+  // deletes applied. Data files with >= max_delete_files position delete
+  // files applying to them (format v2: one per commit that deleted some of
+  // their rows) but fewer deleted rows keep their data: the position delete
+  // files of their partition are merged into one, which costs what the
+  // deletes hold, not what the table holds.
   double delete_ratio_threshold = 0.2;
   int max_delete_files = 4;
   // Top-level columns the rewritten rows are sorted by (ascending, nulls first),
@@ -92,6 +96,10 @@ struct CompactionReport {
   int64_t data_files_added = 0;
   int64_t delete_files_removed = 0;
   int64_t rows_written = 0;
+  // Position delete files merged into one per partition (data files with
+  // max_delete_files or more of them but few deleted rows; see CompactTable).
+  int64_t delete_files_merged = 0;
+  int64_t delete_files_written = 0;
   std::optional<int64_t> snapshot_id;  // the committed "replace" snapshot
   std::string conflict;                // non-empty: gave up this round, why
 };

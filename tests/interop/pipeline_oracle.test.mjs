@@ -49,6 +49,13 @@ const SHAPES = [
   ['seed 3, one table, no schema change', ['--seed', '3', '--rows', '2000', '--tables', '1', '--no-schema-change'], {}],
   ['seed 4, format v3 deletion vectors', ['--seed', '4', '--rows', '1000', '--tables', '2'],
     { target: 'format_version = 3' }],
+  // No packing and no rewrite for deleted rows: files with 3 or more position
+  // delete files have them merged into one per partition instead; the base
+  // files stay, and icebird must read the merged deletes as the oracle says.
+  ['seed 5, position delete files merged between batches',
+    ['--seed', '5', '--rows', '1500', '--tables', '2', '--folders', '10', '--files-per-folder', '1'],
+    { extra: '[trigger]\nmax_files_per_batch = 1\n[maintenance]\ncompact_every = 4\nmin_input_files = 100000\n' +
+      'delete_ratio_threshold = 1.0\nmax_delete_files = 3\n', merges: true }],
 ];
 
 for (const [label, flags, additions] of SHAPES) {
@@ -63,6 +70,9 @@ for (const [label, flags, additions] of SHAPES) {
     if (additions.extra?.includes('[maintenance]')) {
       assert.match(run.stderr, /maintenance cda\.\w+: compaction/, 'maintenance did not run between batches');
       assert.doesNotMatch(run.stderr, /maintenance .*failed/);
+    }
+    if (additions.merges) {
+      assert.match(run.stderr, /position delete files merged into 1/, 'no position delete files were merged');
     }
     // icebird cannot read v3 deletion vectors (test-tools-notes.md): floe scan only there.
     const problems = await checkAgainstOracle(db, dir, exportDir, { icebird: additions.target === undefined });

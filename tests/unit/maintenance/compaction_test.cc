@@ -143,7 +143,10 @@ TEST_F(CompactionTest, FileWithManyDeletedRowsIsRewrittenAloneWithItsDeletesAppl
   EXPECT_EQ(ScanIds(table), Without(Range(0, 20), {0, 1, 2, 10}));
 }
 
-TEST_F(CompactionTest, DeleteFileCountThresholdTriggersARewrite) {
+// Many position delete files on a data file with few deleted rows (one per
+// commit that updated some of its rows) merge into one: the data file stays,
+// so the work is the deletes', not the table's.
+TEST_F(CompactionTest, DeleteFileCountThresholdMergesThePositionDeleteFilesInsteadOfRewritingData) {
   iceberg::Table table = Open();
   DataFile file = Append(table, Range(0, 100), "a");
   for (int i = 0; i < 4; ++i) CommitDeletes(table, WritePositionDeletes(table, "a", {{file.file_path, i}}));
@@ -152,12 +155,64 @@ TEST_F(CompactionTest, DeleteFileCountThresholdTriggersARewrite) {
   options.max_delete_files = 5;
   ASSERT_OK_AND_ASSIGN(CompactionReport report, CompactTable(table, options));
   EXPECT_EQ(report.data_files_rewritten, 0);  // 4% deleted, 4 delete files < 5
+  EXPECT_EQ(report.delete_files_merged, 0);
+  EXPECT_FALSE(report.snapshot_id.has_value());
   options.max_delete_files = 4;
   ASSERT_OK_AND_ASSIGN(report, CompactTable(table, options));
-  EXPECT_EQ(report.data_files_rewritten, 1);
-  EXPECT_EQ(report.delete_files_removed, 4);
-  EXPECT_TRUE(LiveFiles(table, DataFileContent::kPositionDeletes).empty());
+  EXPECT_EQ(report.data_files_rewritten, 0);
+  EXPECT_EQ(report.delete_files_merged, 4);
+  EXPECT_EQ(report.delete_files_written, 1);
+  ASSERT_TRUE(report.snapshot_id.has_value());
+  auto data = LiveFiles(table, DataFileContent::kData);
+  ASSERT_EQ(data.size(), 1u);
+  EXPECT_EQ(data[0].file_path, file.file_path);  // not rewritten
+  auto deletes = LiveFiles(table, DataFileContent::kPositionDeletes);
+  ASSERT_EQ(deletes.size(), 1u);
+  EXPECT_EQ(deletes[0].record_count, 4);
   EXPECT_EQ(ScanIds(table), Range(4, 100));
+  EXPECT_EQ(table.metadata().CurrentSnapshot()->operation(), "replace");
+  // Merged once: the next run has nothing to do.
+  ASSERT_OK_AND_ASSIGN(report, CompactTable(table, options));
+  EXPECT_EQ(report.delete_files_merged, 0);
+  EXPECT_FALSE(report.snapshot_id.has_value());
+}
+
+// Delete files naming several data files (floe writes one per commit and
+// partition): the merged file keeps the positions of the files that stay and
+// drops those of a file rewritten in the same run; each partition merges apart.
+TEST_F(CompactionTest, MergedDeleteFilesKeepOnlyPositionsOfDataFilesThatStay) {
+  iceberg::Table table = Open();
+  DataFile a1 = Append(table, Range(0, 100), "a");
+  DataFile a2 = Append(table, Range(100, 200), "a");
+  DataFile a3 = Append(table, Range(200, 210), "a");  // goes: 50% deleted
+  DataFile b1 = Append(table, Range(300, 400), "b");
+  std::set<int64_t> deleted;
+  for (int i = 0; i < 5; ++i) {
+    CommitDeletes(table, WritePositionDeletes(
+                             table, "a", {{a1.file_path, i}, {a2.file_path, 10 + i}, {a3.file_path, i}}));
+    CommitDeletes(table, WritePositionDeletes(table, "b", {{b1.file_path, 20 + i}}));
+    deleted.insert({i, 110 + i, 200 + i, 320 + i});
+  }
+  CompactionOptions options;
+  options.target_file_size = 1;
+  options.max_delete_files = 4;
+  ASSERT_OK_AND_ASSIGN(CompactionReport report, CompactTable(table, options));
+  EXPECT_EQ(report.data_files_rewritten, 1);  // a3
+  EXPECT_EQ(report.delete_files_merged, 10);
+  EXPECT_EQ(report.delete_files_written, 2);  // one for a, one for b
+  auto deletes = LiveFiles(table, DataFileContent::kPositionDeletes);
+  ASSERT_EQ(deletes.size(), 2u);
+  int64_t positions = 0;
+  for (const DataFile& d : deletes) positions += d.record_count;
+  EXPECT_EQ(positions, 15);  // a1 5 + a2 5 + b1 5; a3's went with it
+  EXPECT_EQ(ScanIds(table), Without(
+                                [] {
+                                  std::vector<int64_t> ids = Range(0, 210);
+                                  std::vector<int64_t> b = Range(300, 400);
+                                  ids.insert(ids.end(), b.begin(), b.end());
+                                  return ids;
+                                }(),
+                                deleted));
 }
 
 TEST_F(CompactionTest, EqualityDeletesAreAppliedAndRemoved) {
