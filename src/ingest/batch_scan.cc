@@ -234,7 +234,7 @@ Result<ScannedBatch> TableIngestor::Impl::ScanAndMerge(const std::vector<SourceU
       scanned.working = std::move(evolved).value();
     }
     if (merging() && !scanned.passed.empty() &&
-        scanned.changes.MemoryBytesAfterMerging(*scan) > ChangeMapBudget()) {
+        KeysMemoryAfterMerging(scanned.changes, *scan) > ChangeMapBudget()) {
       // Over budget: nothing written yet; the caller re-plans (see
       // BatchResult::budget_cut_at), and the parts report their own notes.
       result.budget_cut_at = i;

@@ -78,8 +78,17 @@ int64_t TableIngestor::Impl::ReadAheadBytes() const {
   return std::max<int64_t>(options.settings.performance.memory_budget_bytes, 0) / 4;
 }
 
+size_t TableIngestor::Impl::KeysMemoryAfterMerging(const BatchChanges& changes, const FileScan& scan) {
+  // Upper bound: every key of the scan new to the batch.
+  const size_t keys = changes.winners().size() + scan.winners.size();
+  return changes.MemoryBytesAfterMerging(scan) + keys * (sizeof(SelectedRow) + KeyIndexDelta::BytesPerChange());
+}
+
 size_t TableIngestor::Impl::ChangeMapBudget() const {
-  return static_cast<size_t>(std::max<int64_t>(options.settings.performance.memory_budget_bytes, 0) / 2);
+  // Three quarters: the read-ahead has the other quarter (ReadAheadBytes),
+  // and the estimate is an upper bound (the map is freed before the delta
+  // is built, so the three never peak together).
+  return static_cast<size_t>(std::max<int64_t>(options.settings.performance.memory_budget_bytes, 0) / 4 * 3);
 }
 
 size_t TableIngestor::Impl::MaxBadRowsPerUnit() const {

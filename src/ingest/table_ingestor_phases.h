@@ -190,8 +190,13 @@ struct TableIngestor::Impl {
   // decoded sizes, one item always allowed).
   size_t ReadAheadUnits() const;
   int64_t ReadAheadBytes() const;
-  // The share of [performance] memory_budget a batch's change map may use.
+  // The share of [performance] memory_budget a batch's keys may use: its
+  // change map, and what each winning change costs after it (its selected
+  // row, its entry in the key index delta), which outlive the map.
   size_t ChangeMapBudget() const;
+  // What a batch holding the change map `changes` and the winners of `scan`
+  // uses by ChangeMapBudget's measure.
+  static size_t KeysMemoryAfterMerging(const BatchChanges& changes, const FileScan& scan);
   // Bad rows a unit may have before it is quarantined: none unless
   // [schema] on_bad_row = "table".
   size_t MaxBadRowsPerUnit() const;

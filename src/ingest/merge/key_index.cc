@@ -32,6 +32,10 @@ uint32_t KeyIndexDelta::Impl::Intern(std::string_view path) {
   return last_file;
 }
 
+size_t KeyIndexDelta::BytesPerChange() {
+  return sizeof(RunEntry);
+}
+
 void KeyIndexDelta::Reserve(size_t changes) {
   if (!impl_) impl_ = std::make_shared<Impl>();
   impl_->entries.reserve(changes);

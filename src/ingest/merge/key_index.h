@@ -109,9 +109,10 @@ struct KeyIndexSpec {
 };
 
 // The changes of one commit to the index, in any order (the last change of
-// a key wins). Memory: ~48 bytes per change plus the distinct file paths.
+// a key wins). Memory: BytesPerChange() per change plus the distinct file paths.
 class KeyIndexDelta {
  public:
+  static size_t BytesPerChange();
   void Reserve(size_t changes);
   void PutLive(const KeyId& key, std::string_view data_file, int64_t position, const OrderValue& order);
   void PutTombstone(const KeyId& key, const OrderValue& order, int64_t deleted_at_ms);
