@@ -110,7 +110,12 @@ int64_t ParquetFileWriter::BufferedBytes() const {
 }
 
 int64_t ParquetFileWriter::EstimatedFileSize() const {
-  return (file_ ? file_->Position() : 0) + BufferedBytes();
+  const int64_t written = file_ ? file_->Position() : 0;
+  const int64_t buffered = BufferedBytes();
+  if (flushed_estimated_bytes_ <= 0 || flushed_compressed_bytes_ <= 0) return written + buffered;
+  const double ratio =
+      static_cast<double>(flushed_compressed_bytes_) / static_cast<double>(flushed_estimated_bytes_);
+  return written + static_cast<int64_t>(static_cast<double>(buffered) * ratio);
 }
 
 Status ParquetFileWriter::Write(const RecordBatch& batch) {
@@ -160,6 +165,7 @@ Status ParquetFileWriter::FlushRowGroup() {
 
 Status ParquetFileWriter::WriteRowGroupOrFail() {
   if (buffered_rows_ == 0) return Status::OK();
+  const int64_t estimated = BufferedBytes();
   const std::vector<WriteLeaf>& leaves = writer_schema_->leaves;
   RowGroup group;
   group.num_rows = buffered_rows_;
@@ -210,6 +216,8 @@ Status ParquetFileWriter::WriteRowGroupOrFail() {
     group.columns.push_back(std::move(r.chunk));
   }
   group.total_compressed_size = compressed;
+  flushed_estimated_bytes_ += estimated;
+  flushed_compressed_bytes_ += compressed;
   metadata_.row_groups.push_back(std::move(group));
   metadata_.num_rows += buffered_rows_;
   rows_written_ += buffered_rows_;

@@ -64,7 +64,10 @@ class ParquetFileWriter {
   void Abort();
 
   int64_t rows_written() const { return rows_written_ + buffered_rows_; }
-  // Bytes already in the file plus the buffered rows' estimated size.
+  // Bytes already in the file plus the buffered rows' estimated size: their
+  // values' size before encoding, scaled, once a row group was written, by
+  // what encoding and compression made of the row groups so far (a rolling
+  // writer then closes files near its target, not at about half of it).
   int64_t EstimatedFileSize() const;
 
  private:
@@ -82,6 +85,9 @@ class ParquetFileWriter {
   std::vector<LeafValues> buffers_;  // one per leaf
   int64_t buffered_rows_ = 0;
   int64_t rows_written_ = 0;
+  // Written row groups: their buffered estimate and their compressed size.
+  int64_t flushed_estimated_bytes_ = 0;
+  int64_t flushed_compressed_bytes_ = 0;
   FileMetaData metadata_;
   std::vector<ColumnWriteStats> stats_;
   // Per row group, per leaf: the page index to write before the footer.

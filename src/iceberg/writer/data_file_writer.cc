@@ -133,4 +133,9 @@ int64_t DataFileWriter::EstimatedFileSize() const {
   return writer_ ? writer_->EstimatedFileSize() : 0;
 }
 
+Status DataFileWriter::FlushRowGroup() {
+  if (!writer_) return Status::InvalidArgument("data file writer is closed");
+  return writer_->FlushRowGroup();
+}
+
 }  // namespace floe::iceberg

@@ -56,6 +56,8 @@ class DataFileWriter {
   const std::string& path() const { return path_; }
   int64_t rows_written() const;
   int64_t EstimatedFileSize() const;
+  // Writes the buffered rows out as a row group (no-op when none).
+  Status FlushRowGroup();
 
  private:
   DataFileWriter(std::string path, Schema schema, std::vector<Literal> partition,

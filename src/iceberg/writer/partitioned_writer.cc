@@ -209,7 +209,15 @@ Status PartitionedWriter::WriteToPartition(PartitionFiles& partition, const Reco
       }
     }
     if (partition.current->EstimatedFileSize() >= options_.target_file_size) {
-      FLOE_RETURN_IF_ERROR(CloseCurrent(partition));
+      // Buffered rows count before encoding and compression (scaled by the
+      // written row groups' ratio when there are some): write them out and
+      // decide on what the file really holds, so files close near the
+      // target, not at a fraction of it (compaction takes files under
+      // 0.75 of the target as small, and would rewrite its own output).
+      FLOE_RETURN_IF_ERROR(partition.current->FlushRowGroup());
+      if (partition.current->EstimatedFileSize() >= options_.target_file_size) {
+        FLOE_RETURN_IF_ERROR(CloseCurrent(partition));
+      }
     }
   }
   return Status::OK();

@@ -261,6 +261,42 @@ TEST(PartitionedWriterTest, RollsAtTheTargetSize) {
   EXPECT_EQ(files[1].lower_bounds.at(1), Le64(2));
 }
 
+// Compressible rows: a file closes on what it holds once its buffered rows
+// are written (and scales buffered values by what earlier row groups
+// compressed to), so files close near the target rather than at a fraction
+// of it (compaction, whose small files are those under 0.75 of the target,
+// rewrote its own output every time: 66 MB files at a 128 MiB target).
+TEST(PartitionedWriterTest, FilesOfCompressibleRowsCloseNearTheTarget) {
+  testing::TempDir dir;
+  auto io = MakeLocalFileIO();
+  Schema schema;
+  schema.schema_id = 1;
+  schema.fields = {MakeNestedField(1, "id", PrimitiveType(TypeKind::kLong), true),
+                   MakeNestedField(2, "status", PrimitiveType(TypeKind::kString))};
+  RecordBatch batch;
+  batch.schema = *ToFloeSchema(schema);
+  for (const Field& f : batch.schema) batch.columns.push_back(MakeEmptyColumn(f.type));
+  const std::vector<std::string> statuses = {"open", "closed", "pending review by the claims desk"};
+  batch.num_rows = 400'000;
+  for (int64_t i = 0; i < batch.num_rows; ++i) {
+    batch.columns[0].AppendValue<int64_t>(i);
+    batch.columns[1].AppendBytes(statuses[static_cast<size_t>(i / 7) % statuses.size()]);
+  }
+  RollingWriterOptions options;
+  options.target_file_size = int64_t{256} << 10;
+  options.file.parquet.row_group_max_bytes = int64_t{64} << 20;  // the file's target decides
+  ASSERT_OK_AND_ASSIGN(auto writer,
+                       PartitionedWriter::MakeForPartition(*io, dir.path().string() + "/", schema,
+                                                           PartitionSpec::Unpartitioned(), {}, options));
+  ASSERT_OK(writer->Write(batch));
+  ASSERT_OK_AND_ASSIGN(std::vector<DataFile> files, writer->Close());
+  ASSERT_GE(files.size(), 2u);
+  for (size_t i = 0; i + 1 < files.size(); ++i) {
+    EXPECT_GE(files[i].file_size_in_bytes, options.target_file_size * 3 / 4) << i;
+    EXPECT_LE(files[i].file_size_in_bytes, options.target_file_size * 3 / 2) << i;
+  }
+}
+
 TEST(PartitionedWriterTest, RoutesRowsByTransformedValues) {
   testing::TempDir dir;
   auto io = MakeLocalFileIO();

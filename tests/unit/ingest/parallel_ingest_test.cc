@@ -94,7 +94,7 @@ class ParallelIngestTest : public ::testing::Test {
     config.catalog.warehouse = (dir_.path() / (name + "-warehouse")).string();
     config.state_dir = (dir_.path() / (name + "-state")).string();
     config.target.ns = "default";
-    config.target.target_file_size_bytes = 16 << 10;  // several data files
+    config.target.target_file_size_bytes = 4 << 10;  // several data files
     config.merge.mode = mode;
     config.performance.threads = threads;
     config.maintenance.enabled = false;
