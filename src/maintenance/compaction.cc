@@ -4,7 +4,8 @@
 //
 // Plan: TableScan pairs every live data file with the delete files that apply
 // to it; files are grouped by (spec id, partition tuple). A group is rewritten
-// when it has min_input_files small files or any file past the delete ratio
+// when it has min_input_files small files of one size tier (smallest first,
+// each at most twice the ones before it) or any file past the delete ratio
 // threshold; its files stream through one rolling writer of the group's
 // partition (PartitionedWriter::MakeForPartition), so a group leaves at most
 // one file below the target. Delete files that applied only to
@@ -363,15 +364,31 @@ Result<CompactionReport> CompactTable(iceberg::Table& table, const CompactionOpt
   std::vector<ScanFile> rewritten;
   std::set<std::string> rewritten_paths;
   for (auto& [key, group] : groups) {
-    int64_t small_count = 0;
-    bool any_heavy = false;
-    for (const FilePlan& plan : group.files) {
-      small_count += plan.small ? 1 : 0;
-      any_heavy = any_heavy || plan.delete_heavy;
+    // Size tiers among the small files: smallest first, a file joins while
+    // it is at most twice the files taken before it. A file that grew from
+    // earlier packing (tens of MB, short of the target) waits until that
+    // much new data has come, instead of being rewritten with every few
+    // small files: each row is rewritten a few times, not once per run.
+    std::vector<FilePlan*> small;
+    for (FilePlan& plan : group.files) {
+      if (plan.small) small.push_back(&plan);
     }
-    const bool pack_small = small_count >= options.min_input_files || any_heavy;
+    std::stable_sort(small.begin(), small.end(), [](const FilePlan* a, const FilePlan* b) {
+      return a->task->data.file.file_size_in_bytes < b->task->data.file.file_size_in_bytes;
+    });
+    std::set<const FilePlan*> packable;
+    int64_t packable_bytes = 0;
+    for (const FilePlan* plan : small) {
+      const int64_t size = plan->task->data.file.file_size_in_bytes;
+      if (!packable.empty() && size > 2 * packable_bytes) break;
+      packable.insert(plan);
+      packable_bytes += size;
+    }
+    bool any_heavy = false;
+    for (const FilePlan& plan : group.files) any_heavy = any_heavy || plan.delete_heavy;
+    const bool pack_small = static_cast<int64_t>(packable.size()) >= options.min_input_files || any_heavy;
     for (const FilePlan& plan : group.files) {
-      if (plan.delete_heavy || (pack_small && plan.small)) group.selected.push_back(plan.task);
+      if (plan.delete_heavy || (pack_small && packable.count(&plan) > 0)) group.selected.push_back(plan.task);
     }
     // One small file without deletes would be rewritten into itself every round.
     if (group.selected.size() == 1 && group.selected.front()->deletes.empty()) group.selected.clear();

@@ -123,6 +123,26 @@ TEST_F(CompactionTest, FewerSmallFilesThanTheMinimumAreLeftAlone) {
   EXPECT_EQ(ScanIds(table), Range(0, 40));
 }
 
+// Size tiers: a file that grew from earlier packing waits until the small
+// files come to half its size; only the small ones are packed meanwhile.
+TEST_F(CompactionTest, AGrownFileIsNotRewrittenWithEveryFewSmallFiles) {
+  iceberg::Table table = Open();
+  DataFile grown = Append(table, Range(0, 20000), "a");
+  for (int i = 0; i < 5; ++i) Append(table, Range(100000 + i * 10, 100000 + i * 10 + 10), "a");
+  CompactionOptions options;
+  options.target_file_size = int64_t{64} << 20;  // every file is small
+  ASSERT_OK_AND_ASSIGN(CompactionReport report, CompactTable(table, options));
+  EXPECT_EQ(report.data_files_rewritten, 5);
+  EXPECT_EQ(report.data_files_added, 1);
+  auto data = LiveFiles(table, DataFileContent::kData);
+  ASSERT_EQ(data.size(), 2u);
+  EXPECT_TRUE(data[0].file_path == grown.file_path || data[1].file_path == grown.file_path);
+  std::vector<int64_t> ids = Range(0, 20000);
+  std::vector<int64_t> added = Range(100000, 100050);
+  ids.insert(ids.end(), added.begin(), added.end());
+  EXPECT_EQ(ScanIds(table), ids);
+}
+
 TEST_F(CompactionTest, FileWithManyDeletedRowsIsRewrittenAloneWithItsDeletesApplied) {
   iceberg::Table table = Open();
   DataFile big = Append(table, Range(0, 10), "a");
