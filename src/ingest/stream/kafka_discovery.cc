@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "ingest/stream/kafka_topic_routes.h"
 #include "ingest/stream/kafka_unit_opener.h"
 
 namespace floe::ingest {
@@ -85,21 +86,35 @@ Result<DiscoveryResult> KafkaDiscovery::Discover(const std::map<std::string, Tab
       std::vector<PartitionWatermarks> partitions,
       ListPartitions(*consumer_, config_, pattern_ ? &*pattern_ : nullptr, &result.warnings));
   std::set<std::string> tables;
-  for (const PartitionWatermarks& partition : partitions)
-    tables.insert(KafkaTableOf(config_, partition.topic));
+  for (const PartitionWatermarks& partition : partitions) {
+    for (const KafkaTableStream& routed : KafkaTableStreams(config_, partition.topic))
+      tables.insert(routed.table);
+  }
   result.tables.assign(tables.begin(), tables.end());
+  // A routed topic's partitions are read once per table, as streams of their own (kafka_topic_routes.h).
   for (const PartitionWatermarks& mark : partitions) {
+    for (const KafkaTableStream& routed : KafkaTableStreams(config_, mark.topic)) {
+      DiscoverRanges(mark, routed, now_ms, &result);
+    }
+  }
+  return result;
+}
+
+void KafkaDiscovery::DiscoverRanges(const PartitionWatermarks& mark, const KafkaTableStream& routed,
+                                    int64_t now_ms, DiscoveryResult* out) {
+  DiscoveryResult& result = *out;
+  {
     const kafka::TopicPartition tp{mark.topic, mark.partition};
-    const std::string table = KafkaTableOf(config_, tp.topic);
-    const auto key = std::make_pair(tp.topic, std::to_string(tp.partition));
-    result.stream_marks.push_back({tp.topic, key.second, table, mark.low, mark.high});
+    const std::string& table = routed.table;
+    const auto key = std::make_pair(routed.stream, std::to_string(tp.partition));
+    result.stream_marks.push_back({routed.stream, key.second, table, mark.low, mark.high});
     int64_t next = 0;
     if (auto end = ends_.find(key); end != ends_.end()) {
       auto last = ParseKafkaOffset(end->second);
       if (!last) {
         result.table_errors[table] =
             "the ledger's last offset of " + tp.ToString() + " is \"" + end->second + "\", not an offset";
-        continue;
+        return;
       }
       next = *last + 1;
       if (next > mark.high) {
@@ -109,7 +124,7 @@ Result<DiscoveryResult> KafkaDiscovery::Discover(const std::map<std::string, Tab
             ": the topic was deleted and re-created, or the brokers lost records. floe does not guess which "
             "records are new; to read the topic from its start again, drop the table and remove the state "
             "dir";
-        continue;
+        return;
       }
     } else if (start_at_latest_) {
       auto [it, inserted] = latest_starts_.emplace(key, mark.high);
@@ -132,7 +147,7 @@ Result<DiscoveryResult> KafkaDiscovery::Discover(const std::map<std::string, Tab
       SourceUnit unit;
       unit.kind = UnitKind::kStreamRange;
       unit.table = table;
-      unit.range.stream = tp.topic;
+      unit.range.stream = routed.stream;
       unit.range.partition = std::to_string(tp.partition);
       unit.range.first = std::to_string(first);
       unit.range.last = std::to_string(last);
@@ -140,11 +155,10 @@ Result<DiscoveryResult> KafkaDiscovery::Discover(const std::map<std::string, Tab
       unit.mtime_ms = now_ms;
       // Its bytes are unknown until fetched: batches are planned by this estimate.
       unit.size = (last - first + 1) * kEstimatedRecordBytes;
-      unit.order_key = tp.topic + "/" + ZeroPadded(tp.partition, 10) + "/" + ZeroPadded(first, 20);
+      unit.order_key = routed.stream + "/" + ZeroPadded(tp.partition, 10) + "/" + ZeroPadded(first, 20);
       result.files.push_back(std::move(unit));
     }
   }
-  return result;
 }
 
 Result<std::vector<PartitionWatermarks>> KafkaWatermarks(const SourceConfig& config) {
