@@ -165,7 +165,7 @@ TEST(KafkaTopicRoutesTest, EachTableKeepsItsRecordsAndTheFirstTheUnroutedOnce) {
             "[source] topic_routes: its field source.table = \"payments\" names none of the route's tables "
             "(customers, orders)");
   EXPECT_EQ(customers[2].error,
-            "[source] topic_routes: the record has no field source.table, which names the record's table");
+            "[source] topic_routes: the record has no field source, which names the record's table");
 
   route.table = "orders";
   std::vector<StreamRecord> orders = Mixed();
@@ -188,7 +188,8 @@ TEST(KafkaTopicRoutesTest, EachTableKeepsItsRecordsAndTheFirstTheUnroutedOnce) {
                         "\"payments\""));
   route.table = "orders";
   std::vector<StreamRecord> orders_only = Mixed();
-  EXPECT_OK(RouteRecords(route, origin, read, &orders_only)) << "only the first table judges the unrouted";
+  // Only the first table judges the unrouted.
+  EXPECT_OK(RouteRecords(route, origin, read, &orders_only));
 }
 
 }  // namespace
