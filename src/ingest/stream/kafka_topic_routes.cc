@@ -68,6 +68,7 @@ RouteField JsonRouteField(std::string_view value, const std::vector<std::string>
   if (object.size() == 2 && object["schema"].get(schema) == simdjson::SUCCESS &&
       object["payload"].get(payload) == simdjson::SUCCESS) {
     // A null payload is the converter's tombstone; anything else not an object the decoder refuses.
+    if (payload.is_null()) return {RouteField::Kind::kTombstone, {}};
     if (payload.get_object().get(object) != simdjson::SUCCESS) return Undecodable();
   }
   for (size_t i = 0; i < field.size(); ++i) {
@@ -150,11 +151,13 @@ Status RouteRecords(const RecordRoute& route, const RecordOrigin& origin, const 
   std::vector<StreamRecord> kept;
   kept.reserve(records->size());
   for (StreamRecord& record : *records) {
-    if (!record.value || !record.error.empty()) {
+    if (!record.value) continue;  // a tombstone (see the contract)
+    if (!record.error.empty()) {
       if (keeps_unrouted) kept.push_back(std::move(record));
       continue;
     }
     FLOE_ASSIGN_OR_RETURN(RouteField found, read(record));
+    if (found.kind == RouteField::Kind::kTombstone) continue;
     if (found.kind == RouteField::Kind::kUndecodable) {
       if (keeps_unrouted) kept.push_back(std::move(record));
       continue;

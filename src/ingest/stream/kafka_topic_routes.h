@@ -17,9 +17,9 @@
 //   route is a dead letter with an error naming the field and the value
 //   ([source] on_unrouted = "dead_letter"), dropped ("skip") or fails the
 //   batch ("fail", retryable: the table stops until it is dealt with);
-//   records whose field cannot be read because the value does not decode,
-//   tombstones and records the source could not take apart go on to the
-//   decoder, which handles them by [source] on_bad_record.
+//   records whose field cannot be read because the value does not decode
+//   and records the source could not take apart go on to the decoder, which handles them by [source]
+//   on_bad_record.
 // - A registry that cannot be reached while an Avro record's writer schema
 //   is looked up is the returned error (the batch is redone).
 // Pure functions; thread-safe.
@@ -61,9 +61,10 @@ std::optional<RecordRoute> KafkaRouteOf(const KafkaSourceConfig& config, const s
 // What a record's route field holds.
 struct RouteField {
   enum class Kind {
-    kValue,       // `text` is the field's string
-    kUnrouted,    // `text` says why no table claims it ("has no field source.table")
-    kUndecodable  // the value does not decode: the decoder says why
+    kValue,        // `text` is the field's string
+    kUnrouted,     // `text` says why no table claims it ("has no field source.table")
+    kUndecodable,  // the value does not decode: the decoder says why
+    kTombstone     // the Connect envelope's null payload: no table, no change
   };
   Kind kind = Kind::kValue;
   std::string text;

@@ -274,7 +274,9 @@ Result<DecodedRecords> StreamUnitOpener::DecodeRecordKeys(const RecordOrigin& or
     key.position = record.position;
     key.subsequence = record.subsequence;
     key.timestamp_ms = record.timestamp_ms;
-    key.value = record.key;
+    // A record already set aside (an unrouted record of another table) has
+    // no say in the range's key columns.
+    if (record.error.empty()) key.value = record.key;
     as_values.push_back(std::move(key));
   }
   FLOE_ASSIGN_OR_RETURN(DecodedRecords keys, DecodeRecords(origin, as_values, {}, false));

@@ -79,8 +79,8 @@ TEST(KafkaTopicRoutesTest, JsonFieldsAreReadWithAndWithoutTheConnectEnvelope) {
   EXPECT_EQ(JsonRouteField("not json", kSourceTable).kind, RouteField::Kind::kUndecodable);
   EXPECT_EQ(JsonRouteField("[1]", kSourceTable).kind, RouteField::Kind::kUndecodable);
   EXPECT_EQ(JsonRouteField(R"({"schema":{},"payload":null})", kSourceTable).kind,
-            RouteField::Kind::kUndecodable)
-      << "the converter's tombstone goes to the decoder";
+            RouteField::Kind::kTombstone)
+      << "the converter's tombstone names no table";
 }
 
 TEST(KafkaTopicRoutesTest, AvroFieldsAreReadThroughUnionsAndTheWriterSchema) {
@@ -159,8 +159,8 @@ TEST(KafkaTopicRoutesTest, EachTableKeepsItsRecordsAndTheFirstTheUnroutedOnce) {
   RecordRoute route{kSourceTable, "customers", {"customers", "orders"}, UnroutedRecordPolicy::kDeadLetter};
   std::vector<StreamRecord> customers = Mixed();
   ASSERT_OK(RouteRecords(route, origin, read, &customers));
-  // The unrouted ones (3, 4) as dead letters, the tombstone and the undecodable for the decoder.
-  EXPECT_EQ(Offsets(customers), (std::vector<std::string>{"0", "3!", "4!", "5", "6", "7"}));
+  // The unrouted ones (3, 4) as dead letters, the undecodable for the decoder, no tombstone.
+  EXPECT_EQ(Offsets(customers), (std::vector<std::string>{"0", "3!", "4!", "6", "7"}));
   EXPECT_EQ(customers[1].error,
             "[source] topic_routes: its field source.table = \"payments\" names none of the route's tables "
             "(customers, orders)");
@@ -176,7 +176,7 @@ TEST(KafkaTopicRoutesTest, EachTableKeepsItsRecordsAndTheFirstTheUnroutedOnce) {
   route.on_unrouted = UnroutedRecordPolicy::kSkip;
   std::vector<StreamRecord> skipped = Mixed();
   ASSERT_OK(RouteRecords(route, origin, read, &skipped));
-  EXPECT_EQ(Offsets(skipped), (std::vector<std::string>{"0", "5", "6", "7"}));
+  EXPECT_EQ(Offsets(skipped), (std::vector<std::string>{"0", "6", "7"}));
 
   route.on_unrouted = UnroutedRecordPolicy::kFail;
   std::vector<StreamRecord> failed = Mixed();
