@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ingest/stream/kafka_discovery.h"
+#include "ingest/stream/kafka_topic_routes.h"
 #include "ingest/stream/kafka_unit_opener.h"
 #include "ingest/stream/kinesis_discovery.h"
 
@@ -48,8 +49,8 @@ Result<std::vector<StreamPartitionLag>> KafkaPartitionLag(const PipelineConfig& 
   std::vector<DiscoveryResult::StreamMarks> marks;
   marks.reserve(partitions.size());
   for (const PartitionWatermarks& p : partitions) {
-    marks.push_back(
-        {p.topic, std::to_string(p.partition), KafkaTableOf(config.source.kafka, p.topic), p.low, p.high});
+    for (const KafkaTableStream& routed : KafkaTableStreams(config.source.kafka, p.topic))
+      marks.push_back({routed.stream, std::to_string(p.partition), routed.table, p.low, p.high});
   }
   return StreamLag(positions, marks);
 }

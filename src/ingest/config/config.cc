@@ -16,11 +16,13 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string_view>
 #include <thread>
 
+#include "catalog/metastore.h"
 #include "common/redaction.h"
 #include "common/strings.h"
 #include "ingest/config/config_section.h"
@@ -432,8 +434,79 @@ Status ReadStreamSourceKeys(SectionReader& section, const char* metadata_key, co
   return Status::OK();
 }
 
+// [source] topic_routes = { "<topic>" = { field = "a.b", tables = [...],
+// on_unrouted = "..." }, ... }: each topic must be one the source reads
+// (listed in topics, or matched by topic_pattern) and not in topic_tables.
+Status ReadTopicRoutes(SectionReader& section, KafkaSourceConfig* kafka) {
+  FLOE_ASSIGN_OR_RETURN(const toml::table* routes, section.Table("topic_routes"));
+  if (routes == nullptr) return Status::OK();
+  std::optional<std::regex> pattern;
+  if (!kafka->topic_pattern.empty()) {
+    try {
+      pattern.emplace(kafka->topic_pattern, std::regex::ECMAScript);
+    } catch (const std::regex_error&) {
+      return section.Error("topic_pattern", "is not a regular expression");
+    }
+  }
+  for (const auto& [name, node] : *routes) {
+    const std::string topic(name.str());
+    const std::string key = "topic_routes.\"" + topic + "\"";
+    const auto* table = node.as_table();
+    if (table == nullptr) {
+      return section.Error(
+          key, "expected { field = \"...\", tables = [...] }, got " + DescribeTomlValue(node), &node);
+    }
+    const bool read =
+        pattern ? std::regex_match(topic, *pattern)
+                : std::find(kafka->topics.begin(), kafka->topics.end(), topic) != kafka->topics.end();
+    if (!read) {
+      return section.Error(
+          key, pattern ? "names a topic topic_pattern does not match" : "names a topic that is not in topics",
+          &node);
+    }
+    if (kafka->topic_tables.count(topic)) {
+      return section.Error(key, "the topic is also in topic_tables: a topic goes to one table, or is routed");
+    }
+    SectionReader route_section = section.Nested(section.KeyPath(key), table);
+    FLOE_ASSIGN_OR_RETURN(auto field, route_section.String("field"));
+    FLOE_ASSIGN_OR_RETURN(auto tables, route_section.StringArray("tables"));
+    FLOE_ASSIGN_OR_RETURN(auto policy, route_section.Choice("on_unrouted", {"dead_letter", "skip", "fail"}));
+    FLOE_RETURN_IF_ERROR(route_section.CheckNoUnknownKeys());
+    TopicRoute route;
+    if (!field) return route_section.Error("field", "is required: the record field that names the table");
+    std::vector<std::string> path;
+    for (size_t start = 0;;) {
+      const size_t dot = field->find('.', start);
+      path.push_back(field->substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+    for (const std::string& segment : path) {
+      if (segment.empty()) {
+        return route_section.Error(
+            "field", "must be a dot path of field names like \"source.table\", got \"" + *field + "\"");
+      }
+    }
+    route.field = path;
+    if (!tables || tables->empty()) {
+      return route_section.Error("tables", "must list the tables the field's values name");
+    }
+    std::set<std::string> seen;
+    for (const std::string& routed : *tables) {
+      if (Status valid = catalog::ValidateName(routed, "table name"); !valid.ok()) {
+        return route_section.Error("tables", valid.message());
+      }
+      if (!seen.insert(routed).second) return route_section.Error("tables", "lists " + routed + " twice");
+    }
+    route.tables = *tables;
+    if (policy) route.on_unrouted = static_cast<UnroutedRecordPolicy>(*policy);
+    kafka->topic_routes[topic] = std::move(route);
+  }
+  return Status::OK();
+}
+
 // The [source] keys of discovery = "kafka" (topics, topic_pattern,
-// topic_tables, group_id) and [source.kafka].
+// topic_tables, topic_routes, group_id) and [source.kafka].
 Status ReadKafkaSourceKeys(SectionReader& section, SourceConfig* source) {
   KafkaSourceConfig& kafka = source->kafka;
   FLOE_RETURN_IF_ERROR(ReadStreamSourceKeys(section, "kafka_metadata", "starting_offsets",
@@ -488,6 +561,7 @@ Status ReadKafkaSourceKeys(SectionReader& section, SourceConfig* source) {
     }
     kafka.topic_tables = *topic_tables;
   }
+  FLOE_RETURN_IF_ERROR(ReadTopicRoutes(section, &kafka));
   if (properties) {
     static const std::set<std::string> kManaged = {"bootstrap.servers",  "group.id",
                                                    "enable.auto.commit", "enable.auto.offset.store",

@@ -179,12 +179,26 @@ struct StreamSourceConfig {
 // The struct column of StreamSourceConfig::record_key_column.
 inline constexpr std::string_view kRecordKeyColumn = "__record_key";
 
+// [source] topic_routes: one topic split into several tables by a field of
+// its records (kafka_topic_routes.h). What a record does whose field is
+// missing or names none of the route's tables: a dead letter of the route's
+// first table, dropped, or the batch fails.
+enum class UnroutedRecordPolicy { kDeadLetter, kSkip, kFail };
+struct TopicRoute {
+  // The field naming a record's table: a dot path into the record value (the
+  // Debezium envelope, or the event object), its segments non-empty.
+  std::vector<std::string> field;
+  std::vector<std::string> tables;  // the source tables, at least one, distinct; the first keeps the rest
+  UnroutedRecordPolicy on_unrouted = UnroutedRecordPolicy::kDeadLetter;
+};
+
 // discovery = "kafka": where the records come from and how topics name tables.
 struct KafkaSourceConfig {
   std::string bootstrap_servers;                    // [source] uri "kafka://host:port,host:port"
   std::vector<std::string> topics;                  // [source] topics, or
   std::string topic_pattern;                        // [source] topic_pattern (a regular expression)
   std::map<std::string, std::string> topic_tables;  // topic -> source table (default: its last dot segment)
+  std::map<std::string, TopicRoute> topic_routes;   // topic -> the tables its records name
   // [source.kafka]: librdkafka properties passed through (security.protocol, sasl.*, ssl.*, ...).
   std::map<std::string, std::string> properties;
   // The consumer group floe commits offsets to after each table commit, for

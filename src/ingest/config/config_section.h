@@ -192,6 +192,20 @@ class SectionReader {
     return std::optional<std::map<std::string, std::string>>(std::move(out));
   }
 
+  // A sub-table (an inline table or a [section.key] one).
+  Result<const toml::table*> Table(std::string_view key) {
+    const toml::node* node = Find(key);
+    if (!node) return static_cast<const toml::table*>(nullptr);
+    const auto* table = node->as_table();
+    if (!table) return Error(key, "expected a table, got " + DescribeTomlValue(*node), node);
+    return table;
+  }
+
+  // A reader of `table` in the same parse, its keys written "<label> key" in errors.
+  SectionReader Nested(std::string label, const toml::table* table) const {
+    return SectionReader(context_, std::move(label), table);
+  }
+
   // One of `choices`; returns its index.
   Result<std::optional<size_t>> Choice(std::string_view key, const std::vector<std::string>& choices) {
     FLOE_ASSIGN_OR_RETURN(std::optional<std::string> text, String(key));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "ingest/stream/kafka_topic_routes.h"
 #include "ingest/stream/kafka_unit_opener.h"
 
 namespace floe::ingest {
@@ -85,66 +86,77 @@ Result<DiscoveryResult> KafkaDiscovery::Discover(const std::map<std::string, Tab
       std::vector<PartitionWatermarks> partitions,
       ListPartitions(*consumer_, config_, pattern_ ? &*pattern_ : nullptr, &result.warnings));
   std::set<std::string> tables;
-  for (const PartitionWatermarks& partition : partitions)
-    tables.insert(KafkaTableOf(config_, partition.topic));
+  for (const PartitionWatermarks& partition : partitions) {
+    for (const KafkaTableStream& routed : KafkaTableStreams(config_, partition.topic))
+      tables.insert(routed.table);
+  }
   result.tables.assign(tables.begin(), tables.end());
+  // A routed topic's partitions are read once per table, as streams of their own (kafka_topic_routes.h).
   for (const PartitionWatermarks& mark : partitions) {
-    const kafka::TopicPartition tp{mark.topic, mark.partition};
-    const std::string table = KafkaTableOf(config_, tp.topic);
-    const auto key = std::make_pair(tp.topic, std::to_string(tp.partition));
-    result.stream_marks.push_back({tp.topic, key.second, table, mark.low, mark.high});
-    int64_t next = 0;
-    if (auto end = ends_.find(key); end != ends_.end()) {
-      auto last = ParseKafkaOffset(end->second);
-      if (!last) {
-        result.table_errors[table] =
-            "the ledger's last offset of " + tp.ToString() + " is \"" + end->second + "\", not an offset";
-        continue;
-      }
-      next = *last + 1;
-      if (next > mark.high) {
-        result.table_errors[table] =
-            tp.ToString() + " ends at offset " + std::to_string(mark.high) +
-            ", but floe already read up to " + std::to_string(*last) +
-            ": the topic was deleted and re-created, or the brokers lost records. floe does not guess which "
-            "records are new; to read the topic from its start again, drop the table and remove the state "
-            "dir";
-        continue;
-      }
-    } else if (start_at_latest_) {
-      auto [it, inserted] = latest_starts_.emplace(key, mark.high);
-      next = it->second;
-    } else {
-      next = mark.low;
-    }
-    if (next < mark.low) {
-      if (reported_gaps_.insert(key).second) {
-        result.warnings.push_back(tp.ToString() + ": offsets " + std::to_string(next) + " to " +
-                                  std::to_string(mark.low - 1) +
-                                  " were removed by the brokers' retention before floe read them (" +
-                                  std::to_string(mark.low - next) +
-                                  " records lost upstream); reading goes on at " + std::to_string(mark.low));
-      }
-      next = mark.low;
-    }
-    for (int64_t first = next; first < mark.high; first += max_records_per_unit_) {
-      const int64_t last = std::min(mark.high - 1, first + max_records_per_unit_ - 1);
-      SourceUnit unit;
-      unit.kind = UnitKind::kStreamRange;
-      unit.table = table;
-      unit.range.stream = tp.topic;
-      unit.range.partition = std::to_string(tp.partition);
-      unit.range.first = std::to_string(first);
-      unit.range.last = std::to_string(last);
-      unit.uri = StreamRangeUri("kafka", unit.range);
-      unit.mtime_ms = now_ms;
-      // Its bytes are unknown until fetched: batches are planned by this estimate.
-      unit.size = (last - first + 1) * kEstimatedRecordBytes;
-      unit.order_key = tp.topic + "/" + ZeroPadded(tp.partition, 10) + "/" + ZeroPadded(first, 20);
-      result.files.push_back(std::move(unit));
+    for (const KafkaTableStream& routed : KafkaTableStreams(config_, mark.topic)) {
+      DiscoverRanges(mark, routed, now_ms, &result);
     }
   }
   return result;
+}
+
+void KafkaDiscovery::DiscoverRanges(const PartitionWatermarks& mark, const KafkaTableStream& routed,
+                                    int64_t now_ms, DiscoveryResult* out) {
+  DiscoveryResult& result = *out;
+  const kafka::TopicPartition tp{mark.topic, mark.partition};
+  const std::string& table = routed.table;
+  const auto key = std::make_pair(routed.stream, std::to_string(tp.partition));
+  result.stream_marks.push_back({routed.stream, key.second, table, mark.low, mark.high});
+  int64_t next = 0;
+  if (auto end = ends_.find(key); end != ends_.end()) {
+    auto last = ParseKafkaOffset(end->second);
+    if (!last) {
+      result.table_errors[table] =
+          "the ledger's last offset of " + tp.ToString() + " is \"" + end->second + "\", not an offset";
+      return;
+    }
+    next = *last + 1;
+    if (next > mark.high) {
+      result.table_errors[table] =
+          tp.ToString() + " ends at offset " + std::to_string(mark.high) + ", but floe already read up to " +
+          std::to_string(*last) +
+          ": the topic was deleted and re-created, or the brokers lost records. floe does not guess which "
+          "records are new; to read the topic from its start again, drop the table and remove the state "
+          "dir";
+      return;
+    }
+  } else if (start_at_latest_) {
+    auto [it, inserted] = latest_starts_.emplace(key, mark.high);
+    next = it->second;
+  } else {
+    next = mark.low;
+  }
+  if (next < mark.low) {
+    if (reported_gaps_.insert(key).second) {
+      result.warnings.push_back(tp.ToString() + ": offsets " + std::to_string(next) + " to " +
+                                std::to_string(mark.low - 1) +
+                                " were removed by the brokers' retention before floe read them (" +
+                                std::to_string(mark.low - next) +
+                                " records lost upstream); reading goes on at " + std::to_string(mark.low));
+    }
+    next = mark.low;
+  }
+  for (int64_t first = next; first < mark.high; first += max_records_per_unit_) {
+    const int64_t last = std::min(mark.high - 1, first + max_records_per_unit_ - 1);
+    SourceUnit unit;
+    unit.kind = UnitKind::kStreamRange;
+    unit.table = table;
+    unit.range.stream = routed.stream;
+    unit.range.partition = std::to_string(tp.partition);
+    unit.range.first = std::to_string(first);
+    unit.range.last = std::to_string(last);
+    unit.uri = StreamRangeUri("kafka", unit.range);
+    unit.mtime_ms = now_ms;
+    // Its bytes are unknown until fetched: batches are planned by this estimate.
+    unit.size = (last - first + 1) * kEstimatedRecordBytes;
+    unit.order_key = routed.stream + "/" + ZeroPadded(tp.partition, 10) + "/" + ZeroPadded(first, 20);
+    result.files.push_back(std::move(unit));
+  }
 }
 
 Result<std::vector<PartitionWatermarks>> KafkaWatermarks(const SourceConfig& config) {

@@ -7,7 +7,9 @@
 //   topic that does not exist is a warning each poll, not an error.
 // - The source table of a topic is [source] topic_tables' entry, else the
 //   topic name's last dot-separated segment ("dbserver1.inventory.customers"
-//   -> "customers").
+//   -> "customers"); a topic of [source] topic_routes goes to each of its
+//   tables, read once per table as the stream "<topic>@<table>"
+//   (kafka_topic_routes.h), with its own positions.
 // - Per partition the next range starts one past the last offset the ledger
 //   holds for it (SetStreamEnds, which the pipeline calls before every
 //   Discover); a partition floe has never read starts at its oldest retained
@@ -40,6 +42,9 @@ namespace floe::ingest {
 // only once fetched); the pipeline plans stream batches by it.
 inline constexpr int64_t kEstimatedRecordBytes = 1024;
 
+struct PartitionWatermarks;
+struct KafkaTableStream;  // kafka_topic_routes.h
+
 class KafkaDiscovery final : public Discovery {
  public:
   static Result<std::unique_ptr<KafkaDiscovery>> Open(const SourceConfig& config,
@@ -55,6 +60,9 @@ class KafkaDiscovery final : public Discovery {
  private:
   KafkaDiscovery(const SourceConfig& config, int64_t max_records_per_unit,
                  std::unique_ptr<kafka::KafkaConsumer> consumer);
+  // The ranges of one partition for one of its topic's tables, and its marks.
+  void DiscoverRanges(const PartitionWatermarks& mark, const KafkaTableStream& routed, int64_t now_ms,
+                      DiscoveryResult* result);
 
   const KafkaSourceConfig config_;
   const bool start_at_latest_;

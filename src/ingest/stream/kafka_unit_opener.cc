@@ -8,6 +8,7 @@
 #include "aws/credentials.h"
 #include "aws/msk_iam_token.h"
 #include "ingest/stream/kafka_record_origin.h"
+#include "ingest/stream/kafka_topic_routes.h"
 
 namespace floe::ingest {
 
@@ -82,11 +83,12 @@ kafka::KafkaConsumerOptions KafkaOptionsOf(const SourceConfig& config, const std
 
 KafkaUnitOpener::KafkaUnitOpener(std::unique_ptr<kafka::KafkaConsumer> consumer,
                                  kafka::KafkaConsumerOptions client, StreamDecoding decoding,
-                                 int64_t prefetch_bytes)
+                                 int64_t prefetch_bytes, KafkaSourceConfig source)
     : StreamUnitOpener(std::move(decoding)),
       consumer_(std::move(consumer)),
       client_(std::move(client)),
-      prefetch_bytes_(prefetch_bytes) {}
+      prefetch_bytes_(prefetch_bytes),
+      source_(std::move(source)) {}
 
 Result<std::shared_ptr<KafkaUnitOpener>> KafkaUnitOpener::Open(const SourceConfig& config,
                                                                const std::string& client_id,
@@ -102,7 +104,7 @@ Result<std::shared_ptr<KafkaUnitOpener>> KafkaUnitOpener::Open(const SourceConfi
   // Half the decoded-range cache holds the records Prepare fetches.
   const int64_t prefetch_bytes = decoding.cache_bytes / 2;
   return std::shared_ptr<KafkaUnitOpener>(
-      new KafkaUnitOpener(std::move(consumer), client, std::move(decoding), prefetch_bytes));
+      new KafkaUnitOpener(std::move(consumer), client, std::move(decoding), prefetch_bytes, config.kafka));
 }
 
 Result<std::vector<StreamRecord>> KafkaUnitOpener::Fetch(const SourceUnit& unit) {
@@ -132,7 +134,8 @@ Result<ParsedRange> ParseRange(const SourceUnit& unit) {
       partition_id < 0) {
     return Status::InvalidArgument(unit.uri + ": not a Kafka offset range");
   }
-  return ParsedRange{{unit.range.stream, partition_id}, *first, *last};
+  // A routed table's stream names its topic and table (kafka_topic_routes.h).
+  return ParsedRange{{KafkaTopicOfStream(unit.range.stream), partition_id}, *first, *last};
 }
 
 std::string RetentionMessage(const std::string& what, const Status& error) {
@@ -340,6 +343,10 @@ Result<std::vector<StreamRecord>> KafkaUnitOpener::Records(const SourceUnit& uni
   }
   FLOE_ASSIGN_OR_RETURN(auto fetched, FetchLocked({&unit}));
   return std::move(fetched.front());
+}
+
+std::optional<RecordRoute> KafkaUnitOpener::RouteOf(const SourceUnit& unit) const {
+  return KafkaRouteOf(source_, unit.range.stream, unit.table);
 }
 
 Result<std::unique_ptr<RecordOrigin>> KafkaUnitOpener::OriginOf(const SourceUnit& unit) const {

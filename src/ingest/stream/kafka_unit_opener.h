@@ -6,7 +6,9 @@
 // Contract (see UnitOpener and StreamUnitOpener, which decodes the records
 // and handles dead letters, the registry and the second pass):
 // - The records come from the offsets the unit names, never from a consumer
-//   group position; opening the same unit twice reads the same records.
+//   group position; opening the same unit twice reads the same records. A
+//   range of a routed table (stream "<topic>@<table>") reads its topic and
+//   keeps the records that name its table (kafka_topic_routes.h).
 // - A broker that returns nothing for the range for 60 s (down, no leader)
 //   is a retryable error: the batch fails and is redone, the unit is never
 //   quarantined for it. Offsets the broker no longer holds (retention ran
@@ -51,10 +53,11 @@ class KafkaUnitOpener final : public StreamUnitOpener {
  protected:
   Result<std::vector<StreamRecord>> Records(const SourceUnit& unit) override;
   Result<std::unique_ptr<RecordOrigin>> OriginOf(const SourceUnit& unit) const override;
+  std::optional<RecordRoute> RouteOf(const SourceUnit& unit) const override;
 
  private:
   KafkaUnitOpener(std::unique_ptr<kafka::KafkaConsumer> consumer, kafka::KafkaConsumerOptions client,
-                  StreamDecoding decoding, int64_t prefetch_bytes);
+                  StreamDecoding decoding, int64_t prefetch_bytes, KafkaSourceConfig source);
   // Records of `units` (ranges of distinct partitions), fetched together.
   Result<std::vector<std::vector<StreamRecord>>> FetchLocked(const std::vector<const SourceUnit*>& units);
 
@@ -62,6 +65,7 @@ class KafkaUnitOpener final : public StreamUnitOpener {
   std::unique_ptr<kafka::KafkaConsumer> consumer_;
   const kafka::KafkaConsumerOptions client_;  // to open the consumer again
   const int64_t prefetch_bytes_;
+  const KafkaSourceConfig source_;  // its topic_routes
   std::atomic<const std::atomic<bool>*> stop_{nullptr};
   // Records Prepare fetched, by unit uri, until a unit's first decode takes them.
   std::map<std::string, std::vector<StreamRecord>> prefetched_;

@@ -202,6 +202,15 @@ Result<std::shared_ptr<const DecodedRecords>> StreamUnitOpener::Decoded(const So
   }
   FLOE_ASSIGN_OR_RETURN(std::unique_ptr<RecordOrigin> origin, OriginOf(unit));
   FLOE_ASSIGN_OR_RETURN(std::vector<StreamRecord> records, Records(unit));
+  if (std::optional<RecordRoute> route = RouteOf(unit)) {
+    RouteFieldReader read = [&](const StreamRecord& record) -> Result<RouteField> {
+      if (decoding_.registry) {
+        return AvroRouteField(*record.value, route->field, [this](int32_t id) { return LookupSchema(id); });
+      }
+      return JsonRouteField(*record.value, route->field);
+    };
+    FLOE_RETURN_IF_ERROR(RouteRecords(*route, *origin, read, &records));
+  }
   std::optional<DecodedRecords> keys;
   std::vector<int64_t> key_row_of;
   if (decoding_.record_key_column) {
@@ -265,7 +274,9 @@ Result<DecodedRecords> StreamUnitOpener::DecodeRecordKeys(const RecordOrigin& or
     key.position = record.position;
     key.subsequence = record.subsequence;
     key.timestamp_ms = record.timestamp_ms;
-    key.value = record.key;
+    // A record already set aside (an unrouted record of another table) has
+    // no say in the range's key columns.
+    if (record.error.empty()) key.value = record.key;
     as_values.push_back(std::move(key));
   }
   FLOE_ASSIGN_OR_RETURN(DecodedRecords keys, DecodeRecords(origin, as_values, {}, false));

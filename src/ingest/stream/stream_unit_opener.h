@@ -24,6 +24,8 @@
 //   image) without a key, or whose key has a field that image lacks or holds
 //   another value in. A keyless record changing no row (a truncate) gets a
 //   null key; tombstones are skipped whatever their key.
+// - A routed range (RouteOf) keeps only the records that name its table,
+//   before anything is decoded (RouteRecords).
 // - [source] on_bad_record = "fail": a record that cannot become a row fails
 //   the batch (retryable: the table stops until the record is dealt with);
 //   "skip" drops it, counted; "dead_letter" (default) keeps it for
@@ -43,6 +45,7 @@
 #include "formats/connect/connect_schema.h"
 #include "ingest/config/config.h"
 #include "ingest/format/unit_opener.h"
+#include "ingest/stream/kafka_topic_routes.h"
 #include "ingest/stream/stream_avro_records.h"
 #include "ingest/stream/stream_json_records.h"
 #include "stream/schema_registry/schema_registry_client.h"
@@ -77,6 +80,12 @@ class StreamUnitOpener : public UnitOpener {
   // Where `unit`'s records come from; an error when `unit` is not one of
   // this source's ranges.
   virtual Result<std::unique_ptr<RecordOrigin>> OriginOf(const SourceUnit& unit) const = 0;
+  // How `unit`'s records are picked by a field before decoding (a routed
+  // Kafka topic, kafka_topic_routes.h); nullopt: all of them.
+  virtual std::optional<RecordRoute> RouteOf(const SourceUnit& unit) const {
+    (void)unit;
+    return std::nullopt;
+  }
 
  private:
   Result<std::shared_ptr<const DecodedRecords>> Decoded(const SourceUnit& unit, const Schema& table_columns);

@@ -1264,6 +1264,57 @@ TEST(KafkaConfigTest, KafkaSourcesRefuseWhatDoesNotApply) {
               HasSubstr("managed by floe"));
 }
 
+// Issue 16: one topic routed to several tables by a record field.
+TEST(KafkaConfigTest, TopicRoutesNameAFieldAndTheTablesItsValuesName) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, ParseKafka(R"(discovery = "kafka"
+uri = "kafka://b:9092"
+topics = ["dbserver1.all_tables", "app.events"]
+changes = "debezium"
+topic_routes = { "dbserver1.all_tables" = { field = "source.table", tables = ["customers", "orders"] }, "app.events" = { field = "type", tables = ["clicks"], on_unrouted = "skip" } }
+)"));
+  const TopicRoute& cdc = config.source.kafka.topic_routes.at("dbserver1.all_tables");
+  EXPECT_EQ(cdc.field, (std::vector<std::string>{"source", "table"}));
+  EXPECT_EQ(cdc.tables, (std::vector<std::string>{"customers", "orders"}));
+  EXPECT_EQ(cdc.on_unrouted, UnroutedRecordPolicy::kDeadLetter);
+  EXPECT_EQ(config.source.kafka.topic_routes.at("app.events").on_unrouted, UnroutedRecordPolicy::kSkip);
+
+  ASSERT_OK_AND_ASSIGN(PipelineConfig matched, ParseKafka(R"(discovery = "kafka"
+uri = "kafka://b:9092"
+topic_pattern = "dbserver1\\..*"
+topic_routes = { "dbserver1.all" = { field = "source.table", tables = ["a"], on_unrouted = "fail" } }
+)"));
+  EXPECT_EQ(matched.source.kafka.topic_routes.at("dbserver1.all").on_unrouted, UnroutedRecordPolicy::kFail);
+}
+
+TEST(KafkaConfigTest, TopicRoutesRefuseUnknownTopicsEmptyTablesAndBadPaths) {
+  const std::string base = "discovery = \"kafka\"\nuri = \"kafka://b:9092\"\ntopics = [\"t\"]\n";
+  auto route = [&](const std::string& topic, const std::string& body) {
+    return KafkaError(base + "topic_routes = { \"" + topic + "\" = { " + body + " } }\n");
+  };
+  EXPECT_THAT(route("other", "field = \"type\", tables = [\"a\"]"),
+              HasSubstr("topic_routes.\"other\": names a topic that is not in topics"));
+  EXPECT_THAT(KafkaError("discovery = \"kafka\"\nuri = \"kafka://b:9092\"\ntopic_pattern = \"db\\\\..*\"\n"
+                         "topic_routes = { \"app.x\" = { field = \"type\", tables = [\"a\"] } }\n"),
+              HasSubstr("names a topic topic_pattern does not match"));
+  EXPECT_THAT(route("t", "field = \"type\", tables = []"), HasSubstr("tables: must list the tables"));
+  EXPECT_THAT(route("t", "field = \"type\""), HasSubstr("tables: must list the tables"));
+  EXPECT_THAT(route("t", "tables = [\"a\"]"), HasSubstr("field: is required"));
+  for (const char* bad : {"", ".type", "source.", "source..table"}) {
+    EXPECT_THAT(route("t", std::string("field = \"") + bad + "\", tables = [\"a\"]"),
+                HasSubstr("must be a dot path of field names"))
+        << bad;
+  }
+  EXPECT_THAT(route("t", "field = \"type\", tables = [\"a.b\"]"), HasSubstr("contains '.'"));
+  EXPECT_THAT(route("t", "field = \"type\", tables = [\"a\", \"a\"]"), HasSubstr("lists a twice"));
+  EXPECT_THAT(route("t", "field = \"type\", tables = [\"a\"], on_unrouted = \"rescue\""),
+              HasSubstr("\"dead_letter\", \"skip\" or \"fail\""));
+  EXPECT_THAT(route("t", "field = \"type\", tables = [\"a\"], fields = \"x\""), HasSubstr("unknown key"));
+  EXPECT_THAT(KafkaError(base + "topic_routes = { \"t\" = \"a\" }\n"), HasSubstr("expected { field = "));
+  EXPECT_THAT(KafkaError(base + "topic_tables = { \"t\" = \"x\" }\n"
+                                "topic_routes = { \"t\" = { field = \"type\", tables = [\"a\"] } }\n"),
+              HasSubstr("also in topic_tables"));
+}
+
 // Issue 16: Debezium from Kafka keys its records by the source table's
 // primary key (the record key struct), so [merge] keys may be left out; keys
 // given (globally or per table) still win.
