@@ -493,6 +493,12 @@ Result<BatchResult> TableIngestor::ApplyBatch(const std::vector<SourceUnit>& fil
   }
   std::vector<std::string> notes;
   if (!impl.options.dry_run) FLOE_RETURN_IF_ERROR(impl.CheckTableAgainstSettings(&notes));
+  // Aggregates left behind (added to an existing table, a crash after a
+  // commit) catch up before the batch adds to them.
+  if (!impl.aggregates_caught_up) {
+    impl.aggregates_caught_up = true;
+    impl.MaintainAggregates(nullptr, notes);
+  }
   // A unit that fails in pass 2 is quarantined and the batch redone without
   // it; each round removes one unit, so this ends.
   std::set<size_t> skipped;
