@@ -478,6 +478,21 @@ Status CheckLastCommitKept(const iceberg::TableMetadata* table, const std::strin
 
 }  // namespace
 
+std::vector<std::string> TableIngestor::CatchUpAggregates() {
+  Impl& impl = *impl_;
+  std::vector<std::string> warnings;
+  if (impl.aggregates_caught_up || impl.options.settings.aggregates.empty() || impl.options.dry_run)
+    return warnings;
+  impl.aggregates_caught_up = true;
+  Status loaded = impl.table ? impl.table->Refresh() : impl.LoadTable();
+  if (!loaded.ok()) {
+    warnings.push_back("aggregates of " + impl.options.table.ToString() + " are behind: " + loaded.ToString());
+    return warnings;
+  }
+  impl.MaintainAggregates(nullptr, warnings);
+  return warnings;
+}
+
 Result<BatchResult> TableIngestor::ApplyBatch(const std::vector<SourceUnit>& files, int64_t batch_id,
                                               const ProgressFn& progress, std::optional<LastCommit> last) {
   Impl& impl = *impl_;
