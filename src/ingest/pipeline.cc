@@ -902,7 +902,8 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
       Log("warning: " + name + ": aggregates: " + ingestor.status().ToString());
       continue;
     }
-    for (const std::string& warning : (*ingestor)->CatchUpAggregates()) Log("warning: " + name + ": " + warning);
+    for (const std::string& warning : (*ingestor)->CatchUpAggregates())
+      Log("warning: " + name + ": " + warning);
     if (!continuous) ingestors.erase(name);
   }
   // --once: what stays set aside from earlier runs (this run's quarantines

@@ -486,7 +486,8 @@ std::vector<std::string> TableIngestor::CatchUpAggregates() {
   impl.aggregates_caught_up = true;
   Status loaded = impl.table ? impl.table->Refresh() : impl.LoadTable();
   if (!loaded.ok()) {
-    warnings.push_back("aggregates of " + impl.options.table.ToString() + " are behind: " + loaded.ToString());
+    warnings.push_back("aggregates of " + impl.options.table.ToString() +
+                       " are behind: " + loaded.ToString());
     return warnings;
   }
   impl.MaintainAggregates(nullptr, warnings);

@@ -218,6 +218,14 @@ Result<BoundAggregate> BoundAggregate::Bind(const AggregateConfig& config, const
     }
     bound.filter_ = std::make_shared<const expr::Expression>(std::move(filter).value());
   }
+  std::set<int> read;
+  for (const Group& group : bound.groups_) read.insert(group.source);
+  for (const Measure& measure : bound.measures_) {
+    if (measure.source >= 0) read.insert(measure.source);
+  }
+  if (bound.filter_)
+    read.insert(bound.filter_->input_columns().begin(), bound.filter_->input_columns().end());
+  for (int index : read) bound.source_columns_.push_back(source[static_cast<size_t>(index)].name);
   return bound;
 }
 

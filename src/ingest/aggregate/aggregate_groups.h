@@ -66,6 +66,10 @@ class BoundAggregate {
   const AggregateConfig& config() const { return config_; }
   // The aggregate table's columns (no field ids).
   const Schema& output_schema() const { return output_; }
+  // The source columns the aggregate reads (groups, measures, filter), in
+  // the source's order; a scan may read only these (Accumulate then takes
+  // batches of a schema bound to the same names).
+  const std::vector<std::string>& source_columns() const { return source_columns_; }
 
   // `signs`: one per row of `batch` (+1 or -1, 0 skips the row); nullptr:
   // every row +1. `only`: when set, rows of other groups are skipped.
@@ -105,6 +109,7 @@ class BoundAggregate {
   std::vector<int> group_columns_;  // output index of each group (window_start for windows)
   int rows_column_ = 0;
   Schema output_;
+  std::vector<std::string> source_columns_;
   std::shared_ptr<const expr::Expression> filter_;  // null: every row
 };
 

@@ -44,19 +44,28 @@ std::vector<int8_t> ChangeSigns(const RecordBatch& batch, size_t change_type_col
   return signs;
 }
 
+// `config` bound to the first `columns.size() - drop_last` columns of a scan's output.
+Result<BoundAggregate> BindToScan(const AggregateConfig& config, Schema columns, size_t drop_last) {
+  columns.resize(columns.size() - drop_last);
+  return BoundAggregate::Bind(config, columns);
+}
+
 // Every live row of the source's current snapshot accumulated (+1), only
-// of the groups in `only` when set.
+// of the groups in `only` when set; only the columns `bound` reads are read.
 Status AccumulateCurrentRows(const iceberg::TableMetadata& source, FileIO& source_io,
                              const BoundAggregate& bound, GroupStates* states,
                              const std::set<GroupKey>* only = nullptr) {
-  FLOE_ASSIGN_OR_RETURN(auto scan, iceberg::TableScan::Make(source, Borrowed(source_io)));
+  iceberg::ScanOptions options;
+  if (!bound.source_columns().empty()) options.columns = bound.source_columns();
+  FLOE_ASSIGN_OR_RETURN(auto scan, iceberg::TableScan::Make(source, Borrowed(source_io), options));
+  FLOE_ASSIGN_OR_RETURN(BoundAggregate reading, BindToScan(bound.config(), scan->output_schema(), 0));
   FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::FileScanTask> tasks, scan->PlanFiles());
   for (const iceberg::FileScanTask& task : tasks) {
     FLOE_ASSIGN_OR_RETURN(auto reader, scan->Open(task));
     while (true) {
       FLOE_ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, reader->Next());
       if (!batch) break;
-      FLOE_RETURN_IF_ERROR(bound.Accumulate(*batch, nullptr, states, only));
+      FLOE_RETURN_IF_ERROR(reading.Accumulate(*batch, nullptr, states, only));
     }
   }
   return Status::OK();
@@ -131,14 +140,19 @@ Result<AggregateCatchUpResult> AggregateTable::CatchUp(const iceberg::TableMetad
                                      just_committed->commit.snapshot_id == *source_current &&
                                      just_committed->parent->current_snapshot_id == from;
     Result<std::vector<iceberg::ChangelogCommit>> planned = std::vector<iceberg::ChangelogCommit>{};
+    // Only the columns the aggregate reads (and the keys pairing updates) are read.
+    std::vector<std::string> read_columns = bound.source_columns();
+    if (read_columns.empty()) read_columns.push_back(source_columns.front().name);
     if (only_the_new_commit) {
       FLOE_ASSIGN_OR_RETURN(scan, iceberg::ChangelogScan::ForPendingCommit(
-                                      *just_committed->parent, Borrowed(source_io), *just_committed->schema,
+                                      *just_committed->parent, Borrowed(source_io),
+                                      iceberg::ProjectColumns(*just_committed->schema, read_columns, keys),
                                       keys, just_committed->commit));
       planned = scan->PlanCommits();
     } else {
-      auto made = iceberg::ChangelogScan::Make(source, Borrowed(source_io),
-                                               iceberg::ChangelogOptions{from, std::nullopt, keys});
+      iceberg::ChangelogOptions range{from, std::nullopt, keys};
+      range.columns = read_columns;
+      auto made = iceberg::ChangelogScan::Make(source, Borrowed(source_io), range);
       if (made.ok()) {
         scan = std::move(made).value();
         planned = scan->PlanCommits();
@@ -155,14 +169,17 @@ Result<AggregateCatchUpResult> AggregateTable::CatchUp(const iceberg::TableMetad
       rebuild = true;
     } else {
       scan->set_read_pool(options_.read_pool);
-      const size_t change_type_column = source_columns.size();
+      const size_t change_columns = iceberg::ChangeColumnFields().size();
+      FLOE_ASSIGN_OR_RETURN(BoundAggregate reading,
+                            BindToScan(config_, scan->output_schema(), change_columns));
+      const size_t change_type_column = scan->output_schema().size() - change_columns;
       for (const iceberg::ChangelogCommit& commit : *planned) {
         FLOE_ASSIGN_OR_RETURN(auto reader, scan->Open(commit));
         while (true) {
           FLOE_ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, reader->Next());
           if (!batch) break;
           const std::vector<int8_t> signs = ChangeSigns(*batch, change_type_column);
-          FLOE_RETURN_IF_ERROR(bound.Accumulate(*batch, &signs, &deltas));
+          FLOE_RETURN_IF_ERROR(reading.Accumulate(*batch, &signs, &deltas));
         }
         ++result.source_commits;
       }
