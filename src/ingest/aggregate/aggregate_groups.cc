@@ -4,6 +4,8 @@
 #include <memory>
 #include <utility>
 
+#include "columnar/integer_cells.h"
+
 namespace floe::ingest {
 namespace {
 
@@ -11,23 +13,14 @@ namespace {
 AggregateValue ValueAt(const Column& column, int64_t row) {
   if (column.IsNull(row)) return std::monostate{};
   switch (column.type.id) {
-    case TypeId::kBool:
-    case TypeId::kUInt8: return static_cast<int64_t>(column.Value<uint8_t>(row));
-    case TypeId::kInt8: return static_cast<int64_t>(column.Value<int8_t>(row));
-    case TypeId::kInt16: return static_cast<int64_t>(column.Value<int16_t>(row));
-    case TypeId::kUInt16: return static_cast<int64_t>(column.Value<uint16_t>(row));
-    case TypeId::kInt32:
-    case TypeId::kDate: return static_cast<int64_t>(column.Value<int32_t>(row));
-    case TypeId::kUInt32: return static_cast<int64_t>(column.Value<uint32_t>(row));
-    case TypeId::kInt64:
-    case TypeId::kTime:
-    case TypeId::kTimestamp: return column.Value<int64_t>(row);
+    case TypeId::kBool: return static_cast<int64_t>(column.Value<uint8_t>(row));
     case TypeId::kFloat32: return static_cast<double>(column.Value<float>(row));
     case TypeId::kFloat64: return column.Value<double>(row);
     case TypeId::kDecimal: return column.Value<__int128>(row);
     case TypeId::kString:
     case TypeId::kBinary: return std::string(column.StringAt(row));
-    default: return std::monostate{};
+    default:  // integers, date, time, timestamp (KindOf admits no other type)
+      return IntegerCellAt(column, row);
   }
 }
 
