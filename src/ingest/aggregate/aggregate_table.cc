@@ -22,11 +22,12 @@ std::shared_ptr<FileIO> Borrowed(FileIO& io) {
   return std::shared_ptr<FileIO>(&io, [](FileIO*) {});
 }
 
-// Whether two column lists agree by name and type (field ids and nullability aside).
+// Whether two column lists agree by name and type as Iceberg spells it
+// (field ids, nullability and Parquet annotations aside).
 bool SameColumns(const Schema& a, const Schema& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].name != b[i].name || !(a[i].type == b[i].type)) return false;
+    if (a[i].name != b[i].name || a[i].type.ToString() != b[i].type.ToString()) return false;
   }
   return true;
 }
@@ -305,13 +306,14 @@ Result<AggregateCatchUpResult> AggregateTable::CatchUp(const iceberg::TableMetad
 
   const iceberg::Snapshot* source_snapshot = source.SnapshotById(*source_current);
   const std::string sequence = source_snapshot ? std::to_string(source_snapshot->sequence_number) : "0";
-  Result<iceberg::Snapshot> committed = Status::OK();
-  if (data_files.empty() && !delete_file) {
-    iceberg::FastAppend marker = table->NewFastAppend();
-    marker.AllowEmpty();
-    marker.Set(kSummarySourceSnapshot, std::to_string(*source_current)).Set(kSummarySourceSequence, sequence);
-    committed = marker.Commit();
-  } else {
+  auto commit = [&]() -> Result<iceberg::Snapshot> {
+    if (data_files.empty() && !delete_file) {
+      iceberg::FastAppend marker = table->NewFastAppend();
+      marker.AllowEmpty();
+      marker.Set(kSummarySourceSnapshot, std::to_string(*source_current))
+          .Set(kSummarySourceSequence, sequence);
+      return marker.Commit();
+    }
     iceberg::RowDelta delta = table->NewRowDelta();
     for (const iceberg::DataFile& file : data_files) delta.AddRows(file);
     if (delete_file) {
@@ -319,8 +321,9 @@ Result<AggregateCatchUpResult> AggregateTable::CatchUp(const iceberg::TableMetad
       for (const auto& [file, positions] : deletes) delta.ValidateDataFileExists(file);
     }
     delta.Set(kSummarySourceSnapshot, std::to_string(*source_current)).Set(kSummarySourceSequence, sequence);
-    committed = delta.Commit();
-  }
+    return delta.Commit();
+  };
+  Result<iceberg::Snapshot> committed = commit();
   if (!committed.ok()) {
     discard(committed.status());
     return committed.status().WithContext("committing " + name + " up to snapshot " +
