@@ -26,6 +26,7 @@ table = "orders"
 [merge]
 mode = "merge"
 keys = ["order_id"]
+order_by = "updated_at"
 [catalog]
 uri = "sqlite:///var/floe/catalog.db"
 warehouse = "/var/floe/warehouse"
