@@ -1,4 +1,4 @@
-# Sourced by the pipeline benches (run.sh, pg_ledger.sh, change_feed.sh): the export of size
+# Sourced by the pipeline benches (run.sh, pg_ledger.sh, commit_cost.sh): the export of size
 # $size (S, M, L), generated once into $cache/export
 # ($FLOE_BENCH_DIR/floe-bench-<size>), the floe binary, and the helpers that
 # read /usr/bin/time -v reports. Expects $size and the repository as the

@@ -5,13 +5,16 @@
 // set rows aside), then the side tables' appends (side_tables.h). With
 // [target] change_feed the commit's changes (change_feed_table.h) are
 // committed in the same catalog transaction where the catalog can commit
-// several tables at once, else right after the side tables.
+// several tables at once, else right after the side tables. Then each
+// [[aggregates]] table over this table is brought up to date
+// (aggregate/aggregate_table.h).
 #include <algorithm>
 #include <map>
 #include <optional>
 #include <utility>
 
 #include "iceberg/spec/table_metadata_builder.h"
+#include "ingest/aggregate/aggregate_table.h"
 #include "ingest/batch_delete_writer.h"
 #include "ingest/change_feed_table.h"
 #include "ingest/stream_positions.h"
@@ -80,7 +83,7 @@ Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batc
   // The change feed needs the commit's parent and what it deletes.
   std::optional<iceberg::TableMetadata> parent;
   std::map<std::string, std::vector<int64_t>> feed_deletes;
-  if (options.settings.target.change_feed) {
+  if (options.settings.target.change_feed || !options.settings.aggregates.empty()) {
     parent = table->metadata();
     feed_deletes = resolution.deletes;
   }
@@ -128,7 +131,7 @@ Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batc
     // Where the catalog commits several tables atomically, the commit's
     // changes are written now and committed with it.
     std::optional<StagedChanges> staged;
-    if (parent && catalog.SupportsMultiTableCommit()) {
+    if (parent && options.settings.target.change_feed && catalog.SupportsMultiTableCommit()) {
       const iceberg::Snapshot* current = parent->CurrentSnapshot();
       const int64_t timestamp_ms =
           std::max(iceberg::CurrentTimeMillis(), current != nullptr ? current->timestamp_ms : int64_t{0});
@@ -179,11 +182,12 @@ Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batc
     result.snapshot_id = committed->snapshot_id;
     result.counts.data_files_written = static_cast<int64_t>(data_files->size());
     result.counts.delete_files_written = static_cast<int64_t>(delete_files->added.size());
-    if (parent && !staged) {
+    if (parent) {
       JustCommitted just{&*parent, &schema.table_schema,
                          iceberg::PendingCommit{committed->snapshot_id, committed->timestamp_ms, *data_files,
                                                 std::move(feed_deletes)}};
-      FeedChanges(&just, result);
+      if (!staged) FeedChanges(&just, result);
+      MaintainAggregates(&just, result.warnings);
     }
     return std::move(result);
   };
@@ -262,6 +266,27 @@ void TableIngestor::Impl::FeedChanges(const JustCommitted* just, BatchResult& re
     return;
   }
   for (std::string& warning : caught->warnings) result.warnings.push_back(std::move(warning));
+}
+
+void TableIngestor::Impl::MaintainAggregates(const JustCommitted* just, std::vector<std::string>& warnings) {
+  if (options.settings.aggregates.empty() || !table || options.dry_run) return;
+  AggregateOptions aggregate_options;
+  ChangeFeedOptions feed_options = FeedOptions();
+  aggregate_options.writer = feed_options.writer;
+  aggregate_options.read_pool = feed_options.read_pool;
+  aggregate_options.table_properties = feed_options.table_properties;
+  const std::vector<std::string> key_columns = merging() ? keys() : std::vector<std::string>{};
+  for (const AggregateConfig& config : options.settings.aggregates) {
+    AggregateTable aggregate(catalog, options.table, config, aggregate_options);
+    auto caught = aggregate.CatchUp(table->metadata(), table->io(), key_columns, just);
+    if (!caught.ok()) {
+      // The data commit stands; the next catch-up applies what is missing.
+      warnings.push_back("aggregate " + aggregate.id().ToString() +
+                         " is behind: " + caught.status().ToString());
+      continue;
+    }
+    for (std::string& warning : caught->warnings) warnings.push_back(std::move(warning));
+  }
 }
 
 }  // namespace floe::ingest

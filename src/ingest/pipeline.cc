@@ -898,6 +898,7 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
       continue;
     }
     FLOE_RETURN_IF_ERROR(processed);
+    aggregates_checked.insert(name);  // its batches caught its aggregates up first
     // --once: the table is done for this run. Its key index finishes the
     // merges that are due (a short-lived process would otherwise leave one
     // more run per commit), then the ingestor goes, so it does not add to the
@@ -910,6 +911,24 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
         ingestors.erase(done);
       }
     }
+  }
+  // Aggregates a crash left behind their table (between the table's commit
+  // and theirs) catch up once per process, also where no new file came.
+  for (const AggregateConfig& aggregate : config.aggregates) {
+    const std::string& name = aggregate.table;
+    if (stop.load() || blocked.count(name) > 0 || !Holds(name)) continue;
+    if (!aggregates_checked.insert(name).second) continue;
+    auto target = TargetOf(name);
+    if (!target.ok()) continue;
+    std::unique_lock<std::mutex> held = LockTable(target->ToString());
+    auto ingestor = IngestorFor(name);
+    if (!ingestor.ok()) {
+      Log("warning: " + name + ": aggregates: " + ingestor.status().ToString());
+      continue;
+    }
+    for (const std::string& warning : (*ingestor)->CatchUpAggregates())
+      Log("warning: " + name + ": " + warning);
+    if (!continuous) ingestors.erase(name);
   }
   // --once: what stays set aside from earlier runs (this run's quarantines
   // are in the table rows). Continuous polls skip the query.

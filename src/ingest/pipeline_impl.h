@@ -56,6 +56,8 @@ struct Pipeline::Impl {
   std::shared_ptr<FileIO> state_io;
   // One ingestor per source table, kept across batches and runs (it holds the key index).
   std::map<std::string, std::unique_ptr<TableIngestor>> ingestors;
+  // Source tables whose [[aggregates]] were caught up by this process.
+  std::set<std::string> aggregates_checked;
   // Watermarks as stored in the ledger, for the tables looked up so far.
   std::map<std::string, TableWatermark> watermarks;
   bool all_watermarks_loaded = false;

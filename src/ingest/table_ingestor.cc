@@ -487,6 +487,22 @@ Status CheckLastCommitKept(const iceberg::TableMetadata* table, const std::strin
 
 }  // namespace
 
+std::vector<std::string> TableIngestor::CatchUpAggregates() {
+  Impl& impl = *impl_;
+  std::vector<std::string> warnings;
+  if (impl.aggregates_caught_up || impl.options.settings.aggregates.empty() || impl.options.dry_run)
+    return warnings;
+  impl.aggregates_caught_up = true;
+  Status loaded = impl.table ? impl.table->Refresh() : impl.LoadTable();
+  if (!loaded.ok()) {
+    warnings.push_back("aggregates of " + impl.options.table.ToString() +
+                       " are behind: " + loaded.ToString());
+    return warnings;
+  }
+  impl.MaintainAggregates(nullptr, warnings);
+  return warnings;
+}
+
 Result<BatchResult> TableIngestor::ApplyBatch(const std::vector<SourceUnit>& files, int64_t batch_id,
                                               const ProgressFn& progress, std::optional<LastCommit> last) {
   Impl& impl = *impl_;
@@ -502,6 +518,12 @@ Result<BatchResult> TableIngestor::ApplyBatch(const std::vector<SourceUnit>& fil
   }
   std::vector<std::string> notes;
   if (!impl.options.dry_run) FLOE_RETURN_IF_ERROR(impl.CheckTableAgainstSettings(&notes));
+  // Aggregates left behind (added to an existing table, a crash after a
+  // commit) catch up before the batch adds to them.
+  if (!impl.aggregates_caught_up) {
+    impl.aggregates_caught_up = true;
+    impl.MaintainAggregates(nullptr, notes);
+  }
   // A unit that fails in pass 2 is quarantined and the batch redone without
   // it; each round removes one unit, so this ends.
   std::set<size_t> skipped;

@@ -235,6 +235,14 @@ class TableIngestor {
   // held, as for ApplyBatch.
   std::vector<std::string> FinishIndexWork();
 
+  // [[aggregates]] over this table: brings each aggregate table up to date
+  // with the table's current snapshot, once per ingestor (ApplyBatch does it
+  // before its first batch; a pipeline calls this for tables without new
+  // files, so a crash between a commit and its aggregates' commit is made
+  // good by the next run). Returns warnings (an aggregate left behind).
+  // Call where the table's lock is held, as for ApplyBatch.
+  std::vector<std::string> CatchUpAggregates();
+
   // The table as this ingestor last loaded or committed it; nullptr before
   // the table exists. Valid until the next ApplyBatch.
   const iceberg::TableMetadata* metadata() const;

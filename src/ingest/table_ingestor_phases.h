@@ -262,6 +262,11 @@ struct TableIngestor::Impl {
   // failures become warnings (the feed catches up at the next batch).
   void FeedChanges(const JustCommitted* just, BatchResult& result);
   ChangeFeedOptions FeedOptions();
+  // [[aggregates]] over this table: each aggregate table brought up to date
+  // with the table's current snapshot (`just`: the commit just made, when
+  // there is one); failures become warnings (the next call catches up).
+  void MaintainAggregates(const JustCommitted* just, std::vector<std::string>& warnings);
+  bool aggregates_caught_up = false;  // once per ingestor, before its first batch
   // The feed's append for `pending` (StagedChanges), or nothing (a warning
   // says why when the feed could not be staged).
   std::optional<StagedChanges> StageFeed(const JustCommitted& pending, int64_t batch_id, BatchResult& result);

@@ -179,6 +179,20 @@ function renderExpression(column, type) {
   return `CAST(${ident(column)} AS VARCHAR)`;
 }
 
+// The CDA export files' current rows as DuckDB SQL (a subquery): per id the
+// newest change (by seqval) unless it is a delete; `select` picks the columns.
+export function currentRowsSql(files, select = '*') {
+  const list = `[${files.map(sqlString).join(', ')}]`;
+  const source = `read_parquet(${list}, union_by_name = true)`;
+  return `
+    WITH changes AS (SELECT * FROM ${source} WHERE gwcbi___operation IS DISTINCT FROM 3),
+    ranked AS (
+      SELECT *, row_number() OVER (
+        PARTITION BY id ORDER BY lpad(lower(gwcbi___seqval_hex), 32, '0') DESC) AS floe_rank
+      FROM changes)
+    SELECT ${select} FROM ranked WHERE floe_rank = 1 AND gwcbi___operation <> 1`;
+}
+
 // Expected rows: Map id(string) -> { column: text or null }, plus column types.
 export async function oracleRows(db, files) {
   if (files.length === 0) return { rows: new Map(), types: new Map() };
@@ -187,13 +201,7 @@ export async function oracleRows(db, files) {
   const described = await db.all(`DESCRIBE SELECT * FROM ${source}`);
   const types = new Map(described.map((d) => [d.column_name, d.column_type]));
   const select = described.map((d) => `${renderExpression(d.column_name, d.column_type)} AS ${ident(d.column_name)}`);
-  const sql = `
-    WITH changes AS (SELECT * FROM ${source} WHERE gwcbi___operation IS DISTINCT FROM 3),
-    ranked AS (
-      SELECT *, row_number() OVER (
-        PARTITION BY id ORDER BY lpad(lower(gwcbi___seqval_hex), 32, '0') DESC) AS floe_rank
-      FROM changes)
-    SELECT ${select.join(', ')} FROM ranked WHERE floe_rank = 1 AND gwcbi___operation <> 1`;
+  const sql = currentRowsSql(files, select.join(', '));
   const rows = new Map();
   for (const row of await db.all(sql)) rows.set(String(row.id), row);
   return { rows, types };

@@ -487,8 +487,30 @@ Result<std::unique_ptr<ChangelogScan>> ChangelogScan::Make(TableMetadata metadat
   scan->schema_ = *schema;
   std::vector<std::string> keys = scan->options_.key_columns;
   if (keys.empty()) keys = DefaultChangeKeyColumns(m, scan->schema_);
+  if (!scan->options_.columns.empty())
+    scan->schema_ = ProjectColumns(scan->schema_, scan->options_.columns, keys);
   FLOE_RETURN_IF_ERROR(scan->Init(std::move(keys)));
   return scan;
+}
+
+Schema ProjectColumns(const Schema& schema, const std::vector<std::string>& columns,
+                      const std::vector<std::string>& keys) {
+  auto wanted = [&](const std::string& name) {
+    return std::find(columns.begin(), columns.end(), name) != columns.end() ||
+           std::find(keys.begin(), keys.end(), name) != keys.end();
+  };
+  Schema projected = schema;
+  projected.fields.clear();
+  projected.identifier_field_ids.clear();
+  for (const NestedField& field : schema.fields) {
+    if (wanted(field.name)) projected.fields.push_back(field);
+  }
+  for (int32_t id : schema.identifier_field_ids) {
+    for (const NestedField& field : projected.fields) {
+      if (field.id == id) projected.identifier_field_ids.push_back(id);
+    }
+  }
+  return projected;
 }
 
 std::vector<std::string> DefaultChangeKeyColumns(const TableMetadata& metadata, const Schema& schema) {

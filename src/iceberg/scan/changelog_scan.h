@@ -83,7 +83,17 @@ struct ChangelogOptions {
   std::optional<int64_t> from_snapshot_id;  // exclusive; nullopt: from the table's beginning
   std::optional<int64_t> to_snapshot_id;    // inclusive; nullopt: the current snapshot
   std::vector<std::string> key_columns;     // empty: identifier fields, else kMergeKeysProperty
+  // Empty: every column. Else only these top-level columns and the key
+  // columns are read and returned (ProjectColumns): a change that touches
+  // none of them pairs as a carry-over and yields nothing.
+  std::vector<std::string> columns = {};
 };
+
+// `schema` narrowed to the top-level fields named in `columns` or `keys`,
+// in the schema's order (field ids kept; identifier fields not kept are
+// dropped from identifier_field_ids). Unknown names are ignored.
+Schema ProjectColumns(const Schema& schema, const std::vector<std::string>& columns,
+                      const std::vector<std::string>& keys);
 
 // The key updates are paired by when none is given: `schema`'s identifier
 // fields, else floe's [merge] keys recorded in `metadata`

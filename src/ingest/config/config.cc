@@ -25,6 +25,7 @@
 #include "catalog/metastore.h"
 #include "common/redaction.h"
 #include "common/strings.h"
+#include "ingest/config/aggregate_section.h"
 #include "ingest/config/config_section.h"
 #include "ingest/config/source_notifications.h"
 #include "ingest/config/transform_config.h"
@@ -37,6 +38,7 @@ using config_internal::ApplyTransformOverride;
 using config_internal::DescribeTomlValue;
 using config_internal::MergeExpectations;
 using config_internal::ParseContext;
+using config_internal::ReadAggregates;
 using config_internal::ReadExpectations;
 using config_internal::ReadTransform;
 using config_internal::SectionReader;
@@ -1593,6 +1595,7 @@ Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::ta
   FLOE_ASSIGN_OR_RETURN(const toml::table* tables, section("tables"));
   FLOE_ASSIGN_OR_RETURN(const toml::table* transform, section("transform"));
   const toml::node* expectations = top.Find("expectations");
+  const toml::node* aggregates = top.Find("aggregates");
   FLOE_RETURN_IF_ERROR(top.CheckNoUnknownKeys());
 
   if (!source) return Status::InvalidArgument(context.display_path + ": section [source] is required");
@@ -1659,6 +1662,7 @@ Result<PipelineConfig> ParseDocument(const ParseContext& context, const toml::ta
   FLOE_RETURN_IF_ERROR(ReadTransform(context, transform, "[transform]", &transform_keys));
   config.transform = ApplyTransformOverride({}, transform_keys);
   FLOE_RETURN_IF_ERROR(ReadExpectations(context, expectations, "expectations", &config.expectations));
+  FLOE_RETURN_IF_ERROR(ReadAggregates(context, aggregates, config.source, &config.aggregates));
 
   FLOE_RETURN_IF_ERROR(ReadTables(context, tables, config, &config.tables));
   for (const auto& [name, table] : config.tables) {
@@ -1707,6 +1711,9 @@ TableSettings PipelineConfig::ForTable(const std::string& source_table) const {
   settings.target_table = AsciiLower(source_table);
   settings.transform = transform;
   settings.expectations = expectations;
+  for (const AggregateConfig& aggregate : aggregates) {
+    if (AsciiLower(aggregate.table) == AsciiLower(source_table)) settings.aggregates.push_back(aggregate);
+  }
   auto it = tables.find(source_table);
   if (it == tables.end()) return settings;
   const TableOverride& override_settings = it->second;

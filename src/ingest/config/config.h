@@ -20,6 +20,7 @@
 
 #include "catalog/open/open_catalog.h"
 #include "common/status.h"
+#include "ingest/config/aggregate_config.h"
 #include "io/s3/s3_config.h"
 
 namespace floe::ingest {
@@ -426,6 +427,8 @@ struct TableSettings {
   // [[expectations]] then [[tables.<name>.expectations]] (one of the same
   // name replaces the pipeline-wide one in place).
   std::vector<ExpectationConfig> expectations;
+  // The [[aggregates]] over this table.
+  std::vector<AggregateConfig> aggregates;
 };
 
 struct TableOverride {
@@ -464,6 +467,7 @@ struct PipelineConfig {
   std::map<std::string, TableOverride> tables;  // [tables.<source table name>]
   TransformConfig transform;                    // [transform]
   std::vector<ExpectationConfig> expectations;  // [[expectations]]
+  std::vector<AggregateConfig> aggregates;      // [[aggregates]]
 
   TableSettings ForTable(const std::string& source_table) const;
 };

@@ -34,8 +34,8 @@ Status CheckExpression(const SectionReader& section, const std::string& key, con
   return Status::OK();
 }
 
-// The expression at `key`, taken as written (no ${VAR} expansion: `${` may
-// be part of a string literal) and syntax-checked.
+}  // namespace
+
 Result<std::optional<std::string>> Expression(SectionReader& section, const std::string& key) {
   const toml::node* node = section.Find(key);
   if (!node) return std::optional<std::string>();
@@ -45,6 +45,8 @@ Result<std::optional<std::string>> Expression(SectionReader& section, const std:
   FLOE_RETURN_IF_ERROR(CheckExpression(section, key, value->get(), node));
   return std::optional<std::string>(value->get());
 }
+
+namespace {
 
 // The entries of a table of strings in the order the file gives them
 // (toml++ keeps tables sorted by key; the source positions keep the order).

@@ -18,6 +18,10 @@
 
 namespace floe::ingest::config_internal {
 
+// The expression at `key`, taken as written (no ${VAR} expansion: `${` may
+// be part of a string literal) and syntax-checked; unset when absent.
+Result<std::optional<std::string>> Expression(SectionReader& section, const std::string& key);
+
 // Reads a [transform] section (`label` is "[transform]" or
 // "[tables.<name>.transform]"); keys absent stay unset.
 Status ReadTransform(const ParseContext& context, const toml::table* table, const std::string& label,

@@ -206,6 +206,36 @@ TEST_F(ChangelogScanTest, InsertsUpdatesAndDeletesPerCommit) {
             (std::vector<Change>{{"insert", 2, "Two", 0}, {"delete", 1, "one", 1}, {"delete", 2, "TWO", 2}}));
 }
 
+TEST_F(ChangelogScanTest, ColumnsNarrowTheScanToThemAndTheKeys) {
+  Schema schema = KeyedSchema();
+  schema.fields.push_back(MakeNestedField(3, "note", PrimitiveType(TypeKind::kString)));
+  Table table = Create(schema);
+  const DataFile a = Write(table, "a.parquet", {{1, "one"}, {2, "two"}});
+  ASSERT_OK_AND_ASSIGN(Snapshot s1, table.NewFastAppend().AppendFile(a).Commit());
+  const DataFile b = Write(table, "b.parquet", {{2, "TWO"}});
+  ASSERT_OK(
+      table.NewRowDelta().AddRows(b).AddDeletes(PositionDeletes(table, "d.parquet", a, {0, 1})).Commit());
+  ChangelogOptions narrow{s1.snapshot_id, {}, {}};
+  narrow.columns = {"name"};
+  ASSERT_OK_AND_ASSIGN(auto scan, ChangelogScan::Make(table.metadata(), MakeLocalFileIO(), narrow));
+  std::vector<std::string> names;
+  for (const floe::Field& field : scan->output_schema()) names.push_back(field.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"id", "name", kChangeTypeColumn, kCommitSnapshotIdColumn,
+                                             kCommitTimestampColumn, kChangeOrdinalColumn}));
+  ASSERT_OK_AND_ASSIGN(auto narrowed, Collect(*scan));
+  ASSERT_OK_AND_ASSIGN(auto whole, Changes(table.metadata(), {s1.snapshot_id, {}, {}}));
+  EXPECT_EQ(narrowed, whole);
+  EXPECT_EQ(whole, (std::vector<Change>{{"update_preimage", 2, "two", 0},
+                                        {"update_postimage", 2, "TWO", 0},
+                                        {"delete", 1, "one", 1}}));
+  // ProjectColumns keeps the schema's order and the identifier fields it keeps.
+  const Schema projected = ProjectColumns(schema, {"note", "name"}, {});
+  ASSERT_EQ(projected.fields.size(), 2u);
+  EXPECT_EQ(projected.fields[0].name, "name");
+  EXPECT_EQ(projected.fields[1].name, "note");
+  EXPECT_TRUE(projected.identifier_field_ids.empty());
+}
+
 TEST_F(ChangelogScanTest, KeysComeFromOptionsIdentifierFieldsOrFloeProperty) {
   Table table = Create(KeyedSchema(/*identifier=*/false));
   const DataFile a = Write(table, "a.parquet", {{1, "one"}});

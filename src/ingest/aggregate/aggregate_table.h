@@ -1,0 +1,87 @@
+// AggregateTable: the Iceberg table of one [[aggregates]] entry, brought up
+// to date from its source table's changes.
+//
+// Contract:
+// - The table <source namespace>.<name> has BoundAggregate::output_schema's
+//   columns (format version 2, unpartitioned), one row per group with at
+//   least one row. A table whose columns differ from the config is refused
+//   (drop it and it is rebuilt).
+// - CatchUp applies every source commit after the one recorded in the
+//   aggregate table up to the source's current snapshot, in ONE commit whose
+//   summary carries floe.source-snapshot-id (the source snapshot applied up
+//   to) and floe.source-sequence-number. What is recorded is read back from
+//   the table on every call (RecordedSourceSnapshot, change_feed_table.h),
+//   so a call after a crash, a failed or an unknown commit never applies a
+//   source commit twice, and a call after missed ones catches up. Nothing
+//   recorded (a new aggregate, also over an existing table) or a recorded
+//   snapshot no longer in the source's history: the table is rebuilt from
+//   the source's current rows (its old rows deleted in the same commit).
+// - The changes come from the ChangelogScan (maintenance commits contribute
+//   nothing): inserts add, deletes retract, an update retracts its
+//   pre-image and adds its post-image; the filter applies to each image.
+//   Changed groups are written through position deletes of their old rows
+//   and new rows (a RowDelta; no equality deletes); a group left without
+//   rows is deleted; a group whose min or max may have been retracted is
+//   recomputed from the source's current rows of that group (one scan of
+//   the source for all such groups of the call).
+// - `just_committed` (floe's ingestor, the commit made a moment ago): when
+//   it is the only commit missing its changes are computed from it without
+//   reading the source's manifests.
+// Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "catalog/table/catalog.h"
+#include "common/status.h"
+#include "common/thread_pool.h"
+#include "iceberg/writer/data_file_writer.h"
+#include "ingest/change_feed_table.h"
+#include "ingest/config/aggregate_config.h"
+
+namespace floe::ingest {
+
+struct AggregateOptions {
+  iceberg::RollingWriterOptions writer;
+  ThreadPool* read_pool = nullptr;  // reads removed rows of the source in parallel; nullptr: this thread
+  std::map<std::string, std::string> table_properties;  // for the table's creation
+};
+
+struct AggregateCatchUpResult {
+  int64_t source_commits = 0;     // source commits applied (0 when already up to date)
+  bool rebuilt = false;           // built from the source's current rows
+  int64_t groups_written = 0;     // new or changed groups
+  int64_t groups_removed = 0;     // groups left without rows
+  int64_t groups_recomputed = 0;  // min/max recomputed from the source
+  std::vector<std::string> warnings;
+};
+
+// <namespace of `source`>.<aggregate name>.
+catalog::TableIdentifier AggregateTableOf(const catalog::TableIdentifier& source,
+                                          const AggregateConfig& config);
+
+class AggregateTable {
+ public:
+  AggregateTable(catalog::Catalog& catalog, catalog::TableIdentifier source, AggregateConfig config,
+                 AggregateOptions options);
+
+  const catalog::TableIdentifier& id() const { return id_; }
+
+  // `source` / `source_io`: the source table as just loaded or committed;
+  // `keys`: the key columns pairing updates (empty: the table's own).
+  Result<AggregateCatchUpResult> CatchUp(const iceberg::TableMetadata& source, FileIO& source_io,
+                                         const std::vector<std::string>& keys,
+                                         const JustCommitted* just_committed = nullptr);
+
+ private:
+  catalog::Catalog& catalog_;
+  catalog::TableIdentifier source_;
+  catalog::TableIdentifier id_;
+  AggregateConfig config_;
+  AggregateOptions options_;
+};
+
+}  // namespace floe::ingest

@@ -1,0 +1,269 @@
+#include "ingest/config/aggregate_config.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <string_view>
+
+#include "ingest/config/aggregate_section.h"
+#include "ingest/config/transform_config.h"
+
+namespace floe::ingest {
+namespace {
+
+std::string_view Trim(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  return text;
+}
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool IsIdentifier(std::string_view text) {
+  if (text.empty() || text.size() > 128 || std::isdigit(static_cast<unsigned char>(text.front())))
+    return false;
+  return std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isalnum(c) || c == '_'; });
+}
+
+// "f(args)" split into f and args; false when the text is not a call.
+bool SplitCall(std::string_view text, std::string* function, std::string_view* args) {
+  const size_t open = text.find('(');
+  if (open == std::string_view::npos || text.back() != ')') return false;
+  *function = Lower(Trim(text.substr(0, open)));
+  *args = Trim(text.substr(open + 1, text.size() - open - 2));
+  return IsIdentifier(*function);
+}
+
+// "5 minutes", "1 hour", "30 seconds", "2 days" (or floe's "5m", "10s").
+std::optional<int64_t> WindowSizeMs(std::string_view text) {
+  text = Trim(text);
+  size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  if (digits > 0 && digits < 12) {
+    const int64_t count = std::stoll(std::string(text.substr(0, digits)));
+    std::string unit = Lower(Trim(text.substr(digits)));
+    if (unit.size() > 1 && unit.back() == 's') unit.pop_back();
+    static const std::vector<std::pair<std::string, int64_t>> kUnits = {
+        {"millisecond", 1}, {"second", 1000}, {"minute", 60'000}, {"hour", 3'600'000}, {"day", 86'400'000}};
+    for (const auto& [name, ms] : kUnits) {
+      if (unit == name) return count * ms;
+    }
+  }
+  auto parsed = ParseDurationMs(std::string(text));
+  if (parsed.ok()) return *parsed;
+  return std::nullopt;
+}
+
+}  // namespace
+
+const char* AggregateFunctionName(AggregateFunction function) {
+  switch (function) {
+    case AggregateFunction::kCountRows:
+    case AggregateFunction::kCount: return "count";
+    case AggregateFunction::kSum: return "sum";
+    case AggregateFunction::kAvg: return "avg";
+    case AggregateFunction::kMin: return "min";
+    case AggregateFunction::kMax: return "max";
+  }
+  return "?";
+}
+
+Result<AggregateGroup> ParseAggregateGroup(const std::string& text) {
+  const std::string_view trimmed = Trim(text);
+  if (IsIdentifier(trimmed)) return AggregateGroup{std::string(trimmed), 0};
+  std::string function;
+  std::string_view args;
+  if (!SplitCall(trimmed, &function, &args)) {
+    return Status::InvalidArgument("\"" + text + "\": expected a column name or window(column, '5 minutes')");
+  }
+  if (function != "window") {
+    return Status::InvalidArgument("\"" + text + "\": unsupported grouping " + function +
+                                   "(); expected a column name or window(column, '5 minutes')");
+  }
+  const size_t comma = args.find(',');
+  const std::string_view column = Trim(args.substr(0, comma));
+  if (comma == std::string_view::npos || !IsIdentifier(column)) {
+    return Status::InvalidArgument("\"" + text + "\": expected window(column, '5 minutes')");
+  }
+  std::string_view size = Trim(args.substr(comma + 1));
+  if (size.size() < 2 || size.front() != '\'' || size.back() != '\'') {
+    return Status::InvalidArgument("\"" + text + "\": the window size must be quoted, as in '5 minutes'");
+  }
+  size = size.substr(1, size.size() - 2);
+  const std::optional<int64_t> ms = WindowSizeMs(size);
+  if (!ms || *ms <= 0) {
+    return Status::InvalidArgument("\"" + text + "\": bad window size '" + std::string(size) +
+                                   "' (expected a positive number and a unit: milliseconds, seconds, "
+                                   "minutes, hours, days)");
+  }
+  return AggregateGroup{std::string(column), *ms};
+}
+
+Result<AggregateMeasure> ParseAggregateMeasure(const std::string& text) {
+  std::string_view call = Trim(text);
+  std::string name;
+  // "<call> AS <name>", AS in any case.
+  const std::string lowered = Lower(call);
+  if (size_t as = lowered.rfind(" as "); as != std::string::npos) {
+    name = std::string(Trim(call.substr(as + 4)));
+    call = Trim(call.substr(0, as));
+    if (!IsIdentifier(name)) {
+      return Status::InvalidArgument(
+          "\"" + text + "\": the name after AS must be letters, digits and '_', got \"" + name + "\"");
+    }
+  }
+  std::string function;
+  std::string_view args;
+  if (!SplitCall(call, &function, &args)) {
+    return Status::InvalidArgument(
+        "\"" + text + "\": expected count(*), count(col), sum(col), avg(col), min(col) or max(col)");
+  }
+  AggregateMeasure measure;
+  static const std::vector<std::pair<std::string, AggregateFunction>> kFunctions = {
+      {"count", AggregateFunction::kCount},
+      {"sum", AggregateFunction::kSum},
+      {"avg", AggregateFunction::kAvg},
+      {"min", AggregateFunction::kMin},
+      {"max", AggregateFunction::kMax}};
+  auto found = std::find_if(kFunctions.begin(), kFunctions.end(),
+                            [&](const auto& entry) { return entry.first == function; });
+  if (found == kFunctions.end()) {
+    return Status::InvalidArgument("\"" + text + "\": unsupported measure " + function +
+                                   "(); supported: count(*), count, sum, avg, min, max");
+  }
+  measure.function = found->second;
+  if (args == "*") {
+    if (measure.function != AggregateFunction::kCount) {
+      return Status::InvalidArgument("\"" + text + "\": only count takes *");
+    }
+    measure.function = AggregateFunction::kCountRows;
+  } else if (IsIdentifier(args)) {
+    measure.column = std::string(args);
+  } else {
+    return Status::InvalidArgument("\"" + text + "\": the argument must be one column name" +
+                                   (measure.function == AggregateFunction::kCount ? " or *" : ""));
+  }
+  if (name.empty()) {
+    name = AggregateFunctionName(measure.function);
+    if (!measure.column.empty()) name += "_" + measure.column;
+  }
+  measure.name = std::move(name);
+  return measure;
+}
+
+namespace config_internal {
+namespace {
+
+// Whether the source's config says which tables it has, and `table` is not one of them.
+std::optional<std::string> TableOutsideSource(const SourceConfig& source, const std::string& table) {
+  const std::string wanted = Lower(table);
+  std::vector<std::string> names;
+  if (source.discovery == DiscoveryKind::kTableChanges) {
+    for (const std::string& qualified : source.table_changes.tables)
+      names.push_back(Lower(qualified.substr(qualified.rfind('.') + 1)));
+  } else if (source.discovery == DiscoveryKind::kPrefix && source.table_from_path.empty() &&
+             !source.table.empty()) {
+    names.push_back(Lower(source.table));
+  } else if (source.discovery == DiscoveryKind::kCda && !source.include.empty()) {
+    for (const std::string& include : source.include) {
+      if (include.find_first_of("*?[\\") != std::string::npos) return std::nullopt;
+      names.push_back(Lower(include));
+    }
+  } else {
+    return std::nullopt;
+  }
+  if (std::find(names.begin(), names.end(), wanted) != names.end()) return std::nullopt;
+  std::string list;
+  for (const std::string& name : names) list += (list.empty() ? "" : ", ") + name;
+  return list;
+}
+
+}  // namespace
+
+Status ReadAggregates(const ParseContext& context, const toml::node* node, const SourceConfig& source,
+                      std::vector<AggregateConfig>* out) {
+  if (!node) return Status::OK();
+  const auto* array = node->as_array();
+  if (!array || !array->is_array_of_tables()) {
+    std::string message =
+        context.display_path +
+        ": aggregates: expected [[aggregates]] entries (name, table, group_by, measures), got " +
+        DescribeTomlValue(*node);
+    if (node->source().begin.line > 0) message += " (line " + std::to_string(node->source().begin.line) + ")";
+    return Status::InvalidArgument(message);
+  }
+  std::set<std::string> names;
+  size_t number = 0;
+  for (const toml::node& element : *array) {
+    ++number;
+    const toml::table* table = element.as_table();
+    SectionReader numbered(context, "[[aggregates]] #" + std::to_string(number), table);
+    FLOE_ASSIGN_OR_RETURN(std::optional<std::string> name, numbered.String("name"));
+    if (!name) return numbered.Error("name", "is required (the output table's name)", &element);
+    if (!IsIdentifier(*name)) {
+      return numbered.Error("name",
+                            "expected letters, digits and '_' (it names a table), got \"" + *name + "\"",
+                            numbered.Find("name"));
+    }
+    if (!names.insert(Lower(*name)).second) {
+      return numbered.Error("name", "\"" + *name + "\" names a second aggregate", numbered.Find("name"));
+    }
+    SectionReader section(context, "[[aggregates]] \"" + *name + "\"", table);
+    section.Find("name");
+    AggregateConfig aggregate;
+    aggregate.name = *name;
+    FLOE_ASSIGN_OR_RETURN(std::optional<std::string> source_table, section.String("table"));
+    if (!source_table || source_table->empty())
+      return section.Error("table", "is required (the source table the aggregate reads)");
+    if (std::optional<std::string> known = TableOutsideSource(source, *source_table)) {
+      return section.Error(
+          "table",
+          "\"" + *source_table + "\" is not a table of this pipeline (its source has: " + *known + ")",
+          section.Find("table"));
+    }
+    aggregate.table = *source_table;
+    FLOE_ASSIGN_OR_RETURN(std::optional<std::vector<std::string>> group_by, section.StringArray("group_by"));
+    FLOE_ASSIGN_OR_RETURN(std::optional<std::vector<std::string>> measures, section.StringArray("measures"));
+    if (!measures || measures->empty())
+      return section.Error("measures", "is required: e.g. [\"count(*)\", \"sum(amount) AS revenue\"]");
+    std::set<std::string> columns;
+    auto add_column = [&](const std::string& key, const std::string& column) -> Status {
+      if (Lower(column).starts_with("_floe_"))
+        return section.Error(key, "\"" + column + "\": names starting with _floe_ are floe's own columns");
+      if (!columns.insert(Lower(column)).second)
+        return section.Error(key,
+                             "two output columns are named \"" + column + "\" (use AS to rename a measure)");
+      return Status::OK();
+    };
+    for (const std::string& text : group_by.value_or(std::vector<std::string>{})) {
+      auto group = ParseAggregateGroup(text);
+      if (!group.ok()) return section.Error("group_by", group.status().message(), section.Find("group_by"));
+      if (group->window_ms > 0) {
+        FLOE_RETURN_IF_ERROR(add_column("group_by", "window_start"));
+        FLOE_RETURN_IF_ERROR(add_column("group_by", "window_end"));
+      } else {
+        FLOE_RETURN_IF_ERROR(add_column("group_by", group->column));
+      }
+      aggregate.group_by.push_back(std::move(group).value());
+    }
+    for (const std::string& text : *measures) {
+      auto measure = ParseAggregateMeasure(text);
+      if (!measure.ok())
+        return section.Error("measures", measure.status().message(), section.Find("measures"));
+      FLOE_RETURN_IF_ERROR(add_column("measures", measure->name));
+      aggregate.measures.push_back(std::move(measure).value());
+    }
+    FLOE_ASSIGN_OR_RETURN(std::optional<std::string> filter, Expression(section, "filter"));
+    aggregate.filter = filter.value_or("");
+    FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
+    out->push_back(std::move(aggregate));
+  }
+  return Status::OK();
+}
+
+}  // namespace config_internal
+}  // namespace floe::ingest

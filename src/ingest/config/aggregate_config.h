@@ -1,0 +1,51 @@
+// [[aggregates]]: incremental aggregates kept from a target table's changes
+// (ingest/aggregate/aggregate_table.h maintains them).
+//
+// Contract: ParseAggregateGroup / ParseAggregateMeasure read one entry of
+// `group_by` / `measures` as the config spells it and return InvalidArgument
+// saying what is wrong with the text; column names are checked later, when
+// the aggregate is bound to its table's columns (aggregate_spec.h), because
+// a table's columns are known only then.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace floe::ingest {
+
+// A group_by entry: a column, or window(column, 'N unit'), a tumbling window
+// that gives the columns window_start and window_end.
+struct AggregateGroup {
+  std::string column;
+  int64_t window_ms = 0;  // 0: the column itself
+  bool operator==(const AggregateGroup&) const = default;
+};
+
+enum class AggregateFunction { kCountRows, kCount, kSum, kAvg, kMin, kMax };
+
+// A measures entry: count(*), count(col), sum(col), avg(col), min(col) or
+// max(col), optionally `AS name` (default: count, count_<col>, sum_<col>, ...).
+struct AggregateMeasure {
+  AggregateFunction function = AggregateFunction::kCountRows;
+  std::string column;  // "" for count(*)
+  std::string name;    // the output column
+  bool operator==(const AggregateMeasure&) const = default;
+};
+
+struct AggregateConfig {
+  std::string name;   // the output table <[target] namespace>.<name>
+  std::string table;  // the source table (as the pipeline's source names it)
+  std::vector<AggregateGroup> group_by;
+  std::vector<AggregateMeasure> measures;
+  std::string filter;  // a predicate (docs/expressions.md); "" counts every row
+  bool operator==(const AggregateConfig&) const = default;
+};
+
+Result<AggregateGroup> ParseAggregateGroup(const std::string& text);
+Result<AggregateMeasure> ParseAggregateMeasure(const std::string& text);
+const char* AggregateFunctionName(AggregateFunction function);  // "count", "sum", ...
+
+}  // namespace floe::ingest

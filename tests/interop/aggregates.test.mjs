@@ -1,0 +1,192 @@
+// [[aggregates]] end to end: random CDA batches (inserts, updates, deletes,
+// late changes) into cc_claim with two aggregates — one by status and a
+// 30-day tumbling window of createtime with a filter, one by status alone
+// (null statuses a group of their own) — and after every round each
+// aggregate table, read by icebird (which applies floe's position deletes),
+// equals DuckDB's GROUP BY over the table's current rows (computed by DuckDB
+// from the CDA export, the oracle the pipeline tests check floe's table
+// against). Then `floe run --once` is killed with SIGKILL at random moments
+// over more rounds and a final run must still give the GROUP BY, with no
+// source commit applied twice (each aggregate snapshot names a source
+// snapshot newer than its parent's).
+//
+// DuckDB's iceberg extension is not available offline here, so DuckDB
+// computes the expected GROUP BY and icebird reads the Iceberg tables.
+//
+// Env: FLOE_BIN (required), FLOE_AGGREGATE_SEED (default 20261205).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { openDuckDB } from '../tools/readers.mjs';
+import { icebirdRows, tableVersions } from '../tools/change_feed_oracle.mjs';
+import { makeRng } from '../tools/random_parquet.mjs';
+import {
+  checkAgainstOracle,
+  committedFiles,
+  currentMetadataLocation,
+  currentRowsSql,
+  runAndKill,
+  runFloeOk,
+  serveLocalFilesToFetch,
+  skipWithoutFloe,
+  writePipelineConfig,
+} from '../tools/pipeline_oracle.mjs';
+
+let db;
+let work;
+before(async () => {
+  serveLocalFilesToFetch();
+  db = await openDuckDB();
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'floe-aggregates-'));
+});
+after(() => {
+  db?.close();
+  if (work) fs.rmSync(work, { recursive: true, force: true });
+});
+
+const WINDOW_MS = 30 * 86_400_000;
+const AGGREGATES = `
+[[aggregates]]
+name = "claims_by_status_30d"
+table = "cc_claim"
+group_by = ["status", "window(createtime, '30 days')"]
+measures = ["count(*) AS claims", "sum(totalincurred) AS incurred", "avg(totalincurred)", "min(totalincurred)",
+            "max(deductible)", "count(policyid)"]
+filter = "status <> 'closed'"
+
+[[aggregates]]
+name = "claims_by_status"
+table = "cc_claim"
+group_by = ["status"]
+measures = ["count(*)", "sum(deductible)", "min(lossdate)", "max(lossdate)", "avg(policyid)"]
+`;
+
+// Per aggregate: the group columns, the measure columns, and DuckDB's GROUP BY
+// over the current rows giving the same columns (times as epoch milliseconds).
+const EXPECTED = {
+  claims_by_status_30d: {
+    groups: ['status', 'window_start'],
+    measures: ['claims', 'incurred', 'avg_totalincurred', 'min_totalincurred', 'max_deductible', 'count_policyid'],
+    select: `status, CAST(floor(epoch_ms(createtime) / ${WINDOW_MS}) * ${WINDOW_MS} AS BIGINT) AS window_start,
+      count(*) AS claims, CAST(sum(totalincurred) AS DOUBLE) AS incurred, avg(totalincurred) AS avg_totalincurred,
+      CAST(min(totalincurred) AS DOUBLE) AS min_totalincurred, CAST(max(deductible) AS DOUBLE) AS max_deductible,
+      count(policyid) AS count_policyid`,
+    where: "WHERE status <> 'closed'",
+  },
+  claims_by_status: {
+    groups: ['status'],
+    measures: ['count', 'sum_deductible', 'min_lossdate', 'max_lossdate', 'avg_policyid'],
+    select: `status, count(*) AS count, CAST(sum(deductible) AS DOUBLE) AS sum_deductible,
+      epoch_ms(CAST(min(lossdate) AS TIMESTAMP)) AS min_lossdate, epoch_ms(CAST(max(lossdate) AS TIMESTAMP)) AS max_lossdate,
+      avg(policyid) AS avg_policyid`,
+    where: '',
+  },
+};
+
+// One value as a comparable JS value: times as epoch milliseconds, numbers as numbers.
+function normal(value) {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return value.getTime();
+  if (typeof value === 'bigint') return Number(value);
+  if (typeof value === 'object' && 'value' in value) return normal(value.value);
+  if (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value)) return Number(value);
+  return value;
+}
+
+const close = (a, b) => (a === null || b === null ? a === b
+  : typeof a === 'number' && typeof b === 'number' ? Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(a), Math.abs(b))
+    : a === b);
+
+async function checkAggregates(dir, exportDir, label) {
+  const problems = [];
+  const files = committedFiles(exportDir, 'cc_claim');
+  for (const [name, spec] of Object.entries(EXPECTED)) {
+    const want = await db.all(`SELECT ${spec.select} FROM (${currentRowsSql(files)}) ${spec.where} GROUP BY ALL`);
+    const got = await icebirdRows(currentMetadataLocation(dir, `cda.${name}`));
+    const key = (row) => JSON.stringify(spec.groups.map((g) => normal(row[g])));
+    const wanted = new Map(want.map((row) => [key(row), row]));
+    const seen = new Set();
+    for (const row of got) {
+      const k = key(row);
+      if (seen.has(k)) problems.push(`${label}: ${name}: group ${k} twice`);
+      seen.add(k);
+      const expected = wanted.get(k);
+      if (!expected) {
+        problems.push(`${label}: ${name}: group ${k} should not exist (${JSON.stringify(row, (_, v) => (typeof v === 'bigint' ? String(v) : v))})`);
+        continue;
+      }
+      for (const m of spec.measures) {
+        if (!close(normal(row[m]), normal(expected[m]))) {
+          problems.push(`${label}: ${name}: group ${k}: ${m} is ${normal(row[m])}, GROUP BY gives ${normal(expected[m])}`);
+        }
+      }
+    }
+    for (const k of wanted.keys()) if (!seen.has(k)) problems.push(`${label}: ${name}: group ${k} missing`);
+    if (got.length === 0 && want.length > 0) problems.push(`${label}: ${name}: empty`);
+
+    // Exactly once: the source snapshots recorded along the aggregate's history only move forward.
+    const versions = tableVersions(path.join(dir, 'warehouse', 'cda', name));
+    const source = tableVersions(path.join(dir, 'warehouse', 'cda', 'cc_claim'));
+    const recorded = [...versions.values()].map((v) => v.summary['floe.source-snapshot-id']).filter(Boolean);
+    if (new Set(recorded).size !== recorded.length) problems.push(`${label}: ${name}: a source snapshot applied twice`);
+    const sequences = recorded.map((id) => source.get(id)?.sequence ?? -1);
+    for (let i = 1; i < sequences.length; ++i) {
+      if (!(sequences[i] > sequences[i - 1])) problems.push(`${label}: ${name}: recorded source snapshots out of order`);
+    }
+  }
+  return problems.slice(0, 20);
+}
+
+test('aggregates equal DuckDB GROUP BY after every round, and after kill -9 at random moments', async (t) => {
+  if (skipWithoutFloe(t)) return;
+  const seed = Number(process.env.FLOE_AGGREGATE_SEED ?? 20261205);
+  const random = makeRng(seed).next;
+  const dir = fs.mkdtempSync(path.join(work, 'rounds-'));
+  const exportDir = path.join(dir, 'export');
+  const flags = ['--seed', String(seed % 1000), '--rows', '600', '--tables', '1'];
+  runFloeOk(['demo', 'generate', exportDir, ...flags, '--folders', '4', '--files-per-folder', '2']);
+  const config = writePipelineConfig(dir, exportDir, {
+    extra: `[trigger]\nmax_files_per_batch = 2\n[maintenance]\ncompact_every = 3\nmin_input_files = 2\n${AGGREGATES}`,
+  });
+  runFloeOk(['run', config, '--once']);
+  assert.deepEqual(await checkAggregates(dir, exportDir, 'round 0'), []);
+  let round = 1;
+  for (; round <= 3; ++round) {
+    runFloeOk(['demo', 'generate', exportDir, ...flags, '--append-round', String(round), '--append-folders', '2']);
+    runFloeOk(['run', config, '--once']);
+    assert.deepEqual(await checkAggregates(dir, exportDir, `round ${round}`), []);
+  }
+
+  // Kills: each round's run is killed at a random moment, then run again to the end.
+  let killed = 0;
+  for (; round <= 7; ++round) {
+    runFloeOk(['demo', 'generate', exportDir, ...flags, '--append-round', String(round), '--append-folders', '2']);
+    for (let k = 0; k < 2; ++k) {
+      const outcome = await runAndKill(config, Math.floor(20 + random() * 400));
+      if (outcome.signal === 'SIGKILL') ++killed;
+    }
+    runFloeOk(['run', config, '--once']);
+    assert.deepEqual(await checkAggregates(dir, exportDir, `round ${round} after kills`), []);
+  }
+  t.diagnostic(`${killed} runs killed`);
+  assert.deepEqual(await checkAgainstOracle(db, dir, exportDir, { icebird: false }), []);
+});
+
+test('an aggregate added to an existing table is built from its current rows', async (t) => {
+  if (skipWithoutFloe(t)) return;
+  const dir = fs.mkdtempSync(path.join(work, 'late-'));
+  const exportDir = path.join(dir, 'export');
+  const flags = ['--seed', '31', '--rows', '400', '--tables', '1'];
+  runFloeOk(['demo', 'generate', exportDir, ...flags, '--folders', '3', '--files-per-folder', '2']);
+  runFloeOk(['run', writePipelineConfig(dir, exportDir), '--once']);
+  assert.ok(!fs.existsSync(path.join(dir, 'warehouse', 'cda', 'claims_by_status')));
+  // No new file: the run still builds the aggregates from the table.
+  const config = writePipelineConfig(dir, exportDir, { extra: AGGREGATES });
+  runFloeOk(['run', config, '--once']);
+  assert.deepEqual(await checkAggregates(dir, exportDir, 'added'), []);
+  runFloeOk(['demo', 'generate', exportDir, ...flags, '--append-round', '1', '--append-folders', '2']);
+  runFloeOk(['run', config, '--once']);
+  assert.deepEqual(await checkAggregates(dir, exportDir, 'then a round'), []);
+});

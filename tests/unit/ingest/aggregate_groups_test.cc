@@ -1,0 +1,212 @@
+// BoundAggregate: binding errors name the aggregate and the column; deltas
+// with retractions give the SQL answer over the rows left: sums and counts
+// subtract, a retracted min/max asks for a recompute, a group without rows
+// disappears, null group values are a group of their own and null inputs
+// are ignored.
+#include "ingest/aggregate/aggregate_groups.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "column_builders.h"
+#include "test_util.h"
+
+namespace floe::ingest {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::MakeColumn;
+using testing::MakeStrings;
+
+constexpr int64_t kMinuteUs = 60'000'000;
+
+Schema Orders() {
+  return {Field{"region", String(), true, std::nullopt},
+          Field{"ts", Timestamp(TimeUnit::kMicro, true), true, std::nullopt},
+          Field{"amount", Int64(), true, std::nullopt}, Field{"status", String(), true, std::nullopt}};
+}
+
+struct Order {
+  std::optional<std::string> region;
+  int64_t ts_minutes;
+  std::optional<int64_t> amount;
+  std::string status = "open";
+};
+
+RecordBatch Batch(const std::vector<Order>& orders) {
+  RecordBatch batch;
+  batch.schema = Orders();
+  std::vector<std::optional<std::string>> regions, statuses;
+  std::vector<std::optional<int64_t>> ts, amounts;
+  for (const Order& order : orders) {
+    regions.push_back(order.region);
+    ts.push_back(order.ts_minutes * kMinuteUs);
+    amounts.push_back(order.amount);
+    statuses.push_back(order.status);
+  }
+  batch.columns = {MakeStrings(String(), regions), MakeColumn<int64_t>(Timestamp(TimeUnit::kMicro, true), ts),
+                   MakeColumn<int64_t>(Int64(), amounts), MakeStrings(String(), statuses)};
+  batch.num_rows = static_cast<int64_t>(orders.size());
+  return batch;
+}
+
+AggregateConfig Config() {
+  AggregateConfig config;
+  config.name = "by_region";
+  config.table = "orders";
+  for (const char* group : {"region", "window(ts, '5 minutes')"})
+    config.group_by.push_back(*ParseAggregateGroup(group));
+  for (const char* measure :
+       {"count(*) AS orders", "sum(amount)", "avg(amount)", "min(amount)", "max(amount)", "count(amount)"})
+    config.measures.push_back(*ParseAggregateMeasure(measure));
+  config.filter = "status <> 'cancelled'";
+  return config;
+}
+
+// The group's row as the aggregate table stores it (visible columns only).
+std::vector<std::string> Row(const BoundAggregate& bound, const GroupKey& key, const GroupState& state) {
+  std::vector<Column> columns;
+  for (const Field& field : bound.output_schema()) columns.push_back(MakeEmptyColumn(field.type));
+  bound.AppendRow(key, state, &columns);
+  RecordBatch batch{bound.output_schema(), columns, 1};
+  // Round trip through ReadRow: what the next catch-up reads back.
+  auto [read_key, read_state] = bound.ReadRow(batch, 0);
+  EXPECT_EQ(read_key, key);
+  EXPECT_EQ(read_state.rows, state.rows);
+  std::vector<std::string> cells;
+  for (size_t i = 0; i + 4 < columns.size(); ++i) {  // the 4 hidden columns left out
+    const Column& c = columns[i];
+    if (c.IsNull(0)) {
+      cells.push_back("null");
+    } else if (c.type.id == TypeId::kString) {
+      cells.emplace_back(c.StringAt(0));
+    } else if (c.type.id == TypeId::kFloat64) {
+      cells.push_back(std::to_string(c.Value<double>(0)));
+    } else {
+      cells.push_back(std::to_string(c.Value<int64_t>(0)));
+    }
+  }
+  return cells;
+}
+
+GroupKey Key(std::optional<std::string> region, int64_t window_minutes) {
+  GroupKey key;
+  key.push_back(region ? AggregateValue{*region} : AggregateValue{});
+  key.push_back(AggregateValue{window_minutes * kMinuteUs});
+  return key;
+}
+
+TEST(AggregateGroupsTest, BindsColumnsAndLaysOutTheTable) {
+  ASSERT_OK_AND_ASSIGN(BoundAggregate bound, BoundAggregate::Bind(Config(), Orders()));
+  std::vector<std::string> names;
+  for (const Field& field : bound.output_schema()) names.push_back(field.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"region", "window_start", "window_end", "orders", "sum_amount",
+                                             "avg_amount", "min_amount", "max_amount", "count_amount",
+                                             "_floe_rows", "_floe_sum_amount_count", "_floe_avg_amount_count",
+                                             "_floe_avg_amount_sum"}));
+}
+
+TEST(AggregateGroupsTest, BindingErrorsNameTheAggregateAndColumn) {
+  AggregateConfig config = Config();
+  config.measures.push_back(*ParseAggregateMeasure("sum(price)"));
+  EXPECT_THAT(
+      BoundAggregate::Bind(config, Orders()).status().message(),
+      HasSubstr("aggregate by_region over orders: measures: unknown column \"price\" (the table has region, "
+                "ts, amount, status)"));
+  config = Config();
+  config.measures.push_back(*ParseAggregateMeasure("sum(status)"));
+  EXPECT_THAT(BoundAggregate::Bind(config, Orders()).status().message(),
+              HasSubstr("sum(status): column \"status\" is string, not a number"));
+  config = Config();
+  config.group_by.push_back(*ParseAggregateGroup("window(amount, '1 hour')"));
+  EXPECT_THAT(BoundAggregate::Bind(config, Orders()).status().message(),
+              HasSubstr("window(amount, ...) needs a timestamp column"));
+  config = Config();
+  config.group_by.push_back(*ParseAggregateGroup("customer"));
+  EXPECT_THAT(BoundAggregate::Bind(config, Orders()).status().message(),
+              HasSubstr("group_by: unknown column \"customer\""));
+  config = Config();
+  config.filter = "amount + 1";
+  EXPECT_THAT(BoundAggregate::Bind(config, Orders()).status().message(), HasSubstr("not a predicate"));
+}
+
+TEST(AggregateGroupsTest, InsertsRetractionsAndRecomputes) {
+  ASSERT_OK_AND_ASSIGN(BoundAggregate bound, BoundAggregate::Bind(Config(), Orders()));
+  // Commit 1: inserts; the cancelled order and the null region are counted apart.
+  GroupStates first;
+  ASSERT_OK(bound.Accumulate(Batch({{"eu", 1, 10},
+                                    {"eu", 3, 30},
+                                    {"eu", 4, std::nullopt},
+                                    {"eu", 2, 99, "cancelled"},
+                                    {std::nullopt, 7, 5},
+                                    {"us", 6, 20}}),
+                             nullptr, &first));
+  ASSERT_EQ(first.size(), 3u);
+  GroupState eu;
+  ASSERT_EQ(bound.Apply(nullptr, first.at(Key("eu", 0)), &eu), BoundAggregate::Outcome::kKeep);
+  EXPECT_EQ(Row(bound, Key("eu", 0), eu),
+            (std::vector<std::string>{"eu", std::to_string(0), std::to_string(5 * kMinuteUs), "3", "40",
+                                      std::to_string(20.0), "10", "30", "2"}));
+  GroupState none;
+  ASSERT_EQ(bound.Apply(nullptr, first.at(Key(std::nullopt, 5)), &none), BoundAggregate::Outcome::kKeep);
+  EXPECT_EQ(Row(bound, Key(std::nullopt, 5), none)[0], "null");
+
+  // Commit 2: an update of 30 -> 25 (pre-image retracted, post-image added)
+  // and the delete of the null amount: min and max stay (10 stays, 30 was the max: recompute).
+  GroupStates second;
+  const std::vector<int8_t> signs = {-1, 1, -1};
+  ASSERT_OK(
+      bound.Accumulate(Batch({{"eu", 3, 30}, {"eu", 3, 25}, {"eu", 4, std::nullopt}}), &signs, &second));
+  GroupState next;
+  EXPECT_EQ(bound.Apply(&eu, second.at(Key("eu", 0)), &next), BoundAggregate::Outcome::kRecompute);
+
+  // Without touching the max (20 -> 15 in a group of 10, 20, 30) no recompute is needed.
+  GroupStates third;
+  const std::vector<int8_t> update = {-1, 1};
+  GroupState eu3;
+  GroupStates base;
+  ASSERT_OK(bound.Accumulate(Batch({{"eu", 1, 10}, {"eu", 2, 20}, {"eu", 3, 30}}), nullptr, &base));
+  ASSERT_EQ(bound.Apply(nullptr, base.at(Key("eu", 0)), &eu3), BoundAggregate::Outcome::kKeep);
+  ASSERT_OK(bound.Accumulate(Batch({{"eu", 2, 20}, {"eu", 2, 15}}), &update, &third));
+  ASSERT_EQ(bound.Apply(&eu3, third.at(Key("eu", 0)), &next), BoundAggregate::Outcome::kKeep);
+  EXPECT_EQ(Row(bound, Key("eu", 0), next),
+            (std::vector<std::string>{"eu", std::to_string(0), std::to_string(5 * kMinuteUs), "3", "55",
+                                      std::to_string(55.0 / 3), "10", "30", "3"}));
+  // Retracting the min asks for a recompute; a value added below it does not.
+  GroupStates fourth;
+  const std::vector<int8_t> minus = {-1};
+  ASSERT_OK(bound.Accumulate(Batch({{"eu", 1, 10}}), &minus, &fourth));
+  EXPECT_EQ(bound.Apply(&eu3, fourth.at(Key("eu", 0)), &next), BoundAggregate::Outcome::kRecompute);
+  GroupStates fifth;
+  ASSERT_OK(bound.Accumulate(Batch({{"eu", 1, 1}}), nullptr, &fifth));
+  ASSERT_EQ(bound.Apply(&eu3, fifth.at(Key("eu", 0)), &next), BoundAggregate::Outcome::kKeep);
+  EXPECT_EQ(Row(bound, Key("eu", 0), next)[6], "1");
+
+  // A value added and retracted within one catch-up is not the group's min.
+  GroupStates churn;
+  const std::vector<int8_t> in_out = {1, -1};
+  ASSERT_OK(bound.Accumulate(Batch({{"eu", 1, 2}, {"eu", 1, 2}}), &in_out, &churn));
+  EXPECT_EQ(bound.Apply(&eu3, churn.at(Key("eu", 0)), &next), BoundAggregate::Outcome::kRecompute);
+
+  // Deleting every row of a group removes it.
+  GroupStates gone;
+  const std::vector<int8_t> deletes = {-1};
+  ASSERT_OK(bound.Accumulate(Batch({{"us", 6, 20}}), &deletes, &gone));
+  GroupState us;
+  ASSERT_EQ(bound.Apply(nullptr, first.at(Key("us", 5)), &us), BoundAggregate::Outcome::kKeep);
+  EXPECT_EQ(bound.Apply(&us, gone.at(Key("us", 5)), &next), BoundAggregate::Outcome::kRemove);
+}
+
+TEST(AggregateGroupsTest, AllNullInputsGiveNullSumAvgMinMax) {
+  ASSERT_OK_AND_ASSIGN(BoundAggregate bound, BoundAggregate::Bind(Config(), Orders()));
+  GroupStates states;
+  ASSERT_OK(bound.Accumulate(Batch({{"eu", 1, std::nullopt}, {"eu", 2, std::nullopt}}), nullptr, &states));
+  GroupState eu;
+  ASSERT_EQ(bound.Apply(nullptr, states.at(Key("eu", 0)), &eu), BoundAggregate::Outcome::kKeep);
+  EXPECT_EQ(Row(bound, Key("eu", 0), eu),
+            (std::vector<std::string>{"eu", std::to_string(0), std::to_string(5 * kMinuteUs), "2", "null",
+                                      "null", "null", "null", "0"}));
+}
+
+}  // namespace
+}  // namespace floe::ingest
