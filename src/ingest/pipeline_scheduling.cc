@@ -5,7 +5,9 @@
 #include <chrono>
 
 #include "iceberg/spec/snapshot_ancestry.h"
+#include "ingest/aggregate/aggregate_table.h"
 #include "ingest/batch_recovery.h"
+#include "ingest/change_feed_table.h"
 #include "ingest/pipeline_impl.h"
 
 namespace floe::ingest {
@@ -37,20 +39,33 @@ void Pipeline::Impl::MaybeMaintain(const std::string& source_table, const TableI
   if (commits < attempted_at) attempted_at = 0;  // a maintenance snapshot reset the run
   if (commits - attempted_at < every) return;
   attempted_at = commits;
-  if (worker == nullptr) {
-    RunMaintenance(*id, "after_commit", ingestor.IndexCatchUp(), MaintenanceSummaryOf(source_table));
-    return;
+  // The table's change feed and [[aggregates]] tables take a commit per
+  // commit of the table (new files each), so their upkeep falls due with it.
+  std::vector<DueMaintenance> due_now{{*id, ingestor.IndexCatchUp(), MaintenanceSummaryOf(source_table)}};
+  if (config.ForTable(source_table).target.change_feed)
+    due_now.push_back({ChangesTableOf(*id), {}, MaintenanceSummaryOf(source_table)});
+  for (const AggregateConfig& aggregate : config.aggregates) {
+    if (aggregate.table == source_table)
+      due_now.push_back({AggregateTableOf(*id, aggregate), {}, MaintenanceSummaryOf(source_table)});
   }
-  auto queued = std::find_if(maintenance_due.begin(), maintenance_due.end(),
-                             [&key](const DueMaintenance& due) { return due.table.ToString() == key; });
-  if (queued == maintenance_due.end()) {
-    maintenance_due.push_back({*id, ingestor.IndexCatchUp(), MaintenanceSummaryOf(source_table)});
-    trace->Write("maintenance_due", {{"table", key}, {"commits", commits}});
-    return;
+  for (DueMaintenance& due : due_now) {
+    if (worker == nullptr) {
+      RunMaintenance(due.table, "after_commit", due.index_catch_up, due.commit_summary);
+      continue;
+    }
+    const std::string due_key = due.table.ToString();
+    auto queued = std::find_if(maintenance_due.begin(), maintenance_due.end(),
+                               [&due_key](const DueMaintenance& d) { return d.table.ToString() == due_key; });
+    if (queued == maintenance_due.end()) {
+      trace->Write("maintenance_due", {{"table", due_key}, {"commits", commits}});
+      maintenance_due.push_back(std::move(due));
+      continue;
+    }
+    DueMaintenance overdue = std::move(*queued);
+    maintenance_due.erase(queued);
+    worker->Submit(overdue.table, "overdue", std::move(overdue.index_catch_up),
+                   std::move(overdue.commit_summary));
   }
-  DueMaintenance due = std::move(*queued);
-  maintenance_due.erase(queued);
-  worker->Submit(due.table, "overdue", std::move(due.index_catch_up), std::move(due.commit_summary));
 }
 
 void Pipeline::Impl::SubmitDueMaintenance() {

@@ -545,7 +545,9 @@ Result<CompactionReport> CompactTable(iceberg::Table& table, const CompactionOpt
     for (const DataFile& f : removable_deletes) rewrite.DeleteFile(f);
     for (const DataFile& f : merged_deletes) rewrite.DeleteFile(f);
     for (const DataFile& f : added) rewrite.AddFile(f);
-    rewrite.Set(kMaintenanceSummaryKey, "compaction").CarryFromParent(kCarriedSummaryPrefix);
+    rewrite.Set(kMaintenanceSummaryKey, "compaction")
+        .CarryFromParent(kCarriedSummaryPrefix)
+        .CarryFromParent(kCarriedSourceSummaryPrefix);
     if (options.commit_summary) {
       for (const auto& [key, value] : options.commit_summary()) rewrite.Set(key, value);
     }

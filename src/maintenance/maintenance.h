@@ -39,6 +39,11 @@ inline constexpr const char* kMaintenanceSummaryKey = "floe.maintenance";
 // ingest/stream_positions.h), so they stay in the newest snapshot however
 // many maintenance commits follow and whatever expiry removes.
 inline constexpr const char* kCarriedSummaryPrefix = "floe.stream-ends.";
+// Likewise the source position of a table kept from another table's commits
+// (an [[aggregates]] table, a change feed: "floe.source-snapshot-id",
+// "floe.source-sequence-number"), so that compacting it and expiring its
+// older snapshots never makes it rebuild from its source.
+inline constexpr const char* kCarriedSourceSummaryPrefix = "floe.source-";
 inline constexpr const char* kTargetFileSizeProperty = "write.target-file-size-bytes";
 inline constexpr int64_t kDefaultTargetFileSize = int64_t{128} << 20;
 

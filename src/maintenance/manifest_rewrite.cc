@@ -17,7 +17,8 @@ Result<ManifestRewriteReport> RewriteTableManifests(iceberg::Table& table,
   iceberg::RewriteManifests action = table.NewRewriteManifests();
   action.TargetManifestSize(options.target_manifest_size)
       .Set(kMaintenanceSummaryKey, "rewrite-manifests")
-      .CarryFromParent(kCarriedSummaryPrefix);
+      .CarryFromParent(kCarriedSummaryPrefix)
+      .CarryFromParent(kCarriedSourceSummaryPrefix);
   iceberg::RewrittenManifests done;
   if (options.dry_run) {
     FLOE_ASSIGN_OR_RETURN(done, action.Plan());

@@ -73,8 +73,11 @@ TEST_F(CompactionTest, SmallFilesAndDeletesBecomeOneFilePerPartition) {
 
 // Issue 16: the stream positions floe run keeps in the newest snapshot
 // (floe.stream-ends.<pipeline>) are carried over by compaction and manifest
-// rewrites, so expiring the ingest snapshots never loses them; other floe
-// markers (batch ids) are not copied.
+// rewrites, so expiring the ingest snapshots never loses them; so is the
+// source position of an aggregate or change feed table
+// (floe.source-snapshot-id), which would otherwise be rebuilt from its
+// source once its older snapshots expired; other floe markers (batch ids)
+// are not copied.
 TEST_F(CompactionTest, MaintenanceCommitsCarryTheStreamPositionsForward) {
   iceberg::Table table = Open();
   const std::string ends = std::string(kCarriedSummaryPrefix) + "cdc";
@@ -83,6 +86,7 @@ TEST_F(CompactionTest, MaintenanceCommitsCarryTheStreamPositionsForward) {
     ASSERT_OK(table.NewFastAppend()
                   .AppendFile(file)
                   .Set(ends, "db.t/0/" + std::to_string(i * 10 + 9))
+                  .Set("floe.source-snapshot-id", std::to_string(1000 + i))
                   .Set("floe.batch-id", std::to_string(i))
                   .Commit()
                   .status());
@@ -91,6 +95,7 @@ TEST_F(CompactionTest, MaintenanceCommitsCarryTheStreamPositionsForward) {
   ASSERT_TRUE(report.snapshot_id.has_value());
   const iceberg::Snapshot* compacted = table.metadata().CurrentSnapshot();
   EXPECT_EQ(compacted->summary.at(ends), "db.t/0/59");
+  EXPECT_EQ(compacted->summary.at("floe.source-snapshot-id"), "1005");
   EXPECT_EQ(compacted->summary.count("floe.batch-id"), 0u);
 
   for (int i = 0; i < 3; ++i) {
@@ -98,6 +103,7 @@ TEST_F(CompactionTest, MaintenanceCommitsCarryTheStreamPositionsForward) {
     ASSERT_OK(table.NewFastAppend()
                   .AppendFile(file)
                   .Set(ends, "db.t/0/" + std::to_string(70 + i))
+                  .Set("floe.source-snapshot-id", std::to_string(2000 + i))
                   .Commit()
                   .status());
   }
@@ -106,6 +112,7 @@ TEST_F(CompactionTest, MaintenanceCommitsCarryTheStreamPositionsForward) {
   ASSERT_TRUE(rewritten.snapshot_id.has_value());
   EXPECT_EQ(table.metadata().CurrentSnapshot()->summary.at(kMaintenanceSummaryKey), "rewrite-manifests");
   EXPECT_EQ(table.metadata().CurrentSnapshot()->summary.at(ends), "db.t/0/72");
+  EXPECT_EQ(table.metadata().CurrentSnapshot()->summary.at("floe.source-snapshot-id"), "2002");
 }
 
 TEST_F(CompactionTest, FewerSmallFilesThanTheMinimumAreLeftAlone) {
