@@ -1,7 +1,8 @@
 // [[aggregates]] end to end: random CDA batches (inserts, updates, deletes,
 // late changes) into cc_claim with two aggregates — one by status and a
-// 30-day tumbling window of createtime with a filter, one by status alone
-// (null statuses a group of their own) — and after every round each
+// 30-day tumbling window of createtime with a filter, one by 60-day hop
+// windows starting every 30 days, one by status alone (null statuses a
+// group of their own) — and after every round each
 // aggregate table, read by icebird (which applies floe's position deletes),
 // equals DuckDB's GROUP BY over the table's current rows (computed by DuckDB
 // from the CDA export, the oracle the pipeline tests check floe's table
@@ -57,6 +58,12 @@ measures = ["count(*) AS claims", "sum(totalincurred) AS incurred", "avg(totalin
 filter = "status <> 'closed'"
 
 [[aggregates]]
+name = "claims_hop_60d"
+table = "cc_claim"
+group_by = ["hop(createtime, '60 days', '30 days')"]
+measures = ["count(*) AS claims", "max(totalincurred)", "sum(deductible)"]
+
+[[aggregates]]
 name = "claims_by_status"
 table = "cc_claim"
 group_by = ["status"]
@@ -74,6 +81,18 @@ const EXPECTED = {
       CAST(min(totalincurred) AS DOUBLE) AS min_totalincurred, CAST(max(deductible) AS DOUBLE) AS max_deductible,
       count(policyid) AS count_policyid`,
     where: "WHERE status <> 'closed'",
+  },
+  // Each claim is in the two 60-day windows holding its createtime, which start every 30 days.
+  claims_hop_60d: {
+    groups: ['window_start'],
+    measures: ['claims', 'max_totalincurred', 'sum_deductible'],
+    select: `window_start, count(*) AS claims, CAST(max(totalincurred) AS DOUBLE) AS max_totalincurred,
+      CAST(sum(deductible) AS DOUBLE) AS sum_deductible`,
+    from: (rows) => `(SELECT *, unnest(CASE WHEN createtime IS NULL THEN [NULL::BIGINT] ELSE
+      generate_series(CAST(floor(epoch_ms(createtime) / ${WINDOW_MS}) * ${WINDOW_MS} AS BIGINT) - ${WINDOW_MS},
+                      CAST(floor(epoch_ms(createtime) / ${WINDOW_MS}) * ${WINDOW_MS} AS BIGINT), ${WINDOW_MS}) END)
+      AS window_start FROM (${rows}))`,
+    where: '',
   },
   claims_by_status: {
     groups: ['status'],
@@ -103,7 +122,8 @@ async function checkAggregates(dir, exportDir, label) {
   const problems = [];
   const files = committedFiles(exportDir, 'cc_claim');
   for (const [name, spec] of Object.entries(EXPECTED)) {
-    const want = await db.all(`SELECT ${spec.select} FROM (${currentRowsSql(files)}) ${spec.where} GROUP BY ALL`);
+    const rows = spec.from ? spec.from(currentRowsSql(files)) : `(${currentRowsSql(files)})`;
+    const want = await db.all(`SELECT ${spec.select} FROM ${rows} ${spec.where} GROUP BY ALL`);
     const got = await icebirdRows(currentMetadataLocation(dir, `cda.${name}`));
     const key = (row) => JSON.stringify(spec.groups.map((g) => normal(row[g])));
     const wanted = new Map(want.map((row) => [key(row), row]));
@@ -129,7 +149,9 @@ async function checkAggregates(dir, exportDir, label) {
     // Exactly once: the source snapshots recorded along the aggregate's history only move forward.
     const versions = tableVersions(path.join(dir, 'warehouse', 'cda', name));
     const source = tableVersions(path.join(dir, 'warehouse', 'cda', 'cc_claim'));
-    const recorded = [...versions.values()].map((v) => v.summary['floe.source-snapshot-id']).filter(Boolean);
+    // (Maintenance snapshots carry their parent's position forward: they apply nothing.)
+    const recorded = [...versions.values()].filter((v) => v.operation !== 'replace')
+      .map((v) => v.summary['floe.source-snapshot-id']).filter(Boolean);
     if (new Set(recorded).size !== recorded.length) problems.push(`${label}: ${name}: a source snapshot applied twice`);
     const sequences = recorded.map((id) => source.get(id)?.sequence ?? -1);
     for (let i = 1; i < sequences.length; ++i) {
@@ -171,6 +193,12 @@ test('aggregates equal DuckDB GROUP BY after every round, and after kill -9 at r
     assert.deepEqual(await checkAggregates(dir, exportDir, `round ${round} after kills`), []);
   }
   t.diagnostic(`${killed} runs killed`);
+  // The aggregate tables take a commit per commit of their table: the pipeline's maintenance compacts them too.
+  for (const name of Object.keys(EXPECTED)) {
+    const versions = [...tableVersions(path.join(dir, 'warehouse', 'cda', name)).values()];
+    assert.ok(versions.some((v) => v.operation === 'replace' && v.summary['floe.maintenance'] === 'compaction'
+      && v.summary['floe.source-snapshot-id']), `${name} was never compacted (or its compaction lost its source position)`);
+  }
   assert.deepEqual(await checkAgainstOracle(db, dir, exportDir, { icebird: false }), []);
 });
 

@@ -137,7 +137,7 @@ Result<BoundAggregate> BoundAggregate::Bind(const AggregateConfig& config, const
       return Status::InvalidArgument(label + ": group_by: column \"" + group.column + "\" " +
                                      kind.status().message());
     }
-    Group bound_group{index, 0, static_cast<Kind>(*kind)};
+    Group bound_group{index, 0, 0, static_cast<Kind>(*kind)};
     bound.group_columns_.push_back(static_cast<int>(bound.output_.size()));
     if (group.window_ms > 0) {
       if (type.id != TypeId::kTimestamp) {
@@ -145,9 +145,9 @@ Result<BoundAggregate> BoundAggregate::Bind(const AggregateConfig& config, const
                                        ", ...) needs a timestamp column, \"" + group.column + "\" is " +
                                        type.ToString());
       }
-      const int64_t ticks_per_ms = TicksPerSecond(type.unit) / 1000;
-      bound_group.window_ticks = group.window_ms * std::max<int64_t>(ticks_per_ms, 1);
-      if (type.unit == TimeUnit::kMilli) bound_group.window_ticks = group.window_ms;
+      const int64_t ticks_per_ms = std::max<int64_t>(TicksPerSecond(type.unit) / 1000, 1);
+      bound_group.window_ticks = group.window_ms * ticks_per_ms;
+      bound_group.slide_ticks = group.slide_ms * ticks_per_ms;
       bound.output_.push_back(Field{"window_start", type, true, std::nullopt});
       bound.output_.push_back(Field{"window_end", type, true, std::nullopt});
     } else {
@@ -228,6 +228,38 @@ GroupState BoundAggregate::EmptyState() const {
   return state;
 }
 
+void BoundAggregate::AddRow(const RecordBatch& batch, int32_t row, int64_t sign, const GroupKey& key,
+                            GroupStates* deltas, const std::set<GroupKey>* only) const {
+  if (only && !only->contains(key)) return;
+  auto [it, inserted] = deltas->try_emplace(key);
+  GroupState& state = it->second;
+  if (inserted) state = EmptyState();
+  state.rows += sign;
+  for (size_t j = 0; j < measures_.size(); ++j) {
+    const Measure& m = measures_[j];
+    MeasureState& ms = state.measures[j];
+    if (m.source < 0) {
+      ms.count += sign;
+      continue;
+    }
+    AggregateValue value = ValueAt(batch.columns[static_cast<size_t>(m.source)], row);
+    if (IsNull(value)) continue;
+    ms.count += sign;
+    switch (m.function) {
+      case AggregateFunction::kSum:
+      case AggregateFunction::kAvg: ms.sum = AddSigned(ms.sum, value, sign); break;
+      case AggregateFunction::kMin:
+      case AggregateFunction::kMax: {
+        const bool min = m.function == AggregateFunction::kMin;
+        AggregateValue& slot = sign > 0 ? ms.extreme : ms.retracted;
+        if (MoreExtreme(value, slot, min)) slot = std::move(value);
+        break;
+      }
+      default: break;
+    }
+  }
+}
+
 Status BoundAggregate::Accumulate(const RecordBatch& batch, const std::vector<int8_t>* signs,
                                   GroupStates* deltas, const std::set<GroupKey>* only) const {
   std::vector<int32_t> selected;
@@ -238,45 +270,43 @@ Status BoundAggregate::Accumulate(const RecordBatch& batch, const std::vector<in
     for (int32_t i = 0; i < static_cast<int32_t>(batch.num_rows); ++i) selected[static_cast<size_t>(i)] = i;
   }
   GroupKey key(groups_.size());
+  // Per group, the values a row groups by: one, or each hop window's start.
+  std::vector<std::vector<AggregateValue>> choices(groups_.size());
+  std::vector<size_t> pick(groups_.size());
   for (int32_t row : selected) {
     const int64_t sign = signs ? (*signs)[static_cast<size_t>(row)] : 1;
     if (sign == 0) continue;
+    bool several = false;
     for (size_t g = 0; g < groups_.size(); ++g) {
       AggregateValue value = ValueAt(batch.columns[static_cast<size_t>(groups_[g].source)], row);
+      choices[g].clear();
       if (groups_[g].window_ticks > 0 && !IsNull(value)) {
         const int64_t ts = std::get<int64_t>(value);
         const int64_t size = groups_[g].window_ticks;
-        value = ts - (((ts % size) + size) % size);
-      }
-      key[g] = std::move(value);
-    }
-    if (only && !only->contains(key)) continue;
-    auto [it, inserted] = deltas->try_emplace(key);
-    GroupState& state = it->second;
-    if (inserted) state = EmptyState();
-    state.rows += sign;
-    for (size_t j = 0; j < measures_.size(); ++j) {
-      const Measure& m = measures_[j];
-      MeasureState& ms = state.measures[j];
-      if (m.source < 0) {
-        ms.count += sign;
-        continue;
-      }
-      AggregateValue value = ValueAt(batch.columns[static_cast<size_t>(m.source)], row);
-      if (IsNull(value)) continue;
-      ms.count += sign;
-      switch (m.function) {
-        case AggregateFunction::kSum:
-        case AggregateFunction::kAvg: ms.sum = AddSigned(ms.sum, value, sign); break;
-        case AggregateFunction::kMin:
-        case AggregateFunction::kMax: {
-          const bool min = m.function == AggregateFunction::kMin;
-          AggregateValue& slot = sign > 0 ? ms.extreme : ms.retracted;
-          if (MoreExtreme(value, slot, min)) slot = std::move(value);
-          break;
+        const int64_t slide = groups_[g].slide_ticks > 0 ? groups_[g].slide_ticks : size;
+        // The windows [start, start + size) holding ts, newest first.
+        for (int64_t start = ts - (((ts % slide) + slide) % slide); ts - start < size;) {
+          choices[g].push_back(start);
+          if (__builtin_sub_overflow(start, slide, &start)) break;
         }
-        default: break;
+        several |= choices[g].size() > 1;
+      } else {
+        choices[g].push_back(std::move(value));
       }
+    }
+    if (!several) {
+      for (size_t g = 0; g < groups_.size(); ++g) key[g] = std::move(choices[g].front());
+      AddRow(batch, row, sign, key, deltas, only);
+      continue;
+    }
+    // Every combination of the groups' values (an odometer over `pick`).
+    std::fill(pick.begin(), pick.end(), 0);
+    while (true) {
+      for (size_t g = 0; g < groups_.size(); ++g) key[g] = choices[g][pick[g]];
+      AddRow(batch, row, sign, key, deltas, only);
+      size_t g = 0;
+      while (g < groups_.size() && ++pick[g] == choices[g].size()) pick[g++] = 0;
+      if (g == groups_.size()) break;
     }
   }
   return Status::OK();

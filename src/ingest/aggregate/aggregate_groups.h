@@ -6,7 +6,8 @@
 // - Bind checks every column the aggregate names against the source's
 //   columns and types (errors name the aggregate, the column and what is
 //   wrong) and fixes the aggregate table's columns: the groups (a window()
-//   group gives window_start and window_end, of its column's type), then the
+//   or hop() group gives window_start and window_end, of its column's type;
+//   a row is in every hop window holding its time), then the
 //   measures (count: long; sum: long over integers, double over floats,
 //   decimal(38, s) over decimal(p, s); avg: double; min/max: the column's
 //   type), then floe's hidden state: _floe_rows (the group's row count), and
@@ -90,6 +91,7 @@ class BoundAggregate {
   struct Group {
     int source = 0;            // column index in the source
     int64_t window_ticks = 0;  // 0: the value itself
+    int64_t slide_ticks = 0;   // hop(): a window starts every slide_ticks; 0: tumbling
     Kind kind = Kind::kInt;
   };
   struct Measure {
@@ -102,6 +104,10 @@ class BoundAggregate {
   };
 
   GroupState EmptyState() const;
+  // Adds row `row` of `batch` with `sign` to the delta of the group `key`
+  // (unless `only` is set and lacks it).
+  void AddRow(const RecordBatch& batch, int32_t row, int64_t sign, const GroupKey& key, GroupStates* deltas,
+              const std::set<GroupKey>* only) const;
 
   AggregateConfig config_;
   std::vector<Group> groups_;

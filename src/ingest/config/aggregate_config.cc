@@ -74,33 +74,57 @@ const char* AggregateFunctionName(AggregateFunction function) {
 
 Result<AggregateGroup> ParseAggregateGroup(const std::string& text) {
   const std::string_view trimmed = Trim(text);
-  if (IsIdentifier(trimmed)) return AggregateGroup{std::string(trimmed), 0};
+  if (IsIdentifier(trimmed)) return AggregateGroup{std::string(trimmed), 0, 0};
+  constexpr const char* kExpected =
+      "expected a column name, window(column, '5 minutes') or hop(column, '10 minutes', '5 minutes')";
   std::string function;
   std::string_view args;
   if (!SplitCall(trimmed, &function, &args)) {
-    return Status::InvalidArgument("\"" + text + "\": expected a column name or window(column, '5 minutes')");
+    return Status::InvalidArgument("\"" + text + "\": " + kExpected);
   }
-  if (function != "window") {
-    return Status::InvalidArgument("\"" + text + "\": unsupported grouping " + function +
-                                   "(); expected a column name or window(column, '5 minutes')");
+  if (function != "window" && function != "hop") {
+    return Status::InvalidArgument("\"" + text + "\": unsupported grouping " + function + "(); " + kExpected);
   }
-  const size_t comma = args.find(',');
-  const std::string_view column = Trim(args.substr(0, comma));
-  if (comma == std::string_view::npos || !IsIdentifier(column)) {
-    return Status::InvalidArgument("\"" + text + "\": expected window(column, '5 minutes')");
+  const bool hop = function == "hop";
+  const std::string usage = hop ? "hop(column, '10 minutes', '5 minutes')" : "window(column, '5 minutes')";
+  std::vector<std::string_view> parts;
+  for (size_t start = 0;;) {
+    const size_t comma = args.find(',', start);
+    parts.push_back(Trim(args.substr(start, comma == std::string_view::npos ? comma : comma - start)));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
   }
-  std::string_view size = Trim(args.substr(comma + 1));
-  if (size.size() < 2 || size.front() != '\'' || size.back() != '\'') {
-    return Status::InvalidArgument("\"" + text + "\": the window size must be quoted, as in '5 minutes'");
+  if (parts.size() != (hop ? 3u : 2u) || !IsIdentifier(parts[0])) {
+    return Status::InvalidArgument("\"" + text + "\": expected " + usage);
   }
-  size = size.substr(1, size.size() - 2);
-  const std::optional<int64_t> ms = WindowSizeMs(size);
-  if (!ms || *ms <= 0) {
-    return Status::InvalidArgument("\"" + text + "\": bad window size '" + std::string(size) +
-                                   "' (expected a positive number and a unit: milliseconds, seconds, "
-                                   "minutes, hours, days)");
+  auto duration = [&](std::string_view quoted, const char* what) -> Result<int64_t> {
+    if (quoted.size() < 2 || quoted.front() != '\'' || quoted.back() != '\'') {
+      return Status::InvalidArgument("\"" + text + "\": the window " + what + " must be quoted, as in " +
+                                     usage);
+    }
+    quoted = quoted.substr(1, quoted.size() - 2);
+    const std::optional<int64_t> ms = WindowSizeMs(quoted);
+    if (!ms || *ms <= 0) {
+      return Status::InvalidArgument("\"" + text + "\": bad window " + what + " '" + std::string(quoted) +
+                                     "' (expected a positive number and a unit: milliseconds, seconds, "
+                                     "minutes, hours, days)");
+    }
+    return *ms;
+  };
+  FLOE_ASSIGN_OR_RETURN(const int64_t size_ms, duration(parts[1], "size"));
+  if (!hop) return AggregateGroup{std::string(parts[0]), size_ms, 0};
+  FLOE_ASSIGN_OR_RETURN(const int64_t slide_ms, duration(parts[2], "slide"));
+  if (slide_ms > size_ms) {
+    return Status::InvalidArgument("\"" + text +
+                                   "\": the slide is longer than the window, so some rows "
+                                   "would be in no window (a slide equal to the size is window())");
   }
-  return AggregateGroup{std::string(column), *ms};
+  if ((size_ms + slide_ms - 1) / slide_ms > kMaxWindowsPerRow) {
+    return Status::InvalidArgument(
+        "\"" + text + "\": each row would be in " + std::to_string((size_ms + slide_ms - 1) / slide_ms) +
+        " windows; at most " + std::to_string(kMaxWindowsPerRow) + " (a longer slide or a shorter window)");
+  }
+  return AggregateGroup{std::string(parts[0]), size_ms, slide_ms == size_ms ? 0 : slide_ms};
 }
 
 Result<AggregateMeasure> ParseAggregateMeasure(const std::string& text) {

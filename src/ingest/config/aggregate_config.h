@@ -16,13 +16,19 @@
 
 namespace floe::ingest {
 
-// A group_by entry: a column, or window(column, 'N unit'), a tumbling window
-// that gives the columns window_start and window_end.
+// A group_by entry: a column; window(column, 'N unit'), a tumbling window;
+// or hop(column, 'size', 'slide'), windows of `size` starting every `slide`
+// (a row is in each window that holds it). Windows give the columns
+// window_start and window_end.
 struct AggregateGroup {
   std::string column;
   int64_t window_ms = 0;  // 0: the column itself
+  int64_t slide_ms = 0;   // hop(): how often a window starts; 0: tumbling (= window_ms)
   bool operator==(const AggregateGroup&) const = default;
 };
+// The most windows one row may fall in (hop size ÷ slide): each is a group
+// the row's change updates.
+inline constexpr int64_t kMaxWindowsPerRow = 100;
 
 enum class AggregateFunction { kCountRows, kCount, kSum, kAvg, kMin, kMax };
 

@@ -8,6 +8,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "column_builders.h"
 #include "test_util.h"
 
@@ -64,7 +66,8 @@ AggregateConfig Config() {
 }
 
 // The group's row as the aggregate table stores it (visible columns only).
-std::vector<std::string> Row(const BoundAggregate& bound, const GroupKey& key, const GroupState& state) {
+std::vector<std::string> Row(const BoundAggregate& bound, const GroupKey& key, const GroupState& state,
+                             size_t hidden_columns = 4) {
   std::vector<Column> columns;
   for (const Field& field : bound.output_schema()) columns.push_back(MakeEmptyColumn(field.type));
   bound.AppendRow(key, state, &columns);
@@ -74,7 +77,7 @@ std::vector<std::string> Row(const BoundAggregate& bound, const GroupKey& key, c
   EXPECT_EQ(read_key, key);
   EXPECT_EQ(read_state.rows, state.rows);
   std::vector<std::string> cells;
-  for (size_t i = 0; i + 4 < columns.size(); ++i) {  // the 4 hidden columns left out
+  for (size_t i = 0; i + hidden_columns < columns.size(); ++i) {  // floe's hidden columns left out
     const Column& c = columns[i];
     if (c.IsNull(0)) {
       cells.push_back("null");
@@ -206,6 +209,46 @@ TEST(AggregateGroupsTest, AllNullInputsGiveNullSumAvgMinMax) {
   EXPECT_EQ(Row(bound, Key("eu", 0), eu),
             (std::vector<std::string>{"eu", std::to_string(0), std::to_string(5 * kMinuteUs), "2", "null",
                                       "null", "null", "null", "0"}));
+}
+
+TEST(AggregateGroupsTest, HopWindowsCountARowInEveryWindowHoldingIt) {
+  AggregateConfig config;
+  config.name = "by_region_hop";
+  config.table = "orders";
+  // 10-minute windows starting every 5 minutes: each time is in two of them.
+  for (const char* group : {"region", "hop(ts, '10 minutes', '5 minutes')"})
+    config.group_by.push_back(*ParseAggregateGroup(group));
+  for (const char* measure : {"count(*) AS orders", "sum(amount)", "max(amount)"})
+    config.measures.push_back(*ParseAggregateMeasure(measure));
+  ASSERT_OK_AND_ASSIGN(BoundAggregate bound, BoundAggregate::Bind(config, Orders()));
+  GroupStates states;
+  // 7 min: windows [0, 10) and [5, 15); 12 min: [5, 15) and [10, 20); -3 min: [-10, 0) and [-5, 5).
+  ASSERT_OK(bound.Accumulate(Batch({{"eu", 7, 10}, {"eu", 12, 20}, {"eu", -3, 5}}), nullptr, &states));
+  std::map<int64_t, std::pair<int64_t, int64_t>> rows_and_max;  // by window start (minutes)
+  for (const auto& [key, delta] : states) {
+    GroupState state;
+    ASSERT_EQ(bound.Apply(nullptr, delta, &state), BoundAggregate::Outcome::kKeep);
+    const std::vector<std::string> row = Row(bound, key, state, 2);
+    const int64_t start = std::get<int64_t>(key[1]) / kMinuteUs;
+    EXPECT_EQ(row[2], std::to_string((start + 10) * kMinuteUs)) << "window_end = start + size";
+    rows_and_max[start] = {state.rows, std::stoll(row[5])};
+  }
+  EXPECT_EQ(rows_and_max, (std::map<int64_t, std::pair<int64_t, int64_t>>{
+                              {-10, {1, 5}}, {-5, {1, 5}}, {0, {1, 10}}, {5, {2, 20}}, {10, {1, 20}}}));
+  // Retracting the 12-minute row touches both its windows, and only them.
+  GroupStates retracted;
+  const std::vector<int8_t> minus = {-1};
+  ASSERT_OK(bound.Accumulate(Batch({{"eu", 12, 20}}), &minus, &retracted));
+  ASSERT_EQ(retracted.size(), 2u);
+  EXPECT_TRUE(retracted.contains(Key("eu", 5)));
+  EXPECT_TRUE(retracted.contains(Key("eu", 10)));
+  // A null time is one group of its own, as for window().
+  GroupStates nulls;
+  RecordBatch batch = Batch({{"eu", 0, 1}});
+  batch.columns[1] = MakeColumn<int64_t>(Timestamp(TimeUnit::kMicro, true), {std::nullopt});
+  ASSERT_OK(bound.Accumulate(batch, nullptr, &nulls));
+  ASSERT_EQ(nulls.size(), 1u);
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(nulls.begin()->first[1]));
 }
 
 }  // namespace

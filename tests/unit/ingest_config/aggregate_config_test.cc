@@ -75,6 +75,28 @@ TEST(AggregateConfigTest, WindowSizesTakeUnitsAndDurations) {
   EXPECT_EQ(ParseAggregateGroup("window(ts, '10m')")->window_ms, 600'000);
 }
 
+TEST(AggregateConfigTest, HopWindowsTakeASizeAndASlide) {
+  EXPECT_EQ(*ParseAggregateGroup("hop(ts, '10 minutes', '5 minutes')"),
+            (AggregateGroup{"ts", 600'000, 300'000}));
+  EXPECT_EQ(*ParseAggregateGroup("HOP( ts , '1 hour' , '1m' )"), (AggregateGroup{"ts", 3'600'000, 60'000}));
+  // A slide equal to the size is a tumbling window.
+  EXPECT_EQ(*ParseAggregateGroup("hop(ts, '5 minutes', '5 minutes')"), (AggregateGroup{"ts", 300'000, 0}));
+  EXPECT_THAT(ParseAggregateGroup("hop(ts, '5 minutes', '10 minutes')").status().message(),
+              HasSubstr("the slide is longer than the window"));
+  EXPECT_THAT(ParseAggregateGroup("hop(ts, '1 day', '1 minute')").status().message(),
+              HasSubstr("each row would be in 1440 windows; at most 100"));
+  EXPECT_THAT(ParseAggregateGroup("hop(ts, '10 minutes')").status().message(),
+              HasSubstr("expected hop(column, '10 minutes', '5 minutes')"));
+  EXPECT_THAT(ParseAggregateGroup("hop(ts, '10 minutes', 5)").status().message(),
+              HasSubstr("the window slide must be quoted"));
+  EXPECT_THAT(ParseAggregateGroup("hop(ts, '10 minutes', '0 s')").status().message(),
+              HasSubstr("bad window slide '0 s'"));
+  EXPECT_THAT(ParseAggregateGroup("window(ts, '1 hour', '5 minutes')").status().message(),
+              HasSubstr("expected window(column, '5 minutes')"));
+  EXPECT_THAT(ParseAggregateGroup("tumble(ts, '1 hour')").status().message(),
+              HasSubstr("unsupported grouping tumble()"));
+}
+
 TEST(AggregateConfigTest, MistakesAreRefusedWithWhatIsWrong) {
   const std::string head = "\n[[aggregates]]\nname = \"a\"\ntable = \"orders\"\n";
   EXPECT_THAT(ErrorOf(head + "measures = [\"median(amount)\"]\n"),
