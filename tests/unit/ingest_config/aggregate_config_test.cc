@@ -109,8 +109,11 @@ TEST(AggregateConfigTest, MistakesAreRefusedWithWhatIsWrong) {
   EXPECT_THAT(ErrorOf(head + "group_by = [\"window(ts, 5)\"]\nmeasures = [\"count(*)\"]\n"),
               HasSubstr("the window size must be quoted"));
   EXPECT_THAT(
-      ErrorOf(head + "group_by = [\"hop(ts, '5 minutes', '1 minute')\"]\nmeasures = [\"count(*)\"]\n"),
-      HasSubstr("unsupported grouping hop()"));
+      ErrorOf(head + "group_by = [\"hop(ts, '1 minute', '5 minutes')\"]\nmeasures = [\"count(*)\"]\n"),
+      HasSubstr("group_by: \"hop(ts, '1 minute', '5 minutes')\": the slide is longer than the window"));
+  EXPECT_THAT(ErrorOf(head + "group_by = [\"hop(ts, '10 minutes', '5 minutes')\", \"window(ts, '1 hour')\"]\n"
+                             "measures = [\"count(*)\"]\n"),
+              HasSubstr("two output columns are named \"window_start\""));
   EXPECT_THAT(ErrorOf(head + "group_by = [\"count\"]\nmeasures = [\"count(*)\"]\n"),
               HasSubstr("two output columns are named \"count\""));
   EXPECT_THAT(ErrorOf(head + "measures = [\"count(*) AS _floe_rows\"]\n"),
