@@ -211,15 +211,8 @@ std::optional<std::string> TableOutsideSource(const SourceConfig& source, const 
 Status ReadAggregates(const ParseContext& context, const toml::node* node, const SourceConfig& source,
                       std::vector<AggregateConfig>* out) {
   if (!node) return Status::OK();
-  const auto* array = node->as_array();
-  if (!array || !array->is_array_of_tables()) {
-    std::string message =
-        context.display_path +
-        ": aggregates: expected [[aggregates]] entries (name, table, group_by, measures), got " +
-        DescribeTomlValue(*node);
-    if (node->source().begin.line > 0) message += " (line " + std::to_string(node->source().begin.line) + ")";
-    return Status::InvalidArgument(message);
-  }
+  FLOE_ASSIGN_OR_RETURN(const toml::array* array,
+                        ArrayOfTables(context, *node, "aggregates", "name, table, group_by, measures"));
   std::set<std::string> names;
   size_t number = 0;
   for (const toml::node& element : *array) {

@@ -98,6 +98,16 @@ std::string DescribeTomlValue(const toml::node& node) {
   return out.str();
 }
 
+Result<const toml::array*> ArrayOfTables(const ParseContext& context, const toml::node& node,
+                                         const std::string& key, const std::string& fields) {
+  const auto* array = node.as_array();
+  if (array && array->is_array_of_tables()) return array;
+  std::string message = context.display_path + ": " + key + ": expected [[" + key + "]] entries (" + fields +
+                        "), got " + DescribeTomlValue(node);
+  if (node.source().begin.line > 0) message += " (line " + std::to_string(node.source().begin.line) + ")";
+  return Status::InvalidArgument(message);
+}
+
 }  // namespace config_internal
 
 Result<int64_t> ParseDurationMs(const std::string& text) {

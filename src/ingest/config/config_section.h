@@ -39,6 +39,12 @@ struct ParseContext {
   std::filesystem::path base_dir;  // anchors relative local paths
 };
 
+// `node` as an array of tables ([[key]] entries), or InvalidArgument naming
+// the file, the key, what each entry holds (`fields`: "name, expr, action")
+// and what the config gave instead, with its line.
+Result<const toml::array*> ArrayOfTables(const ParseContext& context, const toml::node& node,
+                                         const std::string& key, const std::string& fields);
+
 // Reads the keys of one TOML table and remembers which were consumed.
 class SectionReader {
  public:

@@ -140,13 +140,7 @@ Status ReadTransform(const ParseContext& context, const toml::table* table, cons
 Status ReadExpectations(const ParseContext& context, const toml::node* node, const std::string& key,
                         std::vector<ExpectationConfig>* out) {
   if (!node) return Status::OK();
-  const auto* array = node->as_array();
-  if (!array || !array->is_array_of_tables()) {
-    std::string message = context.display_path + ": " + key + ": expected [[" + key +
-                          "]] entries (name, expr, action), got " + DescribeTomlValue(*node);
-    if (node->source().begin.line > 0) message += " (line " + std::to_string(node->source().begin.line) + ")";
-    return Status::InvalidArgument(message);
-  }
+  FLOE_ASSIGN_OR_RETURN(const toml::array* array, ArrayOfTables(context, *node, key, "name, expr, action"));
   std::set<std::string> names;
   size_t number = 0;
   for (const toml::node& element : *array) {
