@@ -19,6 +19,7 @@ import { openDuckDB, readWithParquetWasm, sqlString } from '../tools/readers.mjs
 import { checkFeedAgainstSnapshots, icebirdRows, tableVersions } from '../tools/change_feed_oracle.mjs';
 import {
   currentMetadataLocation,
+  liveDataFiles,
   exportTables,
   FLOE,
   runFloeOk,
@@ -81,9 +82,10 @@ async function checkFeedTables(dir, exportDir) {
       if (!recorded.includes(id)) problems.push(`${identifier}: commit ${id} (${versions.get(id).operation}) missing from the feed`);
     }
 
-    // DuckDB and parquet-wasm over the feed's data files hold the same rows icebird read.
-    const dataDir = path.join(dir, 'warehouse', 'cda', `${name}__changes`, 'data');
-    const files = fs.readdirSync(dataDir).filter((f) => f.endsWith('.parquet')).map((f) => path.join(dataDir, f));
+    // DuckDB and parquet-wasm over the feed's live data files (the pipeline's
+    // maintenance compacts the feed: files it replaced stay on disk until
+    // expiry) hold the same rows icebird read.
+    const files = await liveDataFiles(dir, `${identifier}__changes`);
     const list = `[${files.map(sqlString).join(', ')}]`;
     const [{ n }] = await db.all(`SELECT count(*) AS n FROM read_parquet(${list})`);
     if (Number(n) !== feed.length) problems.push(`${identifier}__changes: DuckDB reads ${n} rows, icebird ${feed.length}`);
@@ -112,6 +114,13 @@ test('<table>__changes turns the empty table into the current one after every ro
     runFloeOk(['demo', 'generate', exportDir, ...flags, '--append-round', String(round), '--append-folders', '2']);
     runFloeOk(['run', config, '--once']);
     assert.deepEqual(await checkFeedTables(dir, exportDir), [], `after round ${round}`);
+  }
+  // The feed takes a commit per commit of its table: the pipeline's maintenance compacts it too,
+  // and its compactions keep the feed's source position.
+  for (const table of exportTables(exportDir)) {
+    const versions = [...tableVersions(path.join(dir, 'warehouse', 'cda', `${table}__changes`)).values()];
+    assert.ok(versions.some((v) => v.operation === 'replace' && v.summary['floe.source-snapshot-id']),
+      `${table}__changes was never compacted (or its compaction lost its source position)`);
   }
 });
 
