@@ -147,11 +147,18 @@ async function checkAggregates(dir, exportDir, label) {
     if (got.length === 0 && want.length > 0) problems.push(`${label}: ${name}: empty`);
 
     // Exactly once: the source snapshots recorded along the aggregate's history only move forward.
+    // The history is the current snapshot's ancestry: a run killed between writing a metadata file
+    // and the catalog's pointer swap leaves snapshots on disk that never were the table's.
     const versions = tableVersions(path.join(dir, 'warehouse', 'cda', name));
     const source = tableVersions(path.join(dir, 'warehouse', 'cda', 'cc_claim'));
+    const history = [];
+    const currentText = fs.readFileSync(currentMetadataLocation(dir, `cda.${name}`), 'utf8');
+    for (let id = /"current-snapshot-id"\s*:\s*(-?\d+)/.exec(currentText)?.[1]; id && versions.has(id);
+      id = versions.get(id).parent) history.unshift(versions.get(id));
     // (Maintenance snapshots carry their parent's position forward: they apply nothing.)
-    const recorded = [...versions.values()].filter((v) => v.operation !== 'replace')
+    const recorded = history.filter((v) => v.operation !== 'replace')
       .map((v) => v.summary['floe.source-snapshot-id']).filter(Boolean);
+    if (recorded.length === 0) problems.push(`${label}: ${name}: no source snapshot recorded`);
     if (new Set(recorded).size !== recorded.length) problems.push(`${label}: ${name}: a source snapshot applied twice`);
     const sequences = recorded.map((id) => source.get(id)?.sequence ?? -1);
     for (let i = 1; i < sequences.length; ++i) {

@@ -115,6 +115,7 @@ Result<AggregateCatchUpResult> AggregateTable::CatchUp(const iceberg::TableMetad
       int32_t next_id = 1;
       FLOE_ASSIGN_OR_RETURN(creation.schema, iceberg::FromFloeSchema(bound.output_schema(), 2, &next_id));
       creation.properties = options_.table_properties;
+      creation.properties[kAggregateDefinitionProperty] = AggregateDefinitionText(config_);
       ops = catalog_.CreateTable(id_, creation);
       if (!ops.ok()) return ops.status().WithContext("creating table " + name);
     }
@@ -126,6 +127,15 @@ Result<AggregateCatchUpResult> AggregateTable::CatchUp(const iceberg::TableMetad
   if (!SameColumns(table_columns, bound.output_schema())) {
     return Status::InvalidArgument("table " + name + " has columns that differ from [[aggregates]] \"" +
                                    config_.name + "\" (drop the table and floe rebuilds it)");
+  }
+  // The same columns may hold another definition (a window's length, a filter).
+  const std::string definition = AggregateDefinitionText(config_);
+  if (auto kept = table->metadata().properties.find(kAggregateDefinitionProperty);
+      kept != table->metadata().properties.end() && kept->second != definition) {
+    return Status::InvalidArgument("table " + name + " was built for [[aggregates]] \"" + config_.name +
+                                   "\" as " + kept->second + "; the config now says " + definition +
+                                   " (drop the table and floe rebuilds it from the current rows of " +
+                                   source_.ToString() + ")");
   }
 
   const std::optional<std::optional<int64_t>> recorded = RecordedSourceSnapshot(table->metadata());

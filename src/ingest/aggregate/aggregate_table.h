@@ -4,8 +4,9 @@
 // Contract:
 // - The table <source namespace>.<name> has BoundAggregate::output_schema's
 //   columns (format version 2, unpartitioned), one row per group with at
-//   least one row. A table whose columns differ from the config is refused
-//   (drop it and it is rebuilt).
+//   least one row. A table whose columns differ from the config, or whose
+//   recorded definition (kAggregateDefinitionProperty: a window's length, a
+//   filter, ...) does, is refused (drop it and it is rebuilt).
 // - CatchUp applies every source commit after the one recorded in the
 //   aggregate table up to the source's current snapshot, in ONE commit whose
 //   summary carries floe.source-snapshot-id (the source snapshot applied up
@@ -43,6 +44,10 @@
 #include "ingest/config/aggregate_config.h"
 
 namespace floe::ingest {
+
+// The table property holding the aggregate's definition
+// (AggregateDefinitionText), set when the table is created.
+inline constexpr const char* kAggregateDefinitionProperty = "floe.aggregate-definition";
 
 struct AggregateOptions {
   iceberg::RollingWriterOptions writer;

@@ -72,6 +72,31 @@ const char* AggregateFunctionName(AggregateFunction function) {
   return "?";
 }
 
+std::string AggregateDefinitionText(const AggregateConfig& config) {
+  std::string text = "group_by [";
+  for (size_t i = 0; i < config.group_by.size(); ++i) {
+    const AggregateGroup& group = config.group_by[i];
+    if (i > 0) text += ", ";
+    if (group.window_ms == 0) {
+      text += group.column;
+    } else if (group.slide_ms == 0) {
+      text += "window(" + group.column + ", " + std::to_string(group.window_ms) + " ms)";
+    } else {
+      text += "hop(" + group.column + ", " + std::to_string(group.window_ms) + " ms, " +
+              std::to_string(group.slide_ms) + " ms)";
+    }
+  }
+  text += "], measures [";
+  for (size_t i = 0; i < config.measures.size(); ++i) {
+    const AggregateMeasure& measure = config.measures[i];
+    if (i > 0) text += ", ";
+    text += std::string(AggregateFunctionName(measure.function)) + "(" +
+            (measure.column.empty() ? "*" : measure.column) + ") AS " + measure.name;
+  }
+  text += "], filter [" + config.filter + "]";
+  return text;
+}
+
 Result<AggregateGroup> ParseAggregateGroup(const std::string& text) {
   const std::string_view trimmed = Trim(text);
   if (IsIdentifier(trimmed)) return AggregateGroup{std::string(trimmed), 0, 0};

@@ -50,6 +50,12 @@ struct AggregateConfig {
   bool operator==(const AggregateConfig&) const = default;
 };
 
+// The aggregate's definition as one canonical line (groups with their window
+// lengths in ms, measures with their output names, the filter), which its
+// table keeps (table property floe.aggregate-definition) so that a config
+// changed under an existing table is noticed even where the columns stay.
+std::string AggregateDefinitionText(const AggregateConfig& config);
+
 Result<AggregateGroup> ParseAggregateGroup(const std::string& text);
 Result<AggregateMeasure> ParseAggregateMeasure(const std::string& text);
 const char* AggregateFunctionName(AggregateFunction function);  // "count", "sum", ...

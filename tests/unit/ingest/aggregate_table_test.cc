@@ -172,5 +172,31 @@ TEST_F(AggregateTableTest, AnUnknownColumnIsAWarningNamingIt) {
   EXPECT_NE(log_.str().find("unknown column \"price\""), std::string::npos) << log_.str();
 }
 
+TEST_F(AggregateTableTest, AChangedDefinitionWithTheSameColumnsIsRefused) {
+  config_.aggregates = {ByName()};
+  WriteCdaFile("cc_claim", "1", 1000, "part-1.parquet", {{1, "1", 0, "one"}, {200, "2", 0, "one"}});
+  WriteManifest({{"cc_claim", 1000}});
+  RunOnce();
+  EXPECT_EQ(AggregateRows("claims_by_name", 2), (AggRows{{"one", "1"}}));
+  // Another filter keeps the columns: the old rows would be kept under the new definition.
+  AggregateConfig changed = ByName();
+  changed.filter = "id < 1000";
+  config_.aggregates = {changed};
+  WriteCdaFile("cc_claim", "1", 2000, "part-2.parquet", {{3, "3", 0, "one"}});
+  WriteManifest({{"cc_claim", 2000}});
+  ASSERT_OK_AND_ASSIGN(auto pipeline, OpenPipeline());
+  ASSERT_OK_AND_ASSIGN(RunSummary summary, pipeline->RunOnce());
+  EXPECT_EQ(Rows("cc_claim").size(), 3u);
+  EXPECT_NE(log_.str().find("aggregate default.claims_by_name is behind"), std::string::npos) << log_.str();
+  EXPECT_NE(
+      log_.str().find("table default.claims_by_name was built for [[aggregates]] \"claims_by_name\" as "
+                      "group_by [name], measures [count(*) AS count], filter [id < 100]; the config now "
+                      "says group_by [name], measures [count(*) AS count], filter [id < 1000] (drop the "
+                      "table and floe rebuilds it from the current rows of default.cc_claim)"),
+      std::string::npos)
+      << log_.str();
+  EXPECT_EQ(AggregateRows("claims_by_name", 2), (AggRows{{"one", "1"}})) << "left as it was";
+}
+
 }  // namespace
 }  // namespace floe::ingest
