@@ -146,8 +146,11 @@ Result<BoundAggregate> BoundAggregate::Bind(const AggregateConfig& config, const
                                        type.ToString());
       }
       const int64_t ticks_per_ms = std::max<int64_t>(TicksPerSecond(type.unit) / 1000, 1);
-      bound_group.window_ticks = group.window_ms * ticks_per_ms;
-      bound_group.slide_ticks = group.slide_ms * ticks_per_ms;
+      if (__builtin_mul_overflow(group.window_ms, ticks_per_ms, &bound_group.window_ticks) ||
+          __builtin_mul_overflow(group.slide_ms, ticks_per_ms, &bound_group.slide_ticks)) {
+        return Status::InvalidArgument(label + ": group_by: the window over \"" + group.column +
+                                       "\" is longer than its " + type.ToString() + " values can count");
+      }
       bound.output_.push_back(Field{"window_start", type, true, std::nullopt});
       bound.output_.push_back(Field{"window_end", type, true, std::nullopt});
     } else {
@@ -284,10 +287,20 @@ Status BoundAggregate::Accumulate(const RecordBatch& batch, const std::vector<in
         const int64_t ts = std::get<int64_t>(value);
         const int64_t size = groups_[g].window_ticks;
         const int64_t slide = groups_[g].slide_ticks > 0 ? groups_[g].slide_ticks : size;
-        // The windows [start, start + size) holding ts, newest first.
-        for (int64_t start = ts - (((ts % slide) + slide) % slide); ts - start < size;) {
-          choices[g].push_back(start);
-          if (__builtin_sub_overflow(start, slide, &start)) break;
+        // The windows [start, start + size) holding ts, newest first; a
+        // time so early that its window would start before the earliest
+        // time is in the null window.
+        int64_t into = ts % slide;  // ts's offset into its newest window, in [0, slide)
+        if (into < 0) into += slide;
+        int64_t start = 0;
+        if (__builtin_sub_overflow(ts, into, &start)) {
+          choices[g].push_back(AggregateValue{});
+        } else {
+          // (start <= ts: the unsigned difference is exact where the signed one could overflow)
+          while (static_cast<uint64_t>(ts) - static_cast<uint64_t>(start) < static_cast<uint64_t>(size)) {
+            choices[g].push_back(start);
+            if (__builtin_sub_overflow(start, slide, &start)) break;
+          }
         }
         several |= choices[g].size() > 1;
       } else {
@@ -383,7 +396,13 @@ void BoundAggregate::AppendRow(const GroupKey& key, const GroupState& state,
     AppendValue(key[g], &out[column]);
     if (groups_[g].window_ticks > 0) {
       AggregateValue end = key[g];
-      if (!IsNull(end)) end = std::get<int64_t>(end) + groups_[g].window_ticks;
+      int64_t end_ticks = 0;
+      // A window ending past the largest time has no end value (null).
+      if (!IsNull(end)) {
+        end = __builtin_add_overflow(std::get<int64_t>(end), groups_[g].window_ticks, &end_ticks)
+                  ? AggregateValue{}
+                  : AggregateValue{end_ticks};
+      }
       AppendValue(end, &out[column + 1]);
     }
   }

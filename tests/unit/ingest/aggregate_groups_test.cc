@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <map>
 
 #include "column_builders.h"
@@ -129,6 +130,10 @@ TEST(AggregateGroupsTest, BindingErrorsNameTheAggregateAndColumn) {
   EXPECT_THAT(BoundAggregate::Bind(config, Orders()).status().message(),
               HasSubstr("group_by: unknown column \"customer\""));
   config = Config();
+  config.group_by[1] = *ParseAggregateGroup("window(ts, '90000000000 days')");
+  EXPECT_THAT(BoundAggregate::Bind(config, Orders()).status().message(),
+              HasSubstr("the window over \"ts\" is longer than its"));
+  config = Config();
   config.filter = "amount + 1";
   EXPECT_THAT(BoundAggregate::Bind(config, Orders()).status().message(), HasSubstr("not a predicate"));
 }
@@ -249,6 +254,35 @@ TEST(AggregateGroupsTest, HopWindowsCountARowInEveryWindowHoldingIt) {
   ASSERT_OK(bound.Accumulate(batch, nullptr, &nulls));
   ASSERT_EQ(nulls.size(), 1u);
   EXPECT_TRUE(std::holds_alternative<std::monostate>(nulls.begin()->first[1]));
+}
+
+TEST(AggregateGroupsTest, TimesAtTheEndsOfTheRangeNeitherOverflowNorVanish) {
+  AggregateConfig config;
+  config.name = "edges";
+  config.table = "orders";
+  config.group_by.push_back(*ParseAggregateGroup("hop(ts, '10 minutes', '5 minutes')"));
+  config.measures.push_back(*ParseAggregateMeasure("count(*)"));
+  ASSERT_OK_AND_ASSIGN(BoundAggregate bound, BoundAggregate::Bind(config, Orders()));
+  RecordBatch batch = Batch({{"eu", 0, 1}, {"eu", 0, 2}});
+  const int64_t earliest = std::numeric_limits<int64_t>::min() + 1;
+  const int64_t latest = std::numeric_limits<int64_t>::max();
+  batch.columns[1] = MakeColumn<int64_t>(Timestamp(TimeUnit::kMicro, true), {earliest, latest});
+  GroupStates states;
+  ASSERT_OK(bound.Accumulate(batch, nullptr, &states));
+  int64_t rows = 0;
+  bool null_end = false;
+  for (const auto& [key, delta] : states) {
+    rows += delta.rows;
+    std::vector<Column> columns;
+    for (const Field& field : bound.output_schema()) columns.push_back(MakeEmptyColumn(field.type));
+    GroupState state;
+    ASSERT_EQ(bound.Apply(nullptr, delta, &state), BoundAggregate::Outcome::kKeep);
+    bound.AppendRow(key, state, &columns);
+    null_end |= !std::holds_alternative<std::monostate>(key[0]) && columns[1].IsNull(0);
+  }
+  // The earliest time is in the null window; the latest in its two windows, whose ends are past the range.
+  EXPECT_EQ(rows, 3);
+  EXPECT_TRUE(null_end);
 }
 
 }  // namespace
