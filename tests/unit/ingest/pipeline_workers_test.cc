@@ -135,9 +135,9 @@ class PipelineWorkersTest : public PipelineTest {
           << log_a_.str();
     }
     const std::string text = log_a_.str();
-    const size_t at = text.find("scale-out: worker ");
-    ASSERT_NE(at, std::string::npos) << text;
-    const std::string id = text.substr(at + 18, text.find(' ', at + 18) - (at + 18));
+    const size_t named = text.find("scale-out: worker ");
+    ASSERT_NE(named, std::string::npos) << text;
+    const std::string id = text.substr(named + 18, text.find(' ', named + 18) - (named + 18));
     auto admin = sql::OpenSqlConnection(uri_);
     ASSERT_TRUE(admin.ok()) << admin.status().ToString();
     auto removed = (*admin)->Execute(
