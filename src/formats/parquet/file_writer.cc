@@ -135,6 +135,21 @@ Status ParquetFileWriter::Write(const RecordBatch& batch) {
     }
     int64_t slice =
         std::min({batch.num_rows - row, options_.row_group_max_rows - buffered_rows_, kShredSliceRows});
+    if (buffered_rows_ > 0) {
+      // More rows for an open row group: rows keep coming, so a buffer that
+      // must grow is sized for the rows the group is projected to hold when
+      // it closes (at its byte limit, at the bytes per row buffered so far).
+      const int64_t buffered_bytes = std::max<int64_t>(BufferedBytes(), 1);
+      const double by_bytes = static_cast<double>(buffered_rows_) *
+                              static_cast<double>(options_.row_group_max_bytes) /
+                              static_cast<double>(buffered_bytes);
+      const int64_t projected_rows =
+          static_cast<int64_t>(std::min(static_cast<double>(options_.row_group_max_rows), by_bytes * 1.0625));
+      for (size_t i = 0; i < leaves.size(); ++i) {
+        ReserveForRows(leaves[i], batch.columns[static_cast<size_t>(leaves[i].top_level_field)], row,
+                       row + slice, options_.row_group_max_bytes, &buffers_[i], projected_rows);
+      }
+    }
     // Each leaf shreds into its own buffer; the first error in leaf order wins.
     TaskGroup shredding(leaves.size() > 1 ? options_.pool : nullptr);
     for (size_t i = 0; i < leaves.size(); ++i) {

@@ -178,6 +178,50 @@ TEST(ParquetFastPaths, ShreddingByRunsMatchesRowByRow) {
   }
 }
 
+// A row group filled by many small writes: a buffer that must grow is sized
+// for the rows the group is projected to hold (one allocation, not a
+// doubling per few writes, each a copy into fresh pages), never past the
+// byte limit, and only to what is needed when nothing is projected.
+TEST(ParquetFastPaths, GrowingRowGroupBuffersAreSizedForTheProjectedRows) {
+  std::mt19937_64 rng(11);
+  RecordBatch batch = FlatBatch(std::vector<bool>(400, true), rng);
+  ASSERT_OK_AND_ASSIGN(WriterSchema schema, BuildWriterSchema(batch.schema));
+  for (const WriteLeaf& leaf : schema.leaves) {
+    const Column& column = batch.columns[static_cast<size_t>(leaf.top_level_field)];
+    const bool bytes = column.type.is_binary_like();
+    auto held = [&](const LeafValues& v) { return bytes ? v.data.size() : v.fixed.size(); };
+    auto room = [&](const LeafValues& v) { return bytes ? v.data.capacity() : v.fixed.capacity(); };
+
+    LeafValues projected;
+    ReserveForRows(leaf, column, 0, 100, 1 << 30, &projected);
+    ASSERT_OK(ShredRows(leaf, column, 0, 100, &projected));
+    ReserveForRows(leaf, column, 100, 200, 1 << 30, &projected, /*projected_rows=*/2000);
+    // 200 rows will be held, 2000 projected: room for about ten times as much.
+    const size_t per_200 =
+        held(projected) +
+        (bytes ? static_cast<size_t>(column.offsets[200] - column.offsets[100]) : held(projected));
+    EXPECT_GE(room(projected), per_200 * 9) << leaf.path[0];
+    EXPECT_GE(projected.def_levels.capacity(), size_t{1800}) << leaf.path[0];
+    const size_t grown_to = room(projected);
+    ASSERT_OK(ShredRows(leaf, column, 100, 200, &projected));
+    ReserveForRows(leaf, column, 200, 400, 1 << 30, &projected, 2000);
+    EXPECT_EQ(room(projected), grown_to) << leaf.path[0] << ": the projected room is used, not regrown";
+
+    LeafValues exact;
+    ReserveForRows(leaf, column, 0, 100, 1 << 30, &exact);
+    ASSERT_OK(ShredRows(leaf, column, 0, 100, &exact));
+    ReserveForRows(leaf, column, 100, 200, 1 << 30, &exact);
+    EXPECT_LT(room(exact), per_200 * 2) << leaf.path[0];
+
+    LeafValues capped;
+    ReserveForRows(leaf, column, 0, 100, 1 << 30, &capped);
+    ASSERT_OK(ShredRows(leaf, column, 0, 100, &capped));
+    const size_t limit = held(capped) * 3;
+    ReserveForRows(leaf, column, 100, 200, static_cast<int64_t>(limit), &capped, 1'000'000);
+    EXPECT_LE(room(capped), std::max(limit, per_200)) << leaf.path[0] << ": never past the byte limit";
+  }
+}
+
 TEST(ParquetFastPaths, DecimalThatDoesNotFitAmongNullsNamesItsRow) {
   Column rate = MakeEmptyColumn(Decimal(9, 4));
   for (int i = 0; i < 100; ++i) {

@@ -396,22 +396,47 @@ int PhysicalWidth(const WriteLeaf& leaf) {
   return 0;
 }
 
+namespace {
+
+// Makes room in `buffer` for `more` elements. When it must grow, it grows to
+// the size the row group is projected to reach (`scale` times what it will
+// hold, at most `cap_elements`), not just to what this call needs: a row
+// group filled by many small writes then grows once or twice instead of
+// doubling a dozen times, each doubling a copy into freshly faulted pages.
+template <typename Buffer>
+void ReserveGrowing(Buffer& buffer, size_t more, double scale, size_t cap_elements) {
+  const size_t needed = buffer.size() + more;
+  if (needed <= buffer.capacity()) return;
+  size_t target = needed;
+  if (scale > 1.0) {
+    const double projected = static_cast<double>(needed) * scale;
+    target = std::max(needed, static_cast<size_t>(std::min(projected, static_cast<double>(cap_elements))));
+  }
+  buffer.reserve(target);
+}
+
+}  // namespace
+
 void ReserveForRows(const WriteLeaf& leaf, const Column& top, int64_t begin, int64_t end, int64_t max_bytes,
-                    LeafValues* out) {
+                    LeafValues* out, int64_t projected_rows) {
   if (leaf.steps.size() != 1 || end <= begin || max_bytes <= 0) return;
   const size_t rows = static_cast<size_t>(end - begin);
   const size_t cap = static_cast<size_t>(max_bytes);
-  if (leaf.max_def_level > 0) out->def_levels.reserve(out->def_levels.size() + std::min(rows, cap / 2));
+  const int64_t rows_after = out->num_rows + static_cast<int64_t>(rows);
+  const double scale = projected_rows > rows_after
+                           ? static_cast<double>(projected_rows) / static_cast<double>(rows_after)
+                           : 1.0;
+  if (leaf.max_def_level > 0) ReserveGrowing(out->def_levels, std::min(rows, cap / 2), scale, cap / 2);
   const int width = PhysicalWidth(leaf);
   if (width > 0) {
-    out->fixed.reserve(out->fixed.size() + std::min(rows * static_cast<size_t>(width), cap));
+    ReserveGrowing(out->fixed, std::min(rows * static_cast<size_t>(width), cap), scale, cap);
     return;
   }
   if (top.offsets.size() < static_cast<size_t>(end) + 1) return;
-  out->offsets.reserve(out->offsets.size() + std::min(rows, cap / 8));
+  ReserveGrowing(out->offsets, std::min(rows, cap / 8), scale, cap / 8);
   const size_t bytes =
       static_cast<size_t>(top.offsets[static_cast<size_t>(end)] - top.offsets[static_cast<size_t>(begin)]);
-  out->data.reserve(out->data.size() + std::min(bytes, cap));
+  ReserveGrowing(out->data, std::min(bytes, cap), scale, cap);
 }
 
 Status ShredRows(const WriteLeaf& leaf, const Column& top, int64_t begin, int64_t end, LeafValues* out) {

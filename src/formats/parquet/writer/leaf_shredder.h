@@ -50,11 +50,15 @@ struct LeafValues {
 // Width in bytes of one stored value of `leaf` in LeafValues::fixed (0 for BYTE_ARRAY).
 int PhysicalWidth(const WriteLeaf& leaf);
 
-// Reserves `out`'s buffers for rows [begin, end) of a top-level primitive
-// leaf (other leaves: nothing), at most `max_bytes` of values, so that a row
-// group's buffers are allocated once rather than grown by doubling.
+// Makes room in `out`'s buffers for rows [begin, end) of a top-level
+// primitive leaf (other leaves: nothing) on top of what they hold, at most
+// `max_bytes` of values. A buffer that must grow is sized for
+// `projected_rows` rows of the row group at the bytes per row it will hold
+// (0 or fewer than it will hold: just these rows), so that a row group's
+// buffers are allocated once or twice rather than grown by doubling. Only
+// capacity is reserved: pages never written are never touched.
 void ReserveForRows(const WriteLeaf& leaf, const Column& top_level, int64_t begin, int64_t end,
-                    int64_t max_bytes, LeafValues* out);
+                    int64_t max_bytes, LeafValues* out, int64_t projected_rows = 0);
 
 // Appends rows [begin, end) of `top_level` (the column of leaf.top_level_field).
 Status ShredRows(const WriteLeaf& leaf, const Column& top_level, int64_t begin, int64_t end, LeafValues* out);
