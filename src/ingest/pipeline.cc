@@ -22,6 +22,7 @@
 #include "ingest/pipeline_maintenance.h"
 #include "ingest/pipeline_trace.h"
 #include "ingest/progress_reporter.h"
+#include "ingest/side_tables.h"
 #include "ingest/source.h"
 #include "ingest/stream_positions.h"
 #include "io/s3/file_io_factory.h"
@@ -710,7 +711,15 @@ Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::
           std::to_string(batch_id) +
           " could not be decoded and were dropped ([source] on_bad_record = \"skip\")");
     }
-    if (result.snapshot_id) MaybeMaintain(source_table, ingestor);
+    if (result.snapshot_id) {
+      // A side table takes a commit (a small file) per batch that set rows
+      // aside in it, so it is maintained with the table (MaybeMaintain).
+      std::set<std::string>& sides = side_tables_committed[target];
+      if (result.counts.bad_rows > 0) sides.insert(kBadRowsSuffix);
+      if (result.counts.quarantined_rows > 0) sides.insert(kQuarantineSuffix);
+      if (result.counts.dead_letters > 0) sides.insert(kDeadLetterSuffix);
+      MaybeMaintain(source_table, ingestor);
+    }
     // A large batch's buffers are free now, but malloc keeps up to its trim
     // threshold (256 MiB, common/malloc_tuning.h) for the next one: give
     // them back, so the next table's peak does not stack on this one's.

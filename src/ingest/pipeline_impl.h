@@ -51,6 +51,9 @@ struct Pipeline::Impl {
   Status quarantine_error;
   // Per target table: the ingest-commit run length at the last maintenance attempt.
   std::map<std::string, int64_t> maintenance_attempted_at;
+  // Per target table: its side tables (side_tables.h suffixes) that took a
+  // commit in this process since their last maintenance was due.
+  std::map<std::string, std::set<std::string>> side_tables_committed;
   Source source;
   std::unique_ptr<catalog::Catalog> tables;
   std::shared_ptr<FileIO> state_io;

@@ -9,6 +9,7 @@
 #include "ingest/batch_recovery.h"
 #include "ingest/change_feed_table.h"
 #include "ingest/pipeline_impl.h"
+#include "ingest/side_tables.h"
 
 namespace floe::ingest {
 
@@ -47,6 +48,14 @@ void Pipeline::Impl::MaybeMaintain(const std::string& source_table, const TableI
   for (const AggregateConfig& aggregate : config.aggregates) {
     if (aggregate.table == source_table)
       due_now.push_back({AggregateTableOf(*id, aggregate), {}, MaintenanceSummaryOf(source_table)});
+  }
+  // Side tables (bad rows, quarantined rows, dead letters) that took commits
+  // since the table's last maintenance; one that took none has nothing new.
+  auto sides = side_tables_committed.find(key);
+  if (sides != side_tables_committed.end()) {
+    for (const std::string& suffix : sides->second)
+      due_now.push_back({SideTableId(*id, suffix), {}, MaintenanceSummaryOf(source_table)});
+    side_tables_committed.erase(sides);
   }
   for (DueMaintenance& due : due_now) {
     if (worker == nullptr) {

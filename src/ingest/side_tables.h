@@ -46,6 +46,13 @@ namespace floe::ingest {
 
 inline constexpr const char* kSummarySidePrefix = "floe.side.";
 
+// The side tables' suffixes. Rows that could not be changes: <table>__bad_rows.
+inline constexpr const char* kBadRowsSuffix = "bad_rows";
+// Stream records that could not be decoded: <table>__dead_letter.
+inline constexpr const char* kDeadLetterSuffix = "dead_letter";
+// Rows failing a quarantine expectation: <table>__quarantine (quarantine_rows.h).
+inline constexpr const char* kQuarantineSuffix = "quarantine";
+
 // The identifier of side table `suffix` of `table`: <ns>.<table>__<suffix>.
 catalog::TableIdentifier SideTableId(const catalog::TableIdentifier& table, const std::string& suffix);
 

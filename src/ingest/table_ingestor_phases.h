@@ -100,12 +100,6 @@ struct UnitFailure {
   std::string reason;
 };
 
-// The side table of rows that could not be changes: <table>__bad_rows.
-inline constexpr const char* kBadRowsSuffix = "bad_rows";
-inline constexpr const char* kDeadLetterSuffix = "dead_letter";
-// Rows failing a quarantine expectation: <table>__quarantine (quarantine_rows.h).
-inline constexpr const char* kQuarantineSuffix = "quarantine";
-
 // Where pass 2 puts the rows it read: the data file writer, or a dry run's
 // sample. Fills one location per row (dry runs: placeholders).
 using RowSink = std::function<Status(const RecordBatch& rows, std::vector<iceberg::RowLocation>* locations)>;

@@ -98,5 +98,33 @@ TEST_F(BadRowsTest, AFileOfOnlyBadRowsStillCommitsItsBatchOnce) {
   EXPECT_EQ(BadRows().size(), 2u);
 }
 
+// The bad-rows table takes a commit (a small file) per batch with bad rows:
+// the pipeline's maintenance keeps it compact with its table. Before, a
+// continuous run left it one file per such batch, forever.
+TEST_F(BadRowsTest, TheBadRowsTableIsMaintainedWithItsTable) {
+  config_.schema.on_bad_row = BadRowPolicy::kTable;
+  config_.maintenance.enabled = true;
+  config_.maintenance.compact_every = 3;
+  config_.maintenance.min_input_files = 2;
+  ASSERT_OK_AND_ASSIGN(auto pipeline, OpenPipeline());
+  for (int64_t folder = 1; folder <= 3; ++folder) {
+    const int64_t id = folder * 10;
+    WriteCdaFile("cc_claim", "1", 1000 * folder, "part-0.parquet",
+                 {{id, "a", 0, "good"}, {id + 1, "b", 7, "bad op"}});
+    WriteManifest({{"cc_claim", 1000 * folder}});
+    ASSERT_OK_AND_ASSIGN(RunSummary summary, pipeline->RunOnce());
+    ASSERT_TRUE(summary.ok()) << summary.Format() << log_.str();
+  }
+  ASSERT_OK_AND_ASSIGN(iceberg::Table bad_rows, LoadTable("cc_claim__bad_rows"));
+  bool compacted = false;
+  for (const iceberg::Snapshot& snapshot : bad_rows.metadata().snapshots) {
+    auto maintenance = snapshot.summary.find("floe.maintenance");
+    compacted |= maintenance != snapshot.summary.end() && maintenance->second == "compaction";
+  }
+  EXPECT_TRUE(compacted) << log_.str();
+  EXPECT_EQ(BadRows().size(), 3u);
+  EXPECT_NE(log_.str().find("maintenance default.cc_claim__bad_rows: "), std::string::npos) << log_.str();
+}
+
 }  // namespace
 }  // namespace floe::ingest
