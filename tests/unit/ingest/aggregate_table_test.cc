@@ -8,16 +8,19 @@
 // its current rows, also by a run without new files.
 #include "ingest/aggregate/aggregate_table.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <tuple>
 
+#include "ingest/validation.h"
 #include "pipeline_test_util.h"
 
 namespace floe::ingest {
 namespace {
 
 using pipeline_testing::PipelineTest;
+using ::testing::HasSubstr;
 
 AggregateConfig Totals() {
   AggregateConfig config;
@@ -278,6 +281,48 @@ TEST_F(AggregateTableTest, LateChangesToClosedWindowsAreDroppedAndCountedAcrossR
   ASSERT_OK_AND_ASSIGN(auto rebuilt, LoadTable("rebuilt"));
   EXPECT_EQ(rebuilt.metadata().CurrentSnapshot()->summary.at(kSummaryMaxEventTime), std::to_string(Ms(31)));
   EXPECT_EQ(rebuilt.metadata().CurrentSnapshot()->summary.at(kSummaryLateChanges), "0");
+}
+
+// floe validate checks each aggregate against its tables as they are, writing nothing.
+TEST_F(AggregateTableTest, ValidateChecksEachAggregateAgainstItsTables) {
+  config_.aggregates = {ByName(), Totals()};
+  WriteCdaFile("cc_claim", "1", 1000, "part-1.parquet", {{1, "1", 0, "one"}});
+  WriteManifest({{"cc_claim", 1000}});
+  RunOnce();
+  // Two commits of the table the aggregates do not follow.
+  config_.aggregates = {};
+  for (int64_t ts : {2000, 3000}) {
+    WriteCdaFile("cc_claim", "1", ts, "part-" + std::to_string(ts) + ".parquet",
+                 {{ts, std::to_string(ts), 0, "two"}});
+    WriteManifest({{"cc_claim", ts}});
+    RunOnce();
+  }
+  AggregateConfig unknown = Totals();
+  unknown.name = "priced";
+  unknown.measures.push_back(*ParseAggregateMeasure("sum(price)"));
+  AggregateConfig changed = ByName();
+  changed.filter = "id < 1000";
+  AggregateConfig fresh = ByName();
+  fresh.name = "fresh";
+  config_.aggregates = {Totals(), unknown, changed, fresh};
+  ASSERT_OK_AND_ASSIGN(ValidationReport report, ValidatePipeline(config_, ValidateOptions{}));
+  const std::string text = report.Format(ValidateOptions{});
+  EXPECT_TRUE(report.would_fail()) << text;
+  ASSERT_EQ(report.aggregates.size(), 4u) << text;
+  EXPECT_EQ(report.aggregates[0].state, "matches, 2 source snapshots behind (caught up by the next run)")
+      << text;
+  EXPECT_FALSE(report.aggregates[0].would_fail());
+  EXPECT_THAT(report.aggregates[1].error,
+              HasSubstr("aggregate priced over cc_claim: measures: unknown column \"price\""));
+  EXPECT_THAT(report.aggregates[2].error,
+              HasSubstr("table default.claims_by_name was built for [[aggregates]] \"claims_by_name\" as"));
+  EXPECT_THAT(report.aggregates[3].state, HasSubstr("the table does not exist yet"));
+  EXPECT_FALSE(report.aggregates[3].would_fail());
+  EXPECT_THAT(text, HasSubstr("aggregate default.priced over default.cc_claim\n  error: "));
+  EXPECT_THAT(text,
+              HasSubstr("aggregate default.claim_totals over default.cc_claim: matches, 2 source snapshots "
+                        "behind (caught up by the next run)\n  ok\n"));
+  EXPECT_FALSE(LoadTable("fresh").ok()) << "validate creates nothing";
 }
 
 }  // namespace
