@@ -13,6 +13,7 @@
 #include <optional>
 #include <utility>
 
+#include "columnar/json_format.h"
 #include "iceberg/spec/table_metadata_builder.h"
 #include "ingest/aggregate/aggregate_table.h"
 #include "ingest/batch_delete_writer.h"
@@ -286,6 +287,15 @@ void TableIngestor::Impl::MaintainAggregates(const JustCommitted* just, std::vec
       continue;
     }
     for (std::string& warning : caught->warnings) warnings.push_back(std::move(warning));
+    if (caught->late_changes > 0) {
+      aggregate_late_changes[aggregate.id().ToString()] += caught->late_changes;
+      warnings.push_back(
+          "aggregate " + aggregate.id().ToString() + ": " + std::to_string(caught->late_changes) +
+          (caught->late_changes == 1 ? " late change" : " late changes") +
+          " (to windows closed by the watermark" +
+          (caught->watermark_ms ? " " + FormatTimestamp(*caught->watermark_ms, TimeUnit::kMilli, true) : "") +
+          (config.late_changes == LateChanges::kDrop ? ") dropped" : ") applied all the same"));
+    }
   }
 }
 

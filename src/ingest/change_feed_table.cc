@@ -42,16 +42,26 @@ catalog::TableIdentifier ChangesTableOf(const catalog::TableIdentifier& source) 
   return SideTableId(source, kChangesSuffix);
 }
 
-std::optional<std::optional<int64_t>> RecordedSourceSnapshot(const iceberg::TableMetadata& feed) {
+std::optional<int64_t> SummaryLong(const iceberg::Snapshot& snapshot, const std::string& key) {
+  auto it = snapshot.summary.find(key);
+  if (it == snapshot.summary.end()) return std::nullopt;
+  return ParseLong(it->second);
+}
+
+const iceberg::Snapshot* NewestSourceRecording(const iceberg::TableMetadata& table) {
   // Newest first along the current snapshot's parents; bounded by the number of snapshots.
-  const iceberg::Snapshot* s = feed.CurrentSnapshot();
-  for (size_t steps = 0; s != nullptr && steps <= feed.snapshots.size(); ++steps) {
-    if (auto it = s->summary.find(kSummarySourceSnapshot); it != s->summary.end()) {
-      if (std::optional<int64_t> id = ParseLong(it->second)) return std::optional<int64_t>(*id);
-    }
+  const iceberg::Snapshot* s = table.CurrentSnapshot();
+  for (size_t steps = 0; s != nullptr && steps <= table.snapshots.size(); ++steps) {
+    if (SummaryLong(*s, kSummarySourceSnapshot)) return s;
     if (!s->parent_snapshot_id) break;
-    s = feed.SnapshotById(*s->parent_snapshot_id);
+    s = table.SnapshotById(*s->parent_snapshot_id);
   }
+  return nullptr;
+}
+
+std::optional<std::optional<int64_t>> RecordedSourceSnapshot(const iceberg::TableMetadata& feed) {
+  if (const iceberg::Snapshot* s = NewestSourceRecording(feed))
+    return std::optional<int64_t>(SummaryLong(*s, kSummarySourceSnapshot));
   auto start = feed.properties.find(kFeedStartProperty);
   if (start == feed.properties.end()) return std::nullopt;
   if (start->second.empty()) return std::optional<int64_t>();
@@ -66,15 +76,20 @@ ChangeFeedTable::ChangeFeedTable(catalog::Catalog& catalog, catalog::TableIdenti
       id_(ChangesTableOf(source_)),
       options_(std::move(options)) {}
 
-Result<std::shared_ptr<iceberg::Table>> ChangeFeedTable::LoadFeed() {
-  auto ops = catalog_.LoadTable(id_);
+Result<std::shared_ptr<iceberg::Table>> LoadTableIfExists(catalog::Catalog& catalog,
+                                                          const catalog::TableIdentifier& id) {
+  auto ops = catalog.LoadTable(id);
   if (!ops.ok()) {
     if (ops.status().kind() == ErrorKind::kNotFound) return std::shared_ptr<iceberg::Table>();
-    return ops.status().WithContext("table " + id_.ToString());
+    return ops.status().WithContext("table " + id.ToString());
   }
   auto loaded = iceberg::Table::Load(*ops);
-  if (!loaded.ok()) return loaded.status().WithContext("table " + id_.ToString());
+  if (!loaded.ok()) return loaded.status().WithContext("table " + id.ToString());
   return std::make_shared<iceberg::Table>(std::move(loaded).value());
+}
+
+Result<std::shared_ptr<iceberg::Table>> ChangeFeedTable::LoadFeed() {
+  return LoadTableIfExists(catalog_, id_);
 }
 
 Result<std::shared_ptr<iceberg::Table>> ChangeFeedTable::CreateFeed(const floe::Schema& columns,

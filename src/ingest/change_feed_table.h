@@ -132,6 +132,19 @@ class ChangeFeedTable {
   ChangeFeedOptions options_;
 };
 
+// The table `id` of `catalog`, loaded; nullptr when it does not exist.
+Result<std::shared_ptr<iceberg::Table>> LoadTableIfExists(catalog::Catalog& catalog,
+                                                          const catalog::TableIdentifier& id);
+
+// The newest snapshot along `table`'s current snapshot's parents whose
+// summary records a source snapshot (a numeric floe.source-snapshot-id):
+// where a table kept from another's commits reads its position and what it
+// records with it. nullptr: none does.
+const iceberg::Snapshot* NewestSourceRecording(const iceberg::TableMetadata& table);
+// A snapshot summary's entry `key` as a whole decimal number; nullopt when
+// absent or not one.
+std::optional<int64_t> SummaryLong(const iceberg::Snapshot& snapshot, const std::string& key);
+
 // The newest source snapshot recorded in a feed table: from its snapshots'
 // floe.source-snapshot-id, else its start property. `nullopt` inside the
 // optional means "from the beginning"; an empty optional, nothing recorded.

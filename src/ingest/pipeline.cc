@@ -191,6 +191,13 @@ std::string Pipeline::Impl::MetricsTable(const std::string& source_table) const 
   return id.ok() ? id->ToString() : source_table;
 }
 
+void Pipeline::Impl::CountAggregateLateChanges(const std::string& source_table, TableIngestor& ingestor) {
+  std::map<std::string, int64_t> late = ingestor.TakeAggregateLateChanges();
+  if (!options.metrics) return;
+  for (const auto& [aggregate, count] : late)
+    options.metrics->AggregateLateChanges(MetricsTable(source_table), aggregate, count);
+}
+
 Status Pipeline::Impl::SetCondition(const std::string& source_table, const std::string& state,
                                     const std::string& reason) {
   auto known = conditions.find(source_table);
@@ -610,6 +617,7 @@ Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::
         last_commit);
     table_lock.unlock();
     LogWorkerMessages();
+    CountAggregateLateChanges(source_table, ingestor);
     if (!applied.ok()) {
       // Refused by the lease's fence: nothing committed, and the batch is the
       // new owner's to resolve (this worker may no longer write the ledger's rows of the table).
@@ -937,6 +945,7 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
     }
     for (const std::string& warning : (*ingestor)->CatchUpAggregates())
       Log("warning: " + name + ": " + warning);
+    CountAggregateLateChanges(name, **ingestor);
     if (!continuous) ingestors.erase(name);
   }
   // --once: what stays set aside from earlier runs (this run's quarantines

@@ -141,6 +141,8 @@ struct Pipeline::Impl {
   Result<catalog::TableIdentifier> TargetOf(const std::string& source_table) const;
   // The target identifier as metrics label it (the source name when it has none).
   std::string MetricsTable(const std::string& source_table) const;
+  // Hands the late changes `ingestor`'s aggregates met to the metrics.
+  void CountAggregateLateChanges(const std::string& source_table, TableIngestor& ingestor);
 
   // Records a table's condition in the ledger and the metrics when it
   // changed (kTableStopped, kTableFailing); ClearCondition forgets it.

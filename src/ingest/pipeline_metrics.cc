@@ -70,7 +70,12 @@ PipelineMetrics::PipelineMetrics(const std::string& pipeline_name)
       stream_lag_(
           registry_.AddGauge("floe_stream_lag_records",
                              "Records of the partition not yet in the table (high watermark - committed).",
-                             {"table", "partition"})) {}
+                             {"table", "partition"})),
+      aggregate_late_(registry_.AddCounter(
+          "floe_aggregate_late_changes_total",
+          "Changes of the table that met an [[aggregates]] window its watermark had closed (dropped under "
+          "late_changes = \"drop\", else applied).",
+          {"table", "aggregate"})) {}
 
 void PipelineMetrics::BatchCommitted(const std::string& table, const BatchResult& result, double seconds) {
   const BatchCounts& c = result.counts;
@@ -132,6 +137,11 @@ void PipelineMetrics::SetStreamLag(const std::vector<StreamPartitionLag>& partit
   }
   std::lock_guard<std::mutex> lock(mutex_);
   lag_ = partitions;
+}
+
+void PipelineMetrics::AggregateLateChanges(const std::string& table, const std::string& aggregate,
+                                           int64_t count) {
+  aggregate_late_.Add({table, aggregate}, static_cast<double>(count));
 }
 
 void PipelineMetrics::MaintenanceDone(const std::string& table, bool ok, double seconds, int64_t now_ms) {

@@ -47,6 +47,9 @@ class PipelineMetrics {
                     const std::vector<std::string>& table_labels);
   // A maintenance run of `table` ended.
   void MaintenanceDone(const std::string& table, bool ok, double seconds, int64_t now_ms);
+  // `count` changes of `table` met a window of `aggregate` (its table,
+  // "namespace.name") that its watermark had closed.
+  void AggregateLateChanges(const std::string& table, const std::string& aggregate, int64_t count);
 
   struct Health {
     bool polled = false;  // a poll has ended since the start
@@ -82,6 +85,7 @@ class PipelineMetrics {
   metrics::Metric& stream_committed_;
   metrics::Metric& stream_high_;
   metrics::Metric& stream_lag_;
+  metrics::Metric& aggregate_late_;
 
   mutable std::mutex mutex_;  // guards health_ and lag_
   Health health_;

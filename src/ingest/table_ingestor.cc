@@ -81,7 +81,8 @@ int64_t TableIngestor::Impl::ReadAheadBytes() const {
 size_t TableIngestor::Impl::KeysMemoryAfterMerging(const BatchChanges& changes, const FileScan& scan) {
   // Upper bound: every key of the scan new to the batch.
   const size_t keys = changes.winners().size() + scan.winners.size();
-  return changes.MemoryBytesAfterMerging(scan) + keys * (sizeof(SelectedRow) + KeyIndexDelta::BytesPerChange());
+  return changes.MemoryBytesAfterMerging(scan) +
+         keys * (sizeof(SelectedRow) + KeyIndexDelta::BytesPerChange());
 }
 
 size_t TableIngestor::Impl::ChangeMapBudget() const {
@@ -501,6 +502,10 @@ std::vector<std::string> TableIngestor::CatchUpAggregates() {
   }
   impl.MaintainAggregates(nullptr, warnings);
   return warnings;
+}
+
+std::map<std::string, int64_t> TableIngestor::TakeAggregateLateChanges() {
+  return std::exchange(impl_->aggregate_late_changes, {});
 }
 
 Result<BatchResult> TableIngestor::ApplyBatch(const std::vector<SourceUnit>& files, int64_t batch_id,

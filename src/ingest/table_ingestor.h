@@ -65,6 +65,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -242,6 +243,10 @@ class TableIngestor {
   // good by the next run). Returns warnings (an aggregate left behind).
   // Call where the table's lock is held, as for ApplyBatch.
   std::vector<std::string> CatchUpAggregates();
+  // Per aggregate table ("namespace.name"): the late changes its catch-ups
+  // met (AggregateCatchUpResult::late_changes) since the last call, which
+  // empties them. Each catch-up with late changes also warns, naming them.
+  std::map<std::string, int64_t> TakeAggregateLateChanges();
 
   // The table as this ingestor last loaded or committed it; nullptr before
   // the table exists. Valid until the next ApplyBatch.

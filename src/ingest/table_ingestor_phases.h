@@ -260,7 +260,8 @@ struct TableIngestor::Impl {
   // with the table's current snapshot (`just`: the commit just made, when
   // there is one); failures become warnings (the next call catches up).
   void MaintainAggregates(const JustCommitted* just, std::vector<std::string>& warnings);
-  bool aggregates_caught_up = false;  // once per ingestor, before its first batch
+  bool aggregates_caught_up = false;                      // once per ingestor, before its first batch
+  std::map<std::string, int64_t> aggregate_late_changes;  // TakeAggregateLateChanges
   // The feed's append for `pending` (StagedChanges), or nothing (a warning
   // says why when the feed could not be staged).
   std::optional<StagedChanges> StageFeed(const JustCommitted& pending, int64_t batch_id, BatchResult& result);

@@ -8,7 +8,9 @@
 
 #include "catalog/open/open_catalog.h"
 #include "columnar/json_format.h"
+#include "ingest/aggregate/aggregate_table.h"
 #include "ingest/batch_planner.h"
+#include "ingest/change_feed_table.h"
 #include "ingest/pipeline.h"
 #include "ingest/pipeline_ledger.h"
 #include "ingest/progress_reporter.h"
@@ -139,6 +141,55 @@ void ValidateTable(const PipelineConfig& config, const ValidateOptions& options,
   }
 }
 
+// `aggregate` against its tables as they are in `catalog`.
+AggregateValidation ValidateAggregate(const PipelineConfig& config, catalog::Catalog& catalog,
+                                      const AggregateConfig& aggregate) {
+  AggregateValidation out;
+  out.name = aggregate.name;
+  auto target = TargetTableOf(config, aggregate.table);
+  if (!target.ok()) {
+    out.error = target.status().ToString();
+    return out;
+  }
+  out.source = target->ToString();
+  out.name = AggregateTableOf(*target, aggregate).ToString();
+  auto source = LoadTableIfExists(catalog, *target);
+  if (!source.ok()) {
+    out.error = source.status().ToString();
+    return out;
+  }
+  if (!*source || !(*source)->metadata().current_snapshot_id) {
+    out.state = "its table does not exist yet or has no rows: columns checked at its first commit";
+    return out;
+  }
+  AggregateTable table(catalog, *target, aggregate, AggregateOptions{});
+  auto inspected = table.Inspect((*source)->metadata());
+  if (!inspected.ok()) {
+    out.error = inspected.status().ToString();
+    return out;
+  }
+  const AggregateInspection& state = *inspected;
+  if (!state.exists) {
+    out.state = "columns match; the table does not exist yet: built from the current rows of " + out.source;
+  } else if (state.rebuild) {
+    out.state = "matches; rebuilt from the current rows of " + out.source +
+                " (no source snapshot recorded that is still in its history)";
+  } else if (state.snapshots_behind == 0) {
+    out.state = "matches, up to date";
+  } else {
+    out.state = "matches, " + FormatThousands(state.snapshots_behind) +
+                (state.snapshots_behind == 1 ? " source snapshot" : " source snapshots") +
+                " behind (caught up by the next run)";
+  }
+  if (aggregate.watermark_ms && state.exists) {
+    out.state += "; watermark " +
+                 (state.watermark_ms ? FormatTimestamp(*state.watermark_ms, TimeUnit::kMilli, true)
+                                     : std::string("not set yet")) +
+                 ", " + FormatThousands(state.late_changes) + " late changes so far";
+  }
+  return out;
+}
+
 }  // namespace
 
 bool TableValidation::would_fail() const {
@@ -147,7 +198,9 @@ bool TableValidation::would_fail() const {
 }
 
 bool ValidationReport::would_fail() const {
-  return std::any_of(tables.begin(), tables.end(), [](const TableValidation& t) { return t.would_fail(); });
+  return std::any_of(tables.begin(), tables.end(), [](const TableValidation& t) { return t.would_fail(); }) ||
+         std::any_of(aggregates.begin(), aggregates.end(),
+                     [](const AggregateValidation& a) { return a.would_fail(); });
 }
 
 std::string ValidationReport::Format(const ValidateOptions& options) const {
@@ -199,6 +252,12 @@ std::string ValidationReport::Format(const ValidateOptions& options) const {
     out += std::string("  ") + (table.would_fail() ? "would FAIL" : "ok") + "\n";
   }
   if (tables.empty()) out += "nothing pending\n";
+  for (const AggregateValidation& aggregate : aggregates) {
+    out += "aggregate " + aggregate.name + (aggregate.source.empty() ? "" : " over " + aggregate.source) +
+           (aggregate.state.empty() ? "" : ": " + aggregate.state) + "\n";
+    if (!aggregate.error.empty()) out += "  error: " + aggregate.error + "\n";
+    out += std::string("  ") + (aggregate.would_fail() ? "would FAIL" : "ok") + "\n";
+  }
   return out;
 }
 
@@ -256,6 +315,10 @@ Result<ValidationReport> ValidatePipeline(const PipelineConfig& config, const Va
       ValidateTable(config, options, *catalog, source, pending[name], table);
     }
     report.tables.push_back(std::move(table));
+  }
+  for (const AggregateConfig& aggregate : config.aggregates) {
+    if (options.table && *options.table != aggregate.table) continue;
+    report.aggregates.push_back(ValidateAggregate(config, *catalog, aggregate));
   }
   if (options.table && report.tables.empty()) {
     report.notes.push_back("source table " + *options.table + " has no pending units");

@@ -19,6 +19,12 @@
 // a `fail` expectation failing, an expression that does not bind or
 // overflows, an incompatible schema under [schema] on_incompatible =
 // "fail", a table error of the source).
+// Each [[aggregates]] entry (of the table asked for, or every one) is
+// checked against its table as it is now, writing nothing: bound to the
+// target table's columns when it exists, and, when the aggregate table
+// exists, checked as its catch-up checks it (columns, definition:
+// AggregateTable::Inspect) and said how far behind it is. An aggregate
+// that would not bind or does not match its table makes the report fail.
 #pragma once
 
 #include <cstdint>
@@ -52,13 +58,23 @@ struct TableValidation {
   bool would_fail() const;
 };
 
+struct AggregateValidation {
+  std::string name;    // the aggregate table, namespace.name (the config's name when no target)
+  std::string source;  // the target table it reads
+  std::string state;   // what the next run would do with it
+  std::string error;   // the aggregate would not be kept, for this
+  bool would_fail() const { return !error.empty(); }
+};
+
 struct ValidationReport {
   std::vector<TableValidation> tables;
+  std::vector<AggregateValidation> aggregates;
   std::vector<std::string> notes;  // source warnings, a missing ledger or catalog
   bool would_fail() const;
   // Per table: with options.rows, its first rows as JSON lines (columnar
   // json_format.h); otherwise every problem, grouped by file; then its
-  // counts and expectation counts, and what would fail.
+  // counts and expectation counts, and what would fail. Then per
+  // aggregate, its state and what would fail.
   std::string Format(const ValidateOptions& options) const;
 };
 

@@ -547,7 +547,8 @@ Result<CompactionReport> CompactTable(iceberg::Table& table, const CompactionOpt
     for (const DataFile& f : added) rewrite.AddFile(f);
     rewrite.Set(kMaintenanceSummaryKey, "compaction")
         .CarryFromParent(kCarriedSummaryPrefix)
-        .CarryFromParent(kCarriedSourceSummaryPrefix);
+        .CarryFromParent(kCarriedSourceSummaryPrefix)
+        .CarryFromParent(kCarriedAggregateSummaryPrefix);
     if (options.commit_summary) {
       for (const auto& [key, value] : options.commit_summary()) rewrite.Set(key, value);
     }

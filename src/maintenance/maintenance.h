@@ -44,6 +44,11 @@ inline constexpr const char* kCarriedSummaryPrefix = "floe.stream-ends.";
 // "floe.source-sequence-number"), so that compacting it and expiring its
 // older snapshots never makes it rebuild from its source.
 inline constexpr const char* kCarriedSourceSummaryPrefix = "floe.source-";
+// And an [[aggregates]] table's watermark state recorded with that position
+// ("floe.aggregate-max-event-time", "floe.aggregate-late-changes"), read
+// from the same snapshot: a maintenance commit that dropped it would close
+// no window until new times came, and restart the late count.
+inline constexpr const char* kCarriedAggregateSummaryPrefix = "floe.aggregate-";
 inline constexpr const char* kTargetFileSizeProperty = "write.target-file-size-bytes";
 inline constexpr int64_t kDefaultTargetFileSize = int64_t{128} << 20;
 

@@ -18,7 +18,8 @@ Result<ManifestRewriteReport> RewriteTableManifests(iceberg::Table& table,
   action.TargetManifestSize(options.target_manifest_size)
       .Set(kMaintenanceSummaryKey, "rewrite-manifests")
       .CarryFromParent(kCarriedSummaryPrefix)
-      .CarryFromParent(kCarriedSourceSummaryPrefix);
+      .CarryFromParent(kCarriedSourceSummaryPrefix)
+      .CarryFromParent(kCarriedAggregateSummaryPrefix);
   iceberg::RewrittenManifests done;
   if (options.dry_run) {
     FLOE_ASSIGN_OR_RETURN(done, action.Plan());

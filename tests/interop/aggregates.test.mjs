@@ -11,6 +11,16 @@
 // source commit applied twice (each aggregate snapshot names a source
 // snapshot newer than its parent's).
 //
+// A fourth aggregate, 10-minute hop windows every 5 minutes with
+// watermark = "5 minutes" and late_changes = "drop" (the demo's folders are
+// 5 minutes apart and a batch takes about one: updates and deletes of older
+// rows, whose createtime stays, and late arrivals are late), is checked against DuckDB applying the rule to the
+// table's change feed (cc_claim__changes): each source commit's changes are
+// judged against the watermark of the commits before it (the largest
+// createtime of the inserts and post-images passing the filter, minus 5
+// minutes); a change's windows that ended at or before it are left out. Its
+// recorded late count must equal the changes with a closed window.
+//
 // DuckDB's iceberg extension is not available offline here, so DuckDB
 // computes the expected GROUP BY and icebird reads the Iceberg tables.
 //
@@ -69,6 +79,19 @@ table = "cc_claim"
 group_by = ["status"]
 measures = ["count(*)", "sum(deductible)", "min(lossdate)", "max(lossdate)", "avg(policyid)"]
 `;
+
+const LATE_AGGREGATE = `
+[[aggregates]]
+name = "claims_hop_late"
+table = "cc_claim"
+group_by = ["hop(createtime, '10 minutes', '5 minutes')"]
+measures = ["count(*) AS claims", "sum(deductible)"]
+filter = "status <> 'closed'"
+watermark = "5 minutes"
+late_changes = "drop"
+`;
+const LATE_SLIDE_MS = 5 * 60_000;  // the hop's slide; its size is twice that
+const WATERMARK_MS = 5 * 60_000;
 
 // Per aggregate: the group columns, the measure columns, and DuckDB's GROUP BY
 // over the current rows giving the same columns (times as epoch milliseconds).
@@ -168,6 +191,65 @@ async function checkAggregates(dir, exportDir, label) {
   return problems.slice(0, 20);
 }
 
+// claims_hop_late against DuckDB applying the watermark rule to the change feed.
+async function checkLateAggregate(dir, label) {
+  const problems = [];
+  const source = tableVersions(path.join(dir, 'warehouse', 'cda', 'cc_claim'));
+  const feed = await icebirdRows(currentMetadataLocation(dir, 'cda.cc_claim__changes'));
+  const file = path.join(dir, 'feed.json');
+  fs.writeFileSync(file, feed.map((r) => JSON.stringify({
+    seq: source.get(String(r._commit_snapshot_id))?.sequence ?? -1,
+    type: r._change_type,
+    ord: normal(r._change_ordinal),
+    status: r.status ?? null,
+    t: normal(r.createtime),
+    deductible: normal(r.deductible),
+  })).join('\n'));
+  if (feed.some((r) => !source.has(String(r._commit_snapshot_id)))) problems.push(`${label}: a feed row of an unknown commit`);
+  const W = LATE_SLIDE_MS;
+  // An update that leaves the aggregate's columns as they were is no change to it (nor counted).
+  const judged = `WITH raw AS (SELECT * FROM read_json('${file}',
+      columns = {seq: 'BIGINT', type: 'VARCHAR', ord: 'BIGINT', status: 'VARCHAR', t: 'BIGINT', deductible: 'DOUBLE'})),
+    noop AS (SELECT a.seq, a.ord FROM raw a JOIN raw b ON a.seq = b.seq AND a.ord = b.ord
+      AND a.type = 'update_preimage' AND b.type = 'update_postimage'
+      WHERE a.status IS NOT DISTINCT FROM b.status AND a.t IS NOT DISTINCT FROM b.t
+        AND a.deductible IS NOT DISTINCT FROM b.deductible),
+    ch AS (
+      SELECT *, CASE WHEN type IN ('insert', 'update_postimage') THEN 1 ELSE -1 END AS sign, row_number() OVER () AS id
+      FROM raw WHERE status <> 'closed' AND NOT EXISTS (SELECT 1 FROM noop WHERE noop.seq = raw.seq AND noop.ord = raw.ord)),
+    per AS (SELECT seq, max(t) FILTER (WHERE sign = 1) AS m FROM ch GROUP BY seq),
+    wm AS (SELECT seq, max(m) OVER (ORDER BY seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) - ${WATERMARK_MS}
+      AS watermark FROM per),
+    win AS (SELECT ch.*, wm.watermark, unnest(CASE WHEN t IS NULL THEN [NULL::BIGINT] ELSE
+      generate_series(CAST(floor(t / ${W}) * ${W} AS BIGINT) - ${W}, CAST(floor(t / ${W}) * ${W} AS BIGINT), ${W}) END)
+      AS window_start FROM ch JOIN wm USING (seq))
+    SELECT *, coalesce(window_start + ${2 * W} <= watermark, false) AS closed FROM win`;
+  const want = await db.all(`SELECT window_start, CAST(sum(sign) AS BIGINT) AS claims,
+      CAST(coalesce(sum(sign * deductible), 0) AS DOUBLE) AS sum_deductible
+    FROM (${judged}) WHERE NOT closed GROUP BY window_start HAVING sum(sign) <> 0`);
+  const [{ late }] = await db.all(`SELECT CAST(count(DISTINCT id) AS BIGINT) AS late FROM (${judged}) WHERE closed`);
+  const got = await icebirdRows(currentMetadataLocation(dir, 'cda.claims_hop_late'));
+  const wanted = new Map(want.map((row) => [normal(row.window_start), row]));
+  for (const row of got) {
+    const expected = wanted.get(normal(row.window_start));
+    wanted.delete(normal(row.window_start));
+    if (!expected) {
+      problems.push(`${label}: claims_hop_late: window ${normal(row.window_start)} should not exist`);
+    } else if (normal(row.claims) !== normal(expected.claims)
+      || !close(normal(row.sum_deductible) ?? 0, normal(expected.sum_deductible))) {
+      problems.push(`${label}: claims_hop_late: window ${normal(row.window_start)}: ${normal(row.claims)} claims, `
+        + `${normal(row.sum_deductible)} deductible; the rule gives ${normal(expected.claims)}, ${normal(expected.sum_deductible)}`);
+    }
+  }
+  for (const k of wanted.keys()) problems.push(`${label}: claims_hop_late: window ${k} missing`);
+  const versions = tableVersions(path.join(dir, 'warehouse', 'cda', 'claims_hop_late'));
+  const currentText = fs.readFileSync(currentMetadataLocation(dir, 'cda.claims_hop_late'), 'utf8');
+  const current = versions.get(/"current-snapshot-id"\s*:\s*(-?\d+)/.exec(currentText)?.[1]);
+  const recorded = Number(current?.summary['floe.aggregate-late-changes']);
+  if (recorded !== normal(late)) problems.push(`${label}: claims_hop_late: ${recorded} late changes recorded, the rule gives ${normal(late)}`);
+  return { problems: problems.slice(0, 20), late: normal(late) };
+}
+
 test('aggregates equal DuckDB GROUP BY after every round, and after kill -9 at random moments', async (t) => {
   if (skipWithoutFloe(t)) return;
   const seed = Number(process.env.FLOE_AGGREGATE_SEED ?? 20261205);
@@ -177,19 +259,27 @@ test('aggregates equal DuckDB GROUP BY after every round, and after kill -9 at r
   const flags = ['--seed', String(seed % 1000), '--rows', '600', '--tables', '1'];
   runFloeOk(['demo', 'generate', exportDir, ...flags, '--folders', '4', '--files-per-folder', '2']);
   const config = writePipelineConfig(dir, exportDir, {
-    extra: `[trigger]\nmax_files_per_batch = 2\n[maintenance]\ncompact_every = 3\nmin_input_files = 2\n${AGGREGATES}`,
+    target: 'change_feed = true',
+    extra: `[trigger]\nmax_files_per_batch = 2\n[maintenance]\ncompact_every = 3\nmin_input_files = 2\n${AGGREGATES}${LATE_AGGREGATE}`,
   });
+  const check = async (label) => {
+    assert.deepEqual(await checkAggregates(dir, exportDir, label), []);
+    const late = await checkLateAggregate(dir, label);
+    assert.deepEqual(late.problems, []);
+    return late.late;
+  };
   runFloeOk(['run', config, '--once']);
-  assert.deepEqual(await checkAggregates(dir, exportDir, 'round 0'), []);
+  await check('round 0');
   let round = 1;
   for (; round <= 3; ++round) {
     runFloeOk(['demo', 'generate', exportDir, ...flags, '--append-round', String(round), '--append-folders', '2']);
     runFloeOk(['run', config, '--once']);
-    assert.deepEqual(await checkAggregates(dir, exportDir, `round ${round}`), []);
+    await check(`round ${round}`);
   }
 
   // Kills: each round's run is killed at a random moment, then run again to the end.
   let killed = 0;
+  let lateChanges = 0;
   for (; round <= 7; ++round) {
     runFloeOk(['demo', 'generate', exportDir, ...flags, '--append-round', String(round), '--append-folders', '2']);
     for (let k = 0; k < 2; ++k) {
@@ -197,9 +287,10 @@ test('aggregates equal DuckDB GROUP BY after every round, and after kill -9 at r
       if (outcome.signal === 'SIGKILL') ++killed;
     }
     runFloeOk(['run', config, '--once']);
-    assert.deepEqual(await checkAggregates(dir, exportDir, `round ${round} after kills`), []);
+    lateChanges = await check(`round ${round} after kills`);
   }
-  t.diagnostic(`${killed} runs killed`);
+  t.diagnostic(`${killed} runs killed, ${lateChanges} late changes dropped`);
+  assert.ok(lateChanges > 0, 'no change was late: the watermark rule went untested');
   // The aggregate tables take a commit per commit of their table: the pipeline's maintenance compacts them too.
   for (const name of Object.keys(EXPECTED)) {
     const versions = [...tableVersions(path.join(dir, 'warehouse', 'cda', name)).values()];

@@ -1,6 +1,7 @@
 #include "ingest/aggregate/aggregate_groups.h"
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <utility>
 
@@ -151,12 +152,22 @@ Result<BoundAggregate> BoundAggregate::Bind(const AggregateConfig& config, const
         return Status::InvalidArgument(label + ": group_by: the window over \"" + group.column +
                                        "\" is longer than its " + type.ToString() + " values can count");
       }
+      bound_group.ticks_per_ms = ticks_per_ms;
+      if (config.watermark_ms) {
+        if (bound.watermark_group_ >= 0) {
+          return Status::InvalidArgument(label + ": watermark needs exactly one window() or hop() group");
+        }
+        bound.watermark_group_ = static_cast<int>(bound.groups_.size());
+      }
       bound.output_.push_back(Field{"window_start", type, true, std::nullopt});
       bound.output_.push_back(Field{"window_end", type, true, std::nullopt});
     } else {
       bound.output_.push_back(Field{group.column, type, true, std::nullopt});
     }
     bound.groups_.push_back(bound_group);
+  }
+  if (config.watermark_ms && bound.watermark_group_ < 0) {
+    return Status::InvalidArgument(label + ": watermark needs a window() or hop() group in group_by");
   }
   for (const AggregateMeasure& measure : config.measures) {
     Measure m;
@@ -264,13 +275,27 @@ void BoundAggregate::AddRow(const RecordBatch& batch, int32_t row, int64_t sign,
 }
 
 Status BoundAggregate::Accumulate(const RecordBatch& batch, const std::vector<int8_t>* signs,
-                                  GroupStates* deltas, const std::set<GroupKey>* only) const {
+                                  GroupStates* deltas, const std::set<GroupKey>* only,
+                                  Lateness* lateness) const {
   std::vector<int32_t> selected;
   if (filter_) {
     FLOE_ASSIGN_OR_RETURN(selected, filter_->TrueRows(batch, expr::EvalContext{}));
   } else {
     selected.resize(static_cast<size_t>(batch.num_rows));
     for (int32_t i = 0; i < static_cast<int32_t>(batch.num_rows); ++i) selected[static_cast<size_t>(i)] = i;
+  }
+  // The watermark in the window column's ticks (saturated): a window whose
+  // end is at or before it is closed.
+  const Group* timed =
+      lateness && watermark_group_ >= 0 ? &groups_[static_cast<size_t>(watermark_group_)] : nullptr;
+  std::optional<int64_t> closed_until;
+  if (timed && lateness->watermark_ms) {
+    int64_t ticks = 0;
+    if (__builtin_mul_overflow(*lateness->watermark_ms, timed->ticks_per_ms, &ticks)) {
+      ticks = *lateness->watermark_ms > 0 ? std::numeric_limits<int64_t>::max()
+                                          : std::numeric_limits<int64_t>::min();
+    }
+    closed_until = ticks;
   }
   GroupKey key(groups_.size());
   // Per group, the values a row groups by: one, or each hop window's start.
@@ -302,11 +327,35 @@ Status BoundAggregate::Accumulate(const RecordBatch& batch, const std::vector<in
             if (__builtin_sub_overflow(start, slide, &start)) break;
           }
         }
+        if (timed == &groups_[g]) {
+          if (sign > 0) {
+            // Floored to ms: window ends are whole ms, so comparing them with a floored watermark is exact.
+            int64_t ms = ts / timed->ticks_per_ms;
+            if (ms * timed->ticks_per_ms > ts) --ms;
+            if (!lateness->max_event_ms || ms > *lateness->max_event_ms) lateness->max_event_ms = ms;
+          }
+          if (closed_until) {
+            // A window ending past the largest time (the sum overflows) never closes.
+            auto closed = [&](const AggregateValue& start) {
+              int64_t end = 0;
+              return !IsNull(start) && !__builtin_add_overflow(std::get<int64_t>(start), size, &end) &&
+                     end <= *closed_until;
+            };
+            auto& windows = choices[g];
+            if (std::any_of(windows.begin(), windows.end(), closed)) {
+              ++lateness->late;
+              if (lateness->drop)
+                windows.erase(std::remove_if(windows.begin(), windows.end(), closed), windows.end());
+            }
+          }
+        }
         several |= choices[g].size() > 1;
       } else {
         choices[g].push_back(std::move(value));
       }
     }
+    if (std::any_of(choices.begin(), choices.end(), [](const auto& values) { return values.empty(); }))
+      continue;  // every window of the row closed: dropped
     if (!several) {
       for (size_t g = 0; g < groups_.size(); ++g) key[g] = std::move(choices[g].front());
       AddRow(batch, row, sign, key, deltas, only);

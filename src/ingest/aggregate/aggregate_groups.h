@@ -23,12 +23,21 @@
 //   group's min or max (retracted <= min, >= max), else kKeep with the new
 //   state. A recomputed group is rebuilt by accumulating the source table's
 //   current rows of that group.
+// - Lateness (config watermark_ms): Accumulate judges each row's windows of
+//   the one window()/hop() group against a watermark given by the caller: a
+//   window is closed when its end <= the watermark. A row (a change image)
+//   with a closed window counts as late once; under late_changes = "drop"
+//   its closed windows are skipped (a hop() row's open ones still take it),
+//   else it is applied. Accumulate also reports the largest time (in ms,
+//   floored) of the rows with sign +1 it reads, so the caller can advance
+//   the watermark. Rows the filter drops and null times take no part.
 // Immutable after Bind; Accumulate may run on several threads with
 // separate outputs.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <variant>
@@ -72,10 +81,20 @@ class BoundAggregate {
   // batches of a schema bound to the same names).
   const std::vector<std::string>& source_columns() const { return source_columns_; }
 
+  // Accumulate's watermark handling (only for an aggregate with a watermark).
+  struct Lateness {
+    std::optional<int64_t> watermark_ms;  // in: windows ending at or before it are closed; nullopt: none
+    bool drop = false;                    // in: skip a row's closed windows (else apply them)
+    int64_t late = 0;                     // out, added to: rows with a closed window
+    std::optional<int64_t> max_event_ms;  // out, raised: the largest window time of rows with sign +1
+  };
+
   // `signs`: one per row of `batch` (+1 or -1, 0 skips the row); nullptr:
   // every row +1. `only`: when set, rows of other groups are skipped.
+  // `lateness`: nullptr, or for an aggregate without a watermark: every
+  // window is open.
   Status Accumulate(const RecordBatch& batch, const std::vector<int8_t>* signs, GroupStates* deltas,
-                    const std::set<GroupKey>* only = nullptr) const;
+                    const std::set<GroupKey>* only = nullptr, Lateness* lateness = nullptr) const;
 
   enum class Outcome { kRemove, kKeep, kRecompute };
   // `stored`: the group's state in the aggregate table (nullptr: a new group).
@@ -93,6 +112,7 @@ class BoundAggregate {
     int64_t window_ticks = 0;  // 0: the value itself
     int64_t slide_ticks = 0;   // hop(): a window starts every slide_ticks; 0: tumbling
     Kind kind = Kind::kInt;
+    int64_t ticks_per_ms = 1;  // windows: of the column's unit
   };
   struct Measure {
     AggregateFunction function = AggregateFunction::kCountRows;
@@ -113,6 +133,7 @@ class BoundAggregate {
   std::vector<Group> groups_;
   std::vector<Measure> measures_;
   std::vector<int> group_columns_;  // output index of each group (window_start for windows)
+  int watermark_group_ = -1;        // the group the watermark closes windows of; -1: no watermark
   int rows_column_ = 0;
   Schema output_;
   std::vector<std::string> source_columns_;

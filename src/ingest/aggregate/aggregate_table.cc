@@ -7,6 +7,7 @@
 #include "iceberg/scan/changelog_scan.h"
 #include "iceberg/scan/table_scan.h"
 #include "iceberg/spec/random_ids.h"
+#include "iceberg/spec/snapshot_ancestry.h"
 #include "iceberg/transaction/fast_append.h"
 #include "iceberg/transaction/row_delta.h"
 #include "iceberg/transaction/table.h"
@@ -55,7 +56,8 @@ Result<BoundAggregate> BindToScan(const AggregateConfig& config, Schema columns,
 // of the groups in `only` when set; only the columns `bound` reads are read.
 Status AccumulateCurrentRows(const iceberg::TableMetadata& source, FileIO& source_io,
                              const BoundAggregate& bound, GroupStates* states,
-                             const std::set<GroupKey>* only = nullptr) {
+                             const std::set<GroupKey>* only = nullptr,
+                             BoundAggregate::Lateness* lateness = nullptr) {
   iceberg::ScanOptions options;
   if (!bound.source_columns().empty()) options.columns = bound.source_columns();
   FLOE_ASSIGN_OR_RETURN(auto scan, iceberg::TableScan::Make(source, Borrowed(source_io), options));
@@ -66,10 +68,34 @@ Status AccumulateCurrentRows(const iceberg::TableMetadata& source, FileIO& sourc
     while (true) {
       FLOE_ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, reader->Next());
       if (!batch) break;
-      FLOE_RETURN_IF_ERROR(reading.Accumulate(*batch, nullptr, states, only));
+      FLOE_RETURN_IF_ERROR(reading.Accumulate(*batch, nullptr, states, only, lateness));
     }
   }
   return Status::OK();
+}
+
+// An aggregate's watermark state as recorded with its source snapshot.
+struct WatermarkState {
+  std::optional<int64_t> max_event_ms;  // the largest window time applied
+  int64_t late = 0;                     // late changes so far
+};
+
+WatermarkState RecordedWatermark(const iceberg::TableMetadata& table) {
+  WatermarkState state;
+  if (const iceberg::Snapshot* recording = NewestSourceRecording(table)) {
+    state.max_event_ms = SummaryLong(*recording, kSummaryMaxEventTime);
+    state.late = SummaryLong(*recording, kSummaryLateChanges).value_or(0);
+  }
+  return state;
+}
+
+// The watermark of `state`: windows ending at or before it are closed;
+// nullopt when none can be (no time seen, or none earlier than the range).
+std::optional<int64_t> WatermarkOf(const WatermarkState& state, int64_t delay_ms) {
+  int64_t watermark = 0;
+  if (!state.max_event_ms || __builtin_sub_overflow(*state.max_event_ms, delay_ms, &watermark))
+    return std::nullopt;
+  return watermark;
 }
 
 struct StoredGroup {
@@ -83,6 +109,58 @@ struct StoredGroup {
 catalog::TableIdentifier AggregateTableOf(const catalog::TableIdentifier& source,
                                           const AggregateConfig& config) {
   return catalog::TableIdentifier{source.ns, config.name};
+}
+
+Status AggregateTable::CheckTable(const iceberg::TableMetadata& table, const Schema& columns) const {
+  const std::string name = id_.ToString();
+  FLOE_ASSIGN_OR_RETURN(Schema table_columns, iceberg::ToFloeSchema(*table.CurrentSchema()));
+  if (!SameColumns(table_columns, columns)) {
+    return Status::InvalidArgument("table " + name + " has columns that differ from [[aggregates]] \"" +
+                                   config_.name + "\" (drop the table and floe rebuilds it)");
+  }
+  // The same columns may hold another definition (a window's length, a filter).
+  const std::string definition = AggregateDefinitionText(config_);
+  if (auto kept = table.properties.find(kAggregateDefinitionProperty);
+      kept != table.properties.end() && kept->second != definition) {
+    return Status::InvalidArgument("table " + name + " was built for [[aggregates]] \"" + config_.name +
+                                   "\" as " + kept->second + "; the config now says " + definition +
+                                   " (drop the table and floe rebuilds it from the current rows of " +
+                                   source_.ToString() + ")");
+  }
+  return Status::OK();
+}
+
+Result<AggregateInspection> AggregateTable::Inspect(const iceberg::TableMetadata& source) {
+  AggregateInspection inspection;
+  FLOE_ASSIGN_OR_RETURN(Schema source_columns, iceberg::ToFloeSchema(*source.CurrentSchema()));
+  FLOE_ASSIGN_OR_RETURN(BoundAggregate bound, BoundAggregate::Bind(config_, source_columns));
+  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Table> table, LoadTableIfExists(catalog_, id_));
+  if (!table) return inspection;
+  inspection.exists = true;
+  FLOE_RETURN_IF_ERROR(CheckTable(table->metadata(), bound.output_schema()));
+  const std::optional<std::optional<int64_t>> recorded = RecordedSourceSnapshot(table->metadata());
+  inspection.rebuild = !recorded.has_value();
+  if (recorded) {
+    // The source snapshots after the recorded one; a recorded snapshot not among them left the history.
+    bool found = !recorded->has_value();
+    for (const iceberg::Snapshot* snapshot : iceberg::CurrentAncestors(source)) {
+      if (snapshot->snapshot_id == *recorded) {
+        found = true;
+        break;
+      }
+      ++inspection.snapshots_behind;
+    }
+    if (!found) {
+      inspection.rebuild = true;
+      inspection.snapshots_behind = 0;
+    }
+  }
+  if (config_.watermark_ms) {
+    const WatermarkState state = RecordedWatermark(table->metadata());
+    inspection.watermark_ms = WatermarkOf(state, *config_.watermark_ms);
+    inspection.late_changes = state.late;
+  }
+  return inspection;
 }
 
 AggregateTable::AggregateTable(catalog::Catalog& catalog, catalog::TableIdentifier source,
@@ -105,42 +183,39 @@ Result<AggregateCatchUpResult> AggregateTable::CatchUp(const iceberg::TableMetad
   FLOE_ASSIGN_OR_RETURN(BoundAggregate bound, BoundAggregate::Bind(config_, source_columns));
 
   // The aggregate table, created on first use.
-  std::shared_ptr<iceberg::Table> table;
-  {
-    auto ops = catalog_.LoadTable(id_);
-    if (!ops.ok() && ops.status().kind() != ErrorKind::kNotFound)
-      return ops.status().WithContext("table " + name);
-    if (!ops.ok()) {
-      catalog::TableCreation creation;
-      int32_t next_id = 1;
-      FLOE_ASSIGN_OR_RETURN(creation.schema, iceberg::FromFloeSchema(bound.output_schema(), 2, &next_id));
-      creation.properties = options_.table_properties;
-      creation.properties[kAggregateDefinitionProperty] = AggregateDefinitionText(config_);
-      ops = catalog_.CreateTable(id_, creation);
-      if (!ops.ok()) return ops.status().WithContext("creating table " + name);
-    }
+  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<iceberg::Table> table, LoadTableIfExists(catalog_, id_));
+  if (!table) {
+    catalog::TableCreation creation;
+    int32_t next_id = 1;
+    FLOE_ASSIGN_OR_RETURN(creation.schema, iceberg::FromFloeSchema(bound.output_schema(), 2, &next_id));
+    creation.properties = options_.table_properties;
+    creation.properties[kAggregateDefinitionProperty] = AggregateDefinitionText(config_);
+    auto ops = catalog_.CreateTable(id_, creation);
+    if (!ops.ok()) return ops.status().WithContext("creating table " + name);
     auto loaded = iceberg::Table::Load(*ops);
     if (!loaded.ok()) return loaded.status().WithContext("table " + name);
     table = std::make_shared<iceberg::Table>(std::move(loaded).value());
   }
-  FLOE_ASSIGN_OR_RETURN(Schema table_columns, iceberg::ToFloeSchema(*table->metadata().CurrentSchema()));
-  if (!SameColumns(table_columns, bound.output_schema())) {
-    return Status::InvalidArgument("table " + name + " has columns that differ from [[aggregates]] \"" +
-                                   config_.name + "\" (drop the table and floe rebuilds it)");
-  }
-  // The same columns may hold another definition (a window's length, a filter).
-  const std::string definition = AggregateDefinitionText(config_);
-  if (auto kept = table->metadata().properties.find(kAggregateDefinitionProperty);
-      kept != table->metadata().properties.end() && kept->second != definition) {
-    return Status::InvalidArgument("table " + name + " was built for [[aggregates]] \"" + config_.name +
-                                   "\" as " + kept->second + "; the config now says " + definition +
-                                   " (drop the table and floe rebuilds it from the current rows of " +
-                                   source_.ToString() + ")");
-  }
+  FLOE_RETURN_IF_ERROR(CheckTable(table->metadata(), bound.output_schema()));
 
   const std::optional<std::optional<int64_t>> recorded = RecordedSourceSnapshot(table->metadata());
   if (recorded && *recorded == source_current) return result;
   bool rebuild = !recorded.has_value();
+  // With a watermark: the state the recorded snapshot left, advanced per source commit below.
+  WatermarkState watermark = config_.watermark_ms ? RecordedWatermark(table->metadata()) : WatermarkState{};
+  const WatermarkState recorded_watermark = watermark;
+  auto lateness_for_next_commit = [&]() {
+    BoundAggregate::Lateness lateness;
+    if (config_.watermark_ms) lateness.watermark_ms = WatermarkOf(watermark, *config_.watermark_ms);
+    lateness.drop = config_.late_changes == LateChanges::kDrop;
+    return lateness;
+  };
+  auto advance = [&](const BoundAggregate::Lateness& lateness) {
+    watermark.late += lateness.late;
+    if (lateness.max_event_ms &&
+        (!watermark.max_event_ms || *lateness.max_event_ms > *watermark.max_event_ms))
+      watermark.max_event_ms = lateness.max_event_ms;
+  };
 
   // The changes since the recorded snapshot, as per-group deltas.
   GroupStates deltas;
@@ -185,21 +260,32 @@ Result<AggregateCatchUpResult> AggregateTable::CatchUp(const iceberg::TableMetad
                             BindToScan(config_, scan->output_schema(), change_columns));
       const size_t change_type_column = scan->output_schema().size() - change_columns;
       for (const iceberg::ChangelogCommit& commit : *planned) {
+        // The commit's rows are judged against the watermark of the commits before it.
+        BoundAggregate::Lateness lateness = lateness_for_next_commit();
         FLOE_ASSIGN_OR_RETURN(auto reader, scan->Open(commit));
         while (true) {
           FLOE_ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, reader->Next());
           if (!batch) break;
           const std::vector<int8_t> signs = ChangeSigns(*batch, change_type_column);
-          FLOE_RETURN_IF_ERROR(reading.Accumulate(*batch, &signs, &deltas));
+          FLOE_RETURN_IF_ERROR(reading.Accumulate(*batch, &signs, &deltas, nullptr, &lateness));
         }
+        advance(lateness);
         ++result.source_commits;
       }
     }
   }
   if (rebuild) {
+    // Every current row, closed windows included: only the largest time is taken.
     deltas.clear();
-    FLOE_RETURN_IF_ERROR(AccumulateCurrentRows(source, source_io, bound, &deltas));
+    watermark = recorded_watermark;
+    BoundAggregate::Lateness lateness;
+    FLOE_RETURN_IF_ERROR(AccumulateCurrentRows(source, source_io, bound, &deltas, nullptr, &lateness));
+    advance(lateness);
     result.rebuilt = true;
+  }
+  if (config_.watermark_ms) {
+    result.late_changes = watermark.late - recorded_watermark.late;
+    result.watermark_ms = WatermarkOf(watermark, *config_.watermark_ms);
   }
 
   // The stored rows of the groups that change (every row on a rebuild), with their positions.
@@ -316,12 +402,18 @@ Result<AggregateCatchUpResult> AggregateTable::CatchUp(const iceberg::TableMetad
 
   const iceberg::Snapshot* source_snapshot = source.SnapshotById(*source_current);
   const std::string sequence = source_snapshot ? std::to_string(source_snapshot->sequence_number) : "0";
+  // What the commit records with the source snapshot, read back by the next catch-up.
+  std::map<std::string, std::string> recording = {{kSummarySourceSnapshot, std::to_string(*source_current)},
+                                                  {kSummarySourceSequence, sequence}};
+  if (config_.watermark_ms) {
+    if (watermark.max_event_ms) recording[kSummaryMaxEventTime] = std::to_string(*watermark.max_event_ms);
+    recording[kSummaryLateChanges] = std::to_string(watermark.late);
+  }
   auto commit = [&]() -> Result<iceberg::Snapshot> {
     if (data_files.empty() && !delete_file) {
       iceberg::FastAppend marker = table->NewFastAppend();
       marker.AllowEmpty();
-      marker.Set(kSummarySourceSnapshot, std::to_string(*source_current))
-          .Set(kSummarySourceSequence, sequence);
+      for (const auto& [key, value] : recording) marker.Set(key, value);
       return marker.Commit();
     }
     iceberg::RowDelta delta = table->NewRowDelta();
@@ -330,7 +422,7 @@ Result<AggregateCatchUpResult> AggregateTable::CatchUp(const iceberg::TableMetad
       delta.AddDeletes(*delete_file);
       for (const auto& [file, positions] : deletes) delta.ValidateDataFileExists(file);
     }
-    delta.Set(kSummarySourceSnapshot, std::to_string(*source_current)).Set(kSummarySourceSequence, sequence);
+    for (const auto& [key, value] : recording) delta.Set(key, value);
     return delta.Commit();
   };
   Result<iceberg::Snapshot> committed = commit();

@@ -38,8 +38,9 @@ bool SplitCall(std::string_view text, std::string* function, std::string_view* a
   return IsIdentifier(*function);
 }
 
-// "5 minutes", "1 hour", "30 seconds", "2 days" (or floe's "5m", "10s").
-std::optional<int64_t> WindowSizeMs(std::string_view text) {
+}  // namespace
+
+std::optional<int64_t> ParseAggregateDuration(std::string_view text) {
   text = Trim(text);
   size_t digits = 0;
   while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
@@ -57,8 +58,6 @@ std::optional<int64_t> WindowSizeMs(std::string_view text) {
   if (parsed.ok()) return *parsed;
   return std::nullopt;
 }
-
-}  // namespace
 
 const char* AggregateFunctionName(AggregateFunction function) {
   switch (function) {
@@ -128,7 +127,7 @@ Result<AggregateGroup> ParseAggregateGroup(const std::string& text) {
                                      usage);
     }
     quoted = quoted.substr(1, quoted.size() - 2);
-    const std::optional<int64_t> ms = WindowSizeMs(quoted);
+    const std::optional<int64_t> ms = ParseAggregateDuration(quoted);
     if (!ms || *ms <= 0) {
       return Status::InvalidArgument("\"" + text + "\": bad window " + what + " '" + std::string(quoted) +
                                      "' (expected a positive number and a unit: milliseconds, seconds, "
@@ -231,6 +230,41 @@ std::optional<std::string> TableOutsideSource(const SourceConfig& source, const 
   return list;
 }
 
+// `watermark` and `late_changes` of `aggregate`, whose group_by is read.
+Status ReadWatermark(SectionReader& section, AggregateConfig* aggregate) {
+  FLOE_ASSIGN_OR_RETURN(std::optional<std::string> watermark, section.String("watermark"));
+  FLOE_ASSIGN_OR_RETURN(std::optional<size_t> late, section.Choice("late_changes", {"apply", "drop"}));
+  if (watermark) {
+    const std::optional<int64_t> ms = ParseAggregateDuration(*watermark);
+    if (!ms || *ms < 0) {
+      return section.Error("watermark",
+                           "bad duration \"" + *watermark +
+                               "\" (expected a number and a unit, as in \"10 minutes\": milliseconds, "
+                               "seconds, minutes, hours, days)",
+                           section.Find("watermark"));
+    }
+    // (Two window groups cannot be: both would be window_start and window_end.)
+    if (std::none_of(aggregate->group_by.begin(), aggregate->group_by.end(),
+                     [](const AggregateGroup& group) { return group.window_ms > 0; })) {
+      return section.Error("watermark",
+                           "needs a window() or hop() group in group_by (a watermark closes windows once it "
+                           "passes their end)",
+                           section.Find("watermark"));
+    }
+    aggregate->watermark_ms = *ms;
+  }
+  if (late && *late == 1) {
+    if (!watermark) {
+      return section.Error("late_changes",
+                           "\"drop\" needs a watermark (windows close only under one), e.g. watermark = "
+                           "\"10 minutes\"",
+                           section.Find("late_changes"));
+    }
+    aggregate->late_changes = LateChanges::kDrop;
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status ReadAggregates(const ParseContext& context, const toml::node* node, const SourceConfig& source,
@@ -301,6 +335,7 @@ Status ReadAggregates(const ParseContext& context, const toml::node* node, const
     }
     FLOE_ASSIGN_OR_RETURN(std::optional<std::string> filter, Expression(section, "filter"));
     aggregate.filter = filter.value_or("");
+    FLOE_RETURN_IF_ERROR(ReadWatermark(section, &aggregate));
     FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
     out->push_back(std::move(aggregate));
   }

@@ -9,7 +9,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -41,12 +43,24 @@ struct AggregateMeasure {
   bool operator==(const AggregateMeasure&) const = default;
 };
 
+// late_changes: what becomes of a change to a window the watermark closed.
+enum class LateChanges {
+  kApply,  // applied all the same (and counted): windows never close
+  kDrop,   // not applied to its closed windows (and counted)
+};
+
 struct AggregateConfig {
   std::string name;   // the output table <[target] namespace>.<name>
   std::string table;  // the source table (as the pipeline's source names it)
   std::vector<AggregateGroup> group_by;
   std::vector<AggregateMeasure> measures;
   std::string filter;  // a predicate (docs/expressions.md); "" counts every row
+  // watermark: a window closes once the largest time of its group's column
+  // seen among the applied changes, minus this, reaches its end (ms, >= 0).
+  // Set only with exactly one window()/hop() group. Unset: windows never
+  // close and nothing is counted.
+  std::optional<int64_t> watermark_ms;
+  LateChanges late_changes = LateChanges::kApply;  // kDrop only with watermark_ms
   bool operator==(const AggregateConfig&) const = default;
 };
 
@@ -54,7 +68,16 @@ struct AggregateConfig {
 // lengths in ms, measures with their output names, the filter), which its
 // table keeps (table property floe.aggregate-definition) so that a config
 // changed under an existing table is noticed even where the columns stay.
+// watermark and late_changes are not part of it: they decide which future
+// changes are applied, not what the stored rows mean — every stored row is
+// still its group's aggregate of the changes applied to it — so changing
+// them keeps the table (the new rule applies from the next catch-up on).
 std::string AggregateDefinitionText(const AggregateConfig& config);
+
+// A window length or watermark as the config spells it: "5 minutes",
+// "1 hour", "30 seconds", "2 days", "250 milliseconds" (singular or plural),
+// or floe's durations ("5m", "10s"); in ms. nullopt: not a duration.
+std::optional<int64_t> ParseAggregateDuration(std::string_view text);
 
 Result<AggregateGroup> ParseAggregateGroup(const std::string& text);
 Result<AggregateMeasure> ParseAggregateMeasure(const std::string& text);

@@ -285,5 +285,96 @@ TEST(AggregateGroupsTest, TimesAtTheEndsOfTheRangeNeitherOverflowNorVanish) {
   EXPECT_TRUE(null_end);
 }
 
+// Judging against `watermark_ms` (nullopt: no watermark yet), dropping or not.
+BoundAggregate::Lateness Judging(std::optional<int64_t> watermark_ms, bool drop) {
+  BoundAggregate::Lateness lateness;
+  lateness.watermark_ms = watermark_ms;
+  lateness.drop = drop;
+  return lateness;
+}
+
+// Watermark: a window is closed when its end <= the watermark given; a row
+// with a closed window is late (counted once), skipped under drop; the
+// largest time of the +1 rows read comes back in ms.
+TEST(AggregateGroupsTest, LateRowsOfClosedWindowsAreDroppedAndCounted) {
+  AggregateConfig config = Config();
+  config.watermark_ms = 10 * 60'000;
+  config.late_changes = LateChanges::kDrop;
+  ASSERT_OK_AND_ASSIGN(BoundAggregate bound, BoundAggregate::Bind(config, Orders()));
+  // Watermark 00:10: [00:00, 00:05) and [00:05, 00:10) are closed, [00:10, 00:15) open.
+  BoundAggregate::Lateness lateness = Judging(10 * 60'000, true);
+  GroupStates deltas;
+  const std::vector<int8_t> signs = {1, -1, 1, 1, -1, 1, 1};
+  ASSERT_OK(bound.Accumulate(Batch({{"eu", 1, 10},               // insert, closed: dropped
+                                    {"eu", 9, 20},               // delete, closed: dropped
+                                    {"eu", 10, 30},              // insert, open
+                                    {"eu", 4, 40, "cancelled"},  // filtered out: not judged
+                                    {"eu", 7, 50},               // update pre-image, closed: dropped
+                                    {"eu", 12, 55},              // its post-image, open
+                                    {"us", 25, 1}}),             // the largest time
+                             &signs, &deltas, nullptr, &lateness));
+  EXPECT_EQ(lateness.late, 3);
+  ASSERT_TRUE(lateness.max_event_ms.has_value());
+  EXPECT_EQ(*lateness.max_event_ms, 25 * 60'000);
+  EXPECT_EQ(deltas.size(), 2u);
+  EXPECT_FALSE(deltas.contains(Key("eu", 0)));
+  EXPECT_FALSE(deltas.contains(Key("eu", 5)));
+  ASSERT_TRUE(deltas.contains(Key("eu", 10)));
+  EXPECT_EQ(deltas.at(Key("eu", 10)).rows, 2);
+
+  // late_changes = "apply": the same rows are counted and applied.
+  BoundAggregate::Lateness applying = Judging(10 * 60'000, false);
+  GroupStates applied;
+  ASSERT_OK(bound.Accumulate(Batch({{"eu", 1, 10}, {"eu", 9, 20}}), &signs, &applied, nullptr, &applying));
+  EXPECT_EQ(applying.late, 2);
+  EXPECT_EQ(applied.at(Key("eu", 0)).rows, 1);
+  EXPECT_EQ(applied.at(Key("eu", 5)).rows, -1);
+  // A window ending exactly at the watermark is closed; one ending after it is not.
+  BoundAggregate::Lateness edge = Judging(10 * 60'000 - 1, true);
+  GroupStates open;
+  ASSERT_OK(bound.Accumulate(Batch({{"eu", 9, 20}}), nullptr, &open, nullptr, &edge));
+  EXPECT_EQ(edge.late, 0);
+  EXPECT_TRUE(open.contains(Key("eu", 5)));
+  // No watermark yet: nothing is late.
+  BoundAggregate::Lateness first = Judging(std::nullopt, true);
+  GroupStates all;
+  ASSERT_OK(bound.Accumulate(Batch({{"eu", 1, 10}}), nullptr, &all, nullptr, &first));
+  EXPECT_EQ(first.late, 0);
+  EXPECT_EQ(all.size(), 1u);
+}
+
+TEST(AggregateGroupsTest, AHopRowIsLateOnlyForItsClosedWindows) {
+  AggregateConfig config;
+  config.name = "hops";
+  config.table = "orders";
+  config.group_by.push_back(*ParseAggregateGroup("hop(ts, '15 minutes', '5 minutes')"));
+  config.measures.push_back(*ParseAggregateMeasure("count(*)"));
+  config.watermark_ms = 0;
+  config.late_changes = LateChanges::kDrop;
+  ASSERT_OK_AND_ASSIGN(BoundAggregate bound, BoundAggregate::Bind(config, Orders()));
+  // 00:12 is in [00:00, 00:15), [00:05, 00:20), [00:10, 00:25); watermark 00:16 closes the first.
+  BoundAggregate::Lateness lateness = Judging(16 * 60'000, true);
+  GroupStates deltas;
+  ASSERT_OK(bound.Accumulate(Batch({{"eu", 12, 1}}), nullptr, &deltas, nullptr, &lateness));
+  EXPECT_EQ(lateness.late, 1);
+  std::vector<int64_t> starts;
+  for (const auto& [key, state] : deltas) starts.push_back(std::get<int64_t>(key[0]) / kMinuteUs);
+  EXPECT_EQ(starts, (std::vector<int64_t>{5, 10}));
+  // Watermark 00:25: every window of 00:12 is closed, the row is dropped whole (counted once).
+  lateness.watermark_ms = 25 * 60'000;
+  deltas.clear();
+  ASSERT_OK(bound.Accumulate(Batch({{"eu", 12, 1}}), nullptr, &deltas, nullptr, &lateness));
+  EXPECT_EQ(lateness.late, 2);
+  EXPECT_TRUE(deltas.empty());
+}
+
+TEST(AggregateGroupsTest, AWatermarkNeedsOneWindowGroup) {
+  AggregateConfig config = Config();
+  config.group_by = {*ParseAggregateGroup("region")};
+  config.watermark_ms = 60'000;
+  EXPECT_THAT(BoundAggregate::Bind(config, Orders()).status().message(),
+              HasSubstr("aggregate by_region over orders: watermark needs a window() or hop() group"));
+}
+
 }  // namespace
 }  // namespace floe::ingest

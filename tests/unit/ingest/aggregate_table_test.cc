@@ -8,16 +8,19 @@
 // its current rows, also by a run without new files.
 #include "ingest/aggregate/aggregate_table.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <tuple>
 
+#include "ingest/validation.h"
 #include "pipeline_test_util.h"
 
 namespace floe::ingest {
 namespace {
 
 using pipeline_testing::PipelineTest;
+using ::testing::HasSubstr;
 
 AggregateConfig Totals() {
   AggregateConfig config;
@@ -196,6 +199,130 @@ TEST_F(AggregateTableTest, AChangedDefinitionWithTheSameColumnsIsRefused) {
       std::string::npos)
       << log_.str();
   EXPECT_EQ(AggregateRows("claims_by_name", 2), (AggRows{{"one", "1"}})) << "left as it was";
+}
+
+// Times "2024-01-01 00:MM:00" as the table holds them (a column computed from name).
+std::string At(int minute) {
+  return "2024-01-01 00:" + std::string(minute < 10 ? "0" : "") + std::to_string(minute) + ":00";
+}
+int64_t Ms(int minute) {
+  return (int64_t{1'704'067'200} + minute * 60) * 1000;
+}
+std::string Us(int minute) {
+  return std::to_string(Ms(minute) * 1000);
+}
+
+AggregateConfig ByWindow(const std::string& name) {
+  AggregateConfig config;
+  config.name = name;
+  config.table = "cc_claim";
+  config.group_by.push_back(*ParseAggregateGroup("window(ts, '5 minutes')"));
+  config.measures.push_back(*ParseAggregateMeasure("count(*)"));
+  config.watermark_ms = 10 * 60'000;
+  config.late_changes = LateChanges::kDrop;
+  return config;
+}
+
+// late_changes = "drop": each source commit is judged against the watermark
+// of the commits before it (the largest time applied minus 10 minutes), and
+// that state is read back from the aggregate's snapshot by every run.
+TEST_F(AggregateTableTest, LateChangesToClosedWindowsAreDroppedAndCountedAcrossRuns) {
+  config_.transform.columns = {{"ts", "CAST(name AS timestamp)"}};
+  config_.aggregates = {ByWindow("by_window")};
+  auto recorded = [&](const char* key) -> std::string {
+    auto table = LoadTable("by_window");
+    if (!table.ok() || !table->metadata().CurrentSnapshot()) return "<no snapshot>";
+    const auto& summary = table->metadata().CurrentSnapshot()->summary;
+    auto it = summary.find(key);
+    return it == summary.end() ? "<absent>" : it->second;
+  };
+  WriteCdaFile("cc_claim", "1", 1000, "part-1.parquet", {{1, "1", 0, At(0)}, {2, "2", 0, At(30)}});
+  WriteManifest({{"cc_claim", 1000}});
+  RunOnce();
+  // Nothing applied before: nothing was late.
+  EXPECT_EQ(AggregateRows("by_window", 3), (AggRows{{Us(0), Us(5), "1"}, {Us(30), Us(35), "1"}}));
+  EXPECT_EQ(recorded(kSummaryMaxEventTime), std::to_string(Ms(30)));
+  EXPECT_EQ(recorded(kSummaryLateChanges), "0");
+
+  // Watermark 00:20: [00:00, 00:05) and [00:15, 00:20) are closed.
+  WriteCdaFile("cc_claim", "1", 2000, "part-2.parquet",
+               {{3, "3", 0, At(1)},     // late insert: dropped
+                {4, "4", 0, At(18)},    // its window ends at the watermark: dropped
+                {5, "5", 0, At(21)},    // open
+                {1, "6", 4, At(31)},    // update: the pre-image's window is closed (not retracted)
+                {2, "7", 1, At(30)}});  // delete in an open window
+  WriteManifest({{"cc_claim", 2000}});
+  RunOnce();
+  EXPECT_EQ(AggregateRows("by_window", 3),
+            (AggRows{{Us(0), Us(5), "1"}, {Us(20), Us(25), "1"}, {Us(30), Us(35), "1"}}));
+  EXPECT_EQ(recorded(kSummaryLateChanges), "3");
+  EXPECT_EQ(recorded(kSummaryMaxEventTime), std::to_string(Ms(31)));
+  EXPECT_NE(
+      log_.str().find("aggregate default.by_window: 3 late changes (to windows closed by the watermark"),
+      std::string::npos)
+      << log_.str();
+  EXPECT_NE(log_.str().find(") dropped"), std::string::npos) << log_.str();
+
+  // A new process: the watermark (00:21) comes from the aggregate's snapshot.
+  WriteCdaFile("cc_claim", "1", 3000, "part-3.parquet", {{6, "8", 0, At(22)}, {7, "9", 0, At(16)}});
+  WriteManifest({{"cc_claim", 3000}});
+  RunOnce();
+  EXPECT_EQ(AggregateRows("by_window", 3),
+            (AggRows{{Us(0), Us(5), "1"}, {Us(20), Us(25), "2"}, {Us(30), Us(35), "1"}}));
+  EXPECT_EQ(recorded(kSummaryLateChanges), "4");
+  ExpectUpToDate("by_window");
+
+  // An aggregate built from the current rows takes every row, closed windows included.
+  config_.aggregates = {ByWindow("by_window"), ByWindow("rebuilt")};
+  RunOnce();
+  EXPECT_EQ(
+      AggregateRows("rebuilt", 3),
+      (AggRows{{Us(0), Us(5), "1"}, {Us(15), Us(20), "2"}, {Us(20), Us(25), "2"}, {Us(30), Us(35), "1"}}));
+  ASSERT_OK_AND_ASSIGN(auto rebuilt, LoadTable("rebuilt"));
+  EXPECT_EQ(rebuilt.metadata().CurrentSnapshot()->summary.at(kSummaryMaxEventTime), std::to_string(Ms(31)));
+  EXPECT_EQ(rebuilt.metadata().CurrentSnapshot()->summary.at(kSummaryLateChanges), "0");
+}
+
+// floe validate checks each aggregate against its tables as they are, writing nothing.
+TEST_F(AggregateTableTest, ValidateChecksEachAggregateAgainstItsTables) {
+  config_.aggregates = {ByName(), Totals()};
+  WriteCdaFile("cc_claim", "1", 1000, "part-1.parquet", {{1, "1", 0, "one"}});
+  WriteManifest({{"cc_claim", 1000}});
+  RunOnce();
+  // Two commits of the table the aggregates do not follow.
+  config_.aggregates = {};
+  for (int64_t ts : {2000, 3000}) {
+    WriteCdaFile("cc_claim", "1", ts, "part-" + std::to_string(ts) + ".parquet",
+                 {{ts, std::to_string(ts), 0, "two"}});
+    WriteManifest({{"cc_claim", ts}});
+    RunOnce();
+  }
+  AggregateConfig unknown = Totals();
+  unknown.name = "priced";
+  unknown.measures.push_back(*ParseAggregateMeasure("sum(price)"));
+  AggregateConfig changed = ByName();
+  changed.filter = "id < 1000";
+  AggregateConfig fresh = ByName();
+  fresh.name = "fresh";
+  config_.aggregates = {Totals(), unknown, changed, fresh};
+  ASSERT_OK_AND_ASSIGN(ValidationReport report, ValidatePipeline(config_, ValidateOptions{}));
+  const std::string text = report.Format(ValidateOptions{});
+  EXPECT_TRUE(report.would_fail()) << text;
+  ASSERT_EQ(report.aggregates.size(), 4u) << text;
+  EXPECT_EQ(report.aggregates[0].state, "matches, 2 source snapshots behind (caught up by the next run)")
+      << text;
+  EXPECT_FALSE(report.aggregates[0].would_fail());
+  EXPECT_THAT(report.aggregates[1].error,
+              HasSubstr("aggregate priced over cc_claim: measures: unknown column \"price\""));
+  EXPECT_THAT(report.aggregates[2].error,
+              HasSubstr("table default.claims_by_name was built for [[aggregates]] \"claims_by_name\" as"));
+  EXPECT_THAT(report.aggregates[3].state, HasSubstr("the table does not exist yet"));
+  EXPECT_FALSE(report.aggregates[3].would_fail());
+  EXPECT_THAT(text, HasSubstr("aggregate default.priced over default.cc_claim\n  error: "));
+  EXPECT_THAT(text,
+              HasSubstr("aggregate default.claim_totals over default.cc_claim: matches, 2 source snapshots "
+                        "behind (caught up by the next run)\n  ok\n"));
+  EXPECT_FALSE(LoadTable("fresh").ok()) << "validate creates nothing";
 }
 
 }  // namespace

@@ -121,13 +121,49 @@ TEST(AggregateConfigTest, MistakesAreRefusedWithWhatIsWrong) {
   EXPECT_THAT(ErrorOf(head), HasSubstr("measures: is required"));
   EXPECT_THAT(ErrorOf(head + "measures = [\"count(*)\"]\nfilter = \"status <>\"\n"),
               HasSubstr("[[aggregates]] \"a\" filter:"));
-  EXPECT_THAT(ErrorOf(head + "measures = [\"count(*)\"]\nwatermark = \"10m\"\n"), HasSubstr("watermark"));
   EXPECT_THAT(ErrorOf("\n[[aggregates]]\nname = \"a\"\ntable = \"customers\"\nmeasures = [\"count(*)\"]\n"),
               HasSubstr("table: \"customers\" is not a table of this pipeline (its source has: orders)"));
   EXPECT_THAT(ErrorOf(head + "measures = [\"count(*)\"]\n" + head + "measures = [\"count(*)\"]\n"),
               HasSubstr("\"a\" names a second aggregate"));
   EXPECT_THAT(ErrorOf("\n[[aggregates]]\ntable = \"orders\"\nmeasures = [\"count(*)\"]\n"),
               HasSubstr("[[aggregates]] #1 name: is required"));
+}
+
+TEST(AggregateConfigTest, WatermarkAndLateChanges) {
+  const std::string head =
+      "\n[[aggregates]]\nname = \"a\"\ntable = \"orders\"\nmeasures = [\"count(*)\"]\n"
+      "group_by = [\"region\", \"hop(order_ts, '10 minutes', '5 minutes')\"]\n";
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config,
+                       ParsePipelineConfig(Pipeline(head + "watermark = \"10 minutes\"\n"
+                                                           "late_changes = \"drop\"\n"),
+                                           "/etc/floe/orders.toml"));
+  EXPECT_EQ(config.aggregates[0].watermark_ms, 600'000);
+  EXPECT_EQ(config.aggregates[0].late_changes, LateChanges::kDrop);
+  // The window syntax and floe's durations; zero closes a window as soon as a later time comes.
+  ASSERT_OK_AND_ASSIGN(
+      config, ParsePipelineConfig(Pipeline(head + "watermark = \"90s\"\n"), "/etc/floe/orders.toml"));
+  EXPECT_EQ(config.aggregates[0].watermark_ms, 90'000);
+  EXPECT_EQ(config.aggregates[0].late_changes, LateChanges::kApply);
+  ASSERT_OK_AND_ASSIGN(
+      config, ParsePipelineConfig(Pipeline(head + "watermark = \"0 seconds\"\n"), "/etc/floe/orders.toml"));
+  EXPECT_EQ(config.aggregates[0].watermark_ms, 0);
+  // Without: windows never close.
+  ASSERT_OK_AND_ASSIGN(config, ParsePipelineConfig(Pipeline(head), "/etc/floe/orders.toml"));
+  EXPECT_EQ(config.aggregates[0].watermark_ms, std::nullopt);
+  EXPECT_EQ(config.aggregates[0].late_changes, LateChanges::kApply);
+
+  const std::string plain = "\n[[aggregates]]\nname = \"a\"\ntable = \"orders\"\nmeasures = [\"count(*)\"]\n";
+  EXPECT_THAT(ErrorOf(plain + "group_by = [\"region\"]\nwatermark = \"10 minutes\"\n"),
+              HasSubstr("[[aggregates]] \"a\" watermark: needs a window() or hop() group in group_by"));
+  EXPECT_THAT(ErrorOf(head + "watermark = \"ten minutes\"\n"),
+              HasSubstr("[[aggregates]] \"a\" watermark: bad duration \"ten minutes\""));
+  EXPECT_THAT(ErrorOf(head + "watermark = \"-5 minutes\"\n"), HasSubstr("watermark: bad duration"));
+  EXPECT_THAT(ErrorOf(head + "watermark = 600\n"), HasSubstr("watermark"));
+  EXPECT_THAT(
+      ErrorOf(head + "watermark = \"10 minutes\"\nlate_changes = \"dead_letter\"\n"),
+      HasSubstr("[[aggregates]] \"a\" late_changes: expected \"apply\" or \"drop\", got \"dead_letter\""));
+  EXPECT_THAT(ErrorOf(head + "late_changes = \"drop\"\n"),
+              HasSubstr("[[aggregates]] \"a\" late_changes: \"drop\" needs a watermark"));
 }
 
 }  // namespace
