@@ -29,9 +29,28 @@ fi
 pids=()
 bench_cleanup() {
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  [ -n "${PSQL_PID:-}" ] && kill -TERM "$PSQL_PID" 2>/dev/null || true
   wait 2>/dev/null || true
 }
 . bench/pipeline/pg_server.sh floe-workers-bench
+# One psql session answers every poll. Before, each poll (every 50 ms) started
+# a psql and a PostgreSQL connection in a subshell: ~0.5 core of the 2, taken
+# from the workers being measured (more so from 2 workers than from 1, which
+# left a core idle).
+# (stdbuf: psql buffers its output to a pipe until it exits.)
+coproc PSQL { exec stdbuf -oL psql "$pg_uri" -qtA 2>/dev/null; }
+committed_count=0
+poll_committed() {  # $1 pipeline name; sets committed_count (0 before its ledger exists)
+  printf "SELECT count(*) FROM floe_ledger_%s.files WHERE state = 'committed';\nSELECT 'end-of-poll';\n" "$1" \
+    >&"${PSQL[1]}"
+  committed_count=0
+  local line
+  while true; do
+    read -t 30 -r -u "${PSQL[0]}" line || { echo "the psql session stopped answering" >&2; exit 1; }
+    [ "$line" = end-of-poll ] && break
+    committed_count="$line"
+  done
+}
 expected="$(find "$cache/export" -name '*.parquet' | wc -l)"
 write_config() {  # $1 file, $2 pipeline name, $3 state dir
   cat >"$1" <<TOML
@@ -57,9 +76,6 @@ uri = "$pg_uri"
 dir = "$3"
 TOML
 }
-committed() {  # $1 pipeline name
-  psql "$pg_uri" -tAc "SELECT count(*) FROM floe_ledger_$1.files WHERE state = 'committed'" 2>/dev/null || echo 0
-}
 : >"$work/runs.tsv"
 echo "$repeats pairs of full loads of $expected files, 12 tables: 1 worker, then $workers workers (threads = 1 each)" >&2
 for r in $(seq "$repeats"); do
@@ -72,7 +88,7 @@ for r in $(seq "$repeats"); do
       "$floe" run "$work/$name-$w.toml" >"$work/$name-$w.log" 2>&1 &
       pids+=("$!")
     done
-    until [ "$(committed "$name")" -ge "$expected" ]; do
+    until poll_committed "$name"; [ "$committed_count" -ge "$expected" ]; do
       for pid in "${pids[@]}"; do
         kill -0 "$pid" 2>/dev/null || { echo "a worker exited:" >&2; tail -5 "$work/$name"-*.log >&2; exit 1; }
       done
@@ -80,7 +96,7 @@ for r in $(seq "$repeats"); do
     done
     end="$(date +%s.%N)"
     for pid in "${pids[@]}"; do kill -TERM "$pid"; done
-    wait
+    wait "${pids[@]}" 2>/dev/null || true  # not the psql coprocess, which stays
     pids=()
     # The pipeline's ledger and catalog rows go (a server given in FLOE_BENCH_PG_URI outlives the bench).
     psql "$pg_uri" -qc "DROP SCHEMA floe_ledger_$name CASCADE; DELETE FROM iceberg_tables WHERE catalog_name = '$name'; DELETE FROM iceberg_namespace_properties WHERE catalog_name = '$name'" >/dev/null 2>&1 || true
