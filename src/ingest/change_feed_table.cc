@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "iceberg/spec/random_ids.h"
+#include "iceberg/spec/snapshot_ancestry.h"
 #include "iceberg/transaction/table.h"
 #include "ingest/batch_recovery.h"
 #include "ingest/schema/schema_reconcile.h"
@@ -49,12 +50,8 @@ std::optional<int64_t> SummaryLong(const iceberg::Snapshot& snapshot, const std:
 }
 
 const iceberg::Snapshot* NewestSourceRecording(const iceberg::TableMetadata& table) {
-  // Newest first along the current snapshot's parents; bounded by the number of snapshots.
-  const iceberg::Snapshot* s = table.CurrentSnapshot();
-  for (size_t steps = 0; s != nullptr && steps <= table.snapshots.size(); ++steps) {
+  for (const iceberg::Snapshot* s : iceberg::CurrentAncestors(table)) {
     if (SummaryLong(*s, kSummarySourceSnapshot)) return s;
-    if (!s->parent_snapshot_id) break;
-    s = table.SnapshotById(*s->parent_snapshot_id);
   }
   return nullptr;
 }
