@@ -1,5 +1,6 @@
 #include "ingest/progress_reporter.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <ctime>
@@ -79,24 +80,31 @@ std::string FormatSeconds(double seconds) {
 ProgressReporter::ProgressReporter(std::ostream& out, bool terminal) : out_(out), terminal_(terminal) {}
 
 void ProgressReporter::StartTable(const std::string& table, int64_t total_files) {
-  if (line_active_) EndTable();
-  table_ = table;
-  total_files_ = total_files;
-  files_ = rows_ = bytes_ = 0;
-  table_start_ = std::chrono::steady_clock::now();
-  last_draw_.reset();
+  std::lock_guard lock(mu_);
+  auto it =
+      std::find_if(active_.begin(), active_.end(), [&](const auto& entry) { return entry.first == table; });
+  if (it == active_.end()) it = active_.insert(active_.end(), {table, TableProgress{}});
+  it->second = TableProgress{};
+  it->second.total_files = total_files;
+  it->second.start = std::chrono::steady_clock::now();
   if (terminal_) Draw(true);
 }
 
-void ProgressReporter::FileRead(int64_t rows, int64_t bytes) {
-  ++files_;
-  rows_ += rows;
-  bytes_ += bytes;
-  if (terminal_) Draw(files_ == total_files_);
+void ProgressReporter::FileRead(const std::string& table, int64_t rows, int64_t bytes) {
+  std::lock_guard lock(mu_);
+  auto it =
+      std::find_if(active_.begin(), active_.end(), [&](const auto& entry) { return entry.first == table; });
+  if (it == active_.end()) return;
+  TableProgress& progress = it->second;
+  ++progress.files;
+  progress.rows += rows;
+  progress.bytes += bytes;
+  if (terminal_) Draw(progress.files == progress.total_files);
 }
 
 void ProgressReporter::BatchDone(const std::string& table, int64_t batch_id, const BatchResult& result,
                                  double seconds) {
+  std::lock_guard lock(mu_);
   TraceBatch(table, batch_id, result, seconds);
   if (terminal_) {
     Draw(true);
@@ -114,22 +122,22 @@ void ProgressReporter::BatchDone(const std::string& table, int64_t batch_id, con
       RowStageCounts(c) +
       (result.snapshot_id ? "snapshot " + std::to_string(*result.snapshot_id) : "no snapshot") + ", " +
       FormatSeconds(seconds);
-  Event("batch", LogLevel::kInfo, line,
-        {{"table", table},
-         {"batch", batch_id},
-         {"files", c.files},
-         {"rows", c.rows_read},
-         {"inserted", c.inserted},
-         {"updated", c.updated},
-         {"deleted", c.deleted},
-         {"stale", c.stale},
-         {"quarantined", static_cast<int64_t>(result.quarantined.size())},
-         {"bad_rows", c.bad_rows},
-         // A string, as in `floe status --json`: a 63-bit id loses digits as a JSON number in
-         // JavaScript and most log pipelines; null when the batch committed nothing.
-         result.snapshot_id ? TraceField("snapshot", std::to_string(*result.snapshot_id))
-                            : TraceField("snapshot", nullptr),
-         {"seconds", seconds}});
+  EventLocked("batch", LogLevel::kInfo, line,
+              {{"table", table},
+               {"batch", batch_id},
+               {"files", c.files},
+               {"rows", c.rows_read},
+               {"inserted", c.inserted},
+               {"updated", c.updated},
+               {"deleted", c.deleted},
+               {"stale", c.stale},
+               {"quarantined", static_cast<int64_t>(result.quarantined.size())},
+               {"bad_rows", c.bad_rows},
+               // A string, as in `floe status --json`: a 63-bit id loses digits as a JSON number in
+               // JavaScript and most log pipelines; null when the batch committed nothing.
+               result.snapshot_id ? TraceField("snapshot", std::to_string(*result.snapshot_id))
+                                  : TraceField("snapshot", nullptr),
+               {"seconds", seconds}});
 }
 
 void ProgressReporter::TraceBatch(const std::string& table, int64_t batch_id, const BatchResult& result,
@@ -145,16 +153,24 @@ void ProgressReporter::TraceBatch(const std::string& table, int64_t batch_id, co
                           {"snapshot", result.snapshot_id.value_or(0)}});
 }
 
-void ProgressReporter::EndTable() {
-  if (terminal_ && line_active_) {
-    Draw(true);
-    out_ << "\n";
-    out_.flush();
+void ProgressReporter::EndTable(const std::string& table) {
+  std::lock_guard lock(mu_);
+  auto it =
+      std::find_if(active_.begin(), active_.end(), [&](const auto& entry) { return entry.first == table; });
+  if (it == active_.end()) return;
+  if (terminal_) {
+    // The table's final state stays on a line of its own; the others' line is drawn below it.
+    ClearLine();
+    out_ << ProgressText(it->first, it->second, std::chrono::steady_clock::now()) << "\n";
+    line_active_ = false;
   }
-  line_active_ = false;
+  active_.erase(it);
+  if (terminal_ && !active_.empty()) Draw(true);
+  out_.flush();
 }
 
 void ProgressReporter::SetJson(const std::string& pipeline) {
+  std::lock_guard lock(mu_);
   json_ = true;
   terminal_ = false;
   pipeline_ = pipeline;
@@ -173,6 +189,12 @@ void ProgressReporter::Message(const std::string& line) {
 
 void ProgressReporter::Event(std::string_view event, LogLevel level, const std::string& line,
                              std::initializer_list<TraceField> fields) {
+  std::lock_guard lock(mu_);
+  EventLocked(event, level, line, fields);
+}
+
+void ProgressReporter::EventLocked(std::string_view event, LogLevel level, const std::string& line,
+                                   std::initializer_list<TraceField> fields) {
   if (json_) {
     nlohmann::ordered_json json = nlohmann::ordered_json::object();
     const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -232,15 +254,29 @@ void ProgressReporter::ClearLine() {
   out_ << "\r\033[K";
 }
 
+std::string ProgressReporter::ProgressText(const std::string& table, const TableProgress& progress,
+                                           std::chrono::steady_clock::time_point now) {
+  const double seconds = std::chrono::duration<double>(now - progress.start).count();
+  const int64_t rate =
+      seconds > 0.0 ? static_cast<int64_t>(static_cast<double>(progress.bytes) / seconds) : 0;
+  return "[" + table + "] files " + std::to_string(progress.files) + "/" +
+         std::to_string(progress.total_files) + "  rows " + FormatCompactCount(progress.rows) + "  " +
+         FormatByteSize(progress.bytes) + "  " + FormatByteSize(rate) + "/s";
+}
+
 void ProgressReporter::Draw(bool force) {
   const auto now = std::chrono::steady_clock::now();
   if (!force && last_draw_ && now - *last_draw_ < std::chrono::milliseconds(100)) return;
   last_draw_ = now;
-  const double seconds = std::chrono::duration<double>(now - table_start_).count();
-  const int64_t rate = seconds > 0.0 ? static_cast<int64_t>(static_cast<double>(bytes_) / seconds) : 0;
   ClearLine();
-  out_ << "[" << table_ << "] files " << files_ << "/" << total_files_ << "  rows "
-       << FormatCompactCount(rows_) << "  " << FormatByteSize(bytes_) << "  " << FormatByteSize(rate) << "/s";
+  if (active_.empty()) {
+    line_active_ = false;
+    return;
+  }
+  for (size_t i = 0; i < active_.size(); ++i) {
+    if (i > 0) out_ << "  |  ";
+    out_ << ProgressText(active_[i].first, active_[i].second, now);
+  }
   out_.flush();
   line_active_ = true;
 }

@@ -1,8 +1,10 @@
 // ProgressReporter: what the pipeline tells the person watching it.
 //
-// Contract: on a terminal it keeps ONE updating line per table
-// ("\r[cc_claim] files 12/40  rows 1.2M  34.5 MB  12.3 MB/s"), redrawn at
-// most ten times a second and ended with a newline when the table is done;
+// Contract: on a terminal it keeps ONE updating line for the tables being
+// applied ("\r[cc_claim] files 12/40  rows 1.2M  34.5 MB  12.3 MB/s", the
+// tables applied in parallel side by side, separated by "  |  "), redrawn at
+// most ten times a second; a table that is done gets its final state on a
+// line of its own;
 // elsewhere (a log file, a pipe) it writes one line per batch ("batch 7
 // cc_claim: 12 files, 34,512 rows (1,024 ins, 30 upd, 2 del, 5 stale),
 // 1 quarantined, snapshot 123, 0.8 s") and never a carriage return.
@@ -19,15 +21,19 @@
 // files, rows, inserted, updated, deleted, stale, quarantined, bad_rows,
 // snapshot, seconds; "quarantined": table, uri, reason). Invalid UTF-8 in a
 // value is replaced, never an exception.
-// Not thread-safe.
+// Thread-safe: the tables of a poll are applied in parallel, and each
+// reports its own files and batches (one mutex around the output).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "ingest/pipeline_trace.h"
 #include "ingest/table_ingestor.h"
@@ -51,11 +57,13 @@ class ProgressReporter {
  public:
   ProgressReporter(std::ostream& out, bool terminal);
 
+  // `table` starts being applied (again: its counts restart).
   void StartTable(const std::string& table, int64_t total_files);
-  // One source file was read (the TableIngestor's ProgressFn).
-  void FileRead(int64_t rows, int64_t bytes);
+  // One source file of `table` was read (the TableIngestor's ProgressFn).
+  void FileRead(const std::string& table, int64_t rows, int64_t bytes);
   void BatchDone(const std::string& table, int64_t batch_id, const BatchResult& result, double seconds);
-  void EndTable();
+  // `table` is done: on a terminal, its final state on a line of its own.
+  void EndTable(const std::string& table);
   // A line; its level is "warning" when it starts with "warning: " or
   // "RESET", "error" when it reports a failure, else "info".
   void Message(const std::string& line);
@@ -65,25 +73,37 @@ class ProgressReporter {
   // Switches to JSON lines (no progress line) naming `pipeline` in each.
   void SetJson(const std::string& pipeline);
   // Where batch events go besides the person watching; nullptr: nowhere.
+  // Set before the pipeline runs (not synchronized).
   void SetTrace(PipelineTrace* trace) { trace_ = trace; }
   void SetTimestamps(bool on) { timestamps_ = on; }
 
  private:
+  struct TableProgress {
+    int64_t total_files = 0;
+    int64_t files = 0;
+    int64_t rows = 0;
+    int64_t bytes = 0;
+    std::chrono::steady_clock::time_point start;
+  };
+
+  // The private methods run with mu_ held.
   void TraceBatch(const std::string& table, int64_t batch_id, const BatchResult& result, double seconds);
+  void EventLocked(std::string_view event, LogLevel level, const std::string& line,
+                   std::initializer_list<TraceField> fields);
   void Draw(bool force);
+  // "[cc_claim] files 12/40  rows 1.2M  34.5 MB  12.3 MB/s"
+  static std::string ProgressText(const std::string& table, const TableProgress& progress,
+                                  std::chrono::steady_clock::time_point now);
   void ClearLine();
   // "" or the time prefix of a printed line.
   std::string Stamp() const;
 
+  std::mutex mu_;
   std::ostream& out_;
   bool terminal_;
-  std::string table_;
-  int64_t total_files_ = 0;
-  int64_t files_ = 0;
-  int64_t rows_ = 0;
-  int64_t bytes_ = 0;
+  // The tables being applied, in the order they started.
+  std::vector<std::pair<std::string, TableProgress>> active_;
   bool line_active_ = false;
-  std::chrono::steady_clock::time_point table_start_;
   std::optional<std::chrono::steady_clock::time_point> last_draw_;
   PipelineTrace* trace_ = nullptr;
   bool timestamps_ = false;

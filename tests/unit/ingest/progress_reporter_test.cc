@@ -51,13 +51,13 @@ TEST(ProgressReporterTest, LogModeWritesOneLinePerBatchWithoutCarriageReturns) {
   std::ostringstream out;
   ProgressReporter reporter(out, /*terminal=*/false);
   reporter.StartTable("cc_claim", 13);
-  for (int i = 0; i < 13; ++i) reporter.FileRead(100, 1000);
+  for (int i = 0; i < 13; ++i) reporter.FileRead("cc_claim", 100, 1000);
   reporter.BatchDone("cc_claim", 7, SampleBatch(), 0.8);
   BatchResult empty;
   empty.counts.files = 1;
   empty.counts.rows_read = 1;
   reporter.BatchDone("cc_claim", 8, empty, 0.04);
-  reporter.EndTable();
+  reporter.EndTable("cc_claim");
   reporter.Message("done");
   EXPECT_EQ(out.str(),
             "batch 7 cc_claim: 12 files, 34,512 rows (1,024 ins, 30 upd, 2 del, 5 stale), 1 quarantined, "
@@ -72,9 +72,9 @@ TEST(ProgressReporterTest, JsonModeWritesOneObjectPerLineWithStableKeys) {
   ProgressReporter reporter(out, /*terminal=*/true);  // JSON never draws a progress line
   reporter.SetJson("orders");
   reporter.StartTable("cc_claim", 13);
-  for (int i = 0; i < 13; ++i) reporter.FileRead(100, 1000);
+  for (int i = 0; i < 13; ++i) reporter.FileRead("cc_claim", 100, 1000);
   reporter.BatchDone("cc_claim", 7, SampleBatch(), 0.8);
-  reporter.EndTable();
+  reporter.EndTable("cc_claim");
   reporter.Message("warning: cc_claim: a \"quoted\" name\nand \xff bytes");
   reporter.Event("quarantined", LogLevel::kWarning, "quarantined /l/<script>.csv: bad",
                  {{"table", "cc_claim"}, {"uri", "/l/<script>.csv"}, {"reason", "bad"}});
@@ -90,7 +90,8 @@ TEST(ProgressReporterTest, JsonModeWritesOneObjectPerLineWithStableKeys) {
   }
   ASSERT_EQ(parsed.size(), 5u);
   for (const nlohmann::json& line : parsed) {
-    for (const char* key : {"ts", "level", "pipeline", "event", "msg"}) EXPECT_TRUE(line.contains(key)) << key;
+    for (const char* key : {"ts", "level", "pipeline", "event", "msg"})
+      EXPECT_TRUE(line.contains(key)) << key;
     EXPECT_EQ(line["pipeline"], "orders");
     EXPECT_EQ(line["ts"].get<std::string>().size(), 24u);  // 2026-12-01T12:00:05.250Z
   }
@@ -112,10 +113,10 @@ TEST(ProgressReporterTest, TerminalModeRedrawsOneLineAndEndsItWithANewline) {
   std::ostringstream out;
   ProgressReporter reporter(out, /*terminal=*/true);
   reporter.StartTable("cc_claim", 2);
-  reporter.FileRead(1'200'000, 2048);
-  reporter.FileRead(1, 1024);  // the last file always redraws
+  reporter.FileRead("cc_claim", 1'200'000, 2048);
+  reporter.FileRead("cc_claim", 1, 1024);  // the last file always redraws
   reporter.Message("quarantined x: bad");
-  reporter.EndTable();
+  reporter.EndTable("cc_claim");
   const std::string text = out.str();
   EXPECT_NE(text.find("\r\033[K[cc_claim] files 0/2  rows 0  0 B"), std::string::npos) << text;
   EXPECT_NE(text.find("[cc_claim] files 2/2  rows 1.2M  3.0 KB  "), std::string::npos) << text;
@@ -124,6 +125,31 @@ TEST(ProgressReporterTest, TerminalModeRedrawsOneLineAndEndsItWithANewline) {
   ASSERT_FALSE(text.empty());
   EXPECT_EQ(text.back(), '\n');
   EXPECT_EQ(text.find("batch "), std::string::npos);
+}
+
+TEST(ProgressReporterTest, TerminalModeShowsTablesAppliedInParallelOnOneLine) {
+  std::ostringstream out;
+  ProgressReporter reporter(out, /*terminal=*/true);
+  reporter.StartTable("cc_claim", 1);
+  reporter.StartTable("cc_contact", 2);
+  reporter.FileRead("cc_contact", 10, 1024);
+  reporter.FileRead("cc_claim", 5, 2048);  // its last file: redrawn
+  const std::string both = out.str();
+  EXPECT_NE(both.find("[cc_claim] files 1/1  rows 5  2.0 KB  "), std::string::npos) << both;
+  EXPECT_NE(both.find("  |  [cc_contact] files 1/2  rows 10  1.0 KB  "), std::string::npos) << both;
+  reporter.EndTable("cc_claim");
+  const std::string after = out.str().substr(both.size());
+  // The finished table keeps its final state on a line of its own; the other one goes on below it.
+  EXPECT_EQ(after.find("\r\033[K[cc_claim] files 1/1  rows 5  2.0 KB  "), 0u) << after;
+  const size_t newline = after.find('\n');
+  ASSERT_NE(newline, std::string::npos) << after;
+  EXPECT_EQ(after.find("|"), std::string::npos) << after;
+  EXPECT_EQ(after.find("\r\033[K[cc_contact] files 1/2", newline), newline + 1) << after;
+  reporter.FileRead("cc_claim", 1, 1);  // a table that ended reports nothing
+  reporter.EndTable("cc_contact");
+  const std::string text = out.str();
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_EQ(text.find("rows 6"), std::string::npos) << text;
 }
 
 }  // namespace
