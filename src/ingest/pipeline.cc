@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "catalog/open/open_catalog.h"
+#include "catalog/open/serialized_catalog.h"
 #include "common/malloc_tuning.h"
 #include "common/strings.h"
 #include "common/text_table.h"
@@ -259,9 +260,11 @@ Result<TableIngestor*> Pipeline::Impl::IngestorFor(const std::string& source_tab
   ingestor_options.now_ms_for_tests = options.now_ms_for_tests;
   ingestor_options.lease_epoch = LeaseEpochOf(source_table);
   // Quarantines are recorded as they happen, before the batch commits.
-  ingestor_options.on_quarantine = [this](const QuarantinedFile& file) {
+  // Called inside ApplyBatch, where the table's thread does not hold state_mutex.
+  ingestor_options.on_quarantine = [this, source_table](const QuarantinedFile& file) {
+    std::lock_guard state(state_mutex);
     Status recorded = ledger->Quarantine(file.uri, file.reason);
-    if (!recorded.ok() && quarantine_error.ok()) quarantine_error = recorded;
+    if (!recorded.ok()) quarantine_errors.emplace(source_table, recorded);  // the first one stays
   };
   std::error_code ec;
   std::filesystem::create_directories(ingestor_options.state_dir, ec);
@@ -529,7 +532,7 @@ Status Pipeline::Impl::ResetTable(const std::string& source_table) {
 }
 
 Status Pipeline::Impl::ProcessTable(const std::string& source_table, const std::atomic<bool>& stop,
-                                    RunSummary& summary) {
+                                    RunSummary& summary, std::unique_lock<std::mutex>& state) {
   const auto started = std::chrono::steady_clock::now();
   FLOE_ASSIGN_OR_RETURN(std::vector<LedgerFile> pending, Ledgered(ledger->Pending(source_table)));
   if (pending.empty()) return Status::OK();
@@ -563,9 +566,9 @@ Status Pipeline::Impl::ProcessTable(const std::string& source_table, const std::
   }
 
   reporter->StartTable(source_table, static_cast<int64_t>(files.size()));
-  Status ledger_status =
-      ApplyBatches(source_table, table_summary.table, batches, **ingestor, stop, summary, table_summary);
-  reporter->EndTable();
+  Status ledger_status = ApplyBatches(source_table, table_summary.table, batches, **ingestor, stop, summary,
+                                      table_summary, state);
+  reporter->EndTable(source_table);
   table_summary.elapsed_ms += MillisSince(started);
   return ledger_status;
 }
@@ -584,7 +587,8 @@ std::unique_lock<std::mutex> Pipeline::Impl::LockTable(const std::string& target
 Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::string& target,
                                     const std::vector<std::vector<SourceUnit>>& batches,
                                     TableIngestor& ingestor, const std::atomic<bool>& stop,
-                                    RunSummary& summary, TableRunSummary& table_summary) {
+                                    RunSummary& summary, TableRunSummary& table_summary,
+                                    std::unique_lock<std::mutex>& state) {
   // A batch the ingestor cut short (memory budget) is re-planned in place.
   std::vector<std::vector<SourceUnit>> queue(batches.rbegin(), batches.rend());  // next at the back
   // Files whose reading was reported: a re-planned part reads them again.
@@ -592,7 +596,7 @@ Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::
   while (!queue.empty()) {
     const std::vector<SourceUnit> batch = std::move(queue.back());
     queue.pop_back();
-    if (stop.load()) return Status::OK();
+    if (stop.load() || tables_halted.load()) return Status::OK();
     // Scale-out: the heartbeat found this worker dead, or the lease moved.
     if (!Holds(source_table)) {
       return Status::Fenced("this worker no longer holds the lease of " + LeaseNameOf(source_table) +
@@ -602,20 +606,30 @@ Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::
     uris.reserve(batch.size());
     for (const SourceUnit& file : batch) uris.push_back(file.uri);
     FLOE_ASSIGN_OR_RETURN(int64_t batch_id, Ledgered(ledger->OpenBatch(source_table, uris)));
+    // Tables start only while others wait, so one left alone (the others
+    // done) takes all the threads for its next batch without ever sharing
+    // them. Its memory stays its slot's part: what the others' batches
+    // allocated is not all back with the system yet.
+    ingestor.SetShare(config.performance.memory_budget_bytes / table_slots,
+                      std::max(1, config.performance.EffectiveThreads() / std::max(tables_in_flight, 1)));
 
     const auto started = std::chrono::steady_clock::now();
     FLOE_ASSIGN_OR_RETURN(auto last, Ledgered(ledger->LastCommittedSnapshot(source_table)));
     std::optional<TableIngestor::LastCommit> last_commit;
     if (last) last_commit = TableIngestor::LastCommit{last->first, last->second};
+    // The batch itself is this table's business: the other tables' threads
+    // go on meanwhile (the reporter is thread-safe, on_quarantine locks).
+    state.unlock();
     // Refresh -> commit with no maintenance commit of the table in between.
     std::unique_lock<std::mutex> table_lock = LockTable(target);
     auto applied = ingestor.ApplyBatch(
         batch, batch_id,
-        [this, &reported](const std::string& uri, int64_t rows, int64_t bytes) {
-          if (reported.insert(uri).second) reporter->FileRead(rows, bytes);
+        [this, &reported, &source_table](const std::string& uri, int64_t rows, int64_t bytes) {
+          if (reported.insert(uri).second) reporter->FileRead(source_table, rows, bytes);
         },
         last_commit);
     table_lock.unlock();
+    state.lock();
     LogWorkerMessages();
     CountAggregateLateChanges(source_table, ingestor);
     if (!applied.ok()) {
@@ -628,8 +642,9 @@ Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::
     }
 
     const BatchResult& result = *applied;
-    if (!quarantine_error.ok()) {
-      Status error = std::exchange(quarantine_error, Status::OK());
+    if (auto failed = quarantine_errors.find(source_table); failed != quarantine_errors.end()) {
+      Status error = std::move(failed->second);
+      quarantine_errors.erase(failed);
       return Ledgered(error);
     }
     if (result.waits_for_table) {
@@ -726,12 +741,87 @@ Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::
       if (result.counts.bad_rows > 0) sides.insert(kBadRowsSuffix);
       if (result.counts.quarantined_rows > 0) sides.insert(kQuarantineSuffix);
       if (result.counts.dead_letters > 0) sides.insert(kDeadLetterSuffix);
-      MaybeMaintain(source_table, ingestor);
+      MaybeMaintain(source_table, ingestor, state);
     }
     // A large batch's buffers are free now, but malloc keeps up to its trim
     // threshold (256 MiB, common/malloc_tuning.h) for the next one: give
     // them back, so the next table's peak does not stack on this one's.
     if (result.counts.bytes_read >= kTrimAfterBatchBytes) ReleaseFreeHeapMemory();
+  }
+  return Status::OK();
+}
+
+Status Pipeline::Impl::ApplyTables(const std::vector<std::string>& with_work,
+                                   const std::set<std::string>& blocked, const std::atomic<bool>& stop,
+                                   RunSummary& summary) {
+  const int parallel = config.performance.TablesInParallel(with_work.size());
+  // Scale-out and streams apply one table at a time: a lease balance between
+  // tables may drop the ingestors of others, and a stream opener holds one
+  // batch's records decoded at a time.
+  const int slots = (leases || source.discovery->finds_streams()) ? 1 : parallel;
+  table_slots = slots;
+  tables_halted = false;
+  size_t next = 0;
+  bool first_table = true;
+  Status failed;
+  // Each slot takes the next table with work until none is left; its thread
+  // holds state_mutex except while its table's batches run (ApplyBatches).
+  auto apply_tables = [&]() {
+    std::unique_lock<std::mutex> state(state_mutex);
+    while (next < with_work.size() && !stop.load() && !tables_halted.load()) {
+      const std::string name = with_work[next++];
+      if (blocked.count(name) > 0 || !Holds(name)) continue;
+      // Scale-out: a worker that joined during a long poll gets its share now.
+      if (leases && !std::exchange(first_table, false)) {
+        auto balanced = BalanceLeases({}, /*take=*/false);
+        if (!balanced.ok()) {
+          failed = balanced.status();
+          tables_halted = true;
+          break;
+        }
+        if (!Holds(name)) continue;
+      }
+      ++tables_in_flight;
+      Status applied = ApplyTable(name, stop, summary, state);
+      --tables_in_flight;
+      if (!applied.ok()) {
+        if (failed.ok()) failed = applied;
+        tables_halted = true;
+      }
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (int slot = 1; slot < slots; ++slot) helpers.emplace_back(apply_tables);
+  apply_tables();
+  for (std::thread& helper : helpers) helper.join();
+  return failed;
+}
+
+Status Pipeline::Impl::ApplyTable(const std::string& name, const std::atomic<bool>& stop, RunSummary& summary,
+                                  std::unique_lock<std::mutex>& state) {
+  Status processed = ProcessTable(name, stop, summary, state);
+  if (processed.kind() == ErrorKind::kFenced) {
+    // Another worker took the table over: its batch is the new owner's to resolve.
+    Log("scale-out: table " + name + ": " + processed.message());
+    ingestors.erase(name);
+    return Status::OK();
+  }
+  FLOE_RETURN_IF_ERROR(processed);
+  aggregates_checked.insert(name);  // its batches caught its aggregates up first
+  // --once: the table is done for this run. Its key index finishes the
+  // merges that are due (a short-lived process would otherwise leave one
+  // more run per commit), then the ingestor goes, so it does not add to the
+  // next table's peak memory. Maintenance runs inline in --once: nothing
+  // else touches the table's state meanwhile.
+  if (!continuous) {
+    if (auto done = ingestors.find(name); done != ingestors.end()) {
+      TableIngestor& ingestor = *done->second;
+      state.unlock();  // the ingestor's own work
+      std::vector<std::string> warnings = ingestor.FinishIndexWork();
+      state.lock();
+      for (const std::string& warning : warnings) Log("warning: " + name + ": " + warning);
+      ingestors.erase(name);
+    }
   }
   return Status::OK();
 }
@@ -898,37 +988,7 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
                         {"listed_files", static_cast<int64_t>(record.size())},
                         {"new_files", recorded.new_files},
                         {"tables_with_work", static_cast<int64_t>(with_work.size())}});
-  bool first_table = true;
-  for (const std::string& name : with_work) {
-    if (stop.load()) break;
-    if (blocked.count(name) > 0 || !Holds(name)) continue;
-    // Scale-out: a worker that joined during a long poll gets its share now.
-    if (leases && !std::exchange(first_table, false)) {
-      FLOE_RETURN_IF_ERROR(BalanceLeases({}, /*take=*/false).status());
-      if (!Holds(name)) continue;
-    }
-    Status processed = ProcessTable(name, stop, summary);
-    if (processed.kind() == ErrorKind::kFenced) {
-      // Another worker took the table over: its batch is the new owner's to resolve.
-      Log("scale-out: table " + name + ": " + processed.message());
-      ingestors.erase(name);
-      continue;
-    }
-    FLOE_RETURN_IF_ERROR(processed);
-    aggregates_checked.insert(name);  // its batches caught its aggregates up first
-    // --once: the table is done for this run. Its key index finishes the
-    // merges that are due (a short-lived process would otherwise leave one
-    // more run per commit), then the ingestor goes, so it does not add to the
-    // next table's peak memory. Maintenance runs inline in --once: nothing
-    // else touches the table's state meanwhile.
-    if (!continuous) {
-      if (auto done = ingestors.find(name); done != ingestors.end()) {
-        for (const std::string& warning : done->second->FinishIndexWork())
-          Log("warning: " + name + ": " + warning);
-        ingestors.erase(done);
-      }
-    }
-  }
+  FLOE_RETURN_IF_ERROR(ApplyTables(with_work, blocked, stop, summary));
   // Aggregates a crash left behind their table (between the table's commit
   // and theirs) catch up once per process, also where no new file came.
   for (const AggregateConfig& aggregate : config.aggregates) {
@@ -1030,7 +1090,8 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(PipelineConfig config, Pipeline
   if (options.wrap_file_io) config.catalog.wrap_io = options.wrap_file_io;
   auto tables = catalog::OpenCatalog(config.catalog);
   if (!tables.ok()) return tables.status();
-  impl->tables = std::move(*tables);
+  // The tables of a poll are applied in parallel, sharing the catalog.
+  impl->tables = catalog::SerializeCatalog(std::move(*tables));
   impl->state_io = MakeLocalFileIO();
   if (options.wrap_file_io) impl->state_io = options.wrap_file_io(impl->state_io);
   impl->config = std::move(config);

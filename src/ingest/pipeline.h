@@ -150,7 +150,9 @@ struct PipelineOptions {
   // compact_every snapshots are all ingest commits of this pipeline (and
   // again only after as many more), when [maintenance] enabled. A failure is
   // logged; ingestion goes on. In Run it runs on the worker (see above), so
-  // it must not touch the pipeline (its ledger, catalog) itself. Empty:
+  // it must not touch the pipeline (its ledger, catalog) itself; in RunOnce
+  // on the thread of the table it maintains, so it may run for two tables at
+  // once (parallel_tables): it must be thread-safe. Empty:
   // ConfiguredMaintenance(config.maintenance).
   MaintainFn maintain;
   // JSON-lines trace of the loop's phases; empty: $FLOE_PIPELINE_TRACE, and

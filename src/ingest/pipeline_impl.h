@@ -2,8 +2,11 @@
 // pipeline.cc (discovery, batches, the loop), pipeline_recovery.cc (open
 // batches resolved against the tables) and pipeline_scheduling.cc
 // (maintenance falling due and handed to the worker or run inline).
-// Not for use outside src/ingest; not thread-safe (the maintenance worker
-// has its own state, pipeline_maintenance.h).
+// Not for use outside src/ingest. The loop's thread owns it, except while
+// the tables of a poll are applied in parallel (ApplyTables): then each
+// table's thread holds state_mutex whenever it touches the state, and lets
+// go of it only while its own ingestor works. The maintenance worker has its
+// own state (pipeline_maintenance.h).
 #pragma once
 
 #include <atomic>
@@ -47,8 +50,17 @@ struct Pipeline::Impl {
   PipelineOptions options;
   std::unique_ptr<ProgressReporter> reporter;
   std::unique_ptr<Ledger> ledger;
-  // The first failure to record a quarantine during the current batch.
-  Status quarantine_error;
+  // Held by a table's thread while it touches anything here (ApplyTables).
+  std::mutex state_mutex;
+  // Per source table: the first failure to record a quarantine during its current batch.
+  std::map<std::string, Status> quarantine_errors;
+  // Set when a table of the poll failed: the other tables stop after their current batch.
+  std::atomic<bool> tables_halted{false};
+  // How many tables ApplyTables applies at once, and how many it is applying
+  // now: each batch plans with its slot's part of [performance]
+  // memory_budget and its part of the threads among the tables in flight.
+  int table_slots = 1;
+  int tables_in_flight = 0;
   // Per target table: the ingest-commit run length at the last maintenance attempt.
   std::map<std::string, int64_t> maintenance_attempted_at;
   // Per target table: its side tables (side_tables.h suffixes) that took a
@@ -218,18 +230,31 @@ struct Pipeline::Impl {
 
   // Applies every pending file of `source_table`, batch by batch. Returns
   // an error only for ledger failures; table failures go into the summary.
-  Status ProcessTable(const std::string& source_table, const std::atomic<bool>& stop, RunSummary& summary);
+  // `state` holds state_mutex; let go while the batches run.
+  Status ProcessTable(const std::string& source_table, const std::atomic<bool>& stop, RunSummary& summary,
+                      std::unique_lock<std::mutex>& state);
+  // Applies the tables `with_work` (less the `blocked` ones and those this
+  // worker does not hold), up to [performance] parallel_tables at once on
+  // threads of their own, each batch with its share of the machine. A table's
+  // failure stops the others after their current batch; returns the first.
+  Status ApplyTables(const std::vector<std::string>& with_work, const std::set<std::string>& blocked,
+                     const std::atomic<bool>& stop, RunSummary& summary);
+  // One table of ApplyTables: its batches, then (--once) its key index's
+  // merges, and its ingestor goes.
+  Status ApplyTable(const std::string& name, const std::atomic<bool>& stop, RunSummary& summary,
+                    std::unique_lock<std::mutex>& state);
 
   // The target table's lock for one batch; a wait (for a maintenance commit) is traced.
   std::unique_lock<std::mutex> LockTable(const std::string& target);
 
-  // Prints what the maintenance worker reported since the last call (the
-  // reporter is not thread-safe, so the loop prints for it).
+  // Prints what the maintenance worker reported since the last call (its
+  // messages wait for the loop, whose log lines they then join in order).
   void LogWorkerMessages();
 
   Status ApplyBatches(const std::string& source_table, const std::string& target,
                       const std::vector<std::vector<SourceUnit>>& batches, TableIngestor& ingestor,
-                      const std::atomic<bool>& stop, RunSummary& summary, TableRunSummary& table_summary);
+                      const std::atomic<bool>& stop, RunSummary& summary, TableRunSummary& table_summary,
+                      std::unique_lock<std::mutex>& state);
 
   // Ingest commits of this pipeline at the top of the table's history, up to
   // the first other snapshot (a maintenance or foreign commit). Reads the
@@ -240,7 +265,9 @@ struct Pipeline::Impl {
   // queued for the next idle poll and then handed to the worker, or handed
   // to it at once when the table reaches its next due point while still
   // queued (a continuous backlog never leaves it unmaintained).
-  void MaybeMaintain(const std::string& source_table, const TableIngestor& ingestor);
+  // `state` holds state_mutex, let go while inline maintenance runs.
+  void MaybeMaintain(const std::string& source_table, const TableIngestor& ingestor,
+                     std::unique_lock<std::mutex>& state);
 
   // Hands every table whose maintenance is due to the worker, oldest first.
   void SubmitDueMaintenance();
@@ -249,7 +276,7 @@ struct Pipeline::Impl {
   // the table's key index catches up (`index_catch_up`, when set).
   void RunMaintenance(const catalog::TableIdentifier& id, const char* why,
                       const TableIngestor::IndexCatchUpFn& index_catch_up,
-                      const MaintenanceCommitSummary& commit_summary);
+                      const MaintenanceCommitSummary& commit_summary, std::unique_lock<std::mutex>& state);
 
   // A failed batch may still have committed (unknown commit outcome), so it
   // is resolved like an open batch at start-up; the table stops for this run.

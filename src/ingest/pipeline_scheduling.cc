@@ -28,7 +28,8 @@ int64_t Pipeline::Impl::IngestCommitsInARow(const iceberg::TableMetadata& metada
   return commits;
 }
 
-void Pipeline::Impl::MaybeMaintain(const std::string& source_table, const TableIngestor& ingestor) {
+void Pipeline::Impl::MaybeMaintain(const std::string& source_table, const TableIngestor& ingestor,
+                                   std::unique_lock<std::mutex>& state) {
   if (!options.maintain || !config.maintenance.enabled) return;
   auto id = TargetOf(source_table);
   if (!id.ok() || ingestor.metadata() == nullptr) return;
@@ -59,7 +60,7 @@ void Pipeline::Impl::MaybeMaintain(const std::string& source_table, const TableI
   }
   for (DueMaintenance& due : due_now) {
     if (worker == nullptr) {
-      RunMaintenance(due.table, "after_commit", due.index_catch_up, due.commit_summary);
+      RunMaintenance(due.table, "after_commit", due.index_catch_up, due.commit_summary, state);
       continue;
     }
     const std::string due_key = due.table.ToString();
@@ -86,18 +87,22 @@ void Pipeline::Impl::SubmitDueMaintenance() {
 
 void Pipeline::Impl::RunMaintenance(const catalog::TableIdentifier& id, const char* why,
                                     const TableIngestor::IndexCatchUpFn& index_catch_up,
-                                    const MaintenanceCommitSummary& commit_summary) {
+                                    const MaintenanceCommitSummary& commit_summary,
+                                    std::unique_lock<std::mutex>& state) {
   const std::string key = id.ToString();
   const double start_ms = PipelineTrace::NowMs();
   const auto started = std::chrono::steady_clock::now();
   MaintenanceHooks hooks;
   hooks.commit_summary = commit_summary;
+  // Only this table's thread touches the table meanwhile (the catalog is shared and serialized).
+  state.unlock();
   auto report = options.maintain(*tables, id, hooks);
   if (report.ok() && index_catch_up) {
     Status caught_up = index_catch_up(*tables, nullptr);
     if (!caught_up.ok())
       *report += "; key index not caught up (the next batch does it): " + caught_up.ToString();
   }
+  state.lock();
   const int64_t elapsed_ms = MillisSince(started);
   const std::string took = " (" + std::to_string(elapsed_ms) + " ms)";
   if (options.metrics) {

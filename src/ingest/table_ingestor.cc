@@ -598,6 +598,15 @@ std::vector<std::string> TableIngestor::FinishIndexWork() {
   return warnings;
 }
 
+void TableIngestor::SetShare(int64_t memory_budget_bytes, int threads) {
+  PerformanceConfig& performance = impl_->options.settings.performance;
+  performance.memory_budget_bytes = memory_budget_bytes;
+  if (performance.EffectiveThreads() != std::max(threads, 1)) {
+    performance.threads = std::max(threads, 1);
+    impl_->pool.reset();  // made again at its new size when next needed
+  }
+}
+
 const iceberg::TableMetadata* TableIngestor::metadata() const {
   return impl_->table ? &impl_->table->metadata() : nullptr;
 }

@@ -236,6 +236,12 @@ class TableIngestor {
   // held, as for ApplyBatch.
   std::vector<std::string> FinishIndexWork();
 
+  // The share of the machine the next batches plan with: `memory_budget_bytes`
+  // in place of [performance] memory_budget and `threads` in place of
+  // [performance] threads (the pipeline applies the tables of a poll in
+  // parallel, each with its part of both). Call between batches.
+  void SetShare(int64_t memory_budget_bytes, int threads);
+
   // [[aggregates]] over this table: brings each aggregate table up to date
   // with the table's current snapshot, once per ingestor (ApplyBatch does it
   // before its first batch; a pipeline calls this for tables without new

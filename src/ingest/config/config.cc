@@ -1410,13 +1410,22 @@ Status ReadPerformance(const ParseContext& context, const toml::table* table,
   SectionReader section(context, "[performance]", table);
   FLOE_ASSIGN_OR_RETURN(auto threads, section.Integer("threads", 0, 256));
   FLOE_ASSIGN_OR_RETURN(auto budget, section.Size("memory_budget"));
+  FLOE_ASSIGN_OR_RETURN(auto parallel_tables, section.Integer("parallel_tables", 0, 256));
   FLOE_RETURN_IF_ERROR(section.CheckNoUnknownKeys());
   if (threads) performance->threads = static_cast<int>(*threads);
+  if (parallel_tables) performance->parallel_tables = static_cast<int>(*parallel_tables);
   if (budget) {
     // Below this the fixed costs (a row group of one file, writer buffers)
     // alone would exceed the budget.
     if (*budget < (int64_t{64} << 20)) return section.Error("memory_budget", "must be at least 64MiB");
     performance->memory_budget_bytes = *budget;
+  }
+  const int64_t most_tables = performance->memory_budget_bytes / PerformanceConfig::kMinTableMemoryBudget;
+  if (performance->parallel_tables > most_tables) {
+    return section.Error("parallel_tables", "each table applied at once needs 64MiB of memory_budget (" +
+                                                std::to_string(performance->memory_budget_bytes >> 20) +
+                                                "MiB): at most " + std::to_string(most_tables) +
+                                                ", or raise memory_budget");
   }
   return Status::OK();
 }
@@ -1697,6 +1706,13 @@ int PerformanceConfig::EffectiveThreads() const {
   if (threads > 0) return threads;
   const unsigned cores = std::thread::hardware_concurrency();
   return cores == 0 ? 1 : static_cast<int>(std::min(cores, 256u));
+}
+
+int PerformanceConfig::TablesInParallel(size_t tables) const {
+  int64_t parallel = parallel_tables > 0 ? parallel_tables : EffectiveThreads();
+  if (parallel_tables == 0) parallel = std::min(parallel, memory_budget_bytes / kMinTableMemoryBudget);
+  parallel = std::min<int64_t>(parallel, static_cast<int64_t>(tables));
+  return static_cast<int>(std::max<int64_t>(parallel, 1));
 }
 
 TableSettings PipelineConfig::ForTable(const std::string& source_table) const {

@@ -411,8 +411,16 @@ struct PerformanceConfig {
   // a batch that would exceed it is cut short and the rest goes to the next
   // batch.
   int64_t memory_budget_bytes = int64_t{512} << 20;
+  // At most this many tables of a poll are applied at once, each with an
+  // equal share of `threads` and `memory_budget`; 0 means as many as there
+  // are threads, as long as each table's share of the budget is at least
+  // kMinTableMemoryBudget.
+  int parallel_tables = 0;
+  static constexpr int64_t kMinTableMemoryBudget = int64_t{64} << 20;
   // threads resolved: `threads`, or the number of cores when 0.
   int EffectiveThreads() const;
+  // How many of `tables` tables are applied at once (>= 1).
+  int TablesInParallel(size_t tables) const;
 };
 
 struct TableSettings {

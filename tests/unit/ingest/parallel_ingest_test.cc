@@ -3,12 +3,17 @@
 // same table rows, counts, data files (row counts, sizes) and quarantines
 // with 1, 2 or 4 threads, in merge and append mode, with files of several
 // row groups, a corrupt file and a file missing the key column in the middle.
+// The tables of a poll are applied in parallel ([performance]
+// parallel_tables), with the same outcome as one at a time.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -22,6 +27,7 @@
 #include "iceberg/scan/table_scan.h"
 #include "iceberg/transaction/table.h"
 #include "ingest/pipeline.h"
+#include "io/forwarding_file_io.h"
 #include "test_util.h"
 
 namespace floe::ingest {
@@ -38,8 +44,8 @@ class ParallelIngestTest : public ::testing::Test {
 
   // A CDA part file of `rows` changes with three row groups (so pass 2
   // reads several row groups per file, some without selected rows).
-  void WritePart(int64_t ts, int part, bool with_key) {
-    const fs::path path = fs::path(export_dir_) / "cc_claim" / "1" / std::to_string(ts) /
+  void WritePart(int64_t ts, int part, bool with_key, const std::string& table = "cc_claim") {
+    const fs::path path = fs::path(export_dir_) / table / "1" / std::to_string(ts) /
                           ("part-" + std::to_string(part) + ".parquet");
     Schema schema = {MakeField(with_key ? "id" : "not_id", Int64()),
                      MakeField("gwcbi___seqval_hex", String()), MakeField("gwcbi___operation", Int32()),
@@ -107,12 +113,12 @@ class ParallelIngestTest : public ::testing::Test {
     std::vector<int64_t> data_file_sizes;
   };
 
-  TableContent Content(const std::string& warehouse) {
+  TableContent Content(const std::string& warehouse, const std::string& table_name = "cc_claim") {
     TableContent content;
     auto tables = catalog::OpenFilesystemCatalog(warehouse);
     EXPECT_OK(tables);
     if (!tables.ok()) return content;
-    auto id = catalog::ParseTableIdentifier("default.cc_claim");
+    auto id = catalog::ParseTableIdentifier("default." + table_name);
     EXPECT_OK(id);
     auto ops = (*tables)->LoadTable(*id);
     EXPECT_OK(ops);
@@ -213,6 +219,89 @@ TEST_F(ParallelIngestTest, MergeModeIsTheSameWithAnyThreadCount) {
 
 TEST_F(ParallelIngestTest, AppendModeIsTheSameWithAnyThreadCount) {
   ExpectSameForEveryThreadCount(WriteMode::kAppend);
+}
+
+// Holds the first data file a table creates until another table creates one
+// too (or 5 s passed): the tables meet only when applied at the same time.
+class RendezvousFileIO final : public ForwardingFileIO {
+ public:
+  struct Meeting {
+    std::mutex mutex;
+    std::condition_variable arrived;
+    std::set<std::string> tables;  // that created a data file
+    bool met = false;
+  };
+  RendezvousFileIO(std::shared_ptr<FileIO> base, std::shared_ptr<Meeting> meeting)
+      : ForwardingFileIO(std::move(base)), meeting_(std::move(meeting)) {}
+
+  Result<std::unique_ptr<OutputFile>> Create(const std::string& path, CreateOptions options) override {
+    const size_t data = path.find("/data/");
+    const size_t slash = data == std::string::npos ? data : path.rfind('/', data - 1);
+    if (slash != std::string::npos) {
+      const std::string table = path.substr(slash + 1, data - slash - 1);
+      std::unique_lock lock(meeting_->mutex);
+      // Met: the first table waited, and another one came while it did.
+      if (meeting_->tables.insert(table).second && meeting_->tables.size() == 1) {
+        meeting_->met = meeting_->arrived.wait_for(lock, std::chrono::seconds(5),
+                                                   [&] { return meeting_->tables.size() >= 2; });
+      } else {
+        meeting_->arrived.notify_all();
+      }
+    }
+    return base().Create(path, options);
+  }
+
+ private:
+  std::shared_ptr<Meeting> meeting_;
+};
+
+TEST_F(ParallelIngestTest, TablesOfAPollAreAppliedInParallelWithTheSameOutcome) {
+  WriteExport();  // cc_claim, with a corrupt file and a file without the key column
+  for (int folder = 0; folder < 4; ++folder) {
+    for (int part = 0; part < 2; ++part) WritePart(1000 + folder * 100, part, true, "cc_contact");
+  }
+  std::ofstream(fs::path(export_dir_) / "manifest.json")
+      << "{\"cc_claim\": {\"lastSuccessfulWriteTimestamp\": \"5000\", \"totalProcessedRecordsCount\": 0, "
+         "\"dataFilesPath\": \"s3://bucket/cc_claim\", \"schemaHistory\": {\"1\": \"1000\"}}, "
+         "\"cc_contact\": {\"lastSuccessfulWriteTimestamp\": \"5000\", \"totalProcessedRecordsCount\": 0, "
+         "\"dataFilesPath\": \"s3://bucket/cc_contact\", \"schemaHistory\": {\"1\": \"1000\"}}}";
+  std::map<int, std::map<std::string, TableContent>> contents;
+  std::map<int, std::map<std::string, BatchCounts>> counts;
+  for (int parallel : {1, 2}) {
+    SCOPED_TRACE("parallel_tables " + std::to_string(parallel));
+    PipelineConfig config = Config("tables" + std::to_string(parallel), 2, WriteMode::kMerge);
+    config.performance.parallel_tables = parallel;
+    config.trigger.max_files_per_batch = 4;  // several batches per table
+    std::ostringstream log;
+    PipelineOptions options;
+    options.log = &log;
+    auto meeting = std::make_shared<RendezvousFileIO::Meeting>();
+    options.wrap_file_io = [meeting](std::shared_ptr<FileIO> base) {
+      return std::make_shared<RendezvousFileIO>(std::move(base), meeting);
+    };
+    ASSERT_OK_AND_ASSIGN(auto pipeline, Pipeline::Open(config, options));
+    ASSERT_OK_AND_ASSIGN(RunSummary summary, pipeline->RunOnce());
+    EXPECT_EQ(meeting->met, parallel == 2) << log.str();
+    for (const std::string table : {"cc_claim", "cc_contact"}) {
+      ASSERT_EQ(summary.tables.count(table), 1u) << log.str();
+      EXPECT_EQ(summary.tables.at(table).error, "") << log.str();
+      EXPECT_EQ(summary.tables.at(table).quarantined, table == "cc_claim" ? 2 : 0) << log.str();
+      EXPECT_GT(summary.tables.at(table).batches, 1) << log.str();
+      contents[parallel][table] = Content(config.catalog.warehouse, table);
+      counts[parallel][table] = summary.tables.at(table).counts;
+      EXPECT_GT(contents[parallel][table].rows.size(), 500u);
+    }
+  }
+  for (const std::string table : {"cc_claim", "cc_contact"}) {
+    SCOPED_TRACE(table);
+    EXPECT_TRUE(contents[1][table].rows == contents[2][table].rows);
+    EXPECT_EQ(contents[1][table].data_file_rows, contents[2][table].data_file_rows);
+    EXPECT_EQ(counts[1][table].rows_read, counts[2][table].rows_read);
+    EXPECT_EQ(counts[1][table].inserted, counts[2][table].inserted);
+    EXPECT_EQ(counts[1][table].updated, counts[2][table].updated);
+    EXPECT_EQ(counts[1][table].deleted, counts[2][table].deleted);
+    EXPECT_EQ(counts[1][table].stale, counts[2][table].stale);
+  }
 }
 
 }  // namespace

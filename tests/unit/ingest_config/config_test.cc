@@ -673,6 +673,36 @@ memory_budget = "2GiB"
   EXPECT_THAT(ErrorOf(base + "memory = \"1GiB\"\n"), HasSubstr("[performance] memory"));
 }
 
+TEST_F(ConfigTest, ParallelTablesShareThreadsAndTheBudget) {
+  ASSERT_OK_AND_ASSIGN(PipelineConfig defaults, Parse(kMinimal));
+  EXPECT_EQ(defaults.performance.parallel_tables, 0);
+  PerformanceConfig performance;
+  performance.threads = 4;
+  EXPECT_EQ(performance.TablesInParallel(10), 4);  // as many as threads
+  EXPECT_EQ(performance.TablesInParallel(3), 3);   // never more than the tables with work
+  EXPECT_EQ(performance.TablesInParallel(0), 1);
+  performance.memory_budget_bytes = int64_t{128} << 20;
+  EXPECT_EQ(performance.TablesInParallel(10), 2);  // each keeps 64MiB of the budget
+  performance.threads = 1;
+  EXPECT_EQ(performance.TablesInParallel(10), 1);
+
+  ASSERT_OK_AND_ASSIGN(PipelineConfig config, Parse(std::string(kMinimal) + R"toml(
+[performance]
+threads = 2
+parallel_tables = 3
+)toml"));
+  EXPECT_EQ(config.performance.parallel_tables, 3);
+  EXPECT_EQ(config.performance.TablesInParallel(10), 3);  // as asked, even beyond threads
+  EXPECT_EQ(config.performance.TablesInParallel(2), 2);
+
+  const std::string base = std::string(kMinimal) + "[performance]\n";
+  EXPECT_THAT(ErrorOf(base + "parallel_tables = -1\n"),
+              HasSubstr("[performance] parallel_tables: must be between 0"));
+  EXPECT_THAT(ErrorOf(base + "memory_budget = \"256MiB\"\nparallel_tables = 5\n"),
+              HasSubstr("[performance] parallel_tables: each table applied at once needs 64MiB of "
+                        "memory_budget (256MiB): at most 4, or raise memory_budget"));
+}
+
 TEST_F(ConfigTest, EnumNames) {
   EXPECT_STREQ(SourceFormatName(SourceFormat::kParquet), "parquet");
   EXPECT_STREQ(WriteModeName(WriteMode::kAppend), "append");
