@@ -1,6 +1,7 @@
 #include "ingest/batch_planner.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace floe::ingest {
 
@@ -35,14 +36,20 @@ std::vector<std::vector<SourceUnit>> PlanBatches(const std::vector<SourceUnit>& 
 
 std::vector<std::vector<SourceUnit>> SplitAtBudgetCut(const std::vector<SourceUnit>& batch, size_t cut,
                                                       const std::set<std::string>& set_aside) {
-  std::vector<SourceUnit> parts[2];
-  for (size_t i = 0; i < batch.size(); ++i) {
-    if (set_aside.count(batch[i].uri) == 0) parts[i < cut ? 0 : 1].push_back(batch[i]);
+  std::vector<std::vector<SourceUnit>> batches(1);
+  for (size_t i = 0; i < batch.size() && i < cut; ++i) {
+    if (set_aside.count(batch[i].uri) == 0) batches[0].push_back(batch[i]);
   }
-  std::vector<std::vector<SourceUnit>> batches;
-  for (std::vector<SourceUnit>& part : parts) {
-    if (!part.empty()) batches.push_back(std::move(part));
+  // As many files as fitted before the cut; none (all set aside): no measure, the rest goes whole.
+  const size_t part_size = batches[0].empty() ? batch.size() : batches[0].size();
+  if (batches[0].empty()) batches.clear();
+  std::vector<SourceUnit> part;
+  for (size_t i = cut; i < batch.size(); ++i) {
+    if (set_aside.count(batch[i].uri) > 0) continue;
+    part.push_back(batch[i]);
+    if (part.size() == part_size) batches.push_back(std::exchange(part, {}));
   }
+  if (!part.empty()) batches.push_back(std::move(part));
   return batches;
 }
 

@@ -11,8 +11,11 @@
 //
 // SplitAtBudgetCut re-plans a batch the ingestor cut short because its
 // change map outgrew the memory budget: the files before `cut`, then the
-// rest, each without the files in `set_aside` (quarantined meanwhile);
-// empty parts are dropped, order is kept.
+// rest in parts of as many files as that first part kept (the files of a
+// source are alike, so the rest is not scanned and cut again part by part;
+// a part still too large is cut again), all without the files in
+// `set_aside` (quarantined meanwhile; when every file before the cut was,
+// the rest stays whole). Empty parts are dropped, order is kept.
 #pragma once
 
 #include <cstddef>

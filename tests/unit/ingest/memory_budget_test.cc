@@ -79,13 +79,20 @@ TEST_F(MemoryBudgetTest, ATinyBudgetSplitsBatchesAndTheTableEqualsTheUnsplitRun)
   EXPECT_EQ(whole_summary.batches_committed, 1) << log_whole.str();
   EXPECT_EQ(log_whole.str().find("memory_budget"), std::string::npos);
 
-  // One byte: every batch is cut after its first file.
+  // One byte: the first batch is cut after its first file, and the rest is
+  // re-planned one file per batch at once (the corrupt file too, set aside
+  // in a batch of its own), not scanned and cut again batch after batch.
   PipelineConfig split = Config("split", 1);
   PipelineOptions split_options;
   split_options.log = &log_split;
   ASSERT_OK_AND_ASSIGN(auto split_pipeline, Pipeline::Open(split, split_options));
   ASSERT_OK_AND_ASSIGN(RunSummary split_summary, split_pipeline->RunOnce());
-  EXPECT_EQ(split_summary.batches_committed, 16) << log_split.str();
+  EXPECT_EQ(split_summary.batches_committed, 17) << log_split.str();
+  EXPECT_NE(log_split.str().find("batch 1 outgrew [performance] memory_budget; released, applied again as 17 "
+                                 "smaller batches"),
+            std::string::npos)
+      << log_split.str();
+  EXPECT_EQ(log_split.str().find("batch 2 outgrew"), std::string::npos) << log_split.str();
   EXPECT_EQ(split_summary.tables.at("cc_claim").quarantined, 1);
   EXPECT_NE(log_split.str().find("outgrew [performance] memory_budget"), std::string::npos);
 
@@ -129,7 +136,7 @@ TEST_F(MemoryBudgetTest, ProgressCountsReplannedFilesOnce) {
   options.progress_bar = true;
   ASSERT_OK_AND_ASSIGN(auto pipeline, Pipeline::Open(Config("progress", 1), options));
   ASSERT_OK_AND_ASSIGN(RunSummary summary, pipeline->RunOnce());
-  EXPECT_EQ(summary.batches_committed, 16);
+  EXPECT_EQ(summary.batches_committed, 17);  // 16 good files and the corrupt one, one per batch
   // "[cc_claim] files N/17 ..." redrawn after carriage returns: N never passes the total.
   const std::string text = terminal.str();
   int64_t highest = -1;
@@ -193,16 +200,30 @@ TEST(SplitAtBudgetCutTest, KeepsOrderDropsSetAsideAndEmptyParts) {
   std::vector<SourceUnit> batch(4);
   for (size_t i = 0; i < batch.size(); ++i) batch[i].uri = "f" + std::to_string(i);
   auto parts = SplitAtBudgetCut(batch, 2, {"f1"});
-  ASSERT_EQ(parts.size(), 2u);
+  ASSERT_EQ(parts.size(), 3u);  // one file fitted: the rest one file per part
   ASSERT_EQ(parts[0].size(), 1u);
   EXPECT_EQ(parts[0][0].uri, "f0");
-  ASSERT_EQ(parts[1].size(), 2u);
+  ASSERT_EQ(parts[1].size(), 1u);
   EXPECT_EQ(parts[1][0].uri, "f2");
-  EXPECT_EQ(parts[1][1].uri, "f3");
+  ASSERT_EQ(parts[2].size(), 1u);
+  EXPECT_EQ(parts[2][0].uri, "f3");
   parts = SplitAtBudgetCut(batch, 1, {"f0"});
   ASSERT_EQ(parts.size(), 1u);
   EXPECT_EQ(parts[0].size(), 3u);
   EXPECT_TRUE(SplitAtBudgetCut({}, 0, {}).empty());
+}
+
+TEST(SplitAtBudgetCutTest, TheRestGoesInPartsOfWhatFittedBeforeTheCut) {
+  // A batch of ten alike files cut at the fourth: the other seven in parts
+  // of three (then one), not in one part that would be scanned and cut again.
+  std::vector<SourceUnit> batch(10);
+  for (size_t i = 0; i < batch.size(); ++i) batch[i].uri = "f" + std::to_string(i);
+  auto parts = SplitAtBudgetCut(batch, 3, {});
+  std::vector<size_t> sizes;
+  for (const auto& part : parts) sizes.push_back(part.size());
+  EXPECT_EQ(sizes, (std::vector<size_t>{3, 3, 3, 1}));
+  EXPECT_EQ(parts[1][0].uri, "f3");
+  EXPECT_EQ(parts[3][0].uri, "f9");
 }
 
 }  // namespace
