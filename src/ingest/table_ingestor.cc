@@ -86,10 +86,11 @@ size_t TableIngestor::Impl::KeysMemoryAfterMerging(const BatchChanges& changes, 
 }
 
 size_t TableIngestor::Impl::ChangeMapBudget() const {
-  // Three quarters: the read-ahead has the other quarter (ReadAheadBytes),
-  // and the estimate is an upper bound (the map is freed before the delta
-  // is built, so the three never peak together).
-  return static_cast<size_t>(std::max<int64_t>(options.settings.performance.memory_budget_bytes, 0) / 4 * 3);
+  // Half: the read-ahead has a quarter (ReadAheadBytes) and the row group
+  // being buffered for writing another (Attempt's row_group_max_bytes);
+  // the estimate is an upper bound (the map is freed before the delta is
+  // built, so the three never peak together).
+  return static_cast<size_t>(std::max<int64_t>(options.settings.performance.memory_budget_bytes, 0) / 2);
 }
 
 size_t TableIngestor::Impl::MaxBadRowsPerUnit() const {
@@ -358,6 +359,12 @@ Result<BatchResult> TableIngestor::Impl::Attempt(const std::vector<SourceUnit>& 
   writer_options.file.parquet.compression_level = options.settings.target.codec_level.value_or(0);
   writer_options.target_file_size = options.settings.target.target_file_size_bytes;
   writer_options.file.parquet.pool = Pool();
+  // A row group is buffered whole before it is written: at most a quarter
+  // of the budget (the default 128 MiB from 512 MiB; tables applied in
+  // parallel each buffer within their share).
+  writer_options.file.parquet.row_group_max_bytes =
+      std::clamp<int64_t>(options.settings.performance.memory_budget_bytes / 4, int64_t{16} << 20,
+                          writer_options.file.parquet.row_group_max_bytes);
   writer_options.file_prefix = DataFilePrefix(batch_id);
   FLOE_ASSIGN_OR_RETURN(auto writer,
                         iceberg::PartitionedWriter::Make(table->io(), metadata.location, schema.table_schema,

@@ -146,6 +146,57 @@ TEST_F(MemoryBudgetTest, ProgressCountsReplannedFilesOnce) {
   EXPECT_EQ(highest, 16) << text;  // 16 good files; the corrupt one is quarantined, not read
 }
 
+// The row groups of the data files in `warehouse`, per file.
+std::vector<size_t> RowGroupsOfDataFiles(const std::string& warehouse) {
+  std::vector<size_t> row_groups;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(warehouse)) {
+    const std::string path = entry.path().string();
+    if (!entry.is_regular_file() || path.find("/data/") == std::string::npos || !path.ends_with(".parquet"))
+      continue;
+    std::ifstream in(path, std::ios::binary);
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    uint32_t length = 0;
+    std::memcpy(&length, bytes.data() + bytes.size() - 8, 4);
+    parquet::FileMetaData meta;
+    EXPECT_TRUE(
+        parquet::DeserializeFileMetaData({bytes.data() + bytes.size() - 8 - length, length}, &meta).ok());
+    row_groups.push_back(meta.row_groups.size());
+  }
+  return row_groups;
+}
+
+// A row group is buffered whole before it is written, so it takes a quarter
+// of the budget at most (at most 128 MiB): with 64 MiB, 16 MiB row groups.
+TEST_F(MemoryBudgetTest, RowGroupsAreBufferedWithinAQuarterOfTheBudget) {
+  std::vector<Change> rows;
+  const std::string filler(1000, 'x');
+  for (int64_t id = 0; id < 40'000; ++id) {  // ~40 MB of values
+    std::ostringstream hex;
+    hex << std::hex << (id + 1);
+    rows.push_back({id, hex.str(), 0, std::to_string(id) + filler});
+  }
+  WriteCdaFile("cc_claim", "1", 1000, "part-0.parquet", rows);
+  WriteManifest({{"cc_claim", 5000}});
+  for (int64_t budget_mib : {64, 512}) {
+    SCOPED_TRACE("memory_budget " + std::to_string(budget_mib) + " MiB");
+    PipelineConfig config = Config("rowgroups" + std::to_string(budget_mib), budget_mib << 20);
+    config.target.target_file_size_bytes = int64_t{1} << 30;  // one data file
+    std::ostringstream log;
+    PipelineOptions options;
+    options.log = &log;
+    ASSERT_OK_AND_ASSIGN(auto pipeline, Pipeline::Open(config, options));
+    ASSERT_OK_AND_ASSIGN(RunSummary summary, pipeline->RunOnce());
+    EXPECT_EQ(summary.batches_committed, 1) << log.str();
+    const std::vector<size_t> row_groups = RowGroupsOfDataFiles(config.catalog.warehouse);
+    ASSERT_EQ(row_groups.size(), 1u) << log.str();
+    if (budget_mib == 64) {
+      EXPECT_GE(row_groups[0], 2u);
+    } else {
+      EXPECT_EQ(row_groups[0], 1u);
+    }
+  }
+}
+
 // Rewrites the Parquet file at `path` with its first row group repeated `copies` times in the footer.
 void DuplicateRowGroups(const std::string& path, int copies) {
   std::ifstream in(path, std::ios::binary);
