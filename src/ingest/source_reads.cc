@@ -232,7 +232,7 @@ DecodedChunk SourceChunkReader::Read(const ChunkRead& read) {
       return decoded;
     }
   }
-  auto conformed = ConformBatch(*image, *open.mapping, table_schema_);
+  auto conformed = ConformBatch(std::move(image).value(), *open.mapping, table_schema_);
   if (!conformed.ok()) {
     decoded.status = conformed.status();
     return decoded;

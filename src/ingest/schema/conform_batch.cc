@@ -82,10 +82,10 @@ Status CheckSourceShape(const RecordBatch& source) {
   return Status::OK();
 }
 
-}  // namespace
-
-Result<RecordBatch> ConformBatch(const RecordBatch& source, const FileMapping& mapping,
-                                 const iceberg::Schema& target) {
+// `owned`: null, or `source` itself, whose columns that need no cast may be
+// moved out (ConformBatch's rvalue overload).
+Result<RecordBatch> Conform(const RecordBatch& source, RecordBatch* owned, const FileMapping& mapping,
+                            const iceberg::Schema& target) {
   const std::string& uri = mapping.file_uri;
   auto with_file = [&](const Status& s) { return s.WithContext(uri); };
   if (Status s = CheckSourceShape(source); !s.ok()) return with_file(s);
@@ -152,16 +152,34 @@ Result<RecordBatch> ConformBatch(const RecordBatch& source, const FileMapping& m
     } else if (source_of[t] < 0) {
       out.columns.push_back(internal::MakeNullColumn(field.type, source.num_rows));
     } else {
-      auto cast =
-          internal::CastColumn(source.columns[static_cast<size_t>(source_of[t])], field.type, field.name);
-      if (!cast.ok()) return with_file(cast.status());
-      out.columns.push_back(std::move(cast).value());
+      const size_t s = static_cast<size_t>(source_of[t]);
+      const Column& column = source.columns[s];
+      if (owned != nullptr && !column.type.is_nested() && column.type == field.type) {
+        // Already the table's type: CastColumn would copy it as it is.
+        out.columns.push_back(std::move(owned->columns[s]));
+      } else {
+        auto cast = internal::CastColumn(column, field.type, field.name);
+        if (!cast.ok()) return with_file(cast.status());
+        out.columns.push_back(std::move(cast).value());
+      }
     }
     if (Status s = internal::CheckRequiredValues(out.columns.back(), field, field.name); !s.ok()) {
       return with_file(s);
     }
   }
   return out;
+}
+
+}  // namespace
+
+Result<RecordBatch> ConformBatch(const RecordBatch& source, const FileMapping& mapping,
+                                 const iceberg::Schema& target) {
+  return Conform(source, nullptr, mapping, target);
+}
+
+Result<RecordBatch> ConformBatch(RecordBatch&& source, const FileMapping& mapping,
+                                 const iceberg::Schema& target) {
+  return Conform(source, &source, mapping, target);
 }
 
 }  // namespace floe::ingest

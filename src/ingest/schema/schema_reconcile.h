@@ -115,5 +115,9 @@ Result<iceberg::Schema> EvolveSchema(const iceberg::Schema& table_schema, int32_
 // overflow is an error naming the file and column.
 Result<RecordBatch> ConformBatch(const RecordBatch& source, const FileMapping& mapping,
                                  const iceberg::Schema& target);
+// The same, moving the columns already of their table type (not nested)
+// instead of copying them: `source` is left with those columns empty.
+Result<RecordBatch> ConformBatch(RecordBatch&& source, const FileMapping& mapping,
+                                 const iceberg::Schema& target);
 
 }  // namespace floe::ingest

@@ -174,5 +174,27 @@ TEST(ConformBatchTest, ReconcilingAgainstTheEvolvedSchemaNeedsNothing) {
   }
 }
 
+TEST(ConformBatchTest, MovesColumnsOfTheTableTypeAndCastsTheOthers) {
+  auto table = TableSchema(
+      {Col(1, "id", TypeKind::kLong), Col(2, "n", TypeKind::kLong), Col(3, "name", TypeKind::kString)});
+  RecordBatch source =
+      Batch({MakeField("id", Int64()), MakeField("n", Int32()), MakeField("name", String())},
+            {Values<int64_t>(Int64(), {7, 8}), Values<int32_t>(Int32(), {1, -2}), Strings({"a", "bc"})});
+  ASSERT_OK_AND_ASSIGN(FileMapping m, Reconcile(table, source.schema, kUri, Options()));
+  ASSERT_OK_AND_ASSIGN(RecordBatch copied, ConformBatch(source, m, table));
+  const auto* id_values = source.columns[0].values.data();
+  ASSERT_OK_AND_ASSIGN(RecordBatch moved, ConformBatch(std::move(source), m, table));
+  for (const RecordBatch* batch : {&copied, &moved}) {
+    ASSERT_EQ(batch->num_rows, 2);
+    EXPECT_EQ(batch->columns[0].Value<int64_t>(1), 8);
+    EXPECT_EQ(batch->columns[1].type, Int64());  // int widened to long either way
+    EXPECT_EQ(batch->columns[1].Value<int64_t>(1), -2);
+    EXPECT_EQ(batch->columns[2].StringAt(1), "bc");
+  }
+  // The id column's buffer itself went to the result: no copy.
+  EXPECT_EQ(moved.columns[0].values.data(), id_values);
+  EXPECT_NE(copied.columns[0].values.data(), id_values);
+}
+
 }  // namespace
 }  // namespace floe::ingest
