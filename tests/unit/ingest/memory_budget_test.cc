@@ -146,6 +146,29 @@ TEST_F(MemoryBudgetTest, ProgressCountsReplannedFilesOnce) {
   EXPECT_EQ(highest, 16) << text;  // 16 good files; the corrupt one is quarantined, not read
 }
 
+// A Parquet file's bytes and its parsed footer (`parsed` false when it does not parse).
+struct ParquetFooter {
+  std::vector<uint8_t> bytes;
+  size_t footer_start = 0;
+  parquet::FileMetaData meta;
+  bool parsed = false;
+};
+
+ParquetFooter ReadParquetFooter(const std::string& path) {
+  ParquetFooter footer;
+  std::ifstream in(path, std::ios::binary);
+  footer.bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (footer.bytes.size() < 12) return footer;
+  uint32_t length = 0;
+  std::memcpy(&length, footer.bytes.data() + footer.bytes.size() - 8, 4);
+  if (length > footer.bytes.size() - 12) return footer;
+  footer.footer_start = footer.bytes.size() - 8 - length;
+  footer.parsed =
+      parquet::DeserializeFileMetaData({footer.bytes.data() + footer.footer_start, length}, &footer.meta)
+          .ok();
+  return footer;
+}
+
 // The row groups of the data files in `warehouse`, per file.
 std::vector<size_t> RowGroupsOfDataFiles(const std::string& warehouse) {
   std::vector<size_t> row_groups;
@@ -153,14 +176,9 @@ std::vector<size_t> RowGroupsOfDataFiles(const std::string& warehouse) {
     const std::string path = entry.path().string();
     if (!entry.is_regular_file() || path.find("/data/") == std::string::npos || !path.ends_with(".parquet"))
       continue;
-    std::ifstream in(path, std::ios::binary);
-    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    uint32_t length = 0;
-    std::memcpy(&length, bytes.data() + bytes.size() - 8, 4);
-    parquet::FileMetaData meta;
-    EXPECT_TRUE(
-        parquet::DeserializeFileMetaData({bytes.data() + bytes.size() - 8 - length, length}, &meta).ok());
-    row_groups.push_back(meta.row_groups.size());
+    ParquetFooter footer = ReadParquetFooter(path);
+    EXPECT_TRUE(footer.parsed) << path;
+    row_groups.push_back(footer.meta.row_groups.size());
   }
   return row_groups;
 }
@@ -199,13 +217,11 @@ TEST_F(MemoryBudgetTest, RowGroupsAreBufferedWithinAQuarterOfTheBudget) {
 
 // Rewrites the Parquet file at `path` with its first row group repeated `copies` times in the footer.
 void DuplicateRowGroups(const std::string& path, int copies) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  uint32_t length = 0;
-  std::memcpy(&length, bytes.data() + bytes.size() - 8, 4);
-  const size_t footer_start = bytes.size() - 8 - length;
-  parquet::FileMetaData meta;
-  ASSERT_TRUE(parquet::DeserializeFileMetaData({bytes.data() + footer_start, length}, &meta).ok());
+  ParquetFooter parsed = ReadParquetFooter(path);
+  ASSERT_TRUE(parsed.parsed) << path;
+  std::vector<uint8_t>& bytes = parsed.bytes;
+  const size_t footer_start = parsed.footer_start;
+  parquet::FileMetaData& meta = parsed.meta;
   const parquet::RowGroup first = meta.row_groups[0];
   meta.row_groups.assign(static_cast<size_t>(copies), first);
   meta.num_rows = first.num_rows * copies;
@@ -213,7 +229,7 @@ void DuplicateRowGroups(const std::string& path, int copies) {
   std::vector<uint8_t> footer;
   parquet::SerializeFileMetaData(meta, &footer);
   bytes.insert(bytes.end(), footer.begin(), footer.end());
-  length = static_cast<uint32_t>(footer.size());
+  uint32_t length = static_cast<uint32_t>(footer.size());
   bytes.insert(bytes.end(), reinterpret_cast<uint8_t*>(&length), reinterpret_cast<uint8_t*>(&length) + 4);
   for (char c : std::string("PAR1")) bytes.push_back(static_cast<uint8_t>(c));
   std::ofstream(path, std::ios::binary)
