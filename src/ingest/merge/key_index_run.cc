@@ -406,10 +406,11 @@ Status RunScanner::ReadMore() {
   pos_ = 0;
   const auto& fences = run_.fences_;
   if (next_block_ >= fences.size()) return Status::OK();
-  // Whole blocks up to ~1 MiB per read (at least one).
+  // Whole blocks up to ~1 MiB and kScanBlocks per read (at least one).
   size_t end = next_block_;
   uint64_t bytes = 0;
-  while (end < fences.size() && (end == next_block_ || bytes + fences[end].size + 4 <= kFlushBytes)) {
+  while (end < fences.size() && (end == next_block_ || (bytes + fences[end].size + 4 <= kFlushBytes &&
+                                                        end - next_block_ < kScanBlocks))) {
     bytes += fences[end].size + 4;
     ++end;
   }

@@ -166,12 +166,22 @@ class RunReader {
   KeyBloom bloom_;
 };
 
-// Reads a run's entries in key order, several blocks per read.
+// At most this many blocks are decoded at a time by one RunScanner. A merge
+// holds one scanner per input run, and decoded entries are ~20 times their
+// compressed size (a 1 MiB read of dense keys decodes to ~21 MB), so the cap
+// keeps a merge of the 30-odd runs a 100M-key load leaves at ~1 MB per input
+// instead of over 1 GB.
+inline constexpr size_t kScanBlocks = 32;
+
+// Reads a run's entries in key order, several blocks per read (at most
+// kScanBlocks, and at most 1 MiB unless one block is larger).
 class RunScanner {
  public:
   explicit RunScanner(const RunReader& run) : run_(run) {}
   // The next entry (valid until the next call), or nullptr at the end.
   Result<const RunEntry*> Next();
+  // Entries decoded and held: at most kScanBlocks blocks' worth.
+  size_t buffered_entries() const { return entries_.size(); }
 
  private:
   Status ReadMore();
