@@ -19,6 +19,7 @@
 // - Iteration order is unspecified. Not thread-safe.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <unordered_map>
@@ -85,6 +86,14 @@ class ChangeMap {
  public:
   // Returns true when the key already had a change (one of the two lost).
   bool Upsert(const Change& change);
+  // Prefetches where an Upsert of `key` will look (RobinTable::Prefetch).
+  void Prefetch(const KeyId& key) const {
+    if (wide_) {
+      wide_table_.Prefetch(key);
+    } else {
+      narrow_.Prefetch(key);
+    }
+  }
   size_t size() const { return wide_ ? wide_table_.size() : narrow_.size(); }
   bool empty() const { return size() == 0; }
   // Whether a hashed (non-integer) key arrived: slots are 32 bytes then.
@@ -147,6 +156,41 @@ class ChangeMap {
   RobinTable<change_map_internal::NarrowChangeSlot> narrow_;
   RobinTable<change_map_internal::WideChangeSlot> wide_table_;
   std::unordered_map<KeyId, Side, KeyIdHash> side_;
+};
+
+// Upserts into a ChangeMap in the order they are added, each one kAhead
+// changes after its slot was prefetched, so that the cache misses of a map
+// of millions of keys (tens of MB, each key's slot at a random place)
+// overlap instead of stalling one after the other. The map holds every
+// added change only after Finish(). Not thread-safe.
+class PrefetchedUpserts {
+ public:
+  explicit PrefetchedUpserts(ChangeMap& map) : map_(map) {}
+  void Add(const Change& change) {
+    map_.Prefetch(change.key);
+    Change& slot = ahead_[added_ % kAhead];
+    if (added_ >= kAhead && map_.Upsert(slot)) ++superseded_;
+    slot = change;
+    ++added_;
+  }
+  // Upserts the changes still waiting; returns how many added changes met
+  // an earlier change of their key (ChangeMap::Upsert's true), in all.
+  int64_t Finish() {
+    for (size_t i = added_ > kAhead ? added_ - kAhead : 0; i < added_; ++i) {
+      if (map_.Upsert(ahead_[i % kAhead])) ++superseded_;
+    }
+    added_ = 0;
+    const int64_t superseded = superseded_;
+    superseded_ = 0;
+    return superseded;
+  }
+
+ private:
+  static constexpr size_t kAhead = 16;
+  ChangeMap& map_;
+  std::array<Change, kAhead> ahead_;
+  size_t added_ = 0;
+  int64_t superseded_ = 0;
 };
 
 }  // namespace floe::ingest

@@ -229,6 +229,7 @@ Result<FileScan> ScanUnitChanges(formats::ChunkedReader& reader, const BoundChan
       for (size_t i = 0; i < chunk_changes.orders.size(); ++i) {
         order_columns.push_back(chunk_changes.order_present[i] ? &chunk_changes.orders[i] : nullptr);
       }
+      PrefetchedUpserts upserts(scan.winners);
       for (int64_t row = 0; row < chunk_rows; ++row) {
         const OperationAction action = chunk_changes.actions[static_cast<size_t>(row)];
         if (action == OperationAction::kIgnore) {
@@ -255,8 +256,9 @@ Result<FileScan> ScanUnitChanges(formats::ChunkedReader& reader, const BoundChan
         }
         // A filtered change deletes its key: the table holds the rows the filter keeps.
         const bool is_delete = action == OperationAction::kDelete || outcome == RowOutcome::kFiltered;
-        if (scan.winners.Upsert(Change{*key, *order, unit_index, unit_row, is_delete})) ++scan.superseded;
+        upserts.Add(Change{*key, *order, unit_index, unit_row, is_delete});
       }
+      scan.superseded += upserts.Finish();
     }
     if (rescued_index >= 0 && scan.bad_rows.size() > bad_before) {
       FLOE_RETURN_IF_ERROR(AttachRescuedData(reader, chunk, rescued_index, scan.rows,
@@ -275,7 +277,6 @@ Result<FileScan> ScanUnitChanges(formats::ChunkedReader& reader, const BoundChan
 }
 
 int64_t BatchChanges::Merge(FileScan& scan) {
-  int64_t superseded = 0;
   if (winners_.empty()) {
     // The first unit's map becomes the batch's: no copy.
     std::swap(winners_, scan.winners);
@@ -283,9 +284,10 @@ int64_t BatchChanges::Merge(FileScan& scan) {
     return 0;
   }
   winners_.Reserve(winners_.size() + scan.winners.size());
-  scan.winners.ForEach([&](const Change& change) {
-    if (winners_.Upsert(change)) ++superseded;
-  });
+  // The unit's changes come in its slot order, a random order in this map.
+  PrefetchedUpserts upserts(winners_);
+  scan.winners.ForEach([&](const Change& change) { upserts.Add(change); });
+  const int64_t superseded = upserts.Finish();
   scan.winners.Clear();
   return superseded;
 }

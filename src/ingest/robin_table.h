@@ -62,6 +62,21 @@ class RobinTable {
   }
   Slot* Find(const KeyId& key) { return const_cast<Slot*>(std::as_const(*this).Find(key)); }
 
+  // Asks the CPU to fetch the cache line of `key`'s home slot, for a Find or
+  // FindOrInsert of it a few keys later: a table of millions of keys is
+  // tens of MB, and each probe is otherwise a wait for main memory.
+  void Prefetch(const KeyId& key) const {
+    if (slots_.empty()) return;
+    const Slot* home = slots_.data() + Home(Slot::Mix(key));
+#if defined(__x86_64__)
+    // GCC 12 drops a __builtin_prefetch here (checked in the -O2 and -O3
+    // output), so the instruction is spelled out.
+    asm volatile("prefetcht0 %0" : : "m"(*reinterpret_cast<const char*>(home)));
+#else
+    __builtin_prefetch(home);
+#endif
+  }
+
   // The slot holding `key`; a new slot (file == 0, to be filled by the
   // caller before any other call) when absent. *inserted tells which.
   Slot& FindOrInsert(const KeyId& key, bool* inserted) {
@@ -120,7 +135,9 @@ class RobinTable {
     size_t home = Home(s.Mix());
     return i >= home ? i - home : i + slots_.size() - home;
   }
-  size_t MaxCount() const { return static_cast<size_t>(static_cast<double>(slots_.size()) * kMaxLoad); }
+  size_t MaxCount() const {
+    return static_cast<size_t>(static_cast<double>(slots_.size()) * kMaxLoad);
+  }
 
   // Inserts a key known to be absent; returns where it landed.
   Slot* Place(Slot carried) {
@@ -152,7 +169,9 @@ class RobinTable {
     return capacity < kDoublingBelow ? capacity * 2 : capacity + capacity / 2;
   }
 
-  void Grow() { Rehash(std::max<size_t>(CapacityAfterReserve(slots_.size(), count_ + 1), 16)); }
+  void Grow() {
+    Rehash(std::max<size_t>(CapacityAfterReserve(slots_.size(), count_ + 1), 16));
+  }
 
   void Rehash(size_t new_capacity) {
     std::vector<Slot> old;

@@ -104,6 +104,34 @@ TEST(ChangeMapTest, AgreesWithAReferenceMapOnRandomChanges) {
   for (const auto& [key, change] : reference) ExpectSame(contents.at(key), change);
 }
 
+// Upserts through PrefetchedUpserts land in the order added, exactly as
+// direct ones: the same winners (ties to the later change, also within the
+// prefetch window and across the widening to hashed keys) and the same
+// count of superseded changes, batch after batch.
+TEST(ChangeMapTest, PrefetchedUpsertsEqualDirectUpsertsInOrder) {
+  std::mt19937_64 random(11);
+  ChangeMap direct;
+  ChangeMap prefetched;
+  PrefetchedUpserts upserts(prefetched);
+  for (int batch = 0; batch < 40; ++batch) {
+    const int changes = static_cast<int>(random() % 40);  // below, at and above the window
+    int64_t superseded = 0;
+    for (int i = 0; i < changes; ++i) {
+      const bool hashed = batch > 30 && random() % 20 == 0;
+      KeyId key{hashed ? random() | 1 : 0, random() % 64};  // repeats within a window
+      Change change = MakeChange(key, Order(0, random() % 4), batch, i, random() % 5 == 0);
+      superseded += direct.Upsert(change) ? 1 : 0;
+      upserts.Add(change);
+    }
+    EXPECT_EQ(upserts.Finish(), superseded) << "batch " << batch;
+  }
+  auto want = Contents(direct);
+  auto got = Contents(prefetched);
+  ASSERT_EQ(got.size(), want.size());
+  for (const auto& [key, change] : want) ExpectSame(got.at(key), change);
+  EXPECT_EQ(prefetched.hashed(), direct.hashed());
+}
+
 TEST(ChangeMapTest, BytesPerChangeStayWithinTheContract) {
   for (bool hashed : {false, true}) {
     ChangeMap map;
