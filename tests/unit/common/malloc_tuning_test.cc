@@ -67,5 +67,26 @@ TEST(MallocTuning, ReleaseFreeHeapMemoryShrinksTheResidentSize) {
 #endif
 }
 
+// The restart with a huge-page heap: only where the kernel wants madvise,
+// and never over a setting the user (or the restart itself) made.
+TEST(MallocTuning, RestartsWithAHugePageHeapOnlyInMadviseModeAndOnlyOnce) {
+#if !defined(__GLIBC__) || defined(FLOE_UNDER_ASAN)
+  EXPECT_FALSE(ShouldRestartWithHugePageHeap(nullptr, "always [madvise] never"));
+#else
+  EXPECT_TRUE(ShouldRestartWithHugePageHeap(nullptr, "always [madvise] never"));
+  EXPECT_TRUE(ShouldRestartWithHugePageHeap("glibc.malloc.arena_max=2", "always [madvise] never"));
+  EXPECT_FALSE(ShouldRestartWithHugePageHeap(nullptr, "[always] madvise never"));
+  EXPECT_FALSE(ShouldRestartWithHugePageHeap(nullptr, "always madvise [never]"));
+  EXPECT_FALSE(ShouldRestartWithHugePageHeap(nullptr, ""));
+  EXPECT_FALSE(ShouldRestartWithHugePageHeap("glibc.malloc.hugetlb=0", "always [madvise] never"));
+  EXPECT_FALSE(ShouldRestartWithHugePageHeap("glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1",
+                                             "always [madvise] never"));
+#endif
+  EXPECT_EQ(TunablesWithHugePageHeap(nullptr), "glibc.malloc.hugetlb=1");
+  EXPECT_EQ(TunablesWithHugePageHeap(""), "glibc.malloc.hugetlb=1");
+  EXPECT_EQ(TunablesWithHugePageHeap("glibc.malloc.arena_max=2"),
+            "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1");
+}
+
 }  // namespace
 }  // namespace floe
