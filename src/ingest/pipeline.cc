@@ -314,7 +314,8 @@ std::optional<int64_t> Pipeline::Impl::LeaseEpochOf(const std::string& source_ta
   return lease->epoch;
 }
 
-Result<std::set<std::string>> Pipeline::Impl::BalanceLeases(const std::set<std::string>& sources, bool take) {
+Result<std::set<std::string>> Pipeline::Impl::BalanceLeases(
+    const std::set<std::string>& sources, bool take, const std::map<std::string, int64_t>& pending_bytes) {
   std::set<std::string> gained_sources;
   if (!leases) return gained_sources;
   std::map<std::string, std::vector<std::string>> sources_of_target;
@@ -324,8 +325,12 @@ Result<std::set<std::string>> Pipeline::Impl::BalanceLeases(const std::set<std::
   }
   std::vector<std::string> targets;
   for (const auto& [target, names] : sources_of_target) targets.push_back(target);
+  std::map<std::string, int64_t> pending_of_target;
+  for (const auto& [name, bytes] : pending_bytes) {
+    if (const std::string& target = LeaseNameOf(name); !target.empty()) pending_of_target[target] += bytes;
+  }
   const double start_ms = PipelineTrace::NowMs();
-  auto balanced = leases->Balance(targets, take);
+  auto balanced = leases->Balance(targets, take, pending_of_target);
   if (!balanced.ok() && balanced.status().kind() == ErrorKind::kFenced) {
     // Everything this worker did under its old leases is refused from now
     // on; what it knew of its tables may be stale: forget it all.
@@ -335,7 +340,7 @@ Result<std::set<std::string>> Pipeline::Impl::BalanceLeases(const std::set<std::
     maintenance_due.clear();
     FLOE_RETURN_IF_ERROR(leases->Rejoin());
     Log("scale-out: joined again as worker " + leases->worker_id());
-    balanced = leases->Balance(targets, take);
+    balanced = leases->Balance(targets, take, pending_of_target);
   }
   if (!balanced.ok()) return balanced.status().WithContext("table leases of " + PipelineLedgerName(config));
   for (const std::string& dead : balanced->dead_workers) {
@@ -391,7 +396,11 @@ Result<bool> Pipeline::Impl::TakeLeasedTables(DiscoveryResult& discovery) {
   for (const SourceUnit& unit : discovery.files) sources.insert(unit.table);
   FLOE_ASSIGN_OR_RETURN(std::vector<std::string> with_work, Ledgered(ledger->TablesWithWork()));
   sources.insert(with_work.begin(), with_work.end());
-  FLOE_ASSIGN_OR_RETURN(std::set<std::string> gained, BalanceLeases(sources));
+  // Free tables are dealt out by what waits in them, so that workers that
+  // start together get alike amounts of work, not just alike counts.
+  std::map<std::string, int64_t> pending_bytes;
+  for (const SourceUnit& unit : discovery.files) pending_bytes[unit.table] += std::max<int64_t>(unit.size, 0);
+  FLOE_ASSIGN_OR_RETURN(std::set<std::string> gained, BalanceLeases(sources, /*take=*/true, pending_bytes));
   // An SQS notification reaches one worker of the queue, whatever table it
   // announces: the files of tables other workers hold go into the shared
   // ledger for their holders, and this worker keeps the notification until

@@ -189,7 +189,10 @@ struct Pipeline::Impl {
   // source tables. No-op without leases.
   // `take` false (between the tables of a poll): only releases tables above
   // the share; taking waits for the next poll, which recovers what it takes.
-  Result<std::set<std::string>> BalanceLeases(const std::set<std::string>& sources, bool take = true);
+  // `pending_bytes`: source table -> bytes discovered waiting (the free
+  // tables are dealt out by it, WorkerLeases::Balance).
+  Result<std::set<std::string>> BalanceLeases(const std::set<std::string>& sources, bool take = true,
+                                              const std::map<std::string, int64_t>& pending_bytes = {});
   // Scale-out: balances the leases over the tables `discovery` names and the
   // ledger's tables with work, then keeps only what concerns the tables this
   // worker holds (KeepHeldTables). True when tables were gained (their

@@ -180,7 +180,50 @@ Status WorkerLeases::Rejoin() {
   return Register();
 }
 
-Result<LeaseBalance> WorkerLeases::Balance(const std::vector<std::string>& tables, bool take) {
+std::vector<std::string> PickByPendingBytes(std::vector<std::string> free,
+                                            const std::map<std::string, int64_t>& pending_bytes,
+                                            const std::map<std::string, size_t>& holding, size_t share,
+                                            const std::string& self) {
+  auto pending = [&](const std::string& table) {
+    auto it = pending_bytes.find(table);
+    return it == pending_bytes.end() ? int64_t{0} : std::max<int64_t>(it->second, 0);
+  };
+  // The most pending first; equal ones keep their (scrambled) order.
+  std::stable_sort(free.begin(), free.end(),
+                   [&](const std::string& a, const std::string& b) { return pending(a) > pending(b); });
+  std::vector<std::string> workers;  // those below the share, by id
+  std::map<std::string, size_t> count;
+  for (const auto& [worker, held] : holding) {
+    if (held < share) {
+      workers.push_back(worker);
+      count[worker] = held;
+    }
+  }
+  std::vector<std::string> picks;
+  if (workers.empty()) return picks;
+  // A snake draft: rounds alternate direction, so the first pick of one
+  // round and the last of the next go to the same worker.
+  size_t round = 0;
+  size_t next = 0;
+  for (const std::string& table : free) {
+    const std::string* to = nullptr;
+    for (size_t tried = 0; tried < workers.size() && to == nullptr; ++tried) {
+      const size_t at = round % 2 == 0 ? next : workers.size() - 1 - next;
+      if (count[workers[at]] < share) to = &workers[at];
+      if (++next == workers.size()) {
+        next = 0;
+        ++round;
+      }
+    }
+    if (to == nullptr) break;  // every worker is at its share
+    ++count[*to];
+    if (*to == self) picks.push_back(table);
+  }
+  return picks;
+}
+
+Result<LeaseBalance> WorkerLeases::Balance(const std::vector<std::string>& tables, bool take,
+                                           const std::map<std::string, int64_t>& pending_bytes) {
   std::lock_guard lock(mutex_);
   if (lost_) return Status::Fenced("worker " + worker_id_ + " was declared dead; it must rejoin");
   FLOE_RETURN_IF_ERROR(Connect());
@@ -267,6 +310,15 @@ Result<LeaseBalance> WorkerLeases::Balance(const std::vector<std::string>& table
       const size_t hb = std::hash<std::string>{}(b);
       return ha != hb ? ha < hb : a < b;
     });
+    if (take && !pending_bytes.empty()) {
+      std::map<std::string, size_t> holding;  // live worker -> tables it holds
+      for (const std::string& worker : live_workers) holding[worker] = 0;
+      for (const sql::SqlRow& row : leases.rows) {
+        if (row[1] && *row[1] != worker_id_ && holding.count(*row[1]) > 0) ++holding[*row[1]];
+      }
+      holding[worker_id_] = mine.size();
+      free = PickByPendingBytes(free, pending_bytes, holding, share, worker_id_);
+    }
     for (const std::string& table : free) {
       if (!take || mine.size() >= share) break;
       FLOE_ASSIGN_OR_RETURN(sql::SqlResult granted,

@@ -20,7 +20,8 @@
 // - Balance(tables) registers the tables not seen before, removes dead
 //   workers and gives this worker its fair share, ceil(tables / live
 //   workers): it takes free tables (no holder, or a dead one; in an order
-//   scrambled by a hash of their names) up to the share and releases those it
+//   scrambled by a hash of their names, or dealt out by pending bytes when
+//   the caller knows them) up to the share and releases those it
 //   holds above it (the last by name), so a worker that joins receives its
 //   share as the others release theirs at their next Balance. Balances of all
 //   workers are serialised by an advisory lock of the pipeline.
@@ -88,6 +89,14 @@ struct LeaseRecord {
   int64_t held_for_ms = 0;  // since it was granted, by the database's clock
 };
 
+// The free tables `self` takes when they are dealt out by pending bytes
+// (WorkerLeases::Balance): `holding` has every live worker (self included)
+// with the tables it holds now; `share` is the fair share. Exposed for tests.
+std::vector<std::string> PickByPendingBytes(std::vector<std::string> free,
+                                            const std::map<std::string, int64_t>& pending_bytes,
+                                            const std::map<std::string, size_t>& holding, size_t share,
+                                            const std::string& self);
+
 class WorkerLeases {
  public:
   static Result<std::unique_ptr<WorkerLeases>> Join(const WorkerLeasesOptions& options);
@@ -101,7 +110,14 @@ class WorkerLeases {
   // `take` false: only registers, removes the dead and releases above the
   // share (between the tables of a poll: a worker that joined gets its share
   // without waiting for the poll to end); nothing is taken.
-  Result<LeaseBalance> Balance(const std::vector<std::string>& tables, bool take = true);
+  // `pending_bytes` (source table -> bytes this worker's discovery found
+  // waiting, may be partial): free tables are then dealt out by it, the
+  // most pending first, in a snake draft over the live workers below their
+  // share (by id), and this worker takes its own picks; a worker balancing
+  // later deals what is left the same way. Counts stay at the fair share,
+  // so leases never move because backlogs change.
+  Result<LeaseBalance> Balance(const std::vector<std::string>& tables, bool take = true,
+                               const std::map<std::string, int64_t>& pending_bytes = {});
   Status Rejoin();
   Status Leave();
   // Gives up one table now (its lease stays at its epoch until the next grant).

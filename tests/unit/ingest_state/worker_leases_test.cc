@@ -9,8 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <map>
 #include <thread>
 
 #include "ingest/state/ledger.h"
@@ -49,6 +51,55 @@ class WorkerLeasesTest : public ::testing::Test {
   std::string uri_;
   std::string pipeline_;
 };
+
+// Free tables dealt out by pending bytes: a snake draft over the workers
+// below their share, by id. Two heavy tables of three go to different
+// workers, and counts stay at the share.
+TEST(PickByPendingBytesTest, ASnakeDraftBalancesTheBytesAndKeepsTheShare) {
+  const std::vector<std::string> free = {"a", "b", "c", "d", "e", "f"};
+  const std::map<std::string, int64_t> pending = {{"a", 10},   {"b", 900}, {"c", 20},
+                                                  {"d", 1000}, {"e", 30},  {"f", 800}};
+  const std::map<std::string, size_t> holding = {{"w1", 0}, {"w2", 0}};
+  // Order by bytes: d b f e c a; w1 takes the 1st, 4th and 5th, w2 the rest.
+  EXPECT_THAT(PickByPendingBytes(free, pending, holding, 3, "w1"), ElementsAre("d", "e", "c"));
+  EXPECT_THAT(PickByPendingBytes(free, pending, holding, 3, "w2"), ElementsAre("b", "f", "a"));
+  // What w1 left, dealt again by w2: exactly w2's picks.
+  EXPECT_THAT(PickByPendingBytes({"a", "b", "f"}, pending, {{"w1", 3}, {"w2", 0}}, 3, "w2"),
+              ::testing::UnorderedElementsAre("b", "f", "a"));
+  // A worker at its share is skipped; a worker that already holds some gets fewer.
+  EXPECT_TRUE(PickByPendingBytes(free, pending, {{"w1", 3}, {"w2", 0}}, 3, "w1").empty());
+  EXPECT_THAT(PickByPendingBytes(free, pending, {{"w1", 2}, {"w2", 0}}, 3, "w1"), ElementsAre("d"));
+  // Unknown tables count as nothing pending and keep their given order.
+  EXPECT_THAT(PickByPendingBytes({"x", "y", "d"}, pending, {{"w1", 0}}, 3, "w1"), ElementsAre("d", "x", "y"));
+}
+
+TEST_F(WorkerLeasesTest, FreeTablesAreDealtOutByPendingBytes) {
+  auto first = Join();
+  auto second = Join();
+  std::map<std::string, int64_t> pending;
+  const std::vector<std::string> tables = Tables(6);
+  // 1 GB waits in the three tables a worker takes first without pending
+  // bytes (the order scrambled by a hash of the names), 1 MB in the others.
+  std::vector<std::string> scrambled = tables;
+  std::sort(scrambled.begin(), scrambled.end(), [](const std::string& a, const std::string& b) {
+    const size_t ha = std::hash<std::string>{}(a);
+    const size_t hb = std::hash<std::string>{}(b);
+    return ha != hb ? ha < hb : a < b;
+  });
+  for (size_t i = 0; i < scrambled.size(); ++i) pending[scrambled[i]] = i < 3 ? 1'000'000'000 : 1'000'000;
+  ASSERT_OK_AND_ASSIGN(LeaseBalance one, first->Balance(tables, true, pending));
+  ASSERT_OK_AND_ASSIGN(LeaseBalance two, second->Balance(tables, true, pending));
+  EXPECT_EQ(one.held.size(), 3u);
+  EXPECT_EQ(two.held.size(), 3u);
+  auto bytes = [&](const LeaseBalance& balance) {
+    int64_t sum = 0;
+    for (const auto& [table, epoch] : balance.held) sum += pending.at(table);
+    return sum;
+  };
+  // The heavy three are not all on one worker (2 + 1, or 1 + 2).
+  EXPECT_GE(bytes(one), 1'000'000'000);
+  EXPECT_GE(bytes(two), 1'000'000'000);
+}
 
 TEST_F(WorkerLeasesTest, SharesAreFairAndMoveAsWorkersJoinAndLeave) {
   auto first = Join();
