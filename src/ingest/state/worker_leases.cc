@@ -191,13 +191,10 @@ std::vector<std::string> PickByPendingBytes(std::vector<std::string> free,
   // The most pending first; equal ones keep their (scrambled) order.
   std::stable_sort(free.begin(), free.end(),
                    [&](const std::string& a, const std::string& b) { return pending(a) > pending(b); });
-  std::vector<std::string> workers;  // those below the share, by id
-  std::map<std::string, size_t> count;
+  std::map<std::string, size_t> count = holding;  // as tables are dealt
+  std::vector<std::string> workers;               // those below the share, by id
   for (const auto& [worker, held] : holding) {
-    if (held < share) {
-      workers.push_back(worker);
-      count[worker] = held;
-    }
+    if (held < share) workers.push_back(worker);
   }
   std::vector<std::string> picks;
   if (workers.empty()) return picks;
