@@ -315,7 +315,8 @@ std::optional<int64_t> Pipeline::Impl::LeaseEpochOf(const std::string& source_ta
 }
 
 Result<std::set<std::string>> Pipeline::Impl::BalanceLeases(
-    const std::set<std::string>& sources, bool take, const std::map<std::string, int64_t>& pending_bytes) {
+    const std::set<std::string>& sources, bool take, const std::map<std::string, int64_t>& pending_bytes,
+    const std::vector<std::string>& not_started_sources) {
   std::set<std::string> gained_sources;
   if (!leases) return gained_sources;
   std::map<std::string, std::vector<std::string>> sources_of_target;
@@ -329,8 +330,14 @@ Result<std::set<std::string>> Pipeline::Impl::BalanceLeases(
   for (const auto& [name, bytes] : pending_bytes) {
     if (const std::string& target = LeaseNameOf(name); !target.empty()) pending_of_target[target] += bytes;
   }
+  std::vector<std::string> not_started;
+  for (const std::string& name : not_started_sources) {
+    const std::string& target = LeaseNameOf(name);
+    if (!target.empty() && std::find(not_started.begin(), not_started.end(), target) == not_started.end())
+      not_started.push_back(target);
+  }
   const double start_ms = PipelineTrace::NowMs();
-  auto balanced = leases->Balance(targets, take, pending_of_target);
+  auto balanced = leases->Balance(targets, take, pending_of_target, not_started);
   if (!balanced.ok() && balanced.status().kind() == ErrorKind::kFenced) {
     // Everything this worker did under its old leases is refused from now
     // on; what it knew of its tables may be stale: forget it all.
@@ -340,7 +347,7 @@ Result<std::set<std::string>> Pipeline::Impl::BalanceLeases(
     maintenance_due.clear();
     FLOE_RETURN_IF_ERROR(leases->Rejoin());
     Log("scale-out: joined again as worker " + leases->worker_id());
-    balanced = leases->Balance(targets, take, pending_of_target);
+    balanced = leases->Balance(targets, take, pending_of_target, not_started);
   }
   if (!balanced.ok()) return balanced.status().WithContext("table leases of " + PipelineLedgerName(config));
   for (const std::string& dead : balanced->dead_workers) {
@@ -354,9 +361,29 @@ Result<std::set<std::string>> Pipeline::Impl::BalanceLeases(
     Log("scale-out: released " + target + " to another worker (" + std::to_string(balanced->live_workers) +
         " workers share " + std::to_string(balanced->tables) + " tables)");
   }
+  // Tables gained between the tables of a poll (`sources` empty): their
+  // source names are those seen so far.
+  auto sources_named = [&](const std::string& target) -> const std::vector<std::string>& {
+    std::vector<std::string>& names = sources_of_target[target];
+    if (names.empty()) {
+      for (const auto& [name, lease_name] : lease_names) {
+        if (lease_name == target) names.push_back(name);
+      }
+    }
+    return names;
+  };
+  for (const auto& [target, worker] : balanced->handed_over) {
+    Log("scale-out: handed " + target + " to worker " + worker +
+        ", which had no work waiting (its files wait here, not started)");
+  }
   for (const std::string& target : balanced->gained) {
     Log("scale-out: took " + target + " (lease epoch " + std::to_string(balanced->held.at(target)) + ")");
-    for (const std::string& name : sources_of_target[target]) gained_sources.insert(name);
+    for (const std::string& name : sources_named(target)) gained_sources.insert(name);
+  }
+  for (const std::string& target : balanced->handed_in) {
+    Log("scale-out: " + target + " was handed over by another worker (lease epoch " +
+        std::to_string(balanced->held.at(target)) + ")");
+    for (const std::string& name : sources_named(target)) gained_sources.insert(name);
   }
   // What this worker knew of tables it no longer holds, or just gained (another
   // worker committed meanwhile), is stale.
@@ -772,6 +799,8 @@ Status Pipeline::Impl::ApplyTables(const std::vector<std::string>& with_work,
   tables_halted = false;
   size_t next = 0;
   bool first_table = true;
+  std::set<std::string> gained_meanwhile;  // between tables: recovered at the next poll, not now
+  std::optional<std::map<std::string, int64_t>> waiting_bytes;  // read once, when a choice is to be made
   Status failed;
   // Each slot takes the next table with work until none is left; its thread
   // holds state_mutex except while its table's batches run (ApplyBatches).
@@ -779,16 +808,39 @@ Status Pipeline::Impl::ApplyTables(const std::vector<std::string>& with_work,
     std::unique_lock<std::mutex> state(state_mutex);
     while (next < with_work.size() && !stop.load() && !tables_halted.load()) {
       const std::string name = with_work[next++];
-      if (blocked.count(name) > 0 || !Holds(name)) continue;
-      // Scale-out: a worker that joined during a long poll gets its share now.
+      if (blocked.count(name) > 0 || !Holds(name) || gained_meanwhile.count(name) > 0) continue;
+      // Scale-out: a worker that joined during a long poll gets its share
+      // now, and a worker that has no work left gets a table of this poll
+      // that would otherwise wait for the ones before it.
       if (leases && !std::exchange(first_table, false)) {
-        auto balanced = BalanceLeases({}, /*take=*/false);
+        std::vector<std::string> not_started;
+        for (size_t later = next; later < with_work.size(); ++later) {
+          const std::string& other = with_work[later];
+          if (blocked.count(other) == 0 && Holds(other) && gained_meanwhile.count(other) == 0)
+            not_started.push_back(other);
+        }
+        if (not_started.size() > 1) {
+          // The most waiting first: the best to take off this worker's hands.
+          if (!waiting_bytes) {
+            auto read = Ledgered(ledger->WaitingBytes());
+            waiting_bytes = read.ok() ? std::move(*read) : std::map<std::string, int64_t>{};
+          }
+          auto waiting = [&](const std::string& table) {
+            auto it = waiting_bytes->find(table);
+            return it == waiting_bytes->end() ? int64_t{0} : it->second;
+          };
+          std::stable_sort(
+              not_started.begin(), not_started.end(),
+              [&](const std::string& a, const std::string& b) { return waiting(a) > waiting(b); });
+        }
+        auto balanced = BalanceLeases({}, /*take=*/false, {}, not_started);
         if (!balanced.ok()) {
           failed = balanced.status();
           tables_halted = true;
           break;
         }
-        if (!Holds(name)) continue;
+        gained_meanwhile.insert(balanced->begin(), balanced->end());
+        if (!Holds(name) || gained_meanwhile.count(name) > 0) continue;
       }
       ++tables_in_flight;
       Status applied = ApplyTable(name, stop, summary, state);
@@ -837,6 +889,7 @@ Status Pipeline::Impl::ApplyTable(const std::string& name, const std::atomic<boo
 
 Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
   state_failed = false;
+  held_work_last_poll = true;  // until this poll knows better
   RunSummary summary;
   std::set<std::string> blocked;
   const double start_ms = PipelineTrace::NowMs();
@@ -997,6 +1050,9 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
                         {"listed_files", static_cast<int64_t>(record.size())},
                         {"new_files", recorded.new_files},
                         {"tables_with_work", static_cast<int64_t>(with_work.size())}});
+  held_work_last_poll = std::any_of(with_work.begin(), with_work.end(), [&](const std::string& name) {
+    return blocked.count(name) == 0 && Holds(name);
+  });
   FLOE_RETURN_IF_ERROR(ApplyTables(with_work, blocked, stop, summary));
   // Aggregates a crash left behind their table (between the table's commit
   // and theirs) catch up once per process, also where no new file came.
@@ -1178,6 +1234,16 @@ Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
                              std::chrono::steady_clock::now() - poll_started >=
                                  std::chrono::milliseconds(impl.config.trigger.interval_ms));
     if (!poll_again && state_error.ok() && run.ok() && !stop.load()) impl.SubmitDueMaintenance();
+    // Scale-out: nothing waits in this worker's tables and no maintenance
+    // runs on them, so it says it wants work until its next poll (which
+    // takes back the wish first): a busy worker may hand it a table it has
+    // not started, in exchange for one of these idle ones.
+    if (impl.leases && !poll_again && state_error.ok() && run.ok() && !stop.load() &&
+        !impl.held_work_last_poll && impl.maintenance_due.empty() && (!impl.worker || impl.worker->Idle())) {
+      if (Status wished = impl.leases->WantWork(); !wished.ok())
+        impl.Log("warning: scale-out: " + wished.ToString() +
+                 " (this worker is not offered work until it works)");
+    }
     worked_since_idle = worked_since_idle || committed;
     bool trimmed = false;
     if (!poll_again && worked_since_idle) {
@@ -1209,9 +1275,11 @@ Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
                                                   wake - std::chrono::steady_clock::now())
                                                   .count()))}});
     while (!stop.load() && std::chrono::steady_clock::now() < wake) {
+      // Scale-out: another worker handed this idle one a table (seen by the
+      // heartbeat): poll at once. (Listing discovery returns every 100 ms.)
       const bool notified = impl.source.discovery->WaitForNotifications(wake, stop);
       impl.LogWorkerMessages();
-      if (notified) break;
+      if (notified || (impl.leases && impl.leases->TakeHandedWorkSignal())) break;
     }
   }
   if (impl.worker != nullptr) {

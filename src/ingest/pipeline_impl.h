@@ -126,6 +126,13 @@ struct Pipeline::Impl {
   std::unique_ptr<WorkerLeases> leases;
   // LeaseNameOf's memo (the loop's thread only; the config never changes).
   mutable std::map<std::string, std::string> lease_names;
+  // Scale-out: whether the last poll found work in a table this worker holds
+  // (the loop's thread only); a continuous worker that found none, with no
+  // maintenance running, says it wants work.
+  bool held_work_last_poll = false;
+  // Source table -> bytes this poll's discovery found waiting (the loop's
+  // thread only): which of its tables a worker hands over first.
+  std::map<std::string, int64_t> poll_pending_bytes;
   std::shared_ptr<LeaseGuard> lease_guard;
   // Run only, when maintenance is on; declared last so it is joined before
   // the trace and locks it uses go away.
@@ -191,8 +198,12 @@ struct Pipeline::Impl {
   // the share; taking waits for the next poll, which recovers what it takes.
   // `pending_bytes`: source table -> bytes discovered waiting (the free
   // tables are dealt out by it, WorkerLeases::Balance).
+  // `not_started_sources`: between tables, the held source tables with work
+  // this poll has not started, the first to hand over first, offered to
+  // workers that want work (WorkerLeases::Balance).
   Result<std::set<std::string>> BalanceLeases(const std::set<std::string>& sources, bool take = true,
-                                              const std::map<std::string, int64_t>& pending_bytes = {});
+                                              const std::map<std::string, int64_t>& pending_bytes = {},
+                                              const std::vector<std::string>& not_started_sources = {});
   // Scale-out: balances the leases over the tables `discovery` names and the
   // ledger's tables with work, then keeps only what concerns the tables this
   // worker holds (KeepHeldTables). True when tables were gained (their

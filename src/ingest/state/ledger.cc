@@ -608,6 +608,23 @@ Result<std::vector<std::string>> Ledger::TablesWithWork() {
   return tables;
 }
 
+Result<std::map<std::string, int64_t>> Ledger::WaitingBytes() {
+  std::map<std::string, int64_t> bytes;
+  Status status = impl_->Transaction([&]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(
+        LedgerStatement query,
+        impl_->Prepare("SELECT tbl, sum(size) FROM files WHERE state = 'discovered' GROUP BY tbl"));
+    while (true) {
+      FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
+      if (!row) break;
+      bytes[query.Text(0)] = query.Int(1);
+    }
+    return Status::OK();
+  });
+  if (!status.ok()) return status;
+  return bytes;
+}
+
 Result<int64_t> Ledger::OpenBatch(const std::string& table, const std::vector<std::string>& uris) {
   if (uris.empty())
     return Status::InvalidArgument("ledger: a batch of table " + table + " needs at least one file");

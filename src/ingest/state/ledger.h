@@ -200,6 +200,8 @@ class Ledger {
   Result<std::vector<LedgerFile>> Pending(const std::string& table);
   // Tables with pending files or open batches, sorted.
   Result<std::vector<std::string>> TablesWithWork();
+  // Source table -> bytes of its files discovered and not yet in a batch.
+  Result<std::map<std::string, int64_t>> WaitingBytes();
 
   // Allocates the next batch id and moves `uris` (discovered files of
   // `table`, at least one, no repeats) into it; anything else is

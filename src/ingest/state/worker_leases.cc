@@ -124,6 +124,12 @@ Status WorkerLeases::Connect() {
                       "pid BIGINT NOT NULL, started_at_ms BIGINT NOT NULL, "
                       "heartbeat_at_ms BIGINT NOT NULL)")
             .status());
+    // Added after the first release: ledgers made before get the column here.
+    FLOE_RETURN_IF_ERROR(
+        connection
+            ->Execute("ALTER TABLE " + schema_ +
+                      ".workers ADD COLUMN IF NOT EXISTS wants_work BOOLEAN NOT NULL DEFAULT false")
+            .status());
     return connection
         ->Execute("CREATE TABLE IF NOT EXISTS " + schema_ +
                   ".table_leases(tbl TEXT COLLATE \"C\" PRIMARY KEY, worker_id TEXT COLLATE \"C\", "
@@ -153,12 +159,19 @@ void WorkerLeases::VoidLeasesLocked() {
   lost_ = true;
 }
 
-Status WorkerLeases::RenewLocked() {
+Status WorkerLeases::RenewLocked(bool clear_wish) {
   FLOE_ASSIGN_OR_RETURN(sql::SqlResult renewed,
                         connection_->Execute("UPDATE " + schema_ + ".workers SET heartbeat_at_ms = " +
-                                                 kDatabaseNowMs + " WHERE worker_id = ?1",
+                                                 kDatabaseNowMs + (clear_wish ? ", wants_work = false" : "") +
+                                                 " WHERE worker_id = ?1 RETURNING wants_work",
                                              {worker_id_}));
-  if (renewed.rows_affected == 1) return Status::OK();
+  if (renewed.rows.size() == 1) {
+    const bool still_wants = renewed.rows[0][0].value_or("") == "t";
+    // Only a worker that handed this one a table clears its wish in between.
+    if (!clear_wish && wants_work_.load() && !still_wants) handed_work_ = true;
+    wants_work_ = still_wants;
+    return Status::OK();
+  }
   VoidLeasesLocked();
   return Status::Fenced("worker " + worker_id_ +
                         " was declared dead by the other workers (no heartbeat for longer than [state] "
@@ -220,7 +233,8 @@ std::vector<std::string> PickByPendingBytes(std::vector<std::string> free,
 }
 
 Result<LeaseBalance> WorkerLeases::Balance(const std::vector<std::string>& tables, bool take,
-                                           const std::map<std::string, int64_t>& pending_bytes) {
+                                           const std::map<std::string, int64_t>& pending_bytes,
+                                           const std::vector<std::string>& not_started) {
   std::lock_guard lock(mutex_);
   if (lost_) return Status::Fenced("worker " + worker_id_ + " was declared dead; it must rejoin");
   FLOE_RETURN_IF_ERROR(Connect());
@@ -230,7 +244,9 @@ Result<LeaseBalance> WorkerLeases::Balance(const std::vector<std::string>& table
   Status status = InTransaction(*connection_, [&]() -> Status {
     FLOE_RETURN_IF_ERROR(
         connection_->Execute("SELECT pg_advisory_xact_lock(?1::bigint)", {lock_key_}).status());
-    FLOE_RETURN_IF_ERROR(RenewLocked());
+    // A poll's balance clears the wish for work first: from here on no
+    // worker hands this one a table until it says so again.
+    FLOE_RETURN_IF_ERROR(RenewLocked(/*clear_wish=*/take));
     FLOE_ASSIGN_OR_RETURN(
         sql::SqlResult dead,
         connection_->Execute("DELETE FROM " + schema_ + ".workers WHERE heartbeat_at_ms < " + kDatabaseNowMs +
@@ -329,6 +345,12 @@ Result<LeaseBalance> WorkerLeases::Balance(const std::vector<std::string>& table
       held[table] = ToInt(granted.rows[0][0]);
       balance.gained.push_back(table);
     }
+    for (const std::string& table : mine) {
+      if (held_.count(table) == 0 &&
+          std::find(balance.gained.begin(), balance.gained.end(), table) == balance.gained.end())
+        balance.handed_in.push_back(table);
+    }
+    if (!not_started.empty()) FLOE_RETURN_IF_ERROR(HandOverLocked(not_started, leases, mine, held, balance));
     return Status::OK();
   });
   if (!status.ok()) return status;
@@ -336,6 +358,74 @@ Result<LeaseBalance> WorkerLeases::Balance(const std::vector<std::string>& table
   controlled_ = std::move(controlled);
   balance.held = std::move(held);
   return balance;
+}
+
+Status WorkerLeases::HandOverLocked(const std::vector<std::string>& not_started, const sql::SqlResult& leases,
+                                    std::vector<std::string>& mine, std::map<std::string, int64_t>& held,
+                                    LeaseBalance& balance) {
+  FLOE_ASSIGN_OR_RETURN(sql::SqlResult takers,
+                        connection_->Execute("SELECT worker_id FROM " + schema_ +
+                                                 ".workers WHERE wants_work AND worker_id <> ?1 ORDER BY "
+                                                 "heartbeat_at_ms, worker_id",
+                                             {worker_id_}));
+  std::vector<std::string> offer;
+  for (const std::string& table : not_started) {
+    if (held.count(table) > 0) offer.push_back(table);
+  }
+  size_t next_offer = 0;
+  for (const sql::SqlRow& row : takers.rows) {
+    if (next_offer == offer.size()) break;
+    const std::string taker = row[0].value_or("");
+    const std::string& table = offer[next_offer++];
+    // In exchange, one of the taker's tables (it has no work waiting in any),
+    // so that both stay at their counts and no share balance moves them back.
+    std::optional<std::string> exchanged;
+    for (const sql::SqlRow& lease : leases.rows) {
+      if (lease[1] && *lease[1] == taker) {
+        exchanged = lease[0].value_or("");
+        break;
+      }
+    }
+    FLOE_ASSIGN_OR_RETURN(sql::SqlResult given,
+                          connection_->Execute("UPDATE " + schema_ +
+                                                   ".table_leases SET worker_id = ?3, epoch = epoch + 1, "
+                                                   "granted_at_ms = " +
+                                                   kDatabaseNowMs + " WHERE tbl = ?1 AND worker_id = ?2",
+                                               {table, worker_id_, taker}));
+    if (given.rows_affected != 1) continue;
+    FLOE_RETURN_IF_ERROR(
+        connection_
+            ->Execute("UPDATE " + schema_ + ".workers SET wants_work = false WHERE worker_id = ?1", {taker})
+            .status());
+    std::erase(mine, table);
+    held.erase(table);
+    balance.handed_over.emplace_back(table, taker);
+    if (!exchanged) continue;
+    FLOE_ASSIGN_OR_RETURN(
+        sql::SqlResult taken,
+        connection_->Execute("UPDATE " + schema_ +
+                                 ".table_leases SET worker_id = ?3, epoch = epoch + 1, "
+                                 "granted_at_ms = " +
+                                 kDatabaseNowMs + " WHERE tbl = ?1 AND worker_id = ?2 RETURNING epoch",
+                             {*exchanged, taker, worker_id_}));
+    if (taken.rows.empty()) continue;
+    mine.push_back(*exchanged);
+    held[*exchanged] = ToInt(taken.rows[0][0]);
+    balance.gained.push_back(*exchanged);
+  }
+  return Status::OK();
+}
+
+Status WorkerLeases::WantWork() {
+  std::lock_guard lock(mutex_);
+  if (lost_) return Status::Fenced("worker " + worker_id_ + " was declared dead; it must rejoin");
+  FLOE_RETURN_IF_ERROR(Connect());
+  FLOE_ASSIGN_OR_RETURN(
+      sql::SqlResult wished,
+      connection_->Execute("UPDATE " + schema_ + ".workers SET wants_work = true WHERE worker_id = ?1",
+                           {worker_id_}));
+  wants_work_ = wished.rows_affected == 1;
+  return Status::OK();
 }
 
 Status WorkerLeases::Release(const std::string& table) {

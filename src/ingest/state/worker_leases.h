@@ -30,6 +30,14 @@
 //   Balance, and holds nothing from then on: every lease it had is void, and
 //   whatever it does under them is refused. Rejoin registers it again under a
 //   new id, with no lease; it gets tables at its next Balance, with new epochs.
+// - Work hand-over: a continuous worker whose tables have nothing waiting
+//   says it wants work (WantWork, after its poll). A
+//   worker that still has tables whose waiting work it has not started hands
+//   one of them, at its next Balance, to a worker that wants work, in
+//   exchange for one of that worker's idle tables (so counts stay at the
+//   share); both leases get new epochs. The exchange happens only between the
+//   taker's WantWork and its next poll's Balance, which clears the wish under
+//   the same lock, so it never takes a table the taker is working on.
 // - Leave releases every lease and removes the worker (a clean stop: the
 //   others take its tables at their next poll instead of after lease_timeout).
 // - With StartHeartbeats, a background thread renews the worker every
@@ -63,8 +71,10 @@ struct WorkerLeasesOptions {
 
 // What one Balance did.
 struct LeaseBalance {
-  std::map<std::string, int64_t> held;      // source table -> epoch, after the balance
-  std::vector<std::string> gained;          // granted by this balance
+  std::map<std::string, int64_t> held;  // source table -> epoch, after the balance
+  std::vector<std::string> gained;      // granted by this balance
+  std::vector<std::string> handed_in;   // handed to this worker by another since the last balance
+  std::vector<std::pair<std::string, std::string>> handed_over;  // (table, worker) given by this balance
   std::vector<std::string> released;        // given up by this balance (above the fair share)
   std::vector<std::string> dead_workers;    // removed by this balance: no heartbeat for lease_timeout
   std::vector<std::string> exited_workers;  // removed by this balance: their process on this machine is gone
@@ -116,8 +126,20 @@ class WorkerLeases {
   // share (by id), and this worker takes its own picks; a worker balancing
   // later deals what is left the same way. Counts stay at the fair share,
   // so leases never move because backlogs change.
+  // A `take` Balance (a poll's) first clears this worker's wish for work.
+  // `not_started`: tables this worker holds whose waiting work it has not
+  // started (not the one it starts next), the first to hand over first, to
+  // workers that want work (see the contract above).
   Result<LeaseBalance> Balance(const std::vector<std::string>& tables, bool take = true,
-                               const std::map<std::string, int64_t>& pending_bytes = {});
+                               const std::map<std::string, int64_t>& pending_bytes = {},
+                               const std::vector<std::string>& not_started = {});
+  // Says this worker wants work: none of its tables has work waiting, and it
+  // starts none before its next `take` Balance.
+  Status WantWork();
+  // True once, after this worker said it wants work, when another worker
+  // handed it a table (seen by the heartbeat thread): the caller's wait for
+  // its next poll can end early.
+  bool TakeHandedWorkSignal() { return handed_work_.exchange(false); }
   Status Rejoin();
   Status Leave();
   // Gives up one table now (its lease stays at its epoch until the next grant).
@@ -152,8 +174,14 @@ class WorkerLeases {
   Status Connect();
   Status Register();  // a new worker id and row
   // In a transaction: renews this worker; kFenced when its row is gone.
-  Status RenewLocked();
+  // `clear_wish`: also clears its wish for work (a poll's Balance).
+  Status RenewLocked(bool clear_wish = false);
   void VoidLeasesLocked();
+  // In Balance's transaction: hands `not_started`, in order, to the workers
+  // that want work, one each, taking one of each taker's tables in exchange.
+  Status HandOverLocked(const std::vector<std::string>& not_started, const sql::SqlResult& leases,
+                        std::vector<std::string>& mine, std::map<std::string, int64_t>& held,
+                        LeaseBalance& balance);
 
   WorkerLeasesOptions options_;
   std::string schema_;  // quoted
@@ -164,6 +192,8 @@ class WorkerLeases {
   std::map<std::string, int64_t> held_;
   std::set<std::string> controlled_;  // every table of the lease table at the last Balance
   std::atomic<bool> lost_{false};
+  std::atomic<bool> wants_work_{false};  // as this worker last said
+  std::atomic<bool> handed_work_{false};
 
   std::thread heartbeat_thread_;
   std::condition_variable heartbeat_wake_;

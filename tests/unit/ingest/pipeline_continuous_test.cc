@@ -31,28 +31,6 @@ size_t BatchesOf(const std::string& trace_path, const std::string& table) {
   return count;
 }
 
-// Runs the pipeline's Run on its own thread; Finish stops and joins it.
-class BackgroundRun {
- public:
-  explicit BackgroundRun(Pipeline& pipeline)
-      : thread_([this, &pipeline] { result_.emplace(pipeline.Run(stop_)); }) {}
-  ~BackgroundRun() { Finish(); }
-  // Milliseconds from the stop request until Run returned.
-  double Finish() {
-    if (!thread_.joinable()) return 0;
-    const auto asked = std::chrono::steady_clock::now();
-    stop_.store(true);
-    thread_.join();
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - asked).count();
-  }
-  const Result<RunSummary>& result() const { return *result_; }
-
- private:
-  std::atomic<bool> stop_{false};
-  std::optional<Result<RunSummary>> result_;
-  std::thread thread_;
-};
-
 constexpr auto kPatience = std::chrono::seconds(20);
 
 class ContinuousPipelineTest : public PipelineTest {

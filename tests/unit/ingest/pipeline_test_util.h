@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -275,6 +277,28 @@ inline double NumberField(const std::string& line, const std::string& key) {
   if (at == std::string::npos) return -1;
   return std::stod(line.substr(at + key.size() + 3));
 }
+
+// Runs the pipeline's Run on its own thread; Finish stops and joins it.
+class BackgroundRun {
+ public:
+  explicit BackgroundRun(Pipeline& pipeline)
+      : thread_([this, &pipeline] { result_.emplace(pipeline.Run(stop_)); }) {}
+  ~BackgroundRun() { Finish(); }
+  // Milliseconds from the stop request until Run returned.
+  double Finish() {
+    if (!thread_.joinable()) return 0;
+    const auto asked = std::chrono::steady_clock::now();
+    stop_.store(true);
+    thread_.join();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - asked).count();
+  }
+  const Result<RunSummary>& result() const { return *result_; }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::optional<Result<RunSummary>> result_;
+  std::thread thread_;
+};
 
 // A door the test opens; Wait gives up after `limit` (false) so a broken
 // pipeline cannot hang the test.

@@ -7,6 +7,7 @@
 // the history's lease epochs never go back.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 
@@ -208,6 +209,88 @@ TEST_F(PipelineWorkersTest, AWorkerHeldMidBatchAndDeclaredDeadCommitsNothingWhil
   EXPECT_EQ(FilesIn(*worker_b, "cc_claim", FileState::kCommitted),
             (std::vector<std::string>{"cc_claim/1/1000/part-0.parquet", "cc_claim/1/2000/part-1.parquet"}));
   EXPECT_EQ(EpochsOfHistory("cc_claim"), (std::vector<int64_t>{1, 2}));  // one owner at a time
+}
+
+// Worker A holds three tables and is held in the first one's batch; worker B
+// commits its own three and, idle, says it wants work. Released, A starts its
+// second table and hands B the third (taking one of B's idle tables in
+// exchange), and B commits it at its next poll: every table once, one owner
+// at a time.
+TEST_F(PipelineWorkersTest, AnIdleWorkerIsHandedATableTheBusyOneHasNotStarted) {
+  const std::vector<std::string> names = {"cc_a", "cc_b", "cc_c", "cc_d", "cc_e", "cc_f"};
+  std::map<std::string, int64_t> manifest;
+  for (const std::string& name : names) {
+    WriteCdaFile(name, "1", 1000, "part-0.parquet", {{1, "a", 0, "one " + name}});
+    manifest[name] = 1000;
+  }
+  WriteManifest(manifest);
+  PipelineConfig config_a = config_;
+  config_a.state_dir = (dir_.path() / "state-a").string();
+  PipelineOptions options_a;
+  options_a.log = &log_a_;
+  options_a.wrap_file_io = [gate = gate_](std::shared_ptr<FileIO> base) {
+    return std::make_shared<GateFileIO>(std::move(base), gate);
+  };
+  PipelineConfig config_b = config_;
+  config_b.state_dir = (dir_.path() / "state-b").string();
+  config_b.trigger.interval_ms = 50;
+  std::ostringstream log_b;
+  PipelineOptions options_b;
+  options_b.log = &log_b;
+  // Both registered before either balances: a share of three tables each.
+  ASSERT_OK_AND_ASSIGN(worker_a_, Pipeline::Open(config_a, options_a));
+  ASSERT_OK_AND_ASSIGN(auto worker_b, Pipeline::Open(config_b, options_b));
+  held_thread_ = std::thread([this] {
+    auto summary = worker_a_->RunOnce();
+    EXPECT_TRUE(summary.ok()) << summary.status().ToString();
+    if (summary.ok()) {
+      EXPECT_EQ(summary->batches_committed, 2);  // the third went to B
+    }
+  });
+  {
+    std::unique_lock lock(gate_->mutex);
+    ASSERT_TRUE(gate_->changed.wait_for(lock, std::chrono::seconds(20), [&] { return gate_->holding; }))
+        << "worker A never started a batch";
+  }
+  ASSERT_OK_AND_ASSIGN(auto admin, sql::OpenSqlConnection(uri_));
+  const std::string schema = "\"floe_ledger_" + config_.name + "\"";
+  auto query_count = [&](const std::string& sql) -> int64_t {
+    auto result = admin->Execute(sql);
+    if (!result.ok() || result->rows.empty() || !result->rows[0][0]) return -1;
+    return std::stoll(*result->rows[0][0]);
+  };
+  {
+    BackgroundRun run_b(*worker_b);
+    // B commits its three tables, then its polls find nothing of its own.
+    ASSERT_TRUE(Eventually(
+        [&] { return query_count("SELECT count(*) FROM " + schema + ".workers WHERE wants_work") == 1; },
+        std::chrono::seconds(20)))
+        << "worker B never said it wants work:\n"
+        << log_b.str();
+    ReleaseAndJoinWorkerA();
+    ASSERT_TRUE(Eventually(
+        [&] {
+          return query_count("SELECT count(*) FROM " + schema + ".files WHERE state = 'committed'") == 6;
+        },
+        std::chrono::seconds(20)))
+        << "the handed table was never committed";
+    run_b.Finish();
+    ASSERT_TRUE(run_b.result().ok()) << run_b.result().status().ToString();
+  }
+  const std::string text_a = log_a_.str();
+  const size_t handed_at = text_a.find("scale-out: handed default.");
+  ASSERT_NE(handed_at, std::string::npos) << text_a;
+  const std::string handed =
+      text_a.substr(handed_at + 26, text_a.find(' ', handed_at + 26) - (handed_at + 26));
+  EXPECT_NE(
+      log_b.str().find("scale-out: default." + handed + " was handed over by another worker (lease epoch 2)"),
+      std::string::npos)
+      << log_b.str();
+  for (const std::string& name : names) {
+    EXPECT_EQ(Rows(name), (std::map<int64_t, std::string>{{1, "one " + name}})) << name;
+    EXPECT_EQ(SnapshotCount(name), 1u) << name;
+  }
+  EXPECT_EQ(EpochsOfHistory(handed), (std::vector<int64_t>{2}));  // granted to A, then handed to B
 }
 
 // Nothing else committed meanwhile, so only the lease stands between the

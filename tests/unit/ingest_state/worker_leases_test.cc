@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "ingest/state/ledger.h"
@@ -99,6 +100,68 @@ TEST_F(WorkerLeasesTest, FreeTablesAreDealtOutByPendingBytes) {
   // The heavy three are not all on one worker (2 + 1, or 1 + 2).
   EXPECT_GE(bytes(one), 1'000'000'000);
   EXPECT_GE(bytes(two), 1'000'000'000);
+}
+
+// A worker whose tables have nothing waiting wants work (WantWork); a busy
+// worker hands it a table it has not started, in exchange for one of its
+// idle tables, with new epochs for both; the taker learns of it at its next
+// poll's balance (and from its heartbeat), and that balance clears the wish.
+TEST_F(WorkerLeasesTest, AWorkerThatWantsWorkIsHandedATableNotStarted) {
+  auto busy = Join();
+  auto idle = Join();
+  const std::vector<std::string> tables = Tables(4);
+  ASSERT_OK_AND_ASSIGN(LeaseBalance busy_first, busy->Balance(tables));
+  ASSERT_OK_AND_ASSIGN(LeaseBalance idle_first, idle->Balance(tables));
+  ASSERT_EQ(busy_first.held.size(), 2u);
+  ASSERT_EQ(idle_first.held.size(), 2u);
+  std::vector<std::string> busy_tables;
+  for (const auto& [table, epoch] : busy_first.held) busy_tables.push_back(table);
+  const std::string idle_table = idle_first.held.begin()->first;  // the first by name
+
+  // Nothing is handed while no worker wants work.
+  ASSERT_OK_AND_ASSIGN(LeaseBalance unchanged, busy->Balance({}, false, {}, busy_tables));
+  EXPECT_TRUE(unchanged.handed_over.empty());
+
+  ASSERT_OK(idle->WantWork());
+  EXPECT_FALSE(idle->TakeHandedWorkSignal());
+  // Between its tables the busy worker offers those it has not started, the first first.
+  ASSERT_OK_AND_ASSIGN(LeaseBalance handed, busy->Balance({}, false, {}, {busy_tables[1], busy_tables[0]}));
+  ASSERT_EQ(handed.handed_over.size(), 1u);  // one taker, one table
+  EXPECT_EQ(handed.handed_over[0].first, busy_tables[1]);
+  EXPECT_EQ(handed.handed_over[0].second, idle->worker_id());
+  EXPECT_THAT(handed.gained, ElementsAre(idle_table));
+  EXPECT_EQ(handed.held.size(), 2u);
+  EXPECT_EQ(handed.held.count(busy_tables[1]), 0u);
+  EXPECT_EQ(handed.held.at(idle_table), 2);
+  EXPECT_FALSE(busy->LeaseOf(busy_tables[1]).has_value());
+  ASSERT_TRUE(busy->LeaseOf(idle_table).has_value());
+
+  // The taker's heartbeat sees its wish answered, once.
+  ASSERT_OK(idle->Heartbeat());
+  EXPECT_TRUE(idle->TakeHandedWorkSignal());
+  EXPECT_FALSE(idle->TakeHandedWorkSignal());
+  ASSERT_OK_AND_ASSIGN(LeaseBalance taken, idle->Balance(tables));
+  EXPECT_THAT(taken.handed_in, ElementsAre(busy_tables[1]));
+  EXPECT_EQ(taken.held.size(), 2u);
+  EXPECT_EQ(taken.held.at(busy_tables[1]), 2);
+  EXPECT_EQ(taken.held.count(idle_table), 0u);
+
+  // A hand-over answers one wish: nothing more is handed.
+  ASSERT_OK_AND_ASSIGN(unchanged, busy->Balance({}, false, {}, {busy_tables[0]}));
+  EXPECT_TRUE(unchanged.handed_over.empty());
+  // A wish is taken back by the worker's next poll's balance.
+  ASSERT_OK(idle->WantWork());
+  ASSERT_OK(idle->Balance(tables).status());
+  ASSERT_OK_AND_ASSIGN(unchanged, busy->Balance({}, false, {}, {busy_tables[0]}));
+  EXPECT_TRUE(unchanged.handed_over.empty());
+  // Counts stay at the share: later balances move nothing.
+  ASSERT_OK_AND_ASSIGN(LeaseBalance settled, busy->Balance(tables));
+  EXPECT_TRUE(settled.released.empty());
+  EXPECT_TRUE(settled.gained.empty());
+  ASSERT_OK_AND_ASSIGN(settled, idle->Balance(tables));
+  EXPECT_TRUE(settled.released.empty());
+  EXPECT_TRUE(settled.gained.empty());
+  EXPECT_TRUE(settled.handed_in.empty());
 }
 
 TEST_F(WorkerLeasesTest, SharesAreFairAndMoveAsWorkersJoinAndLeave) {
