@@ -374,7 +374,8 @@ Result<std::set<std::string>> Pipeline::Impl::BalanceLeases(
   };
   for (const auto& [target, worker] : balanced->handed_over) {
     Log("scale-out: handed " + target + " to worker " + worker +
-        ", which had no work waiting (its files wait here, not started)");
+        ", which had no work waiting (its files had not been started here; it still counts in this worker's "
+        "share)");
   }
   for (const std::string& target : balanced->gained) {
     Log("scale-out: took " + target + " (lease epoch " + std::to_string(balanced->held.at(target)) + ")");
@@ -801,6 +802,7 @@ Status Pipeline::Impl::ApplyTables(const std::vector<std::string>& with_work,
   bool first_table = true;
   std::set<std::string> gained_meanwhile;  // between tables: recovered at the next poll, not now
   std::optional<std::map<std::string, int64_t>> waiting_bytes;  // read once, when a choice is to be made
+  std::optional<std::set<std::string>> tables_with_rows;        // read once, when a table could be handed
   Status failed;
   // Each slot takes the next table with work until none is left; its thread
   // holds state_mutex except while its table's batches run (ApplyBatches).
@@ -818,6 +820,18 @@ Status Pipeline::Impl::ApplyTables(const std::vector<std::string>& with_work,
           const std::string& other = with_work[later];
           if (blocked.count(other) == 0 && Holds(other) && gained_meanwhile.count(other) == 0)
             not_started.push_back(other);
+        }
+        if (!not_started.empty()) {
+          // Only tables with no rows yet (a first load, a new table): the
+          // taker of a table with rows would first build its key index from
+          // the whole table, which costs more than the wait it saves.
+          if (!tables_with_rows) {
+            auto read = Ledgered(ledger->TablesWithCommittedFiles(with_work));
+            tables_with_rows =
+                read.ok() ? std::move(*read) : std::set<std::string>(with_work.begin(), with_work.end());
+          }
+          std::erase_if(not_started,
+                        [&](const std::string& table) { return tables_with_rows->count(table) > 0; });
         }
         if (not_started.size() > 1) {
           // The most waiting first: the best to take off this worker's hands.
@@ -1237,7 +1251,7 @@ Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
     // Scale-out: nothing waits in this worker's tables and no maintenance
     // runs on them, so it says it wants work until its next poll (which
     // takes back the wish first): a busy worker may hand it a table it has
-    // not started, in exchange for one of these idle ones.
+    // not started.
     if (impl.leases && !poll_again && state_error.ok() && run.ok() && !stop.load() &&
         !impl.held_work_last_poll && impl.maintenance_due.empty() && (!impl.worker || impl.worker->Idle())) {
       if (Status wished = impl.leases->WantWork(); !wished.ok())

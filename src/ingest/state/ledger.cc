@@ -625,6 +625,25 @@ Result<std::map<std::string, int64_t>> Ledger::WaitingBytes() {
   return bytes;
 }
 
+Result<std::set<std::string>> Ledger::TablesWithCommittedFiles(const std::vector<std::string>& tables) {
+  std::set<std::string> with_files;
+  if (tables.empty()) return with_files;
+  Status status = impl_->Transaction([&]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(
+        LedgerStatement query,
+        impl_->Prepare("SELECT 1 FROM files WHERE tbl = ?1 AND state = 'committed' LIMIT 1"));
+    for (const std::string& table : tables) {
+      query.Reset();
+      query.Bind(1, table);
+      FLOE_ASSIGN_OR_RETURN(bool row, query.Step());
+      if (row) with_files.insert(table);
+    }
+    return Status::OK();
+  });
+  if (!status.ok()) return status;
+  return with_files;
+}
+
 Result<int64_t> Ledger::OpenBatch(const std::string& table, const std::vector<std::string>& uris) {
   if (uris.empty())
     return Status::InvalidArgument("ledger: a batch of table " + table + " needs at least one file");

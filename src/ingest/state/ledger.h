@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -202,6 +203,8 @@ class Ledger {
   Result<std::vector<std::string>> TablesWithWork();
   // Source table -> bytes of its files discovered and not yet in a batch.
   Result<std::map<std::string, int64_t>> WaitingBytes();
+  // Those of `tables` with at least one committed file (an indexed lookup each).
+  Result<std::set<std::string>> TablesWithCommittedFiles(const std::vector<std::string>& tables);
 
   // Allocates the next batch id and moves `uris` (discovered files of
   // `table`, at least one, no repeats) into it; anything else is

@@ -64,6 +64,14 @@ int64_t ToInt(const sql::SqlValue& value) {
   }
 }
 
+// Whose share a lease row (tbl, worker_id, epoch, counted_for) counts in: a
+// table handed over counts for the worker that handed it, while that worker
+// lives; any other for its holder.
+std::string CountedFor(const sql::SqlRow& row, const std::set<std::string>& live_workers) {
+  if (row[3] && live_workers.count(*row[3]) > 0) return *row[3];
+  return row[1].value_or("");
+}
+
 // Runs `body` in one transaction of `connection`; any error rolls back.
 template <typename Body>
 Status InTransaction(sql::SqlConnection& connection, Body&& body) {
@@ -124,16 +132,21 @@ Status WorkerLeases::Connect() {
                       "pid BIGINT NOT NULL, started_at_ms BIGINT NOT NULL, "
                       "heartbeat_at_ms BIGINT NOT NULL)")
             .status());
-    // Added after the first release: ledgers made before get the column here.
+    FLOE_RETURN_IF_ERROR(
+        connection
+            ->Execute("CREATE TABLE IF NOT EXISTS " + schema_ +
+                      ".table_leases(tbl TEXT COLLATE \"C\" PRIMARY KEY, worker_id TEXT COLLATE "
+                      "\"C\", epoch BIGINT NOT NULL, granted_at_ms BIGINT NOT NULL)")
+            .status());
+    // Added with work hand-over: ledgers made before get the columns here.
     FLOE_RETURN_IF_ERROR(
         connection
             ->Execute("ALTER TABLE " + schema_ +
                       ".workers ADD COLUMN IF NOT EXISTS wants_work BOOLEAN NOT NULL DEFAULT false")
             .status());
     return connection
-        ->Execute("CREATE TABLE IF NOT EXISTS " + schema_ +
-                  ".table_leases(tbl TEXT COLLATE \"C\" PRIMARY KEY, worker_id TEXT COLLATE \"C\", "
-                  "epoch BIGINT NOT NULL, granted_at_ms BIGINT NOT NULL)")
+        ->Execute("ALTER TABLE " + schema_ +
+                  ".table_leases ADD COLUMN IF NOT EXISTS counted_for TEXT COLLATE \"C\"")
         .status();
   }));
   connection_ = std::move(connection);
@@ -282,38 +295,48 @@ Result<LeaseBalance> WorkerLeases::Balance(const std::vector<std::string>& table
                           connection_->Execute("SELECT worker_id FROM " + schema_ + ".workers"));
     std::set<std::string> live_workers;
     for (const sql::SqlRow& row : live.rows) live_workers.insert(row[0].value_or(""));
-    FLOE_ASSIGN_OR_RETURN(
-        sql::SqlResult leases,
-        connection_->Execute("SELECT tbl, worker_id, epoch FROM " + schema_ + ".table_leases ORDER BY tbl"));
-    std::vector<std::string> mine;
+    FLOE_ASSIGN_OR_RETURN(sql::SqlResult leases,
+                          connection_->Execute("SELECT tbl, worker_id, epoch, counted_for FROM " + schema_ +
+                                               ".table_leases ORDER BY tbl"));
+    auto is_live = [&](const sql::SqlValue& worker) { return worker && live_workers.count(*worker) > 0; };
+    std::vector<std::string> mine;  // held by this worker
+    std::vector<std::string> own;   // of those, the ones counted in its share (it may release them)
     std::vector<std::string> free;
+    size_t counted = 0;  // leases counted in this worker's share: its own, and those it handed over
     controlled.clear();
     for (const sql::SqlRow& row : leases.rows) {
       const std::string table = row[0].value_or("");
       controlled.insert(table);
-      if (row[1] && *row[1] == worker_id_) {
-        mine.push_back(table);
-        held[table] = ToInt(row[2]);
-      } else if (!row[1] || live_workers.count(*row[1]) == 0) {
+      if (!is_live(row[1])) {
         free.push_back(table);
+        continue;
       }
+      const bool counted_here = CountedFor(row, live_workers) == worker_id_;
+      if (counted_here) ++counted;
+      if (*row[1] != worker_id_) continue;
+      mine.push_back(table);
+      held[table] = ToInt(row[2]);
+      if (counted_here) own.push_back(table);
     }
     balance.live_workers = static_cast<int64_t>(live_workers.size());
     balance.tables = static_cast<int64_t>(leases.rows.size());
     const size_t share = live_workers.empty()
                              ? leases.rows.size()
                              : (leases.rows.size() + live_workers.size() - 1) / live_workers.size();
-    // Above the share (a worker joined): the last tables by name go back.
-    while (mine.size() > share) {
-      const std::string table = mine.back();
-      mine.pop_back();
+    // Above the share (a worker joined): the last of its own tables by name go back.
+    while (counted > share && !own.empty()) {
+      const std::string table = own.back();
+      own.pop_back();
       FLOE_RETURN_IF_ERROR(
           connection_
               ->Execute("UPDATE " + schema_ +
-                            ".table_leases SET worker_id = NULL WHERE tbl = ?1 AND worker_id = ?2",
+                            ".table_leases SET worker_id = NULL, counted_for = NULL WHERE tbl = "
+                            "?1 AND worker_id = ?2",
                         {table, worker_id_})
               .status());
+      std::erase(mine, table);
       held.erase(table);
+      --counted;
       balance.released.push_back(table);
     }
     // Free tables in a scrambled order, so that tables of one family
@@ -324,23 +347,26 @@ Result<LeaseBalance> WorkerLeases::Balance(const std::vector<std::string>& table
       return ha != hb ? ha < hb : a < b;
     });
     if (take && !pending_bytes.empty()) {
-      std::map<std::string, size_t> holding;  // live worker -> tables it holds
+      std::map<std::string, size_t> holding;  // live worker -> leases counted in its share
       for (const std::string& worker : live_workers) holding[worker] = 0;
       for (const sql::SqlRow& row : leases.rows) {
-        if (row[1] && *row[1] != worker_id_ && holding.count(*row[1]) > 0) ++holding[*row[1]];
+        if (!is_live(row[1])) continue;
+        const std::string counter = CountedFor(row, live_workers);
+        if (counter != worker_id_) ++holding[counter];
       }
-      holding[worker_id_] = mine.size();
+      holding[worker_id_] = counted;
       free = PickByPendingBytes(free, pending_bytes, holding, share, worker_id_);
     }
     for (const std::string& table : free) {
-      if (!take || mine.size() >= share) break;
+      if (!take || counted >= share) break;
       FLOE_ASSIGN_OR_RETURN(sql::SqlResult granted,
                             connection_->Execute("UPDATE " + schema_ +
                                                      ".table_leases SET worker_id = ?2, epoch = epoch + 1, "
-                                                     "granted_at_ms = " +
+                                                     "counted_for = NULL, granted_at_ms = " +
                                                      kDatabaseNowMs + " WHERE tbl = ?1 RETURNING epoch",
                                                  {table, worker_id_}));
       if (granted.rows.empty()) continue;
+      ++counted;
       mine.push_back(table);
       held[table] = ToInt(granted.rows[0][0]);
       balance.gained.push_back(table);
@@ -350,7 +376,8 @@ Result<LeaseBalance> WorkerLeases::Balance(const std::vector<std::string>& table
           std::find(balance.gained.begin(), balance.gained.end(), table) == balance.gained.end())
         balance.handed_in.push_back(table);
     }
-    if (!not_started.empty()) FLOE_RETURN_IF_ERROR(HandOverLocked(not_started, leases, mine, held, balance));
+    if (!not_started.empty())
+      FLOE_RETURN_IF_ERROR(HandOverLocked(not_started, leases, live_workers, held, balance));
     return Status::OK();
   });
   if (!status.ok()) return status;
@@ -361,8 +388,8 @@ Result<LeaseBalance> WorkerLeases::Balance(const std::vector<std::string>& table
 }
 
 Status WorkerLeases::HandOverLocked(const std::vector<std::string>& not_started, const sql::SqlResult& leases,
-                                    std::vector<std::string>& mine, std::map<std::string, int64_t>& held,
-                                    LeaseBalance& balance) {
+                                    const std::set<std::string>& live_workers,
+                                    std::map<std::string, int64_t>& held, LeaseBalance& balance) {
   FLOE_ASSIGN_OR_RETURN(sql::SqlResult takers,
                         connection_->Execute("SELECT worker_id FROM " + schema_ +
                                                  ".workers WHERE wants_work AND worker_id <> ?1 ORDER BY "
@@ -377,41 +404,26 @@ Status WorkerLeases::HandOverLocked(const std::vector<std::string>& not_started,
     if (next_offer == offer.size()) break;
     const std::string taker = row[0].value_or("");
     const std::string& table = offer[next_offer++];
-    // In exchange, one of the taker's tables (it has no work waiting in any),
-    // so that both stay at their counts and no share balance moves them back.
-    std::optional<std::string> exchanged;
+    // The lease goes on counting in the share it counted in (this worker's,
+    // or that of the worker that handed it here), so that no later balance
+    // moves a table back or away to even out counts.
+    std::string counted_for = worker_id_;
     for (const sql::SqlRow& lease : leases.rows) {
-      if (lease[1] && *lease[1] == taker) {
-        exchanged = lease[0].value_or("");
-        break;
-      }
+      if (lease[0] && *lease[0] == table) counted_for = CountedFor(lease, live_workers);
     }
     FLOE_ASSIGN_OR_RETURN(sql::SqlResult given,
                           connection_->Execute("UPDATE " + schema_ +
                                                    ".table_leases SET worker_id = ?3, epoch = epoch + 1, "
-                                                   "granted_at_ms = " +
+                                                   "counted_for = ?4, granted_at_ms = " +
                                                    kDatabaseNowMs + " WHERE tbl = ?1 AND worker_id = ?2",
-                                               {table, worker_id_, taker}));
+                                               {table, worker_id_, taker, counted_for}));
     if (given.rows_affected != 1) continue;
     FLOE_RETURN_IF_ERROR(
         connection_
             ->Execute("UPDATE " + schema_ + ".workers SET wants_work = false WHERE worker_id = ?1", {taker})
             .status());
-    std::erase(mine, table);
     held.erase(table);
     balance.handed_over.emplace_back(table, taker);
-    if (!exchanged) continue;
-    FLOE_ASSIGN_OR_RETURN(
-        sql::SqlResult taken,
-        connection_->Execute("UPDATE " + schema_ +
-                                 ".table_leases SET worker_id = ?3, epoch = epoch + 1, "
-                                 "granted_at_ms = " +
-                                 kDatabaseNowMs + " WHERE tbl = ?1 AND worker_id = ?2 RETURNING epoch",
-                             {*exchanged, taker, worker_id_}));
-    if (taken.rows.empty()) continue;
-    mine.push_back(*exchanged);
-    held[*exchanged] = ToInt(taken.rows[0][0]);
-    balance.gained.push_back(*exchanged);
   }
   return Status::OK();
 }
@@ -433,8 +445,10 @@ Status WorkerLeases::Release(const std::string& table) {
   held_.erase(table);
   FLOE_RETURN_IF_ERROR(Connect());
   return connection_
-      ->Execute("UPDATE " + schema_ + ".table_leases SET worker_id = NULL WHERE tbl = ?1 AND worker_id = ?2",
-                {table, worker_id_})
+      ->Execute(
+          "UPDATE " + schema_ +
+              ".table_leases SET worker_id = NULL, counted_for = NULL WHERE tbl = ?1 AND worker_id = ?2",
+          {table, worker_id_})
       .status();
 }
 
@@ -445,7 +459,14 @@ Status WorkerLeases::Leave() {
   return InTransaction(*connection_, [&]() -> Status {
     FLOE_RETURN_IF_ERROR(
         connection_
-            ->Execute("UPDATE " + schema_ + ".table_leases SET worker_id = NULL WHERE worker_id = ?1",
+            ->Execute("UPDATE " + schema_ +
+                          ".table_leases SET worker_id = NULL, counted_for = NULL WHERE worker_id = ?1",
+                      {worker_id_})
+            .status());
+    // What it handed over counts for the holders from now on.
+    FLOE_RETURN_IF_ERROR(
+        connection_
+            ->Execute("UPDATE " + schema_ + ".table_leases SET counted_for = NULL WHERE counted_for = ?1",
                       {worker_id_})
             .status());
     return connection_->Execute("DELETE FROM " + schema_ + ".workers WHERE worker_id = ?1", {worker_id_})

@@ -31,13 +31,14 @@
 //   whatever it does under them is refused. Rejoin registers it again under a
 //   new id, with no lease; it gets tables at its next Balance, with new epochs.
 // - Work hand-over: a continuous worker whose tables have nothing waiting
-//   says it wants work (WantWork, after its poll). A
-//   worker that still has tables whose waiting work it has not started hands
-//   one of them, at its next Balance, to a worker that wants work, in
-//   exchange for one of that worker's idle tables (so counts stay at the
-//   share); both leases get new epochs. The exchange happens only between the
-//   taker's WantWork and its next poll's Balance, which clears the wish under
-//   the same lock, so it never takes a table the taker is working on.
+//   says it wants work (WantWork, after its poll; its next poll's Balance
+//   takes the wish back first, under the lock). A worker that still has
+//   tables whose waiting work it has not started hands them, in the order
+//   given, at a Balance, one to each worker that wants work, with a new
+//   epoch. A handed table goes on counting in the share of the worker that
+//   handed it (`counted_for`, while that worker lives), so no count balance
+//   moves it back or moves another table to even out counts. Which tables
+//   are worth handing (cheap for the taker) is the caller's choice.
 // - Leave releases every lease and removes the worker (a clean stop: the
 //   others take its tables at their next poll instead of after lease_timeout).
 // - With StartHeartbeats, a background thread renews the worker every
@@ -180,7 +181,7 @@ class WorkerLeases {
   // In Balance's transaction: hands `not_started`, in order, to the workers
   // that want work, one each, taking one of each taker's tables in exchange.
   Status HandOverLocked(const std::vector<std::string>& not_started, const sql::SqlResult& leases,
-                        std::vector<std::string>& mine, std::map<std::string, int64_t>& held,
+                        const std::set<std::string>& live_workers, std::map<std::string, int64_t>& held,
                         LeaseBalance& balance);
 
   WorkerLeasesOptions options_;

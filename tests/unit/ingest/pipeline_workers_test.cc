@@ -178,6 +178,10 @@ class PipelineWorkersTest : public PipelineTest {
     return epochs;
   }
 
+  std::string RunABusyAndAnIdleWorker(bool tables_have_rows);
+
+  const std::vector<std::string> kSixTables = {"cc_a", "cc_b", "cc_c", "cc_d", "cc_e", "cc_f"};
+  int64_t a_batches_ = -1;  // worker A's batches in RunABusyAndAnIdleWorker
   std::string uri_;
   std::shared_ptr<GateFileIO::Gate> gate_ = std::make_shared<GateFileIO::Gate>();
   std::ostringstream log_a_;
@@ -211,19 +215,38 @@ TEST_F(PipelineWorkersTest, AWorkerHeldMidBatchAndDeclaredDeadCommitsNothingWhil
   EXPECT_EQ(EpochsOfHistory("cc_claim"), (std::vector<int64_t>{1, 2}));  // one owner at a time
 }
 
-// Worker A holds three tables and is held in the first one's batch; worker B
-// commits its own three and, idle, says it wants work. Released, A starts its
-// second table and hands B the third (taking one of B's idle tables in
-// exchange), and B commits it at its next poll: every table once, one owner
-// at a time.
-TEST_F(PipelineWorkersTest, AnIdleWorkerIsHandedATableTheBusyOneHasNotStarted) {
-  const std::vector<std::string> names = {"cc_a", "cc_b", "cc_c", "cc_d", "cc_e", "cc_f"};
+// Six tables, one file each. With `tables_have_rows`, a worker alone loads
+// them first (and leaves), and a second file per table lands. Then worker A
+// (a share of three) is held in its first table's batch while worker B, in
+// a continuous run, commits its own three and says it wants work; A is then
+// released and both finish. Returns B's log; A's is log_a_.
+std::string PipelineWorkersTest::RunABusyAndAnIdleWorker(bool tables_have_rows) {
   std::map<std::string, int64_t> manifest;
-  for (const std::string& name : names) {
+  for (const std::string& name : kSixTables) {
     WriteCdaFile(name, "1", 1000, "part-0.parquet", {{1, "a", 0, "one " + name}});
     manifest[name] = 1000;
   }
   WriteManifest(manifest);
+  int64_t files = 6;
+  if (tables_have_rows) {
+    PipelineConfig config_first = config_;
+    config_first.state_dir = (dir_.path() / "state-first").string();
+    std::ostringstream log_first;
+    PipelineOptions options_first;
+    options_first.log = &log_first;
+    auto first = Pipeline::Open(config_first, options_first);
+    EXPECT_TRUE(first.ok()) << first.status().ToString();
+    if (!first.ok()) return "";
+    auto loaded = (*first)->RunOnce();
+    EXPECT_TRUE(loaded.ok() && loaded->batches_committed == 6);
+    first->reset();  // leaves: its tables are free
+    for (const std::string& name : kSixTables) {
+      WriteCdaFile(name, "1", 2000, "part-0.parquet", {{1, "b", 4, "two " + name}});
+      manifest[name] = 2000;
+    }
+    WriteManifest(manifest);
+    files = 12;
+  }
   PipelineConfig config_a = config_;
   config_a.state_dir = (dir_.path() / "state-a").string();
   PipelineOptions options_a;
@@ -238,59 +261,86 @@ TEST_F(PipelineWorkersTest, AnIdleWorkerIsHandedATableTheBusyOneHasNotStarted) {
   PipelineOptions options_b;
   options_b.log = &log_b;
   // Both registered before either balances: a share of three tables each.
-  ASSERT_OK_AND_ASSIGN(worker_a_, Pipeline::Open(config_a, options_a));
-  ASSERT_OK_AND_ASSIGN(auto worker_b, Pipeline::Open(config_b, options_b));
+  auto opened_a = Pipeline::Open(config_a, options_a);
+  auto opened_b = Pipeline::Open(config_b, options_b);
+  EXPECT_TRUE(opened_a.ok() && opened_b.ok());
+  if (!opened_a.ok() || !opened_b.ok()) return "";
+  worker_a_ = std::move(*opened_a);
   held_thread_ = std::thread([this] {
     auto summary = worker_a_->RunOnce();
     EXPECT_TRUE(summary.ok()) << summary.status().ToString();
-    if (summary.ok()) {
-      EXPECT_EQ(summary->batches_committed, 2);  // the third went to B
-    }
+    if (summary.ok()) a_batches_ = summary->batches_committed;
   });
   {
     std::unique_lock lock(gate_->mutex);
-    ASSERT_TRUE(gate_->changed.wait_for(lock, std::chrono::seconds(20), [&] { return gate_->holding; }))
+    EXPECT_TRUE(gate_->changed.wait_for(lock, std::chrono::seconds(20), [&] { return gate_->holding; }))
         << "worker A never started a batch";
   }
-  ASSERT_OK_AND_ASSIGN(auto admin, sql::OpenSqlConnection(uri_));
+  auto admin = sql::OpenSqlConnection(uri_);
+  EXPECT_TRUE(admin.ok());
+  if (!admin.ok()) return "";
   const std::string schema = "\"floe_ledger_" + config_.name + "\"";
   auto query_count = [&](const std::string& sql) -> int64_t {
-    auto result = admin->Execute(sql);
+    auto result = (*admin)->Execute(sql);
     if (!result.ok() || result->rows.empty() || !result->rows[0][0]) return -1;
     return std::stoll(*result->rows[0][0]);
   };
-  {
-    BackgroundRun run_b(*worker_b);
-    // B commits its three tables, then its polls find nothing of its own.
-    ASSERT_TRUE(Eventually(
-        [&] { return query_count("SELECT count(*) FROM " + schema + ".workers WHERE wants_work") == 1; },
-        std::chrono::seconds(20)))
-        << "worker B never said it wants work:\n"
-        << log_b.str();
-    ReleaseAndJoinWorkerA();
-    ASSERT_TRUE(Eventually(
-        [&] {
-          return query_count("SELECT count(*) FROM " + schema + ".files WHERE state = 'committed'") == 6;
-        },
-        std::chrono::seconds(20)))
-        << "the handed table was never committed";
-    run_b.Finish();
-    ASSERT_TRUE(run_b.result().ok()) << run_b.result().status().ToString();
-  }
+  BackgroundRun run_b(**opened_b);
+  // B commits its three tables, then its polls find nothing of its own.
+  EXPECT_TRUE(Eventually(
+      [&] { return query_count("SELECT count(*) FROM " + schema + ".workers WHERE wants_work") == 1; },
+      std::chrono::seconds(20)))
+      << "worker B never said it wants work:\n"
+      << log_b.str();
+  ReleaseAndJoinWorkerA();
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return query_count("SELECT count(*) FROM " + schema + ".files WHERE state = 'committed'") == files;
+      },
+      std::chrono::seconds(20)))
+      << "not every file was committed:\n"
+      << log_a_.str() << log_b.str();
+  run_b.Finish();
+  EXPECT_TRUE(run_b.result().ok()) << run_b.result().status().ToString();
+  return log_b.str();
+}
+
+// A first load (no rows yet): released, A starts its second table and hands
+// B the third, and B commits it at its next poll. Every table once, one owner
+// at a time, and the handed table still counts in A's share (nothing is
+// released afterwards).
+TEST_F(PipelineWorkersTest, AnIdleWorkerIsHandedATableTheBusyOneHasNotStarted) {
+  const std::string log_b = RunABusyAndAnIdleWorker(/*tables_have_rows=*/false);
+  EXPECT_EQ(a_batches_, 2);  // the third went to B
   const std::string text_a = log_a_.str();
   const size_t handed_at = text_a.find("scale-out: handed default.");
   ASSERT_NE(handed_at, std::string::npos) << text_a;
   const std::string handed =
       text_a.substr(handed_at + 26, text_a.find(' ', handed_at + 26) - (handed_at + 26));
-  EXPECT_NE(
-      log_b.str().find("scale-out: default." + handed + " was handed over by another worker (lease epoch 2)"),
-      std::string::npos)
-      << log_b.str();
-  for (const std::string& name : names) {
+  EXPECT_NE(log_b.find("scale-out: default." + handed + " was handed over by another worker (lease epoch 2)"),
+            std::string::npos)
+      << log_b;
+  for (const std::string& name : kSixTables) {
     EXPECT_EQ(Rows(name), (std::map<int64_t, std::string>{{1, "one " + name}})) << name;
     EXPECT_EQ(SnapshotCount(name), 1u) << name;
   }
   EXPECT_EQ(EpochsOfHistory(handed), (std::vector<int64_t>{2}));  // granted to A, then handed to B
+  ASSERT_OK_AND_ASSIGN(auto view, WorkerLeases::Read(uri_, config_.name));
+  std::map<std::string, int> held_by;
+  for (const LeaseRecord& lease : view.second) ++held_by[lease.worker_id];
+  EXPECT_EQ(held_by.size(), 2u);  // nothing was released
+  for (const auto& [worker, count] : held_by) EXPECT_TRUE(count == 2 || count == 4) << worker << " " << count;
+}
+
+// Tables with rows are never handed over (the taker would first build the
+// key index from the whole table): A commits all three of its tables.
+TEST_F(PipelineWorkersTest, ATableWithRowsIsNotHandedOver) {
+  const std::string log_b = RunABusyAndAnIdleWorker(/*tables_have_rows=*/true);
+  EXPECT_EQ(a_batches_, 3);
+  EXPECT_EQ(log_a_.str().find("scale-out: handed"), std::string::npos) << log_a_.str();
+  for (const std::string& name : kSixTables) {
+    EXPECT_EQ(Rows(name), (std::map<int64_t, std::string>{{1, "two " + name}})) << name;
+  }
 }
 
 // Nothing else committed meanwhile, so only the lease stands between the
