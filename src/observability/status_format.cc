@@ -135,7 +135,8 @@ Json StatusJson(const PipelineStatus& status) {
     leases.push_back(Json{{"table", l.table},
                           {"worker", l.worker_id.empty() ? Json(nullptr) : Json(l.worker_id)},
                           {"epoch", l.epoch},
-                          {"held_for_ms", l.worker_id.empty() ? Json(nullptr) : Json(l.held_for_ms)}});
+                          {"held_for_ms", l.worker_id.empty() ? Json(nullptr) : Json(l.held_for_ms)},
+                          {"handed_by", l.handed_by.empty() ? Json(nullptr) : Json(l.handed_by)}});
   }
   json["leases"] = status.has_workers ? std::move(leases) : Json(nullptr);
   Json batches = Json::array();
@@ -245,13 +246,15 @@ std::string FormatStatusText(const PipelineStatus& status) {
            (status.workers.size() == 1 ? " worker" : " workers") + " ([state] uri):\n";
     if (!status.workers.empty())
       out += FormatTextTable(workers, [](size_t column) { return column == 1 || column == 3; });
-    std::vector<std::vector<std::string>> leases = {{"table", "worker", "epoch", "held for"}};
+    std::vector<std::vector<std::string>> leases = {{"table", "worker", "epoch", "held for", "handed by"}};
     for (const ingest::LeaseRecord& l : status.leases) {
       leases.push_back(
           {l.table, l.worker_id.empty() ? "-" : l.worker_id, std::to_string(l.epoch),
-           l.worker_id.empty() ? "-" : ingest::FormatSeconds(static_cast<double>(l.held_for_ms) / 1000.0)});
+           l.worker_id.empty() ? "-" : ingest::FormatSeconds(static_cast<double>(l.held_for_ms) / 1000.0),
+           l.handed_by.empty() ? "-" : l.handed_by});
     }
-    if (!status.leases.empty()) out += FormatTextTable(leases, [](size_t column) { return column >= 2; });
+    if (!status.leases.empty())
+      out += FormatTextTable(leases, [](size_t column) { return column == 2 || column == 3; });
   }
   if (!status.quarantined.empty()) {
     out += "\nquarantined (newest first):\n";

@@ -535,10 +535,11 @@ Result<std::pair<std::vector<WorkerRecord>, std::vector<LeaseRecord>>> WorkerLea
   auto workers =
       connection->Execute(std::string("SELECT worker_id, host, pid, started_at_ms, ") + kDatabaseNowMs +
                           " - heartbeat_at_ms FROM " + quoted + ".workers ORDER BY worker_id");
-  auto leases = connection->Execute(std::string("SELECT tbl, coalesce(worker_id, ''), epoch, CASE WHEN "
-                                                "worker_id IS NULL THEN 0 ELSE ") +
-                                    kDatabaseNowMs + " - granted_at_ms END FROM " + quoted +
-                                    ".table_leases ORDER BY tbl");
+  auto leases =
+      connection->Execute(std::string("SELECT tbl, coalesce(worker_id, ''), epoch, CASE WHEN "
+                                      "worker_id IS NULL THEN 0 ELSE ") +
+                          kDatabaseNowMs + " - granted_at_ms END, to_jsonb(l) ->> 'counted_for' FROM " +
+                          quoted + ".table_leases l ORDER BY tbl");
   connection->Rollback();
   if (!workers.ok()) return workers.status();
   if (!leases.ok()) return leases.status();
@@ -547,7 +548,14 @@ Result<std::pair<std::vector<WorkerRecord>, std::vector<LeaseRecord>>> WorkerLea
         WorkerRecord{row[0].value_or(""), row[1].value_or(""), ToInt(row[2]), ToInt(row[3]), ToInt(row[4])});
   }
   for (const sql::SqlRow& row : leases->rows) {
-    out.second.push_back(LeaseRecord{row[0].value_or(""), row[1].value_or(""), ToInt(row[2]), ToInt(row[3])});
+    // counted_for: read through to_jsonb, so that a ledger no worker of this
+    // version has opened yet (no such column) reads as nothing handed over.
+    std::string handed_by = row[4].value_or("");
+    const bool live = std::any_of(out.first.begin(), out.first.end(),
+                                  [&](const WorkerRecord& worker) { return worker.worker_id == handed_by; });
+    if (!live || handed_by == row[1].value_or("")) handed_by.clear();
+    out.second.push_back(LeaseRecord{row[0].value_or(""), row[1].value_or(""), ToInt(row[2]), ToInt(row[3]),
+                                     std::move(handed_by)});
   }
   return out;
 }

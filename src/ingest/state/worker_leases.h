@@ -98,6 +98,7 @@ struct LeaseRecord {
   std::string worker_id;
   int64_t epoch = 0;
   int64_t held_for_ms = 0;  // since it was granted, by the database's clock
+  std::string handed_by;    // the live worker that handed it over (its share counts it); empty: none
 };
 
 // The free tables `self` takes when they are dealt out by pending bytes

@@ -54,6 +54,14 @@ class GateFileIO final : public ForwardingFileIO {
   std::shared_ptr<Gate> gate_;
 };
 
+// The worker id a pipeline's log names when it joins ("scale-out: worker <id> joined ...").
+std::string ExtractWorkerId(const std::string& log) {
+  const size_t named = log.find("scale-out: worker ");
+  if (named == std::string::npos) return "";
+  const size_t start = named + 18;
+  return log.substr(start, log.find(' ', start) - start);
+}
+
 class PipelineWorkersTest : public PipelineTest {
  protected:
   void SetUp() override {
@@ -71,6 +79,8 @@ class PipelineWorkersTest : public PipelineTest {
       Release();
       held_thread_.join();
     }
+    worker_b_.reset();  // they leave while their schema exists
+    worker_a_.reset();
     if (uri_.empty()) return;
     DropPipelineSchema(uri_, config_.name);
     auto connection = sql::OpenSqlConnection(uri_);
@@ -135,10 +145,8 @@ class PipelineWorkersTest : public PipelineTest {
           << "worker A was never held:\n"
           << log_a_.str();
     }
-    const std::string text = log_a_.str();
-    const size_t named = text.find("scale-out: worker ");
-    ASSERT_NE(named, std::string::npos) << text;
-    const std::string id = text.substr(named + 18, text.find(' ', named + 18) - (named + 18));
+    const std::string id = ExtractWorkerId(log_a_.str());
+    ASSERT_FALSE(id.empty()) << log_a_.str();
     auto admin = sql::OpenSqlConnection(uri_);
     ASSERT_TRUE(admin.ok()) << admin.status().ToString();
     auto removed = (*admin)->Execute(
@@ -182,6 +190,7 @@ class PipelineWorkersTest : public PipelineTest {
 
   const std::vector<std::string> kSixTables = {"cc_a", "cc_b", "cc_c", "cc_d", "cc_e", "cc_f"};
   int64_t a_batches_ = -1;  // worker A's batches in RunABusyAndAnIdleWorker
+  std::unique_ptr<Pipeline> worker_b_;
   std::string uri_;
   std::shared_ptr<GateFileIO::Gate> gate_ = std::make_shared<GateFileIO::Gate>();
   std::ostringstream log_a_;
@@ -266,6 +275,7 @@ std::string PipelineWorkersTest::RunABusyAndAnIdleWorker(bool tables_have_rows) 
   EXPECT_TRUE(opened_a.ok() && opened_b.ok());
   if (!opened_a.ok() || !opened_b.ok()) return "";
   worker_a_ = std::move(*opened_a);
+  worker_b_ = std::move(*opened_b);  // kept until the test ends: a worker that goes gives its leases up
   held_thread_ = std::thread([this] {
     auto summary = worker_a_->RunOnce();
     EXPECT_TRUE(summary.ok()) << summary.status().ToString();
@@ -285,7 +295,7 @@ std::string PipelineWorkersTest::RunABusyAndAnIdleWorker(bool tables_have_rows) 
     if (!result.ok() || result->rows.empty() || !result->rows[0][0]) return -1;
     return std::stoll(*result->rows[0][0]);
   };
-  BackgroundRun run_b(**opened_b);
+  BackgroundRun run_b(*worker_b_);
   // B commits its three tables, then its polls find nothing of its own.
   EXPECT_TRUE(Eventually(
       [&] { return query_count("SELECT count(*) FROM " + schema + ".workers WHERE wants_work") == 1; },
@@ -328,8 +338,14 @@ TEST_F(PipelineWorkersTest, AnIdleWorkerIsHandedATableTheBusyOneHasNotStarted) {
   ASSERT_OK_AND_ASSIGN(auto view, WorkerLeases::Read(uri_, config_.name));
   std::map<std::string, int> held_by;
   for (const LeaseRecord& lease : view.second) ++held_by[lease.worker_id];
-  EXPECT_EQ(held_by.size(), 2u);  // nothing was released
-  for (const auto& [worker, count] : held_by) EXPECT_TRUE(count == 2 || count == 4) << worker << " " << count;
+  // Nothing was released: A holds two, B its three and the handed one.
+  EXPECT_EQ(held_by,
+            (std::map<std::string, int>{{ExtractWorkerId(log_a_.str()), 2}, {ExtractWorkerId(log_b), 4}}));
+  // `floe status` names the giver of the handed table.
+  for (const LeaseRecord& lease : view.second) {
+    EXPECT_EQ(lease.handed_by, lease.table == "default." + handed ? ExtractWorkerId(log_a_.str()) : "")
+        << lease.table;
+  }
 }
 
 // Tables with rows are never handed over (the taker would first build the
