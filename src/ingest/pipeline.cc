@@ -821,6 +821,12 @@ Status Pipeline::Impl::ApplyTables(const std::vector<std::string>& with_work,
           if (blocked.count(other) == 0 && Holds(other) && gained_meanwhile.count(other) == 0)
             not_started.push_back(other);
         }
+        // Worked out only while another worker wants work: an indexed read
+        // per table boundary, not a ledger scan per poll.
+        if (!not_started.empty()) {
+          auto wanted = leases->OthersWantWork();
+          if (!wanted.ok() || !*wanted) not_started.clear();
+        }
         if (!not_started.empty()) {
           // Only tables with no rows yet (a first load, a new table): the
           // taker of a table with rows would first build its key index from

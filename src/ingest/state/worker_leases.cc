@@ -440,6 +440,17 @@ Status WorkerLeases::WantWork() {
   return Status::OK();
 }
 
+Result<bool> WorkerLeases::OthersWantWork() {
+  std::lock_guard lock(mutex_);
+  if (lost_) return false;
+  FLOE_RETURN_IF_ERROR(Connect());
+  FLOE_ASSIGN_OR_RETURN(sql::SqlResult wanting,
+                        connection_->Execute("SELECT 1 FROM " + schema_ +
+                                                 ".workers WHERE wants_work AND worker_id <> ?1 LIMIT 1",
+                                             {worker_id_}));
+  return !wanting.rows.empty();
+}
+
 Status WorkerLeases::Release(const std::string& table) {
   std::lock_guard lock(mutex_);
   held_.erase(table);

@@ -138,6 +138,9 @@ class WorkerLeases {
   // Says this worker wants work: none of its tables has work waiting, and it
   // starts none before its next `take` Balance.
   Status WantWork();
+  // Whether another live worker wants work now (one indexed read): a caller
+  // asks before working out which of its tables it could hand over.
+  Result<bool> OthersWantWork();
   // True once, after this worker said it wants work, when another worker
   // handed it a table (seen by the heartbeat thread): the caller's wait for
   // its next poll can end early.

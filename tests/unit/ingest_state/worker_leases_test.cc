@@ -123,8 +123,14 @@ TEST_F(WorkerLeasesTest, AWorkerThatWantsWorkIsHandedATableNotStarted) {
   ASSERT_OK_AND_ASSIGN(LeaseBalance unchanged, busy->Balance({}, false, {}, busy_tables));
   EXPECT_TRUE(unchanged.handed_over.empty());
 
+  ASSERT_OK_AND_ASSIGN(bool wanted, busy->OthersWantWork());
+  EXPECT_FALSE(wanted);
   ASSERT_OK(idle->WantWork());
   EXPECT_FALSE(idle->TakeHandedWorkSignal());
+  ASSERT_OK_AND_ASSIGN(wanted, busy->OthersWantWork());
+  EXPECT_TRUE(wanted);
+  ASSERT_OK_AND_ASSIGN(wanted, idle->OthersWantWork());  // its own wish is not another's
+  EXPECT_FALSE(wanted);
   // Between its tables the busy worker offers those it has not started, the first first.
   ASSERT_OK_AND_ASSIGN(LeaseBalance handed, busy->Balance({}, false, {}, {busy_tables[1], busy_tables[0]}));
   ASSERT_EQ(handed.handed_over.size(), 1u);  // one taker, one table
@@ -145,6 +151,8 @@ TEST_F(WorkerLeasesTest, AWorkerThatWantsWorkIsHandedATableNotStarted) {
   EXPECT_TRUE(taken.released.empty());          // it counts in the giver's share
 
   // A hand-over answers one wish: nothing more is handed.
+  ASSERT_OK_AND_ASSIGN(wanted, busy->OthersWantWork());
+  EXPECT_FALSE(wanted);
   ASSERT_OK_AND_ASSIGN(unchanged, busy->Balance({}, false, {}, {busy_tables[0]}));
   EXPECT_TRUE(unchanged.handed_over.empty());
   // A wish is taken back by the worker's next poll's balance.
