@@ -1073,6 +1073,11 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
   held_work_last_poll = std::any_of(with_work.begin(), with_work.end(), [&](const std::string& name) {
     return blocked.count(name) == 0 && Holds(name);
   });
+  // Scale-out: work of its own again; a worker busy with it is not offered more.
+  if (leases && held_work_last_poll) {
+    if (Status taken_back = leases->SetWantsWork(false); !taken_back.ok())
+      Log("warning: scale-out: " + taken_back.ToString() + " (it may be handed a table it starts next poll)");
+  }
   FLOE_RETURN_IF_ERROR(ApplyTables(with_work, blocked, stop, summary));
   // Aggregates a crash left behind their table (between the table's commit
   // and theirs) catch up once per process, also where no new file came.
@@ -1255,12 +1260,11 @@ Result<RunSummary> Pipeline::Run(const std::atomic<bool>& stop) {
                                  std::chrono::milliseconds(impl.config.trigger.interval_ms));
     if (!poll_again && state_error.ok() && run.ok() && !stop.load()) impl.SubmitDueMaintenance();
     // Scale-out: nothing waits in this worker's tables and no maintenance
-    // runs on them, so it says it wants work until its next poll (which
-    // takes back the wish first): a busy worker may hand it a table it has
-    // not started.
+    // runs on them, so it says it wants work (until a poll finds work of its
+    // own): a busy worker may hand it a table it has not started.
     if (impl.leases && !poll_again && state_error.ok() && run.ok() && !stop.load() &&
         !impl.held_work_last_poll && impl.maintenance_due.empty() && (!impl.worker || impl.worker->Idle())) {
-      if (Status wished = impl.leases->WantWork(); !wished.ok())
+      if (Status wished = impl.leases->SetWantsWork(true); !wished.ok())
         impl.Log("warning: scale-out: " + wished.ToString() +
                  " (this worker is not offered work until it works)");
     }

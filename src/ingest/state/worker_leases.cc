@@ -172,16 +172,16 @@ void WorkerLeases::VoidLeasesLocked() {
   lost_ = true;
 }
 
-Status WorkerLeases::RenewLocked(bool clear_wish) {
-  FLOE_ASSIGN_OR_RETURN(sql::SqlResult renewed,
-                        connection_->Execute("UPDATE " + schema_ + ".workers SET heartbeat_at_ms = " +
-                                                 kDatabaseNowMs + (clear_wish ? ", wants_work = false" : "") +
-                                                 " WHERE worker_id = ?1 RETURNING wants_work",
-                                             {worker_id_}));
+Status WorkerLeases::RenewLocked() {
+  FLOE_ASSIGN_OR_RETURN(
+      sql::SqlResult renewed,
+      connection_->Execute("UPDATE " + schema_ + ".workers SET heartbeat_at_ms = " + kDatabaseNowMs +
+                               " WHERE worker_id = ?1 RETURNING wants_work",
+                           {worker_id_}));
   if (renewed.rows.size() == 1) {
     const bool still_wants = renewed.rows[0][0].value_or("") == "t";
     // Only a worker that handed this one a table clears its wish in between.
-    if (!clear_wish && wants_work_.load() && !still_wants) handed_work_ = true;
+    if (wants_work_.load() && !still_wants) handed_work_ = true;
     wants_work_ = still_wants;
     return Status::OK();
   }
@@ -257,9 +257,7 @@ Result<LeaseBalance> WorkerLeases::Balance(const std::vector<std::string>& table
   Status status = InTransaction(*connection_, [&]() -> Status {
     FLOE_RETURN_IF_ERROR(
         connection_->Execute("SELECT pg_advisory_xact_lock(?1::bigint)", {lock_key_}).status());
-    // A poll's balance clears the wish for work first: from here on no
-    // worker hands this one a table until it says so again.
-    FLOE_RETURN_IF_ERROR(RenewLocked(/*clear_wish=*/take));
+    FLOE_RETURN_IF_ERROR(RenewLocked());
     FLOE_ASSIGN_OR_RETURN(
         sql::SqlResult dead,
         connection_->Execute("DELETE FROM " + schema_ + ".workers WHERE heartbeat_at_ms < " + kDatabaseNowMs +
@@ -428,15 +426,17 @@ Status WorkerLeases::HandOverLocked(const std::vector<std::string>& not_started,
   return Status::OK();
 }
 
-Status WorkerLeases::WantWork() {
+Status WorkerLeases::SetWantsWork(bool wants) {
   std::lock_guard lock(mutex_);
   if (lost_) return Status::Fenced("worker " + worker_id_ + " was declared dead; it must rejoin");
+  // Taking a wish back that no one saw (or a worker already answered) writes nothing.
+  if (!wants && !wants_work_.load()) return Status::OK();
   FLOE_RETURN_IF_ERROR(Connect());
   FLOE_ASSIGN_OR_RETURN(
-      sql::SqlResult wished,
-      connection_->Execute("UPDATE " + schema_ + ".workers SET wants_work = true WHERE worker_id = ?1",
-                           {worker_id_}));
-  wants_work_ = wished.rows_affected == 1;
+      sql::SqlResult set,
+      connection_->Execute("UPDATE " + schema_ + ".workers SET wants_work = ?2 WHERE worker_id = ?1",
+                           {worker_id_, wants ? "true" : "false"}));
+  wants_work_ = wants && set.rows_affected == 1;
   return Status::OK();
 }
 

@@ -31,8 +31,8 @@
 //   whatever it does under them is refused. Rejoin registers it again under a
 //   new id, with no lease; it gets tables at its next Balance, with new epochs.
 // - Work hand-over: a continuous worker whose tables have nothing waiting
-//   says it wants work (WantWork, after its poll; its next poll's Balance
-//   takes the wish back first, under the lock). A worker that still has
+//   says it wants work (SetWantsWork(true), after its poll), until it finds
+//   work of its own (SetWantsWork(false)). A worker that still has
 //   tables whose waiting work it has not started hands them, in the order
 //   given, at a Balance, one to each worker that wants work, with a new
 //   epoch. A handed table goes on counting in the share of the worker that
@@ -128,16 +128,17 @@ class WorkerLeases {
   // share (by id), and this worker takes its own picks; a worker balancing
   // later deals what is left the same way. Counts stay at the fair share,
   // so leases never move because backlogs change.
-  // A `take` Balance (a poll's) first clears this worker's wish for work.
   // `not_started`: tables this worker holds whose waiting work it has not
   // started (not the one it starts next), the first to hand over first, to
   // workers that want work (see the contract above).
   Result<LeaseBalance> Balance(const std::vector<std::string>& tables, bool take = true,
                                const std::map<std::string, int64_t>& pending_bytes = {},
                                const std::vector<std::string>& not_started = {});
-  // Says this worker wants work: none of its tables has work waiting, and it
-  // starts none before its next `take` Balance.
-  Status WantWork();
+  // Says whether this worker wants work: true when none of its tables has
+  // work waiting (after a poll), false when it starts work again (a wish
+  // another worker answered is already gone; taking back a wish no one saw
+  // writes nothing).
+  Status SetWantsWork(bool wants);
   // Whether another live worker wants work now (one indexed read): a caller
   // asks before working out which of its tables it could hand over.
   Result<bool> OthersWantWork();
@@ -179,8 +180,7 @@ class WorkerLeases {
   Status Connect();
   Status Register();  // a new worker id and row
   // In a transaction: renews this worker; kFenced when its row is gone.
-  // `clear_wish`: also clears its wish for work (a poll's Balance).
-  Status RenewLocked(bool clear_wish = false);
+  Status RenewLocked();
   void VoidLeasesLocked();
   // In Balance's transaction: hands `not_started`, in order, to the workers
   // that want work, one each, taking one of each taker's tables in exchange.

@@ -102,10 +102,11 @@ TEST_F(WorkerLeasesTest, FreeTablesAreDealtOutByPendingBytes) {
   EXPECT_GE(bytes(two), 1'000'000'000);
 }
 
-// A worker whose tables have nothing waiting wants work (WantWork); a busy
-// worker hands it a table it has not started, with a new epoch; the taker
-// learns of it at its next poll's balance (and from its heartbeat), and that
-// balance takes the wish back. The handed table counts in the giver's share,
+// A worker whose tables have nothing waiting wants work (SetWantsWork); a
+// busy worker hands it a table it has not started, with a new epoch, which
+// answers the wish; the taker learns of it at its next balance (and from its
+// heartbeat). A wish stays through the wisher's balances until it takes it
+// back. The handed table counts in the giver's share,
 // so no later balance moves anything; once the giver leaves, it counts for
 // its holder.
 TEST_F(WorkerLeasesTest, AWorkerThatWantsWorkIsHandedATableNotStarted) {
@@ -125,7 +126,8 @@ TEST_F(WorkerLeasesTest, AWorkerThatWantsWorkIsHandedATableNotStarted) {
 
   ASSERT_OK_AND_ASSIGN(bool wanted, busy->OthersWantWork());
   EXPECT_FALSE(wanted);
-  ASSERT_OK(idle->WantWork());
+  ASSERT_OK(idle->SetWantsWork(true));
+  ASSERT_OK(idle->Balance(tables).status());  // a poll of the wisher keeps the wish
   EXPECT_FALSE(idle->TakeHandedWorkSignal());
   ASSERT_OK_AND_ASSIGN(wanted, busy->OthersWantWork());
   EXPECT_TRUE(wanted);
@@ -155,11 +157,16 @@ TEST_F(WorkerLeasesTest, AWorkerThatWantsWorkIsHandedATableNotStarted) {
   EXPECT_FALSE(wanted);
   ASSERT_OK_AND_ASSIGN(unchanged, busy->Balance({}, false, {}, {busy_tables[0]}));
   EXPECT_TRUE(unchanged.handed_over.empty());
-  // A wish is taken back by the worker's next poll's balance.
-  ASSERT_OK(idle->WantWork());
-  ASSERT_OK(idle->Balance(tables).status());
+  // A wish taken back (the worker found work of its own) is not answered.
+  ASSERT_OK(idle->SetWantsWork(true));
+  ASSERT_OK_AND_ASSIGN(wanted, busy->OthersWantWork());
+  EXPECT_TRUE(wanted);
+  ASSERT_OK(idle->SetWantsWork(false));
+  ASSERT_OK_AND_ASSIGN(wanted, busy->OthersWantWork());
+  EXPECT_FALSE(wanted);
   ASSERT_OK_AND_ASSIGN(unchanged, busy->Balance({}, false, {}, {busy_tables[0]}));
   EXPECT_TRUE(unchanged.handed_over.empty());
+  EXPECT_FALSE(idle->TakeHandedWorkSignal());
   // Counts stay at the share: later balances take and release nothing.
   for (int round = 0; round < 2; ++round) {
     ASSERT_OK_AND_ASSIGN(LeaseBalance settled, busy->Balance(tables));
