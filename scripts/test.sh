@@ -20,7 +20,9 @@ FLOE_TEST_PG_URI="$(scripts/pg_test_server.sh start "$pg_dir/pg")"
 export FLOE_TEST_PG_URI
 echo "== PostgreSQL test server: $FLOE_TEST_PG_URI"
 
-echo "== release build"
+# Free disk before and after the builds: CI's disk once ran out mid-link.
+disk_free() { df -h --output=avail . | tail -n 1 | tr -d ' '; }
+echo "== release build ($(disk_free) free on disk)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLOE_WERROR=ON -DFLOE_UNIT_TESTS=OFF >/dev/null
 cmake --build build
 
@@ -30,7 +32,7 @@ cmake --build build
 # contention and the suite is several minutes shorter on 2 cores.
 echo "== release tests (the sanitizer build compiles meanwhile at idle priority)"
 CC=clang CXX=clang++ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DFLOE_SANITIZE=ON \
-  -DFLOE_FUZZ=ON -DFLOE_BENCH=OFF -DFLOE_INTEROP_TESTS=OFF >/dev/null
+  -DFLOE_SHARED_LAYERS=ON -DFLOE_FUZZ=ON -DFLOE_BENCH=OFF -DFLOE_INTEROP_TESTS=OFF >/dev/null
 idle=()
 if chrt --idle 0 true 2>/dev/null; then idle=(chrt --idle 0); fi
 asan_log="$pg_dir/asan-build.log"
@@ -52,5 +54,6 @@ if ! wait "$asan_build"; then
   exit 1
 fi
 tail -n 1 "$asan_log"
+echo "== both builds done ($(disk_free) free on disk)"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure -j "$jobs")
