@@ -2,8 +2,10 @@
 // rows taken from the whole row group, whether the pages holding them are
 // located by the offset index (flat fields) or the field is decoded whole (a
 // list, a file without a page index); rows at page and row-group boundaries,
-// the first and last rows, dictionary and plain pages. With an offset index
-// only the pages holding the rows are read from the file.
+// the first and last rows, dictionary and plain pages, nulls, booleans,
+// values converted from their physical type (dates, timestamps, decimals),
+// delta encodings and v2 pages. With an offset index only the pages holding
+// the rows are read from the file, and only the rows' values are copied.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,11 +30,18 @@ constexpr int64_t kRowsPerGroup = 1000;
 constexpr int64_t kRowsPerPage = 100;
 
 // id (int64, required), code (a few strings: dictionary-encoded), note
-// (nullable distinct strings: plain), tags (a list: decoded whole).
+// (nullable distinct strings: plain), tags (a list: decoded whole), then
+// flat columns of other kinds: level (nullable int32 of a few values:
+// dictionary), amount (nullable distinct doubles: plain), flag (nullable
+// booleans), day (dates), at (timestamps), price (decimal(9, 2)).
 RecordBatch Rows() {
   std::mt19937_64 rng(24);
-  std::vector<std::optional<int64_t>> ids;
+  std::vector<std::optional<int64_t>> ids, ats;
   std::vector<std::optional<std::string>> codes, notes;
+  std::vector<std::optional<int32_t>> levels, days;
+  std::vector<std::optional<double>> amounts;
+  std::vector<std::optional<bool>> flags;
+  Column prices = MakeEmptyColumn(Decimal(9, 2));
   Column tags = MakeEmptyColumn(List(MakeField("element", Int32())));
   for (int64_t i = 0; i < kRows; ++i) {
     ids.push_back(i);
@@ -45,12 +54,41 @@ RecordBatch Rows() {
     const int64_t n = static_cast<int64_t>(rng() % 3);
     for (int64_t k = 0; k < n; ++k) tags.children[0].AppendValue<int32_t>(static_cast<int32_t>(i + k));
     tags.AppendListEnd();
+    levels.push_back(rng() % 4 == 0 ? std::nullopt : std::optional<int32_t>(static_cast<int32_t>(rng() % 5)));
+    amounts.push_back(rng() % 6 == 0 ? std::nullopt : std::optional<double>(static_cast<double>(i) * 1.25));
+    flags.push_back(rng() % 3 == 0 ? std::nullopt : std::optional<bool>(rng() % 2 == 0));
+    days.push_back(static_cast<int32_t>(19000 + i % 400));
+    ats.push_back(i % 9 == 0 ? std::nullopt : std::optional<int64_t>(1'700'000'000'000'000 + i * 1'000'003));
+    if (i % 8 == 0) {
+      prices.AppendNull();
+    } else {
+      prices.AppendValue<__int128>(static_cast<__int128>(i * 37 - 5000));
+    }
   }
-  Schema schema = {MakeField("id", Int64(), false), MakeField("code", String()), MakeField("note", String()),
-                   MakeField("tags", tags.type)};
-  return MakeBatch(schema, {MakeColumn<int64_t>(Int64(), ids), MakeStrings(String(), codes),
-                            MakeStrings(String(), notes), std::move(tags)});
+  Schema schema = {MakeField("id", Int64(), false),
+                   MakeField("code", String()),
+                   MakeField("note", String()),
+                   MakeField("tags", tags.type),
+                   MakeField("level", Int32()),
+                   MakeField("amount", Float64()),
+                   MakeField("flag", Bool()),
+                   MakeField("day", Date()),
+                   MakeField("at", Timestamp(TimeUnit::kMicro, true)),
+                   MakeField("price", Decimal(9, 2))};
+  return MakeBatch(
+      schema, {MakeColumn<int64_t>(Int64(), ids), MakeStrings(String(), codes), MakeStrings(String(), notes),
+               std::move(tags), MakeColumn<int32_t>(Int32(), levels), MakeColumn<double>(Float64(), amounts),
+               MakeColumn<bool>(Bool(), flags), MakeColumn<int32_t>(Date(), days),
+               MakeColumn<int64_t>(Timestamp(TimeUnit::kMicro, true), ats), std::move(prices)});
 }
+
+// How the file is written: with the page index (offset index) or without,
+// delta encodings for non-dictionary pages, data page version.
+struct Layout {
+  bool page_index = true;
+  bool delta = false;
+  int page_version = 1;
+};
 
 // An InputFile that counts the bytes read through it.
 class CountingFile : public InputFile {
@@ -68,25 +106,28 @@ class CountingFile : public InputFile {
   std::unique_ptr<InputFile> file_;
 };
 
-class ReadRowGroupRowsTest : public ::testing::TestWithParam<bool> {
+class ReadRowGroupRowsTest : public ::testing::TestWithParam<Layout> {
  protected:
-  // Writes the rows; GetParam(): with the page index (offset index) or without.
+  // Writes the rows as GetParam() says.
   void SetUp() override {
     ParquetWriterOptions options;
     options.row_group_max_rows = kRowsPerGroup;
     options.page_max_rows = kRowsPerPage;
     options.dictionary_max_bytes = 200;  // code stays dictionary-encoded, note is plain
     options.codec = Codec::kZstd;
-    options.write_page_index = GetParam();
+    options.write_page_index = GetParam().page_index;
+    options.delta_encodings = GetParam().delta;
+    options.data_page_version = GetParam().page_version;
     path_ = dir_.File("rows.parquet");
     batch_ = Rows();
     ASSERT_OK_AND_ASSIGN(WrittenParquetFile written, WriteFile(path_, batch_.schema, {batch_}, options));
-    // code: a dictionary page; note: plain pages.
+    // code: a dictionary page; note: plain (or delta) pages.
     for (const RowGroup& group : written.metadata.row_groups) {
       ASSERT_TRUE(group.columns[1].meta_data->dictionary_page_offset.has_value());
       const std::vector<Encoding>& encodings = group.columns[2].meta_data->encodings;
-      ASSERT_NE(std::find(encodings.begin(), encodings.end(), Encoding::PLAIN), encodings.end());
-      ASSERT_EQ(group.columns[0].offset_index_offset.has_value(), GetParam());
+      const Encoding note_encoding = GetParam().delta ? Encoding::DELTA_BYTE_ARRAY : Encoding::PLAIN;
+      ASSERT_NE(std::find(encodings.begin(), encodings.end(), note_encoding), encodings.end());
+      ASSERT_EQ(group.columns[0].offset_index_offset.has_value(), GetParam().page_index);
     }
   }
 
@@ -161,10 +202,14 @@ TEST_P(ReadRowGroupRowsTest, RowsOutOfRangeOrOrderAreRefused) {
   EXPECT_EQ(reader->ReadRowGroupRows(3, {0}).status().kind(), ErrorKind::kInvalidArgument);
 }
 
-INSTANTIATE_TEST_SUITE_P(PageIndex, ReadRowGroupRowsTest, ::testing::Bool(),
-                         [](const ::testing::TestParamInfo<bool>& info) {
-                           return info.param ? std::string("WithOffsetIndex")
-                                             : std::string("WithoutOffsetIndex");
+INSTANTIATE_TEST_SUITE_P(Layouts, ReadRowGroupRowsTest,
+                         ::testing::Values(Layout{true, false, 1}, Layout{false, false, 1},
+                                           Layout{true, true, 1}, Layout{true, false, 2},
+                                           Layout{true, true, 2}),
+                         [](const ::testing::TestParamInfo<Layout>& info) {
+                           const Layout& layout = info.param;
+                           return std::string(layout.page_index ? "WithOffsetIndex" : "WithoutOffsetIndex") +
+                                  (layout.delta ? "Delta" : "") + "V" + std::to_string(layout.page_version);
                          });
 
 // With an offset index, one row reads its page (and the dictionary page), not the chunk.

@@ -6,7 +6,6 @@
 #include <span>
 #include <string>
 
-#include "columnar/column_rows.h"
 #include "compression/codec.h"
 #include "formats/parquet/reader/levels.h"
 #include "formats/parquet/reader/physical_conversion.h"
@@ -94,16 +93,37 @@ class ChunkDecoder {
     return Status::OK();
   }
 
-  Status Decode(std::span<const std::span<const uint8_t>> segments, int64_t expected_values) {
+  //
+  // `selections` (flat mode only), when not empty, pairs each segment (then
+  // one data page) with the slots of that page to keep, ascending: only those
+  // slots are output, and the other values of the page are not copied.
+  Status Decode(std::span<const std::span<const uint8_t>> segments, int64_t expected_values,
+                std::span<const std::vector<int64_t>> selections = {}) {
+    if (!selections.empty() && (!flat_ || selections.size() != segments.size())) {
+      return Status::InvalidArgument("page selections need a flat column and one selection per segment");
+    }
     expected_values_ = expected_values;
     levels_seen_ = 0;
     values_seen_ = 0;
+    out_slots_ = 0;
+    out_values_ = 0;
     estimated_strings_ = false;
     *values_ = Column();
     if (spec_.width == 0) values_->offsets = {0};
-    if (flat_) ReserveFlatOutput();
+    if (flat_) {
+      int64_t slots = expected_values_;
+      if (!selections.empty()) {
+        slots = 0;
+        for (const std::vector<int64_t>& selection : selections)
+          slots += static_cast<int64_t>(selection.size());
+      }
+      ReserveFlatOutput(slots);
+    }
     int page_index = 0;
-    for (const std::span<const uint8_t> segment : segments) {
+    for (size_t i = 0; i < segments.size(); ++i) {
+      const std::span<const uint8_t> segment = segments[i];
+      selection_ = selections.empty() ? nullptr : &selections[i];
+      selection_used_ = false;
       size_t pos = 0;
       while (pos < segment.size() && levels_seen_ < expected_values_) {
         Status status = DecodePage(segment, &pos);
@@ -114,6 +134,7 @@ class ChunkDecoder {
         ++page_index;
       }
     }
+    selection_ = nullptr;
     if (levels_seen_ != expected_values_) {
       if (expected_values_ != meta_.num_values) {
         return Status::Corruption("the pages the offset index names hold " + std::to_string(levels_seen_) +
@@ -193,9 +214,8 @@ class ChunkDecoder {
     return std::span<const uint8_t>(*buffer);
   }
 
-  // Flat mode: buffers for the chunk's slots, sized once when plausible.
-  void ReserveFlatOutput() {
-    const int64_t n = expected_values_;
+  // Flat mode: buffers for the `n` slots output, sized once when plausible.
+  void ReserveFlatOutput(int64_t n) {
     if (spec_.width > 0) {
       // The final width when conversion widens in place (decimals, times).
       const int64_t width = std::max<int64_t>(spec_.width, leaf_.type.fixed_width());
@@ -214,7 +234,7 @@ class ChunkDecoder {
   // whole chunk (or its buffer already covers the rest) nothing is
   // reallocated, which would copy every byte read so far.
   void EstimateStringBytes() {
-    if (spec_.width != 0 || estimated_strings_ || levels_seen_ == 0) return;
+    if (spec_.width != 0 || estimated_strings_ || levels_seen_ == 0 || selection_ != nullptr) return;
     estimated_strings_ = true;
     const int64_t slots_left = expected_values_ - levels_seen_;
     if (slots_left <= 0) return;
@@ -229,14 +249,14 @@ class ChunkDecoder {
   Status FinishFlat() {
     Column& column = *values_;
     std::vector<uint8_t> validity = std::move(column.validity);
-    FLOE_RETURN_IF_ERROR(ConvertPhysicalToLeafType(leaf_, levels_seen_, &column));
-    column.null_count = levels_seen_ - values_seen_;
+    FLOE_RETURN_IF_ERROR(ConvertPhysicalToLeafType(leaf_, out_slots_, &column));
+    column.null_count = out_slots_ - out_values_;
     if (column.null_count == 0) return Status::OK();
-    validity.resize(static_cast<size_t>((levels_seen_ + 7) / 8));
+    validity.resize(static_cast<size_t>((out_slots_ + 7) / 8));
     column.validity = std::move(validity);
     // INT96 timestamps: a null slot's zero bytes did not convert to zero.
     if (leaf_.physical_type == Type::INT96) {
-      for (int64_t i = 0; i < levels_seen_; ++i) {
+      for (int64_t i = 0; i < out_slots_; ++i) {
         if (column.IsNull(i)) std::memset(column.values.data() + i * 8, 0, 8);
       }
     }
@@ -294,6 +314,18 @@ class ChunkDecoder {
   Status DecodeValueSection(Encoding encoding, std::span<const uint8_t> bytes, int64_t num_values,
                             int64_t present, const uint8_t* valid) {
     const Dictionary* dictionary = has_dictionary_ ? &dictionary_ : nullptr;
+    if (selection_ != nullptr) {
+      if (selection_used_)
+        return Status::Corruption("a page of the offset index holds more than one data page");
+      selection_used_ = true;
+      FLOE_RETURN_IF_ERROR(DecodeSelectedSlots(spec_, encoding, bytes.data(), bytes.size(), present, valid,
+                                               num_values, *selection_, dictionary, scratch_, values_));
+      values_seen_ += present;
+      levels_seen_ += num_values;
+      out_slots_ += static_cast<int64_t>(selection_->size());
+      for (int64_t slot : *selection_) out_values_ += valid == nullptr || valid[slot] != 0;
+      return Status::OK();
+    }
     Status status = flat_ ? DecodeValuesIntoSlots(spec_, encoding, bytes.data(), bytes.size(), present, valid,
                                                   num_values, dictionary, scratch_, values_)
                           : DecodeValues(spec_, encoding, bytes.data(), bytes.size(), present, dictionary,
@@ -307,6 +339,8 @@ class ChunkDecoder {
     }
     values_seen_ += present;
     levels_seen_ += num_values;
+    out_slots_ += num_values;
+    out_values_ += present;
     if (flat_) EstimateStringBytes();
     return Status::OK();
   }
@@ -322,7 +356,20 @@ class ChunkDecoder {
     const int64_t count = decoded_present;
     *present = count;
     if (count == num_values) valid = nullptr;
-    AppendValidityBits(valid, num_values, levels_seen_, &values_->validity);
+    if (selection_ == nullptr) {
+      AppendValidityBits(valid, num_values, levels_seen_, &values_->validity);
+      return valid;
+    }
+    // Only the selected slots' bits (slots past the page are refused later).
+    std::vector<uint8_t>& kept = scratch_->selected_valid;
+    kept.assign(selection_->size(), 1);
+    if (valid != nullptr) {
+      for (size_t i = 0; i < selection_->size(); ++i) {
+        const int64_t slot = (*selection_)[i];
+        kept[i] = slot >= 0 && slot < num_values ? valid[slot] : 1;
+      }
+    }
+    AppendValidityBits(kept.data(), static_cast<int64_t>(kept.size()), out_slots_, &values_->validity);
     return valid;
   }
 
@@ -422,6 +469,13 @@ class ChunkDecoder {
   int64_t expected_values_ = 0;
   int64_t levels_seen_ = 0;
   int64_t values_seen_ = 0;
+  // Flat mode: the slots output so far and those of them holding a value
+  // (fewer than the levels seen when pages are selected).
+  int64_t out_slots_ = 0;
+  int64_t out_values_ = 0;
+  // The slots to keep of the segment's data page (Decode's selections).
+  const std::vector<int64_t>* selection_ = nullptr;
+  bool selection_used_ = false;
 };
 
 // A column chunk's byte range in the file.
@@ -609,32 +663,24 @@ Status ReadFlatColumnRows(InputFile& file, int64_t file_size, const ColumnDescri
                                     static_cast<size_t>(pieces[i].length));
   };
   FLOE_ASSIGN_OR_RETURN(Codec codec, ToCodec(meta.codec));
-  // One page at a time into a page-sized column, its wanted rows taken from
-  // it: no buffer for the whole chunk is allocated (and faulted in).
-  Column page_column;
-  ChunkDecoder decoder(leaf, meta, codec, limits, scratch, nullptr, &page_column);
+  // The selected pages, each with the rows wanted of it: only those values
+  // are copied out, straight into `out`.
+  ChunkDecoder decoder(leaf, meta, codec, limits, scratch, nullptr, out);
   if (has_prefix) FLOE_RETURN_IF_ERROR(decoder.DecodeDictionaryPrefix(piece_bytes(0)));
-  *out = Column();
-  bool first = true;
+  std::vector<std::span<const uint8_t>> segments;
+  std::vector<std::vector<int64_t>> page_slots(selected.size());
+  int64_t selected_rows = 0;
   size_t next_row = 0;
-  std::vector<int64_t> page_indexes;
   for (size_t i = 0; i < selected.size(); ++i) {
     const size_t page = selected[i];
-    const std::span<const uint8_t> segments[] = {piece_bytes(i + (has_prefix ? 1 : 0))};
-    Status status = decoder.Decode(segments, page_rows(page));
-    if (!status.ok()) return status.WithContext("page " + std::to_string(page) + " of the offset index");
-    page_indexes.clear();
+    segments.push_back(piece_bytes(i + (has_prefix ? 1 : 0)));
+    selected_rows += page_rows(page);
     const int64_t page_end = pages[page].first_row_index + page_rows(page);
     for (; next_row < rows.size() && rows[next_row] < page_end; ++next_row)
-      page_indexes.push_back(rows[next_row] - pages[page].first_row_index);
-    FLOE_ASSIGN_OR_RETURN(Column taken, TakeRows(page_column, page_indexes));
-    if (first) {
-      *out = std::move(taken);
-      first = false;
-    } else {
-      FLOE_RETURN_IF_ERROR(AppendColumn(taken, out));
-    }
+      page_slots[i].push_back(rows[next_row] - pages[page].first_row_index);
   }
+  Status status = decoder.Decode(segments, selected_rows, page_slots);
+  if (!status.ok()) return status.WithContext("the pages of the offset index");
   return Status::OK();
 }
 

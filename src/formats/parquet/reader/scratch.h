@@ -48,12 +48,13 @@ template <typename T>
 using ScratchVector = std::vector<T, DefaultInitAllocator<T>>;
 
 struct ChunkScratch {
-  ScratchVector<uint8_t> chunk;        // the column chunk's bytes as read from the file
-  ScratchVector<uint8_t> page;         // one decompressed page (or its values section)
-  std::vector<uint8_t> page_fallback;  // the same for codecs without a size bound (codec.h)
-  ScratchVector<uint8_t> slot_valid;   // one page's slots, 1 when the slot has a value
-  ScratchVector<uint32_t> indices;     // one page's dictionary indices
-  Column dense;                        // one page's dense values before they meet their slots
+  ScratchVector<uint8_t> chunk;         // the column chunk's bytes as read from the file
+  ScratchVector<uint8_t> page;          // one decompressed page (or its values section)
+  std::vector<uint8_t> page_fallback;   // the same for codecs without a size bound (codec.h)
+  ScratchVector<uint8_t> slot_valid;    // one page's slots, 1 when the slot has a value
+  ScratchVector<uint32_t> indices;      // one page's dictionary indices
+  std::vector<uint8_t> selected_valid;  // one page's selected slots, 1 when the slot has a value
+  Column dense;                         // one page's dense values before they meet their slots
 
   // Frees every buffer holding more than `max_bytes`, so a reader kept open
   // (the pipeline holds many) does not pin the memory of its largest chunk.
@@ -63,6 +64,7 @@ struct ChunkScratch {
     if (page_fallback.capacity() > max_bytes) std::vector<uint8_t>().swap(page_fallback);
     if (slot_valid.capacity() > max_bytes) ScratchVector<uint8_t>().swap(slot_valid);
     if (indices.capacity() * sizeof(uint32_t) > max_bytes) ScratchVector<uint32_t>().swap(indices);
+    if (selected_valid.capacity() > max_bytes) std::vector<uint8_t>().swap(selected_valid);
     if (dense.values.capacity() + dense.data.capacity() + dense.offsets.capacity() * 8 > max_bytes) {
       dense = Column();
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "formats/parquet/encoding/byte_stream_split.h"
 #include "formats/parquet/encoding/delta_binary_packed.h"
@@ -236,14 +237,9 @@ void AppendNullSlots(const PhysicalSpec& spec, int64_t slots, Column* out) {
   }
 }
 
-template <bool kHasNulls>
-Status DecodeDictionaryIndices(const PhysicalSpec& spec, const uint8_t* data, size_t size, int64_t present,
-                               const uint8_t* valid, int64_t slots, const Dictionary* dictionary,
-                               ScratchVector<uint32_t>* indices, Column* out) {
-  if (present == 0) {
-    AppendNullSlots(spec, slots, out);
-    return Status::OK();
-  }
+// The decoder of a dictionary-encoded page's indices (after its bit width).
+Result<RleBitPackedDecoder> OpenDictionaryIndices(const uint8_t* data, size_t size,
+                                                  const Dictionary* dictionary) {
   if (dictionary == nullptr) {
     return Status::Corruption("dictionary-encoded page but the column chunk has no dictionary page");
   }
@@ -252,7 +248,18 @@ Status DecodeDictionaryIndices(const PhysicalSpec& spec, const uint8_t* data, si
   if (bit_width > 32) {
     return Status::Corruption("dictionary index bit width " + std::to_string(bit_width) + " is above 32");
   }
-  RleBitPackedDecoder decoder(data + 1, size - 1, bit_width);
+  return RleBitPackedDecoder(data + 1, size - 1, bit_width);
+}
+
+template <bool kHasNulls>
+Status DecodeDictionaryIndices(const PhysicalSpec& spec, const uint8_t* data, size_t size, int64_t present,
+                               const uint8_t* valid, int64_t slots, const Dictionary* dictionary,
+                               ScratchVector<uint32_t>* indices, Column* out) {
+  if (present == 0) {
+    AppendNullSlots(spec, slots, out);
+    return Status::OK();
+  }
+  FLOE_ASSIGN_OR_RETURN(RleBitPackedDecoder decoder, OpenDictionaryIndices(data, size, dictionary));
   const uint64_t dict_size = static_cast<uint64_t>(dictionary->size);
   const Column& dict = dictionary->values;
   indices->resize(static_cast<size_t>(std::min(kIndexBlock, present)));
@@ -358,6 +365,34 @@ Status DecodeDense(const PhysicalSpec& spec, Encoding encoding, const uint8_t* d
   return Status::Corruption(Describe(spec, encoding) + ": the encoding does not apply to this type");
 }
 
+// The `present` values of a page decoded densely into scratch->dense (other
+// encodings than those placed straight into their slots).
+Status DecodeDenseIntoScratch(const PhysicalSpec& spec, Encoding encoding, const uint8_t* data, size_t size,
+                              int64_t present, const Dictionary* dictionary, ChunkScratch* scratch) {
+  Column& dense = scratch->dense;
+  dense.values.clear();
+  dense.data.clear();
+  dense.offsets.assign(1, 0);
+  FLOE_RETURN_IF_ERROR(
+      DecodeDense(spec, encoding, data, size, present, dictionary, &scratch->indices, &dense));
+  const bool counts_match =
+      spec.width > 0 ? dense.values.size() == static_cast<size_t>(present) * static_cast<size_t>(spec.width)
+                     : dense.offsets.size() == static_cast<size_t>(present) + 1;
+  if (!counts_match)
+    return Status::Corruption(Describe(spec, encoding) + ": decoded a wrong number of values");
+  return Status::OK();
+}
+
+// A PLAIN page of fixed-width values holds at least `present` of them.
+Status CheckPlainFixedSize(const PhysicalSpec& spec, size_t size, int64_t present) {
+  if (static_cast<uint64_t>(present) * static_cast<uint64_t>(spec.width) > size) {
+    return Status::Corruption("PLAIN " + std::string(TypeName(spec.type)) + " page holds " +
+                              std::to_string(size) + " bytes, too few for " + std::to_string(present) +
+                              " values");
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 PhysicalSpec PhysicalSpecFor(Type type, int32_t type_length) {
@@ -403,30 +438,16 @@ Status DecodeValuesIntoSlots(const PhysicalSpec& spec, Encoding encoding, const 
                                          &scratch->indices, out);
   }
   if (encoding == Encoding::PLAIN && spec.width > 0 && spec.type != Type::BOOLEAN) {
-    if (static_cast<uint64_t>(present) * static_cast<uint64_t>(spec.width) > size) {
-      return Status::Corruption("PLAIN " + std::string(TypeName(spec.type)) + " page holds " +
-                                std::to_string(size) + " bytes, too few for " + std::to_string(present) +
-                                " values");
-    }
+    FLOE_RETURN_IF_ERROR(CheckPlainFixedSize(spec, size, present));
     SpreadFixedAnyWidth(data, valid, slots, spec.width, GrowValues(out, slots, spec.width));
     return Status::OK();
   }
   // Other encodings: decode densely, then give each value its slot.
-  Column& dense = scratch->dense;
-  dense.values.clear();
-  dense.data.clear();
-  dense.offsets.assign(1, 0);
-  FLOE_RETURN_IF_ERROR(
-      DecodeDense(spec, encoding, data, size, present, dictionary, &scratch->indices, &dense));
+  FLOE_RETURN_IF_ERROR(DecodeDenseIntoScratch(spec, encoding, data, size, present, dictionary, scratch));
+  const Column& dense = scratch->dense;
   if (spec.width > 0) {
-    if (dense.values.size() != static_cast<size_t>(present) * static_cast<size_t>(spec.width)) {
-      return Status::Corruption(Describe(spec, encoding) + ": decoded a wrong number of values");
-    }
     SpreadFixedAnyWidth(dense.values.data(), valid, slots, spec.width, GrowValues(out, slots, spec.width));
     return Status::OK();
-  }
-  if (dense.offsets.size() != static_cast<size_t>(present) + 1) {
-    return Status::Corruption(Describe(spec, encoding) + ": decoded a wrong number of values");
   }
   const int64_t base = static_cast<int64_t>(out->data.size());
   out->data.insert(out->data.end(), dense.data.begin(), dense.data.end());
@@ -438,6 +459,171 @@ Status DecodeValuesIntoSlots(const PhysicalSpec& spec, Encoding encoding, const 
   for (int64_t s = 0; s < slots; ++s) {
     next += valid[s];
     dst[s] = base + in[next];
+  }
+  return Status::OK();
+}
+
+namespace {
+
+// The value number of each wanted slot (-1: a null slot), counting the
+// page's present values before it.
+std::vector<int64_t> ValueNumbersOf(std::span<const int64_t> wanted, const uint8_t* valid) {
+  std::vector<int64_t> numbers(wanted.size());
+  int64_t slot = 0, value = 0;
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    if (valid == nullptr) {
+      numbers[i] = wanted[i];
+      continue;
+    }
+    for (; slot < wanted[i]; ++slot) value += valid[slot];
+    numbers[i] = valid[slot] ? value : -1;
+  }
+  return numbers;
+}
+
+// Appends the value bytes [begin, end) of a BYTE_ARRAY (or a fixed-width
+// value of end - begin bytes) as the next slot of `out`.
+void AppendSlotBytes(const PhysicalSpec& spec, const uint8_t* begin, const uint8_t* end, Column* out) {
+  if (spec.width > 0) {
+    out->values.insert(out->values.end(), begin, end);
+    return;
+  }
+  out->data.insert(out->data.end(), begin, end);
+  out->offsets.push_back(static_cast<int64_t>(out->data.size()));
+}
+
+void AppendNullSlot(const PhysicalSpec& spec, Column* out) {
+  if (spec.width > 0) {
+    out->values.resize(out->values.size() + static_cast<size_t>(spec.width));
+  } else {
+    out->offsets.push_back(out->offsets.back());
+  }
+}
+
+Status SelectDictionaryValues(const PhysicalSpec& spec, const uint8_t* data, size_t size,
+                              const std::vector<int64_t>& numbers, int64_t needed,
+                              const Dictionary* dictionary, ScratchVector<uint32_t>* indices, Column* out) {
+  if (needed > 0) {
+    FLOE_ASSIGN_OR_RETURN(RleBitPackedDecoder decoder, OpenDictionaryIndices(data, size, dictionary));
+    indices->resize(static_cast<size_t>(needed));
+    FLOE_RETURN_IF_ERROR(decoder.Decode(indices->data(), needed));
+  }
+  for (int64_t number : numbers) {
+    if (number < 0) {
+      AppendNullSlot(spec, out);
+      continue;
+    }
+    const Column& dict = dictionary->values;  // needed > 0: checked above
+    const uint32_t index = (*indices)[static_cast<size_t>(number)];
+    if (index >= static_cast<uint64_t>(dictionary->size)) {
+      return Status::Corruption("dictionary index " + std::to_string(index) +
+                                " is out of range for a dictionary of " + std::to_string(dictionary->size) +
+                                " values");
+    }
+    if (spec.width > 0) {
+      const uint8_t* value =
+          dict.values.data() + static_cast<size_t>(index) * static_cast<size_t>(spec.width);
+      AppendSlotBytes(spec, value, value + spec.width, out);
+    } else {
+      const uint8_t* bytes = dict.data.data();
+      AppendSlotBytes(spec, bytes + dict.offsets[index], bytes + dict.offsets[index + 1], out);
+    }
+  }
+  return Status::OK();
+}
+
+Status SelectPlainByteArrays(const uint8_t* data, size_t size, const std::vector<int64_t>& numbers,
+                             int64_t needed, Column* out) {
+  const PhysicalSpec spec{Type::BYTE_ARRAY, 0};
+  size_t pos = 0;
+  int64_t value = 0;
+  for (int64_t number : numbers) {
+    if (number < 0) {
+      AppendNullSlot(spec, out);
+      continue;
+    }
+    for (;; ++value) {
+      if (size - pos < 4) {
+        return Status::Corruption("PLAIN byte array value " + std::to_string(value) + " of " +
+                                  std::to_string(needed) + " read: length prefix truncated at offset " +
+                                  std::to_string(pos));
+      }
+      uint32_t length;
+      std::memcpy(&length, data + pos, 4);
+      pos += 4;
+      if (length > size - pos) {
+        return Status::Corruption("PLAIN byte array value " + std::to_string(value) + " claims " +
+                                  std::to_string(length) + " bytes but " + std::to_string(size - pos) +
+                                  " remain");
+      }
+      const size_t begin = pos;
+      pos += length;
+      if (value == number) {
+        AppendSlotBytes(spec, data + begin, data + pos, out);
+        ++value;
+        break;
+      }
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status DecodeSelectedSlots(const PhysicalSpec& spec, Encoding encoding, const uint8_t* data, size_t size,
+                           int64_t present, const uint8_t* valid, int64_t slots,
+                           std::span<const int64_t> wanted, const Dictionary* dictionary,
+                           ChunkScratch* scratch, Column* out) {
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    if (wanted[i] < 0 || wanted[i] >= slots || (i > 0 && wanted[i] <= wanted[i - 1])) {
+      return Status::Corruption("row " + std::to_string(wanted[i]) +
+                                " of a page is not an ascending row of its " + std::to_string(slots) +
+                                " values (the offset index and the page disagree)");
+    }
+  }
+  const std::vector<int64_t> numbers = ValueNumbersOf(wanted, valid);
+  int64_t needed = 0;  // values up to the last wanted one
+  for (int64_t number : numbers) needed = std::max(needed, number + 1);
+  if (needed > present) {
+    return Status::Corruption("page slots name value " + std::to_string(needed - 1) + " of " +
+                              std::to_string(present));
+  }
+  const bool dictionary_encoded =
+      encoding == Encoding::PLAIN_DICTIONARY || encoding == Encoding::RLE_DICTIONARY;
+  if (dictionary_encoded && spec.type != Type::BOOLEAN) {
+    return SelectDictionaryValues(spec, data, size, numbers, needed, dictionary, &scratch->indices, out);
+  }
+  if (encoding == Encoding::PLAIN && spec.type == Type::BYTE_ARRAY) {
+    return SelectPlainByteArrays(data, size, numbers, needed, out);
+  }
+  if (encoding == Encoding::PLAIN && spec.width > 0 && spec.type != Type::BOOLEAN) {
+    const auto width = static_cast<size_t>(spec.width);
+    FLOE_RETURN_IF_ERROR(CheckPlainFixedSize(spec, size, present));
+    for (int64_t number : numbers) {
+      if (number < 0) {
+        AppendNullSlot(spec, out);
+      } else {
+        const uint8_t* value = data + static_cast<size_t>(number) * width;
+        AppendSlotBytes(spec, value, value + width, out);
+      }
+    }
+    return Status::OK();
+  }
+  // Other encodings: the page's values decoded whole, the wanted ones copied.
+  FLOE_RETURN_IF_ERROR(DecodeDenseIntoScratch(spec, encoding, data, size, present, dictionary, scratch));
+  const Column& dense = scratch->dense;
+  for (int64_t number : numbers) {
+    if (number < 0) {
+      AppendNullSlot(spec, out);
+    } else if (spec.width > 0) {
+      const uint8_t* value =
+          dense.values.data() + static_cast<size_t>(number) * static_cast<size_t>(spec.width);
+      AppendSlotBytes(spec, value, value + spec.width, out);
+    } else {
+      const uint8_t* bytes = dense.data.data();
+      AppendSlotBytes(spec, bytes + dense.offsets[static_cast<size_t>(number)],
+                      bytes + dense.offsets[static_cast<size_t>(number) + 1], out);
+    }
   }
   return Status::OK();
 }

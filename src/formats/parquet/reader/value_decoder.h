@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "columnar/column.h"
 #include "common/status.h"
@@ -54,5 +55,17 @@ Status DecodeValues(const PhysicalSpec& spec, Encoding encoding, const uint8_t* 
 Status DecodeValuesIntoSlots(const PhysicalSpec& spec, Encoding encoding, const uint8_t* data, size_t size,
                              int64_t present, const uint8_t* valid, int64_t slots,
                              const Dictionary* dictionary, ChunkScratch* scratch, Column* out);
+
+// Appends one slot per entry of `wanted` (ascending slot numbers of the page,
+// each below `slots`) to `out`, as DecodeValuesIntoSlots would have placed
+// them; the page's other values are not copied. Dictionary indices and PLAIN
+// values are addressed in place (PLAIN BYTE_ARRAY lengths walked up to the
+// last wanted value); other encodings are decoded whole into scratch first.
+// Only the values up to the last wanted one are checked (dictionary indices:
+// the wanted ones). `valid` and `present` as in DecodeValuesIntoSlots.
+Status DecodeSelectedSlots(const PhysicalSpec& spec, Encoding encoding, const uint8_t* data, size_t size,
+                           int64_t present, const uint8_t* valid, int64_t slots,
+                           std::span<const int64_t> wanted, const Dictionary* dictionary,
+                           ChunkScratch* scratch, Column* out);
 
 }  // namespace floe::parquet
