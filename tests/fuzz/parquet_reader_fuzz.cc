@@ -1,7 +1,8 @@
 // Fuzz target: the whole Parquet read path (footer, schema mapping, pages,
 // decompression, decoding, record assembly) on arbitrary bytes, and the read
 // of some rows of a row group (pages located by the offset index, only the
-// rows' values copied).
+// rows' values copied), and the same file read as chunks, large row groups
+// in slices of their rows (ParquetChunkedReader with a tiny slice size).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -9,6 +10,7 @@
 
 #include "columnar/json_format.h"
 #include "formats/parquet/file_reader.h"
+#include "formats/parquet/parquet_chunked_reader.h"
 #include "io/memory_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -38,6 +40,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!some.ok()) continue;
     for (const auto& column : some->columns) {
       if (!column.Validate().empty() || column.length != static_cast<int64_t>(rows.size())) __builtin_trap();
+    }
+  }
+  // Slices of at most 4 KiB decoded: every row group the footer lets be
+  // sliced is. A chunk read must hold chunk_rows(chunk) well-formed rows.
+  auto chunked = floe::parquet::ParquetChunkedReader::Open(file, limits, 4096);
+  if (!chunked.ok()) return 0;
+  for (int chunk = 0; chunk < (*chunked)->num_chunks() && chunk < 256; ++chunk) {
+    if ((*chunked)->chunk_rows(chunk) < 0 || (*chunked)->chunk_bytes(chunk) < 0) __builtin_trap();
+    auto rows = (*chunked)->ReadChunk(chunk, {});
+    if (!rows.ok()) continue;
+    if (rows->num_rows != (*chunked)->chunk_rows(chunk)) __builtin_trap();
+    for (const auto& column : rows->columns) {
+      if (!column.Validate().empty() || column.length != rows->num_rows) __builtin_trap();
     }
   }
   return 0;

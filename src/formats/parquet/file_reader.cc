@@ -10,6 +10,7 @@
 
 #include "columnar/column_rows.h"
 #include "formats/parquet/reader/record_assembler.h"
+#include "formats/parquet/reader/value_decoder.h"
 
 namespace floe::parquet {
 namespace {
@@ -312,6 +313,60 @@ Result<RecordBatch> ParquetFileReader::ReadRowGroupRows(int index, const std::ve
   }
   scratch_->ReleaseLargerThan(kMaxKeptScratchBytes);
   return batch;
+}
+
+bool ParquetFileReader::ReadsRowsByPage(int index) const {
+  if (index < 0 || index >= num_row_groups()) return false;
+  const RowGroup& row_group = metadata_.row_groups[static_cast<size_t>(index)];
+  for (size_t field = 0; field < schema_.schema.size(); ++field) {
+    const int leaf = schema_.first_leaf[field];
+    if (schema_.first_leaf[field + 1] != leaf + 1 ||
+        !IsFlatLeaf(schema_.leaves[static_cast<size_t>(leaf)], schema_.assembly[field]))
+      return false;
+    if (static_cast<size_t>(leaf) >= row_group.columns.size()) return false;
+    const ColumnChunk& chunk = row_group.columns[static_cast<size_t>(leaf)];
+    if (!chunk.offset_index_offset || !chunk.offset_index_length) return false;
+  }
+  return !schema_.schema.empty();
+}
+
+int64_t ParquetFileReader::EstimatedDecodedBytes(int index) const {
+  if (index < 0 || index >= num_row_groups()) return 0;
+  const RowGroup& row_group = metadata_.row_groups[static_cast<size_t>(index)];
+  const int64_t rows = std::max<int64_t>(row_group.num_rows, 0);
+  // Saturating: the footer's sizes are untrusted.
+  constexpr int64_t kCap = int64_t{1} << 50;
+  int64_t total = 0;
+  for (size_t leaf = 0; leaf < schema_.leaves.size() && leaf < row_group.columns.size(); ++leaf) {
+    const ColumnDescriptor& descriptor = schema_.leaves[leaf];
+    const ColumnChunk& chunk = row_group.columns[leaf];
+    const int64_t uncompressed =
+        chunk.meta_data ? std::clamp<int64_t>(chunk.meta_data->total_uncompressed_size, 0, kCap) : 0;
+    const int64_t width = PhysicalSpecFor(descriptor.physical_type, descriptor.type_length).width;
+    int64_t bytes = 0;
+    if (width == 0) {
+      bytes = uncompressed + std::min(rows, kCap) * 8;  // string bytes (at least) and offsets
+    } else {
+      bytes = std::min(rows, kCap / 16) * std::max<int64_t>(width, descriptor.type.fixed_width());
+    }
+    if (descriptor.max_def_level > 0) bytes += rows / 8 + 1;
+    total = std::min(kCap, total + bytes);
+  }
+  return std::max(total, std::clamp<int64_t>(row_group.total_byte_size, 0, kCap));
+}
+
+Result<std::vector<int64_t>> ParquetFileReader::PageFirstRows(int index, int field) {
+  if (index < 0 || index >= num_row_groups() || field < 0 ||
+      static_cast<size_t>(field) >= schema_.schema.size()) {
+    return Status::InvalidArgument(path() + ": no row group " + std::to_string(index) + " or field " +
+                                   std::to_string(field));
+  }
+  FLOE_ASSIGN_OR_RETURN(auto offset_indexes, ReadOffsetIndexes(index, {field}));
+  std::vector<int64_t> first_rows;
+  if (!offset_indexes.front()) return first_rows;
+  for (const PageLocation& page : offset_indexes.front()->page_locations)
+    first_rows.push_back(page.first_row_index);
+  return first_rows;
 }
 
 }  // namespace floe::parquet

@@ -35,6 +35,7 @@ class ParquetFileReader {
   const ParquetSchema& parquet_schema() const { return schema_; }
   int num_row_groups() const { return static_cast<int>(metadata_.row_groups.size()); }
   const std::string& path() const { return file_->path(); }
+  const ReaderLimits& limits() const { return limits_; }
 
   // Reads row group `index`; `top_level_columns` selects fields by index
   // (empty = all), in the order given.
@@ -47,6 +48,20 @@ class ParquetFileReader {
   // order are InvalidArgument.
   Result<RecordBatch> ReadRowGroupRows(int index, const std::vector<int64_t>& rows,
                                        const std::vector<int>& top_level_columns = {});
+
+  // Whether every field of row group `index` is a flat leaf whose chunk has
+  // an offset index, so ReadRowGroupRows of any rows decodes only the pages
+  // holding them (from the footer alone; no read).
+  bool ReadsRowsByPage(int index) const;
+  // An estimate of row group `index`'s size once decoded: the values'
+  // decoded widths (strings: their uncompressed bytes plus offsets) and
+  // validity, and at least the footer's uncompressed size. The footer is
+  // untrusted: the estimate is never negative.
+  int64_t EstimatedDecodedBytes(int index) const;
+  // The first row of each page of field `field`'s chunk in row group
+  // `index`, from its offset index (one ranged read); empty when the field
+  // has none or is not a flat leaf.
+  Result<std::vector<int64_t>> PageFirstRows(int index, int field);
 
  private:
   ParquetFileReader(std::shared_ptr<InputFile> file, int64_t file_size, ReaderLimits limits)

@@ -1,5 +1,8 @@
 // ParquetFileFormat: Parquet files (format "parquet", and the files of a CDA
-// export), read one row group per chunk (parquet/parquet_chunked_reader.h).
+// export), read one row group per chunk, or a large row group in slices of
+// at most memory_budget / 32 decoded (parquet/parquet_chunked_reader.h):
+// the read-ahead holds a few chunks per thread decoded, and a 1M-row row
+// group can decode to more than the read-ahead's quarter of the budget.
 // A footer whose parsed form could take more than half of the memory budget
 // (footers above memory_budget / 64, but at least 1 MiB) is refused before it
 // is read, and the file is quarantined: a hostile footer of 100k duplicated
@@ -24,6 +27,7 @@ class ParquetFileFormat final : public FileFormat {
 
  private:
   parquet::ReaderLimits limits_;
+  int64_t max_chunk_bytes_ = 0;
 };
 
 }  // namespace floe::ingest

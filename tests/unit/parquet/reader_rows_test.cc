@@ -6,6 +6,8 @@
 // values converted from their physical type (dates, timestamps, decimals),
 // delta encodings and v2 pages. With an offset index only the pages holding
 // the rows are read from the file, and only the rows' values are copied.
+// ParquetChunkedReader reads a large row group of such fields in slices cut
+// at page starts, which together give the row group's rows.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "columnar/column_rows.h"
+#include "formats/parquet/parquet_chunked_reader.h"
 #include "writer_test_util.h"
 
 namespace floe::parquet {
@@ -242,6 +245,81 @@ TEST(ReadRowGroupRows, OnlyThePagesHoldingTheRowsAreRead) {
   EXPECT_EQ(one.columns[0].Value<int64_t>(0), 1234);
   // 25 pages per column: one page, the offset indexes and the leading magic are far below half.
   EXPECT_LT(partial * 5, whole) << "partial " << partial << " bytes, whole " << whole;
+}
+
+// A row group over max_chunk_bytes is read in slices of its rows, cut where
+// the largest column's pages start; the slices give the same rows in the
+// same order (also for a column selection). Without an offset index, or
+// with a field that is not a flat leaf, row groups stay whole.
+TEST(ParquetChunkedReader, LargeRowGroupsAreReadInSlicesOfTheSameRows) {
+  floe::testing::TempDir dir;
+  RecordBatch flat = Rows();
+  flat.schema.erase(flat.schema.begin() + 3);  // tags: a list
+  flat.columns.erase(flat.columns.begin() + 3);
+  ParquetWriterOptions options;
+  options.row_group_max_rows = kRowsPerGroup;
+  options.page_max_rows = kRowsPerPage;
+  options.dictionary_max_bytes = 200;
+  options.codec = Codec::kZstd;
+  auto write = [&](const std::string& name, const RecordBatch& batch, bool page_index) {
+    options.write_page_index = page_index;
+    const std::string path = dir.File(name);
+    EXPECT_OK(WriteFile(path, batch.schema, {batch}, options).status());
+    return path;
+  };
+  auto open = [&](const std::string& path, int64_t max_chunk_bytes) {
+    auto in = MakeLocalFileIO()->OpenRead(path);
+    EXPECT_OK(in.status());
+    auto reader = ParquetChunkedReader::Open(std::shared_ptr<InputFile>(std::move(*in)), {}, max_chunk_bytes);
+    EXPECT_OK(reader.status());
+    return std::move(*reader);
+  };
+  // Every chunk read in order, with `columns`.
+  auto read_all = [](ParquetChunkedReader& reader, const std::vector<int>& columns) {
+    std::vector<std::string> rows;
+    for (int chunk = 0; chunk < reader.num_chunks(); ++chunk) {
+      auto batch = reader.ReadChunk(chunk, columns);
+      EXPECT_OK(batch.status());
+      if (!batch.ok()) break;
+      EXPECT_EQ(batch->num_rows, reader.chunk_rows(chunk)) << "chunk " << chunk;
+      for (const Column& column : batch->columns) EXPECT_EQ(column.Validate(), "");
+      for (std::string& row : RenderRows(*batch)) rows.push_back(std::move(row));
+    }
+    return rows;
+  };
+  const std::string sliceable = write("flat.parquet", flat, true);
+  auto whole = open(sliceable, 0);
+  ASSERT_EQ(whole->num_chunks(), 3);
+  const int64_t group_bytes = whole->chunk_bytes(0);
+  // Values, offsets and validity of 1000 rows of nine columns: well above their 1000 * 8-byte ids.
+  EXPECT_GT(group_bytes, kRowsPerGroup * 8);
+  auto sliced = open(sliceable, group_bytes / 4);
+  EXPECT_GE(sliced->num_chunks(), 3 * 3);
+  int64_t rows = 0, bytes = 0;
+  for (int chunk = 0; chunk < sliced->num_chunks(); ++chunk) {
+    const int64_t chunk_rows = sliced->chunk_rows(chunk);
+    EXPECT_GT(chunk_rows, 0);
+    EXPECT_GT(sliced->chunk_bytes(chunk), 0);
+    // Pages hold 100 rows: slices start at page starts (row groups start at multiples of 1000).
+    EXPECT_EQ(rows % kRowsPerPage, 0) << "chunk " << chunk << " starts at row " << rows;
+    rows += chunk_rows;
+    bytes += sliced->chunk_bytes(chunk);
+  }
+  EXPECT_EQ(rows, kRows);
+  EXPECT_NEAR(static_cast<double>(bytes),
+              static_cast<double>(whole->chunk_bytes(0) + whole->chunk_bytes(1) + whole->chunk_bytes(2)),
+              static_cast<double>(sliced->num_chunks()));
+  EXPECT_EQ(read_all(*sliced, {}), RenderRows(flat));
+  EXPECT_EQ(read_all(*sliced, {2, 0}), read_all(*whole, {2, 0}));
+  EXPECT_EQ(sliced->ReadChunk(sliced->num_chunks(), {}).status().kind(), ErrorKind::kInvalidArgument);
+  // No offset index: whole row groups.
+  auto unindexed = open(write("unindexed.parquet", flat, false), group_bytes / 4);
+  EXPECT_EQ(unindexed->num_chunks(), 3);
+  EXPECT_EQ(read_all(*unindexed, {}), RenderRows(flat));
+  // A list field: whole row groups.
+  RecordBatch nested = Rows();
+  auto with_list = open(write("nested.parquet", nested, true), group_bytes / 4);
+  EXPECT_EQ(with_list->num_chunks(), 3);
 }
 
 }  // namespace

@@ -95,8 +95,9 @@ class ChunkDecoder {
 
   //
   // `selections` (flat mode only), when not empty, pairs each segment (then
-  // one data page) with the slots of that page to keep, ascending: only those
-  // slots are output, and the other values of the page are not copied.
+  // one data page) with the slots of that page to keep, strictly ascending:
+  // only those slots are output, and the other values of the page are not
+  // copied. A selection of every slot of its page decodes the page whole.
   Status Decode(std::span<const std::span<const uint8_t>> segments, int64_t expected_values,
                 std::span<const std::vector<int64_t>> selections = {}) {
     if (!selections.empty() && (!flat_ || selections.size() != segments.size())) {
@@ -318,6 +319,8 @@ class ChunkDecoder {
       if (selection_used_)
         return Status::Corruption("a page of the offset index holds more than one data page");
       selection_used_ = true;
+    }
+    if (selection_ != nullptr && !SelectsWholePage(num_values)) {
       FLOE_RETURN_IF_ERROR(DecodeSelectedSlots(spec_, encoding, bytes.data(), bytes.size(), present, valid,
                                                num_values, *selection_, dictionary, scratch_, values_));
       values_seen_ += present;
@@ -345,6 +348,14 @@ class ChunkDecoder {
     return Status::OK();
   }
 
+  // Whether the page's selection keeps every one of its `num_values` slots
+  // (a strictly ascending selection from 0 to num_values - 1): such a page
+  // is decoded as if unselected, the cheaper path.
+  bool SelectsWholePage(int64_t num_values) const {
+    return selection_ != nullptr && static_cast<int64_t>(selection_->size()) == num_values &&
+           (num_values == 0 || (selection_->front() == 0 && selection_->back() == num_values - 1));
+  }
+
   // Flat mode: the page's definition levels decoded (into scratch) become
   // validity bits; returns the slot mask for the values, null when the page
   // has no nulls, and the count of present values.
@@ -356,8 +367,8 @@ class ChunkDecoder {
     const int64_t count = decoded_present;
     *present = count;
     if (count == num_values) valid = nullptr;
-    if (selection_ == nullptr) {
-      AppendValidityBits(valid, num_values, levels_seen_, &values_->validity);
+    if (selection_ == nullptr || SelectsWholePage(num_values)) {
+      AppendValidityBits(valid, num_values, out_slots_, &values_->validity);
       return valid;
     }
     // Only the selected slots' bits (slots past the page are refused later).
