@@ -87,7 +87,12 @@ ReadPlan PlanReads(const std::vector<SourceUnit>& units, std::vector<PassedUnit>
           ++next_selected;
         }
         if (take.empty()) continue;
-        read.take = std::move(take);
+        if (static_cast<int64_t>(take.size()) == read.rows) {
+          read.take.emplace();  // ascending and distinct: every row of the chunk
+          read.take_every_row = true;
+        } else {
+          read.take = std::move(take);
+        }
       } else {
         while (next_excluded < unit.excluded.size() && unit.excluded[next_excluded] < chunk_start) {
           read.exclude.push_back(unit.excluded[next_excluded] - read.chunk_start);

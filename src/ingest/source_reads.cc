@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 #include <utility>
 
 #include "columnar/column_rows.h"
@@ -189,7 +190,10 @@ DecodedChunk SourceChunkReader::Read(const ChunkRead& read) {
     decoded.status = Status::Corruption("chunk " + std::to_string(read.chunk) + " changed between reads");
     return decoded;
   }
-  if (read.take) {
+  if (read.take_every_row) {
+    decoded.take.resize(static_cast<size_t>(batch->num_rows));
+    std::iota(decoded.take.begin(), decoded.take.end(), int64_t{0});
+  } else if (read.take) {
     decoded.take = *read.take;
   } else {
     auto take = RowsToAppend(*batch, *open.changes, read.chunk_start, read.exclude);

@@ -95,6 +95,9 @@ struct ChunkRead {
   // Merging: the rows (within the chunk, ascending) to keep. Append (nullopt):
   // every row whose operation is neither an ignore value nor a bad row.
   std::optional<std::vector<int64_t>> take;
+  // Merging: every row of the chunk is kept, and `take` is left empty (a
+  // batch's plan holds its reads until it is written: 8 bytes a row saved).
+  bool take_every_row = false;
   // Append: chunk rows (ascending) pass 1's row stage left out.
   std::vector<int64_t> exclude;
   int64_t cost = 0;  // estimated bytes while decoded
