@@ -15,6 +15,7 @@
 
 #include "formats/parquet/thrift/parquet_types.h"
 #include "ingest/batch_planner.h"
+#include "ingest/format/parquet_file_format.h"
 #include "ingest/pipeline.h"
 #include "pipeline_test_util.h"
 #include "test_util.h"
@@ -183,9 +184,10 @@ std::vector<size_t> RowGroupsOfDataFiles(const std::string& warehouse) {
   return row_groups;
 }
 
-// A row group is buffered whole before it is written, so it takes a quarter
-// of the budget at most (at most 128 MiB): with 64 MiB, 16 MiB row groups.
-TEST_F(MemoryBudgetTest, RowGroupsAreBufferedWithinAQuarterOfTheBudget) {
+// A row group is buffered whole before it is written, so it takes an eighth
+// of the budget at most (at least 16 MiB, at most 128 MiB): with 64 MiB,
+// 16 MiB row groups; with 512 MiB, 64 MiB.
+TEST_F(MemoryBudgetTest, RowGroupsAreBufferedWithinAnEighthOfTheBudget) {
   std::vector<Change> rows;
   const std::string filler(1000, 'x');
   for (int64_t id = 0; id < 40'000; ++id) {  // ~40 MB of values
@@ -213,6 +215,58 @@ TEST_F(MemoryBudgetTest, RowGroupsAreBufferedWithinAQuarterOfTheBudget) {
       EXPECT_EQ(row_groups[0], 1u);
     }
   }
+}
+
+// A source row group larger than a 32nd of the budget decoded is read in
+// slices of its rows (ParquetChunkedReader), in both passes: the merge
+// still keeps the newest change of each key, whether its older changes are
+// in the same slice, another slice or another file, and deletes apply.
+TEST_F(MemoryBudgetTest, LargeRowGroupsAreReadInSlicesAndMergeAsWhole) {
+  const std::string filler(1000, 'y');
+  std::map<int64_t, std::string> expected;
+  std::vector<Change> first;  // one row group of ~40 MB decoded
+  for (int64_t i = 0; i < 40'000; ++i) {
+    // Ids 0..19,999 twice: the second change (20,000 rows later, another slice) wins.
+    const int64_t id = i % 20'000;
+    std::ostringstream hex;
+    hex << std::hex << (i + 1);
+    const int32_t op = i < 20'000 ? 0 : (id % 7 == 0 ? 1 : 4);
+    const std::string name = std::to_string(i) + filler;
+    first.push_back({id, hex.str(), op, name});
+    if (op == 1) {
+      expected.erase(id);
+    } else {
+      expected[id] = name;
+    }
+  }
+  WriteCdaFile("cc_claim", "1", 1000, "part-0.parquet", first);
+  // A later file updates every 100th key again.
+  std::vector<Change> second;
+  for (int64_t id = 1; id < 20'000; id += 100) {
+    std::ostringstream hex;
+    hex << std::hex << (100'000 + id);
+    second.push_back({id, hex.str(), 4, "late " + std::to_string(id)});
+    expected[id] = "late " + std::to_string(id);
+  }
+  WriteCdaFile("cc_claim", "1", 2000, "part-0.parquet", second);
+  WriteManifest({{"cc_claim", 5000}});
+  // With 64 MiB the big row group is read in slices of at most 2 MiB.
+  const int64_t budget = int64_t{64} << 20;
+  ParquetFileFormat format(budget);
+  const std::string big = export_dir_ + "/cc_claim/1/1000/part-0.parquet";
+  ASSERT_OK_AND_ASSIGN(auto in, MakeLocalFileIO()->OpenRead(big));
+  ASSERT_OK_AND_ASSIGN(auto reader, format.Open(std::shared_ptr<InputFile>(std::move(in)), {}, "cc_claim"));
+  EXPECT_GE(reader->num_chunks(), 15);
+  PipelineConfig config = Config("slices", budget);
+  std::ostringstream log;
+  PipelineOptions options;
+  options.log = &log;
+  ASSERT_OK_AND_ASSIGN(auto pipeline, Pipeline::Open(config, options));
+  ASSERT_OK_AND_ASSIGN(RunSummary summary, pipeline->RunOnce());
+  EXPECT_EQ(summary.tables.at("cc_claim").quarantined, 0) << log.str();
+  const std::map<int64_t, std::string> rows = RowsOf(config);
+  EXPECT_EQ(rows.size(), expected.size());
+  EXPECT_TRUE(rows == expected) << log.str();
 }
 
 // Rewrites the Parquet file at `path` with its first row group repeated `copies` times in the footer.
