@@ -320,8 +320,12 @@ Result<std::optional<PrimaryKeyIndex::CatchUp>> PrimaryKeyIndex::PrepareCatchUp(
   state->base = chain->base;
   const size_t sort_entries = static_cast<size_t>(std::max<int64_t>(sort_bytes, 1) /
                                                   static_cast<int64_t>(sizeof(key_index_internal::RunEntry)));
+  // The base's runs were opened to check them; their fences and filters
+  // (a second copy beside the ingest path's open index) go before the sort.
+  const bool base_empty = base->empty();
+  Runs().swap(*base);
   FLOE_ASSIGN_OR_RETURN(state->moved, RelocatedRows(*state_io, dir, table, table_io, spec, chain->rewrites,
-                                                    sort_entries, base->empty()));
+                                                    sort_entries, base_empty));
   return std::optional<CatchUp>(CatchUp(std::move(state)));
 }
 

@@ -211,6 +211,9 @@ Status SortedRunSpiller::Add(const KeyId& key, const OrderValue& order, const st
     if (added) files_.push_back(data_file);
     last_number_ = it->second;
   }
+  // Reserved whole once: a growing vector would briefly hold its old and
+  // new buffers, up to twice the sort's share of the budget.
+  if (buffer_.capacity() < max_buffered_) buffer_.reserve(max_buffered_);
   RunEntry entry;
   entry.key = CanonicalKey(key);
   entry.order = order;
