@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "ingest/merge/key_index.h"
+#include "ingest/merge/key_index_manifest.h"
 #include "pipeline_test_util.h"
 
 namespace floe::ingest {
@@ -329,6 +330,14 @@ TEST_F(PipelineTest, APlainPipelineRunsItsOwnMaintenance) {
   EXPECT_TRUE(fs::exists(PrimaryKeyIndex::FilePath(index_dir.string(), current->snapshot_id)))
       << "no key index for the compaction's snapshot " << current->snapshot_id << "\n"
       << log_.str();
+  // ...and the run finished that index's merges before it ended: one run
+  // (four batches' runs and the moved rows' would otherwise wait for the
+  // next run).
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<uint8_t> manifest_bytes,
+      MakeLocalFileIO()->ReadAll(PrimaryKeyIndex::FilePath(index_dir.string(), current->snapshot_id)));
+  ASSERT_OK_AND_ASSIGN(auto manifest, key_index_internal::DecodeManifest(manifest_bytes));
+  EXPECT_EQ(manifest.runs.size(), 1u) << log_.str();
   WriteCdaFile("cc_claim", "1", 2100, "part-0.parquet", {{1, "9", 4, "one v2"}});
   WriteManifest({{"cc_claim", 2100}});
   ASSERT_OK_AND_ASSIGN(RunSummary next, pipeline->RunOnce());
