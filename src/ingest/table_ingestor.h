@@ -158,6 +158,10 @@ struct BatchResult {
   // Wall time of the commit phase (key index, delete files, the snapshot,
   // side tables, change feed); 0 when nothing was committed.
   double commit_seconds = 0;
+  // The key index's memory once the batch committed (its runs' fence
+  // indexes and Bloom filters: PrimaryKeyIndex::MemoryBytes); 0 without one.
+  // The part of the process's memory memory_budget leaves aside.
+  int64_t key_index_memory_bytes = 0;
 };
 
 struct TableIngestorOptions {

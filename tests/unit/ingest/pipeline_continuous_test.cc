@@ -90,6 +90,13 @@ TEST_F(ContinuousPipelineTest, ALandingOfAnotherTableCommitsWhileATableIsMaintai
   EXPECT_EQ(Rows("cc_b").size(), 2u);
   EXPECT_NE(log_.str().find("maintenance default.cc_a (idle, background): done"), std::string::npos)
       << log_.str();
+  // Each batch traces its key index's memory (CDA tables merge: each has one).
+  const std::string field = "\"key_index_bytes\":";
+  for (const std::string& batch : TraceEvents(trace_path_, "batch")) {
+    const size_t at = batch.find(field);
+    ASSERT_NE(at, std::string::npos) << batch;
+    EXPECT_GT(std::stoll(batch.substr(at + field.size())), 0) << batch;
+  }
 }
 
 TEST_F(ContinuousPipelineTest, ALandingOfTheSameTableCommitsDuringItsRewriteAndBeforeItsCommit) {
