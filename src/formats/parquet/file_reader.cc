@@ -201,12 +201,9 @@ Result<std::vector<std::optional<OffsetIndex>>> ParquetFileReader::ReadOffsetInd
   int64_t begin = file_size_, end = 0;
   for (size_t i = 0; i < fields.size(); ++i) {
     const size_t field = static_cast<size_t>(fields[i]);
+    if (!HasPageIndexedLeaf(row_group, field)) continue;
     const int leaf = schema_.first_leaf[field];
-    if (schema_.first_leaf[field + 1] != leaf + 1 ||
-        !IsFlatLeaf(schema_.leaves[static_cast<size_t>(leaf)], schema_.assembly[field]))
-      continue;
     const ColumnChunk& chunk = row_group.columns[static_cast<size_t>(leaf)];
-    if (!chunk.offset_index_offset || !chunk.offset_index_length) continue;
     const int64_t offset = *chunk.offset_index_offset, length = *chunk.offset_index_length;
     if (offset < 0 || length <= 0 || offset > file_size_ || length > file_size_ - offset) {
       return Status::Corruption("column " + schema_.leaves[static_cast<size_t>(leaf)].PathString() +
@@ -315,19 +312,23 @@ Result<RecordBatch> ParquetFileReader::ReadRowGroupRows(int index, const std::ve
   return batch;
 }
 
+bool ParquetFileReader::HasPageIndexedLeaf(const RowGroup& row_group, size_t field) const {
+  const int leaf = schema_.first_leaf[field];
+  if (schema_.first_leaf[field + 1] != leaf + 1 ||
+      !IsFlatLeaf(schema_.leaves[static_cast<size_t>(leaf)], schema_.assembly[field]) ||
+      static_cast<size_t>(leaf) >= row_group.columns.size())
+    return false;
+  const ColumnChunk& chunk = row_group.columns[static_cast<size_t>(leaf)];
+  return chunk.offset_index_offset && chunk.offset_index_length;
+}
+
 bool ParquetFileReader::ReadsRowsByPage(int index) const {
-  if (index < 0 || index >= num_row_groups()) return false;
+  if (index < 0 || index >= num_row_groups() || schema_.schema.empty()) return false;
   const RowGroup& row_group = metadata_.row_groups[static_cast<size_t>(index)];
   for (size_t field = 0; field < schema_.schema.size(); ++field) {
-    const int leaf = schema_.first_leaf[field];
-    if (schema_.first_leaf[field + 1] != leaf + 1 ||
-        !IsFlatLeaf(schema_.leaves[static_cast<size_t>(leaf)], schema_.assembly[field]))
-      return false;
-    if (static_cast<size_t>(leaf) >= row_group.columns.size()) return false;
-    const ColumnChunk& chunk = row_group.columns[static_cast<size_t>(leaf)];
-    if (!chunk.offset_index_offset || !chunk.offset_index_length) return false;
+    if (!HasPageIndexedLeaf(row_group, field)) return false;
   }
-  return !schema_.schema.empty();
+  return true;
 }
 
 int64_t ParquetFileReader::EstimatedDecodedBytes(int index) const {

@@ -76,9 +76,12 @@ class ParquetFileReader {
   // Runs `read` with allocation failures turned into OutOfRange naming the field.
   template <typename ReadFn>
   Result<Column> Guarded(int field, ReadFn read);
+  // Whether top-level field `field` is one flat leaf (IsFlatLeaf) whose
+  // chunk in `row_group` has an offset index (from the footer alone).
+  bool HasPageIndexedLeaf(const RowGroup& row_group, size_t field) const;
   // The offset indexes of the fields' chunks in row group `index` that
-  // ReadFieldRows can use (flat leaves whose chunk has one), by field; read
-  // with one ranged read.
+  // ReadFieldRows can use (HasPageIndexedLeaf), by field; read with one
+  // ranged read.
   Result<std::vector<std::optional<OffsetIndex>>> ReadOffsetIndexes(int index,
                                                                     const std::vector<int>& fields);
 
