@@ -181,7 +181,10 @@ Result<BatchResult> TableIngestor::Impl::Commit(BatchResult result, int64_t batc
         CompleteSideCommits(catalog, options.table, *committed, options.pipeline_name, batch_id)
             .WithContext("side tables of batch " + std::to_string(batch_id)));
     result.snapshot_id = committed->snapshot_id;
-    if (index) result.key_index_memory_bytes = index->MemoryBytes();
+    if (index) {
+      result.key_index_memory_bytes = index->MemoryBytes();
+      result.key_index_runs = static_cast<int64_t>(index->run_count());
+    }
     result.counts.data_files_written = static_cast<int64_t>(data_files->size());
     result.counts.delete_files_written = static_cast<int64_t>(delete_files->added.size());
     if (parent) {

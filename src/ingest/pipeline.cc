@@ -255,8 +255,6 @@ Result<TableIngestor*> Pipeline::Impl::IngestorFor(const std::string& source_tab
   FLOE_ASSIGN_OR_RETURN(ingestor_options.settings,
                         SourceTableSettings(config, *source.discovery, source_table));
   ingestor_options.state_dir = TableStateDir(id);
-  // --once merges the key index's runs at the end of the table (FinishIndexWork).
-  ingestor_options.background_index_merges = continuous;
   ingestor_options.now_ms_for_tests = options.now_ms_for_tests;
   ingestor_options.lease_epoch = LeaseEpochOf(source_table);
   // Quarantines are recorded as they happen, before the batch commits.

@@ -151,7 +151,8 @@ void ProgressReporter::TraceBatch(const std::string& table, int64_t batch_id, co
                           {"files", result.counts.files},
                           {"rows", result.counts.rows_read},
                           {"snapshot", result.snapshot_id.value_or(0)},
-                          {"key_index_bytes", result.key_index_memory_bytes}});
+                          {"key_index_bytes", result.key_index_memory_bytes},
+                          {"key_index_runs", result.key_index_runs}});
 }
 
 void ProgressReporter::EndTable(const std::string& table) {

@@ -234,7 +234,6 @@ Status TableIngestor::Impl::LoadIndexIfStale(std::vector<std::string>* warnings)
       if (!loaded.ok()) return loaded.status().WithContext("key index of " + options.table.ToString());
       index.emplace(std::move(loaded).value());
     }
-    index->SetBackgroundMerges(options.background_index_merges);
     index_snapshot = current;
     index_valid = true;
   }

@@ -162,17 +162,16 @@ struct BatchResult {
   // indexes and Bloom filters: PrimaryKeyIndex::MemoryBytes); 0 without one.
   // The part of the process's memory memory_budget leaves aside.
   int64_t key_index_memory_bytes = 0;
+  // How many runs the key index had then (PrimaryKeyIndex::run_count): each
+  // lookup checks each run's filter, and runs above the base hold filters.
+  int64_t key_index_runs = 0;
 };
 
 struct TableIngestorOptions {
   std::string pipeline_name;
   catalog::TableIdentifier table;
   TableSettings settings;
-  std::string state_dir;  // this table's directory for the key index
-  // Whether the key index merges its runs on a thread of its own as they
-  // fall due (a long-running pipeline); false: only in FinishIndexWork
-  // (`floe run --once`, whose I/O then stays on its thread).
-  bool background_index_merges = true;
+  std::string state_dir;         // this table's directory for the key index
   int64_t now_ms_for_tests = 0;  // 0: the clock
   // Scale-out: the epoch of this worker's lease of the table, written into
   // every commit's summary as floe.lease-epoch (the lease's fence is the

@@ -348,6 +348,37 @@ TEST_F(PipelineTest, APlainPipelineRunsItsOwnMaintenance) {
   EXPECT_EQ(rows.count(1) ? rows.at(1) : "", "one v2");
 }
 
+// A long --once load merges its key index as it goes (in the background, as
+// a continuous run does): it used to keep one run per batch until the end
+// (55 runs and 266 MiB of Bloom filters after a 100M-key load).
+TEST_F(PipelineTest, ALongOnceLoadMergesItsKeyIndexAsItGoes) {
+  constexpr int kFiles = 24;
+  for (int folder = 0; folder < kFiles; ++folder) {
+    WriteCdaFile("cc_claim", "1", 1000 + folder * 100, "part-0.parquet",
+                 {{folder + 1, std::to_string(folder + 1), 0, "row"}});
+  }
+  WriteManifest({{"cc_claim", 1000 + kFiles * 100}});
+  PipelineConfig config = config_;
+  config.trigger.max_files_per_batch = 1;
+  const std::string trace_path = (dir_.path() / "trace.jsonl").string();
+  PipelineOptions options;
+  options.log = &log_;
+  options.trace_path = trace_path;
+  ASSERT_OK_AND_ASSIGN(auto pipeline, Pipeline::Open(config, options));
+  ASSERT_OK_AND_ASSIGN(RunSummary summary, pipeline->RunOnce());
+  EXPECT_TRUE(summary.ok()) << summary.Format() << log_.str();
+  EXPECT_EQ(Rows("cc_claim").size(), static_cast<size_t>(kFiles));
+  const std::vector<std::string> batches = TraceEvents(trace_path, "batch");
+  ASSERT_EQ(batches.size(), static_cast<size_t>(kFiles)) << log_.str();
+  double most_runs = 0;
+  for (const std::string& batch : batches)
+    most_runs = std::max(most_runs, NumberField(batch, "key_index_runs"));
+  // Each batch adds a run and a finished merge is taken up at the next
+  // batch's start; half the batches is slack for a slow merge thread.
+  EXPECT_GE(most_runs, 1) << batches.back();
+  EXPECT_LE(most_runs, kFiles / 2) << batches.back();
+}
+
 TEST_F(PipelineTest, OpenFailsWithAClearMessageForABadCatalog) {
   PipelineConfig config = config_;
   config.catalog.type = "sql";
