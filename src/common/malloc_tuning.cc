@@ -41,6 +41,14 @@ bool ReleaseFreeHeapMemory() {
 #endif
 }
 
+int64_t FreeHeapBytes() {
+#if defined(__GLIBC__) && !defined(FLOE_SANITIZER_ALLOCATOR)
+  return static_cast<int64_t>(mallinfo2().fordblks);
+#else
+  return -1;
+#endif
+}
+
 bool ShouldRestartWithHugePageHeap(const char* glibc_tunables, std::string_view thp_mode) {
 #if !defined(__GLIBC__) || defined(FLOE_SANITIZER_ALLOCATOR)
   (void)glibc_tunables;

@@ -13,6 +13,7 @@
 // which replaces malloc) it does nothing.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -52,5 +53,11 @@ void TuneMallocForColumnBuffers();
 // returns false where that is not available. A long-running process calls it
 // when it goes idle after work.
 bool ReleaseFreeHeapMemory();
+
+// Bytes malloc holds free in its arenas (glibc mallinfo2's fordblks, over
+// all arenas; memory of freed mmap'd blocks is not held), or -1 where that
+// is not available. Walks the arenas' free lists under their locks: cheap
+// next to a batch, not for a hot loop.
+int64_t FreeHeapBytes();
 
 }  // namespace floe
