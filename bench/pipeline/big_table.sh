@@ -120,7 +120,8 @@ if ! skipped continuous; then
     awk -v a="$start" -v b="$end" 'BEGIN {printf "%.3f\n", b-a}' >>"$root/landings.tsv"
     sleep 1.5  # the next landing finds the daemon between polls, as a steady source would
   done
-  kill -INT "$(pgrep -P "$daemon" -x floe)" 2>/dev/null || kill -INT "$daemon"
+  # The daemon is the child of /usr/bin/time (which ignores SIGINT), whatever FLOE_BIN is named.
+  kill -INT "$(pgrep -P "$daemon" | head -1)" 2>/dev/null || kill -INT "$daemon"
   wait "$daemon" || true
   cont_load="$cont_load → $(cut -d' ' -f1 /proc/loadavg)"
 fi
