@@ -223,7 +223,9 @@ struct KafkaConsumer::Impl {
   // topic's metadata arrived waits for librdkafka's scan of unknown topics,
   // once a second: a fresh consumer's first fetch came 1.0 s late in about
   // two runs of three (the Kafka bench's 192,000 records: 0.78 s or 1.9 s).
-  // A failure here is left to librdkafka's own refresh (that late start).
+  // A failure here is left to librdkafka's own refresh (that late start);
+  // the wait is at most that second too, so a broker that does not answer
+  // (down between discovery and assignment) costs no more than before.
   void DescribeBeforeAssign(const std::vector<PartitionStart>& starts) {
     for (const auto& start : starts) {
       const std::string& topic = start.partition.topic;
@@ -231,7 +233,8 @@ struct KafkaConsumer::Impl {
       rd_kafka_topic_t* handle = rd_kafka_topic_new(rk, topic.c_str(), nullptr);
       if (handle == nullptr) continue;
       const rd_kafka_metadata_t* metadata = nullptr;
-      if (rd_kafka_metadata(rk, 0, handle, &metadata, timeout_ms()) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+      if (rd_kafka_metadata(rk, 0, handle, &metadata, std::min(timeout_ms(), 1000)) ==
+          RD_KAFKA_RESP_ERR_NO_ERROR) {
         topics_described.insert(topic);
         rd_kafka_metadata_destroy(metadata);
       }
