@@ -5,6 +5,7 @@
 #endif
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>  // defines __GLIBC__ on glibc systems
 #include <fstream>
 
@@ -47,6 +48,10 @@ int64_t FreeHeapBytes() {
 #else
   return -1;
 #endif
+}
+
+int64_t FreeHeapAllowance(int64_t memory_budget_bytes) {
+  return std::max<int64_t>(int64_t{64} << 20, memory_budget_bytes / 2);
 }
 
 bool ShouldRestartWithHugePageHeap(const char* glibc_tunables, std::string_view thp_mode) {

@@ -32,10 +32,6 @@ namespace floe::ingest {
 
 namespace {
 
-// After a batch, malloc gives its free memory back once it holds this much
-// (see ApplyBatches); less is not worth the walk.
-constexpr int64_t kTrimWhenFreeBytes = int64_t{64} << 20;
-
 int64_t SystemNowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -779,14 +775,15 @@ Status Pipeline::Impl::ApplyBatches(const std::string& source_table, const std::
       MaybeMaintain(source_table, ingestor, state);
     }
     // A large batch's buffers are free now, but malloc keeps up to its trim
-    // threshold (256 MiB, common/malloc_tuning.h) for the next one: give
-    // them back, so the next table's peak does not stack on this one's, nor
-    // the next batch's on this one's free blocks. What malloc holds decides,
-    // not the bytes read: a 100M-key load's batches read 50 MB of narrow,
-    // well-compressed files each but held 500 MiB, kept between batches,
+    // threshold (256 MiB, common/malloc_tuning.h) for the next one. Past
+    // the allowance (half the budget) they go back, so the next table's
+    // peak does not stack on this one's free blocks; below it the next
+    // batch reuses them without faulting them in again. What malloc holds
+    // decides, not the bytes read: a 100M-key load's batches read 50 MB of
+    // narrow, well-compressed files each but held 500 MiB between batches,
     // and a batch that found no free block large enough for its key index
     // delta mapped 92 MiB more (a load's peak 648 MiB against 512 + 37).
-    if (FreeHeapBytes() >= kTrimWhenFreeBytes) ReleaseFreeHeapMemory();
+    if (FreeHeapBytes() >= FreeHeapAllowance(config.performance.memory_budget_bytes)) ReleaseFreeHeapMemory();
   }
   return Status::OK();
 }

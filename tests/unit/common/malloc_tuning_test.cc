@@ -70,6 +70,15 @@ TEST(MallocTuning, ReleaseFreeHeapMemoryShrinksTheResidentSize) {
 #endif
 }
 
+// The free heap a batch may leave: half the budget (the next batch reuses
+// it), never under 64 MiB (a trim is not worth less).
+TEST(MallocTuning, FreeHeapAllowanceIsHalfTheBudgetAndAtLeast64MiB) {
+  EXPECT_EQ(FreeHeapAllowance(int64_t{512} << 20), int64_t{256} << 20);
+  EXPECT_EQ(FreeHeapAllowance(int64_t{4} << 30), int64_t{2} << 30);
+  EXPECT_EQ(FreeHeapAllowance(int64_t{64} << 20), int64_t{64} << 20);
+  EXPECT_EQ(FreeHeapAllowance(0), int64_t{64} << 20);
+}
+
 // The restart with a huge-page heap: only where the kernel wants madvise,
 // and never over a setting the user (or the restart itself) made.
 TEST(MallocTuning, RestartsWithAHugePageHeapOnlyInMadviseModeAndOnlyOnce) {
