@@ -85,7 +85,8 @@ for r in $(seq "$repeats"); do
     start="$(date +%s.%N)"
     for w in $(seq "$n"); do
       write_config "$work/$name-$w.toml" "$name" "$work/state-$name-$w"
-      "$floe" run "$work/$name-$w.toml" >"$work/$name-$w.log" 2>&1 &
+      FLOE_PIPELINE_TRACE="${FLOE_BENCH_TRACE_DIR:+$FLOE_BENCH_TRACE_DIR/$name-$w.jsonl}" \
+        "$floe" run "$work/$name-$w.toml" >"$work/$name-$w.log" 2>&1 &
       pids+=("$!")
     done
     until poll_committed "$name"; [ "$committed_count" -ge "$expected" ]; do
