@@ -1044,17 +1044,19 @@ Result<RunSummary> Pipeline::Impl::RunOnce(const std::atomic<bool>& stop) {
   for (const auto& [uri, reason] : recorded.requeued) {
     Log(uri + " was quarantined (" + reason + ") and has changed since: it is taken again");
   }
+  std::vector<TableWatermark> moved_watermarks;
   for (const TableWatermark& watermark : discovery.new_watermarks) {
     if (blocked.count(watermark.table) > 0) continue;
     if (auto stored = watermarks.find(watermark.table);
         stored == watermarks.end() ||
         stored->second.last_successful_write_ms != watermark.last_successful_write_ms ||
         stored->second.fingerprints != watermark.fingerprints) {
-      FLOE_RETURN_IF_ERROR(Ledgered(ledger->SetWatermark(watermark)));
-      watermarks[watermark.table] = watermark;
+      moved_watermarks.push_back(watermark);
     }
     watermark_checked.insert(watermark.table);
   }
+  FLOE_RETURN_IF_ERROR(Ledgered(ledger->SetWatermarks(moved_watermarks)));
+  for (const TableWatermark& watermark : moved_watermarks) watermarks[watermark.table] = watermark;
 
   FLOE_RETURN_IF_ERROR(SettleNotifications());
 

@@ -45,6 +45,31 @@ int64_t NowMs() {
   return LedgerNowMs();
 }
 
+// RecordUnits inserts new units this many to a statement. Measured on
+// PostgreSQL (a first poll of 712 files): one row a statement 93-115 ms, 32
+// rows 37-40 ms, 256 rows 50-67 ms (the server's parse and bind of thousands
+// of parameters outgrow the round trips saved).
+constexpr size_t kRecordRowsPerInsert = 32;
+constexpr int kDiscoveredFileColumns = 14;
+
+// "INSERT INTO files(...) VALUES (...), (...)" for `rows` new units, the
+// parameters of row r numbered r * kDiscoveredFileColumns + 1 onwards.
+std::string InsertDiscoveredFilesSql(size_t rows) {
+  std::string sql =
+      "INSERT INTO files(uri, tbl, size, mtime_ms, order_key, fingerprint, folder_ts, "
+      "partition_values, state, reason, discovered_at_ms, updated_at_ms, kind, stream, "
+      "stream_partition, first_position, last_position) VALUES ";
+  for (size_t row = 0; row < rows; ++row) {
+    const size_t base = row * kDiscoveredFileColumns;
+    auto p = [&](size_t column) { return "?" + std::to_string(base + column); };
+    if (row > 0) sql += ", ";
+    sql += "(" + p(1) + ", " + p(2) + ", " + p(3) + ", " + p(4) + ", " + p(5) + ", " + p(6) + ", " + p(7) +
+           ", " + p(8) + ", 'discovered', '', " + p(9) + ", " + p(9) + ", " + p(10) + ", " + p(11) + ", " +
+           p(12) + ", " + p(13) + ", " + p(14) + ")";
+  }
+  return sql;
+}
+
 std::string Escape(const std::string& text) {
   std::string out;
   for (unsigned char c : text) {
@@ -475,13 +500,47 @@ Result<Ledger::DiscoverResult> Ledger::RecordUnits(const std::vector<SourceUnit>
         impl_->Prepare(
             "UPDATE files SET state = 'discovered', reason = '', batch_id = NULL, batch_seq = NULL "
             "WHERE uri = ?1 AND state = 'quarantined'"));
-    FLOE_ASSIGN_OR_RETURN(
-        LedgerStatement insert,
-        impl_->Prepare(
-            "INSERT INTO files(uri, tbl, size, mtime_ms, order_key, fingerprint, folder_ts, "
-            "partition_values, state, reason, discovered_at_ms, updated_at_ms, kind, stream, "
-            "stream_partition, first_position, last_position) "
-            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'discovered', '', ?9, ?9, ?10, ?11, ?12, ?13, ?14)"));
+    // New units go in with one multi-row INSERT per kRecordRowsPerInsert of
+    // them: one round trip to PostgreSQL instead of one per unit (a first
+    // poll of a large export lists thousands). A stream range goes in at
+    // once, after the units before it, because the next range's overlap
+    // check must see it.
+    std::vector<const SourceUnit*> inserts;
+    std::optional<LedgerStatement> full_insert;
+    auto flush_inserts = [&]() -> Status {
+      for (size_t begin = 0; begin < inserts.size(); begin += kRecordRowsPerInsert) {
+        const size_t rows = std::min(kRecordRowsPerInsert, inserts.size() - begin);
+        std::optional<LedgerStatement> partial_insert;
+        std::optional<LedgerStatement>& insert = rows == kRecordRowsPerInsert ? full_insert : partial_insert;
+        if (!insert) {
+          FLOE_ASSIGN_OR_RETURN(LedgerStatement prepared, impl_->Prepare(InsertDiscoveredFilesSql(rows)));
+          insert.emplace(std::move(prepared));
+        }
+        insert->Reset();
+        for (size_t row = 0; row < rows; ++row) {
+          const SourceUnit& file = *inserts[begin + row];
+          const bool range = file.kind == UnitKind::kStreamRange;
+          const int base = static_cast<int>(row) * kDiscoveredFileColumns;
+          insert->Bind(base + 1, file.uri)
+              .Bind(base + 2, file.table)
+              .Bind(base + 3, file.size)
+              .Bind(base + 4, file.mtime_ms)
+              .Bind(base + 5, file.order_key)
+              .Bind(base + 6, file.fingerprint)
+              .Bind(base + 7, file.folder_timestamp_ms)
+              .Bind(base + 8, EncodePartitionValues(file.partition_values))
+              .Bind(base + 9, now_ms)
+              .Bind(base + 10, std::string(UnitKindName(file.kind)))
+              .Bind(base + 11, range ? file.range.stream : std::string())
+              .Bind(base + 12, range ? file.range.partition : std::string())
+              .Bind(base + 13, range ? PadPosition(file.range.first) : std::string())
+              .Bind(base + 14, range ? PadPosition(file.range.last) : std::string());
+        }
+        FLOE_RETURN_IF_ERROR(insert->Run());
+      }
+      inserts.clear();
+      return Status::OK();
+    };
     // A new range must not overlap a range of its partition the ledger knows.
     FLOE_ASSIGN_OR_RETURN(
         LedgerStatement overlap,
@@ -514,6 +573,7 @@ Result<Ledger::DiscoverResult> Ledger::RecordUnits(const std::vector<SourceUnit>
       LedgerStatement* write = nullptr;
       if (!known) {
         if (range) {
+          FLOE_RETURN_IF_ERROR(flush_inserts());
           overlap.Reset();
           overlap.Bind(1, file.range.stream)
               .Bind(2, file.range.partition)
@@ -526,8 +586,13 @@ Result<Ledger::DiscoverResult> Ledger::RecordUnits(const std::vector<SourceUnit>
                 ", which the ledger already holds (a record would be applied twice)");
           }
         }
-        write = &insert;
+        inserts.push_back(&file);
         ++result.new_files;
+        if (range) FLOE_RETURN_IF_ERROR(flush_inserts());
+        // The same unit listed twice in one call is known the second time.
+        known_files[file.uri] =
+            Impl::KnownFile{file.table, file.size, file.mtime_ms, FileState::kDiscovered, ""};
+        continue;
       } else if (for_holders) {
         continue;  // what the ledger knows is the holder's to keep up to date
       } else if (known_file->second.size != file.size || known_file->second.mtime_ms != file.mtime_ms) {
@@ -558,19 +623,11 @@ Result<Ledger::DiscoverResult> Ledger::RecordUnits(const std::vector<SourceUnit>
           .Bind(7, file.folder_timestamp_ms)
           .Bind(8, EncodePartitionValues(file.partition_values))
           .Bind(9, now_ms);
-      if (write == &insert) {
-        insert.Bind(10, std::string(UnitKindName(file.kind)))
-            .Bind(11, range ? file.range.stream : std::string())
-            .Bind(12, range ? file.range.partition : std::string())
-            .Bind(13, range ? PadPosition(file.range.first) : std::string())
-            .Bind(14, range ? PadPosition(file.range.last) : std::string());
-      }
       FLOE_RETURN_IF_ERROR(write->Run());
-      // The same unit listed twice in one call is known the second time.
       known_files[file.uri] =
           Impl::KnownFile{file.table, file.size, file.mtime_ms, FileState::kDiscovered, ""};
     }
-    return Status::OK();
+    return flush_inserts();
   });
   if (!status.ok()) return status;
   return result;
@@ -1045,18 +1102,29 @@ Result<std::map<std::string, TableWatermark>> Ledger::Watermarks() {
 }
 
 Status Ledger::SetWatermark(const TableWatermark& watermark) {
-  if (watermark.table.empty()) return Status::InvalidArgument("ledger: a watermark needs a table name");
+  return SetWatermarks({watermark});
+}
+
+Status Ledger::SetWatermarks(const std::vector<TableWatermark>& watermarks) {
+  for (const TableWatermark& watermark : watermarks) {
+    if (watermark.table.empty()) return Status::InvalidArgument("ledger: a watermark needs a table name");
+  }
+  if (watermarks.empty()) return Status::OK();
   return impl_->Transaction([&]() -> Status {
-    FLOE_RETURN_IF_ERROR(impl_->CheckFence(watermark.table));
     FLOE_ASSIGN_OR_RETURN(
         LedgerStatement upsert,
         impl_->Prepare("INSERT INTO watermarks(tbl, last_ms, fingerprints) VALUES (?1, ?2, ?3) "
                        "ON CONFLICT(tbl) DO UPDATE SET last_ms = excluded.last_ms, "
                        "fingerprints = excluded.fingerprints"));
-    upsert.Bind(1, watermark.table)
-        .Bind(2, watermark.last_successful_write_ms)
-        .Bind(3, EncodeList(watermark.fingerprints));
-    return upsert.Run();
+    for (const TableWatermark& watermark : watermarks) {
+      FLOE_RETURN_IF_ERROR(impl_->CheckFence(watermark.table));
+      upsert.Reset();
+      upsert.Bind(1, watermark.table)
+          .Bind(2, watermark.last_successful_write_ms)
+          .Bind(3, EncodeList(watermark.fingerprints));
+      FLOE_RETURN_IF_ERROR(upsert.Run());
+    }
+    return Status::OK();
   });
 }
 

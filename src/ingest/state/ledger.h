@@ -296,6 +296,10 @@ class Ledger {
 
   Result<std::optional<TableWatermark>> Watermark(const std::string& table);
   Status SetWatermark(const TableWatermark& watermark);
+  // The watermarks of several tables in one transaction (one commit, not one
+  // per table: a poll of a CDA root can move hundreds). Fenced as a whole:
+  // if this worker no longer holds one of the tables, none is written.
+  Status SetWatermarks(const std::vector<TableWatermark>& watermarks);
   // Every stored watermark, by table.
   Result<std::map<std::string, TableWatermark>> Watermarks();
 

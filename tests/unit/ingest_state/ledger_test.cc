@@ -577,6 +577,74 @@ TEST_P(LedgerContractTest, StreamRangesRoundTripAndNeverOverlap) {
   }
 }
 
+// New units go in several to a statement (32 a statement): a poll of many
+// files, ranges among them, and the same unit listed twice must come out as
+// if inserted one by one.
+TEST_P(LedgerContractTest, APollOfManyUnitsIsRecordedWholeAcrossStatements) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Open());
+  std::vector<SourceUnit> units;
+  for (int i = 0; i < 70; ++i) {
+    char key[8];
+    std::snprintf(key, sizeof(key), "%04d", i);
+    SourceUnit file = File("/t/" + std::string(key), i % 3 == 0 ? "a" : "b", key, 100 + i, 1000 + i);
+    file.fingerprint = "fp" + std::to_string(i);
+    file.folder_timestamp_ms = 1664585730000 + i;
+    file.partition_values = {{"n", std::to_string(i)}};
+    units.push_back(file);
+    if (i == 40) units.push_back(Range("0", "0", "99"));
+    if (i == 41) units.push_back(Range("0", "100", "199"));
+  }
+  units.push_back(units[5]);  // listed twice in one poll
+  ASSERT_OK_AND_ASSIGN(auto result, ledger->RecordDiscovered(units, 7000));
+  EXPECT_EQ(result.new_files, 72);
+  ASSERT_OK_AND_ASSIGN(auto files, ledger->Files({}));
+  ASSERT_EQ(files.size(), 72u);
+  for (int i : {0, 31, 32, 33, 63, 64, 69}) {
+    char key[8];
+    std::snprintf(key, sizeof(key), "%04d", i);
+    LedgerFile stored = OnlyFile(*ledger, "/t/" + std::string(key));
+    EXPECT_EQ(stored.file.table, i % 3 == 0 ? "a" : "b") << i;
+    EXPECT_EQ(stored.file.size, 100 + i);
+    EXPECT_EQ(stored.file.mtime_ms, 1000 + i);
+    EXPECT_EQ(stored.file.order_key, key);
+    EXPECT_EQ(stored.file.fingerprint, "fp" + std::to_string(i));
+    EXPECT_EQ(stored.file.folder_timestamp_ms, 1664585730000 + i);
+    EXPECT_EQ(stored.file.partition_values,
+              (std::vector<std::pair<std::string, std::string>>{{"n", std::to_string(i)}}));
+    EXPECT_EQ(stored.file.kind, UnitKind::kFile);
+    EXPECT_EQ(stored.state, FileState::kDiscovered);
+    EXPECT_EQ(stored.discovered_at_ms, 7000);
+  }
+  EXPECT_EQ(OnlyFile(*ledger, "kafka://shop.orders/0/100-199").file.range.last, "199");
+
+  // Two ranges of one call that overlap each other are refused, and the
+  // files recorded before them in that call go too.
+  std::vector<SourceUnit> overlapping;
+  for (int i = 0; i < 40; ++i) overlapping.push_back(File("/u/" + std::to_string(i), "u", "1"));
+  overlapping.push_back(Range("1", "0", "9"));
+  overlapping.push_back(Range("1", "5", "20"));
+  Status refused = ledger->RecordDiscovered(overlapping, 8000).status();
+  EXPECT_EQ(refused.kind(), ErrorKind::kInvalidArgument);
+  EXPECT_THAT(refused.message(), HasSubstr("overlaps kafka://shop.orders/1/0-9"));
+  EXPECT_EQ(ledger->Files({}).ValueOr({}).size(), 72u);
+}
+
+TEST_P(LedgerContractTest, SetWatermarksWritesSeveralTablesInOneCall) {
+  ASSERT_OK_AND_ASSIGN(auto ledger, Open());
+  ASSERT_OK(ledger->SetWatermarks({}));
+  ASSERT_OK(ledger->SetWatermarks({{"t", 100, {"fp1"}}, {"u", 200, {"fp2", "fp3"}}}));
+  ASSERT_OK(ledger->SetWatermarks({{"u", 300, {"fp4"}}}));
+  ASSERT_OK_AND_ASSIGN(auto marks, ledger->Watermarks());
+  ASSERT_EQ(marks.size(), 2u);
+  EXPECT_EQ(marks["t"].last_successful_write_ms, 100);
+  EXPECT_EQ(marks["u"].last_successful_write_ms, 300);
+  EXPECT_EQ(marks["u"].fingerprints, std::vector<std::string>{"fp4"});
+  // A nameless one refuses the whole call.
+  EXPECT_EQ(ledger->SetWatermarks({{"v", 1, {}}, {"", 2, {}}}).kind(), ErrorKind::kInvalidArgument);
+  ASSERT_OK_AND_ASSIGN(auto after, ledger->Watermarks());
+  EXPECT_EQ(after.count("v"), 0u);
+}
+
 TEST_F(LedgerTest, AVersionOneLedgerIsMigratedInPlace) {
   std::filesystem::create_directories(StateDir());
   {
