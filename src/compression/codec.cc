@@ -124,6 +124,7 @@ Status DecompressInto(Codec codec, std::span<const uint8_t> input, std::span<uin
       return Status::OK();
     case Codec::kSnappy: return ci::SnappyDecompressInto(input, output);
     case Codec::kLz4Raw: return ci::Lz4RawDecompressInto(input, output);
+    case Codec::kZstd: return ci::ZstdDecompressInto(input, output);
     default: {
       std::vector<uint8_t> decoded;
       FLOE_RETURN_IF_ERROR(Decompress(codec, input, static_cast<int64_t>(output.size()), &decoded,
@@ -131,6 +132,14 @@ Status DecompressInto(Codec codec, std::span<const uint8_t> input, std::span<uin
       if (!decoded.empty()) std::memcpy(output.data(), decoded.data(), decoded.size());
       return Status::OK();
     }
+  }
+}
+
+bool DeclaresDecompressedSize(Codec codec, std::span<const uint8_t> input, int64_t size) {
+  if (size < 0) return false;
+  switch (codec) {
+    case Codec::kZstd: return ci::ZstdDeclaresSize(input, static_cast<size_t>(size));
+    default: return false;
   }
 }
 

@@ -41,7 +41,7 @@ Status Decompress(Codec codec, std::span<const uint8_t> input, int64_t expected_
 
 // Decompresses `input` into exactly output.size() bytes: a different size is
 // Corruption naming the codec, as in Decompress. On error the content of
-// `output` is unspecified. snappy, lz4_raw and none write straight into
+// `output` is unspecified. snappy, lz4_raw, zstd and none write straight into
 // `output`; other codecs decompress into a temporary and copy.
 Status DecompressInto(Codec codec, std::span<const uint8_t> input, std::span<uint8_t> output);
 
@@ -50,6 +50,13 @@ Status DecompressInto(Codec codec, std::span<const uint8_t> input, std::span<uin
 // framed lz4): a caller allocating a size from an untrusted header checks it
 // against this bound first.
 int64_t MaxDecompressedSize(Codec codec, size_t input_size);
+
+// True when `input` itself declares that it decompresses to `size` bytes
+// (a zstd frame header's content size; other codecs: false). For a codec
+// without a MaxDecompressedSize bound, that is what makes allocating `size`
+// for DecompressInto plausible: the decoder checks the declaration, and a
+// false one is Corruption.
+bool DeclaresDecompressedSize(Codec codec, std::span<const uint8_t> input, int64_t size);
 
 // `level` 0 means the codec's default. Replaces the contents of `output`.
 Status Compress(Codec codec, std::span<const uint8_t> input, int level, std::vector<uint8_t>* output);

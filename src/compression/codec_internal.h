@@ -60,6 +60,10 @@ Status ZlibDeflate(const char* codec, int window_bits, std::span<const uint8_t> 
                    std::vector<uint8_t>* output);
 
 Status ZstdDecompress(std::span<const uint8_t> input, const OutputLimit& limit, std::vector<uint8_t>* output);
+// Decodes into exactly output.size() bytes (a different size is Corruption).
+Status ZstdDecompressInto(std::span<const uint8_t> input, std::span<uint8_t> output);
+// True when the first frame's header declares `size` decompressed bytes.
+bool ZstdDeclaresSize(std::span<const uint8_t> input, size_t size);
 Status ZstdCompress(std::span<const uint8_t> input, int level, std::vector<uint8_t>* output);
 
 Status BrotliDecompress(std::span<const uint8_t> input, const OutputLimit& limit,

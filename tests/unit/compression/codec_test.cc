@@ -277,6 +277,37 @@ TEST(Codec, ConcatenatedZstdFramesAreAllDecoded) {
   EXPECT_EQ(out, expected);
 }
 
+TEST(Codec, ZstdDecodesStraightIntoTheCallersBufferWhenItsFrameDeclaresTheSize) {
+  const std::vector<uint8_t> first = TextLike(1000, 11), second = RandomBytes(3000, 12);
+  std::vector<uint8_t> a, b;
+  ASSERT_OK(Compress(Codec::kZstd, first, 0, &a));
+  ASSERT_OK(Compress(Codec::kZstd, second, 1, &b));
+  EXPECT_TRUE(DeclaresDecompressedSize(Codec::kZstd, a, 1000));
+  EXPECT_FALSE(DeclaresDecompressedSize(Codec::kZstd, a, 999));
+  EXPECT_FALSE(DeclaresDecompressedSize(Codec::kZstd, a, -1));
+  EXPECT_FALSE(DeclaresDecompressedSize(Codec::kSnappy, a, 1000));
+  EXPECT_FALSE(DeclaresDecompressedSize(Codec::kZstd, std::span<const uint8_t>(a.data(), 3), 1000));
+  // A skippable frame between two data frames (as some writers add).
+  const uint8_t skippable[] = {0x50, 0x2A, 0x4D, 0x18, 2, 0, 0, 0, 0xAB, 0xCD};
+  std::vector<uint8_t> stream = a;
+  stream.insert(stream.end(), std::begin(skippable), std::end(skippable));
+  stream.insert(stream.end(), b.begin(), b.end());
+  std::vector<uint8_t> expected = first;
+  expected.insert(expected.end(), second.begin(), second.end());
+  std::vector<uint8_t> output(expected.size(), 0xA5);
+  ASSERT_OK(DecompressInto(Codec::kZstd, stream, output));
+  EXPECT_EQ(output, expected);
+  // More than the buffer: named as such, not an opaque zstd error.
+  std::vector<uint8_t> short_buffer(expected.size() - 10);
+  EXPECT_EQ(DecompressInto(Codec::kZstd, stream, short_buffer).ToString(),
+            "Corruption: zstd: decodes to more than the 3990 bytes the page header says");
+  // The per-thread decoder is reset between calls: a failed call leaves no state behind.
+  EXPECT_FALSE(DecompressInto(Codec::kZstd, std::span<const uint8_t>(a.data(), a.size() / 2), output).ok());
+  std::vector<uint8_t> first_only(first.size());
+  ASSERT_OK(DecompressInto(Codec::kZstd, a, first_only));
+  EXPECT_EQ(first_only, first);
+}
+
 TEST(Codec, DecompressionBombsStopAtMaxSize) {
   // 64 MiB of zeros compresses to a few KiB; decoding with a 1 MiB cap must
   // fail quickly instead of allocating the whole thing.

@@ -198,9 +198,11 @@ class ChunkDecoder {
     if (expected == 0) return std::span<const uint8_t>();
     // Codecs with a bounded expansion decode into the reused, never cleared
     // page buffer, allocated only once the input could plausibly fill it.
+    // zstd's expansion has no useful bound, but a frame states its size.
     const int64_t bound = MaxDecompressedSize(codec_, input.size());
-    if (bound >= 0) {
-      if (expected > bound) {
+    if (bound >= 0 ||
+        (expected <= limits_.max_page_size && DeclaresDecompressedSize(codec_, input, expected))) {
+      if (bound >= 0 && expected > bound) {
         return Status::Corruption(std::string(CodecName(codec_)) + ": page header says " +
                                   std::to_string(expected) + " decompressed bytes, more than " +
                                   std::to_string(input.size()) + " compressed bytes can hold");
