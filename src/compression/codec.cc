@@ -135,6 +135,16 @@ Status DecompressInto(Codec codec, std::span<const uint8_t> input, std::span<uin
   }
 }
 
+bool DecompressesInPlace(Codec codec) {
+  switch (codec) {
+    case Codec::kNone:
+    case Codec::kSnappy:
+    case Codec::kLz4Raw:
+    case Codec::kZstd: return true;
+    default: return false;
+  }
+}
+
 bool DeclaresDecompressedSize(Codec codec, std::span<const uint8_t> input, int64_t size) {
   if (size < 0) return false;
   switch (codec) {

@@ -51,6 +51,10 @@ Status DecompressInto(Codec codec, std::span<const uint8_t> input, std::span<uin
 // against this bound first.
 int64_t MaxDecompressedSize(Codec codec, size_t input_size);
 
+// True when DecompressInto writes straight into the caller's buffer, with no
+// temporary: none, snappy, lz4_raw, zstd.
+bool DecompressesInPlace(Codec codec);
+
 // True when `input` itself declares that it decompresses to `size` bytes
 // (a zstd frame header's content size; other codecs: false). For a codec
 // without a MaxDecompressedSize bound, that is what makes allocating `size`

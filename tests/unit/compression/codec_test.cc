@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <lz4.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -306,6 +307,30 @@ TEST(Codec, ZstdDecodesStraightIntoTheCallersBufferWhenItsFrameDeclaresTheSize) 
   std::vector<uint8_t> first_only(first.size());
   ASSERT_OK(DecompressInto(Codec::kZstd, a, first_only));
   EXPECT_EQ(first_only, first);
+}
+
+// Hadoop's streaming zstd codec (Spark, parquet-mr) writes frames that do not
+// declare their size: DecompressInto still decodes them in place.
+TEST(Codec, ZstdFramesWithoutADeclaredSizeDecodeInPlace) {
+  const std::vector<uint8_t> input = TextLike(70000, 21);
+  ZSTD_CCtx* context = ZSTD_createCCtx();
+  ASSERT_NE(context, nullptr);
+  ASSERT_EQ(ZSTD_CCtx_setParameter(context, ZSTD_c_contentSizeFlag, 0), 0u);
+  std::vector<uint8_t> compressed(ZSTD_compressBound(input.size()));
+  const size_t written =
+      ZSTD_compress2(context, compressed.data(), compressed.size(), input.data(), input.size());
+  ZSTD_freeCCtx(context);
+  ASSERT_FALSE(ZSTD_isError(written));
+  compressed.resize(written);
+  EXPECT_FALSE(DeclaresDecompressedSize(Codec::kZstd, compressed, static_cast<int64_t>(input.size())));
+  EXPECT_TRUE(DecompressesInPlace(Codec::kZstd));
+  EXPECT_FALSE(DecompressesInPlace(Codec::kGzip));
+  std::vector<uint8_t> output(input.size(), 0xA5);
+  ASSERT_OK(DecompressInto(Codec::kZstd, compressed, output));
+  EXPECT_EQ(output, input);
+  std::vector<uint8_t> longer(input.size() + 1);
+  EXPECT_EQ(DecompressInto(Codec::kZstd, compressed, longer).ToString(),
+            "Corruption: zstd: decompressed 70000 bytes, page header says 70001");
 }
 
 TEST(Codec, DecompressionBombsStopAtMaxSize) {

@@ -32,6 +32,11 @@ Result<Codec> ToCodec(CompressionCodec codec) {
 // past it buffers grow geometrically as values actually arrive.
 constexpr int64_t kMaxUpFrontReserve = int64_t{256} << 20;
 
+// A page of at most this many uncompressed bytes is decoded straight into the
+// page buffer whatever its codec (writers cut pages at ~1 MiB; 8 MiB leaves
+// room for large values).
+constexpr int64_t kDirectPageBytes = int64_t{8} << 20;
+
 // Eight bytes of 0/1 (the first in the lowest address) to eight bits, LSB first.
 inline uint8_t PackBytesToBits(const uint8_t* bytes) {
   uint64_t x;
@@ -198,10 +203,14 @@ class ChunkDecoder {
     if (expected == 0) return std::span<const uint8_t>();
     // Codecs with a bounded expansion decode into the reused, never cleared
     // page buffer, allocated only once the input could plausibly fill it.
-    // zstd's expansion has no useful bound, but a frame states its size.
+    // zstd has no useful bound, but decodes there too when its frame
+    // declares the size, or when the size is one a page plausibly has
+    // whatever the input (kDirectPageBytes: a false one costs that much
+    // address space, never touched). Larger undeclared pages, and codecs
+    // that decode through a temporary (gzip, brotli), grow as they decode.
     const int64_t bound = MaxDecompressedSize(codec_, input.size());
-    if (bound >= 0 ||
-        (expected <= limits_.max_page_size && DeclaresDecompressedSize(codec_, input, expected))) {
+    if (bound >= 0 || (DecompressesInPlace(codec_) && expected <= limits_.max_page_size &&
+                       (expected <= kDirectPageBytes || DeclaresDecompressedSize(codec_, input, expected)))) {
       if (bound >= 0 && expected > bound) {
         return Status::Corruption(std::string(CodecName(codec_)) + ": page header says " +
                                   std::to_string(expected) + " decompressed bytes, more than " +
