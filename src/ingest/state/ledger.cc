@@ -506,16 +506,18 @@ Result<Ledger::DiscoverResult> Ledger::RecordUnits(const std::vector<SourceUnit>
     // once, after the units before it, because the next range's overlap
     // check must see it.
     std::vector<const SourceUnit*> inserts;
-    std::optional<LedgerStatement> full_insert;
+    // Prepared once per row count within the call (a poll of stream ranges
+    // inserts one at a time, every time with the one-row statement).
+    std::map<size_t, LedgerStatement> inserts_by_rows;
     auto flush_inserts = [&]() -> Status {
       for (size_t begin = 0; begin < inserts.size(); begin += kRecordRowsPerInsert) {
         const size_t rows = std::min(kRecordRowsPerInsert, inserts.size() - begin);
-        std::optional<LedgerStatement> partial_insert;
-        std::optional<LedgerStatement>& insert = rows == kRecordRowsPerInsert ? full_insert : partial_insert;
-        if (!insert) {
-          FLOE_ASSIGN_OR_RETURN(LedgerStatement prepared, impl_->Prepare(InsertDiscoveredFilesSql(rows)));
-          insert.emplace(std::move(prepared));
+        auto prepared = inserts_by_rows.find(rows);
+        if (prepared == inserts_by_rows.end()) {
+          FLOE_ASSIGN_OR_RETURN(LedgerStatement statement, impl_->Prepare(InsertDiscoveredFilesSql(rows)));
+          prepared = inserts_by_rows.emplace(rows, std::move(statement)).first;
         }
+        LedgerStatement* insert = &prepared->second;
         insert->Reset();
         for (size_t row = 0; row < rows; ++row) {
           const SourceUnit& file = *inserts[begin + row];
