@@ -137,6 +137,33 @@ TEST_P(SqlCatalogTest, TwoProcessesCompareAndSwapWithoutLosingACommit) {
   EXPECT_EQ(loc, "v" + std::to_string(2 * kPerProcess));
 }
 
+// HasColumn decides which schema an existing catalog has (SqlMetastore::Open).
+TEST_P(SqlCatalogTest, HasColumnSeesOnlyLiveColumnsOfTheNamedTable) {
+  ASSERT_OK_AND_ASSIGN(auto connection, sql::OpenSqlConnection(uri_));
+  // Mixed case and a quote: the name is matched exactly, never folded or spliced.
+  const std::string table = "Probe'" + catalog_name_;
+  std::string quoted = "\"";
+  for (char c : table) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  quoted += "\"";
+  ASSERT_OK(connection->Execute("CREATE TABLE " + quoted + " (kept INTEGER, gone INTEGER)").status());
+  ASSERT_OK(connection->Execute("ALTER TABLE " + quoted + " DROP COLUMN gone").status());
+  auto has = [&](const std::string& name, const std::string& column) {
+    auto found = connection->HasColumn(name, column);
+    EXPECT_TRUE(found.ok()) << found.status().ToString();
+    return found.ok() && *found;
+  };
+  EXPECT_TRUE(has(table, "kept"));
+  EXPECT_FALSE(has(table, "gone"));
+  EXPECT_FALSE(has(table, "KEPT"));
+  EXPECT_FALSE(has(table, "missing"));
+  EXPECT_FALSE(has("no_such_table_" + catalog_name_, "kept"));
+  // A quoted PostgreSQL name is case-sensitive; SQLite's names never are.
+  if (GetParam() == "postgresql") {
+    EXPECT_FALSE(has("probe'" + catalog_name_, "kept"));
+  }
+  ASSERT_OK(connection->Execute("DROP TABLE " + quoted).status());
+}
+
 TEST(SqlConnectionTest, RejectsUnknownSchemesAndRedactsPasswords) {
   auto r = sql::OpenSqlConnection("mysql://u:secret@h/db");
   ASSERT_FALSE(r.ok());
