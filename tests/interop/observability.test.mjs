@@ -294,7 +294,11 @@ test('floe run --http: metrics, readiness, the dashboard and floe status agree w
     const manifestPath = path.join(exportDir, 'manifest.json');
     const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
     manifest[tableB].lastSuccessfulWriteTimestamp = Number(manifest[tableB].lastSuccessfulWriteTimestamp) - 1;
-    fs.writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
+    // Replaced whole, as an S3 PUT replaces an object: the daemon polls all
+    // the while, and a file rewritten in place can be read half written
+    // ("manifest.json: not valid JSON", a source-unreachable 503 instead).
+    fs.writeFileSync(`${manifestPath}.tmp`, JSON.stringify(manifest, null, 2));
+    fs.renameSync(`${manifestPath}.tmp`, manifestPath);
     let notReady = null;
     for (let i = 0; i < 100; ++i) {
       notReady = await get(`${base}/readyz`);
