@@ -17,4 +17,10 @@ Result<std::unique_ptr<SqlConnection>> OpenSqlConnection(const std::string& uri,
       "': use sqlite:///path/catalog.db or postgresql://user:password@host:port/db");
 }
 
+std::string QuoteSqlIdentifier(const std::string& name) {
+  std::string out = "\"";
+  for (char c : name) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 }  // namespace floe::sql

@@ -51,4 +51,8 @@ Result<std::unique_ptr<SqlConnection>> OpenSqlConnection(const std::string& uri,
                                                          bool create_if_missing = true,
                                                          const std::string& role = "catalog");
 
+// `name` as a quoted SQL identifier ("a""b" for a"b), taken literally by
+// PostgreSQL and SQLite alike: case kept, nothing spliced.
+std::string QuoteSqlIdentifier(const std::string& name);
+
 }  // namespace floe::sql

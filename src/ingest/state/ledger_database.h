@@ -94,8 +94,6 @@ Result<std::unique_ptr<LedgerDatabase>> OpenPostgresLedgerDatabase(
 // The schema of `pipeline`'s ledger: "floe_ledger_<pipeline>", a name too
 // long for PostgreSQL's 63 bytes cut and given a hash of the whole name.
 std::string PostgresLedgerSchema(const std::string& pipeline);
-// `name` as a quoted PostgreSQL identifier.
-std::string QuotePostgresIdentifier(const std::string& name);
 // The 64-bit advisory lock key (as decimal text) of one use of a schema.
 std::string PostgresAdvisoryKey(const std::string& purpose, const std::string& schema);
 

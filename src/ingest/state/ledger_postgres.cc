@@ -24,6 +24,7 @@
 #include <cstdio>
 
 #include "ingest/state/ledger_database.h"
+#include "sql/sql_connection.h"
 
 namespace floe::ingest {
 namespace {
@@ -51,12 +52,6 @@ std::string Hex64(uint64_t value) {
 std::string PostgresLedgerSchema(const std::string& pipeline) {
   if (pipeline.size() <= kMaxPlainSchemaPipeline) return "floe_ledger_" + pipeline;
   return "floe_ledger_" + pipeline.substr(0, kMaxPlainSchemaPipeline - 17) + "_" + Hex64(Fnv1a64(pipeline));
-}
-
-std::string QuotePostgresIdentifier(const std::string& name) {
-  std::string out = "\"";
-  for (char c : name) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
 }
 
 std::string PostgresAdvisoryKey(const std::string& purpose, const std::string& schema) {
@@ -116,7 +111,7 @@ class PostgresLedgerDatabase final : public LedgerDatabase {
       Status created = connection->Execute("SELECT pg_advisory_xact_lock(?1::bigint)", {LockKey()}).status();
       if (created.ok())
         created =
-            connection->Execute("CREATE SCHEMA IF NOT EXISTS " + QuotePostgresIdentifier(schema_)).status();
+            connection->Execute("CREATE SCHEMA IF NOT EXISTS " + sql::QuoteSqlIdentifier(schema_)).status();
       if (created.ok()) created = connection->Commit();
       if (!created.ok()) {
         if (connection->connected()) connection->Rollback();
@@ -130,7 +125,7 @@ class PostgresLedgerDatabase final : public LedgerDatabase {
       }
     }
     FLOE_RETURN_IF_ERROR(
-        connection->Execute("SELECT set_config('search_path', ?1, false)", {QuotePostgresIdentifier(schema_)})
+        connection->Execute("SELECT set_config('search_path', ?1, false)", {sql::QuoteSqlIdentifier(schema_)})
             .status());
     connection_ = std::move(connection);
     return Status::OK();

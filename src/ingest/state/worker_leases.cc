@@ -86,7 +86,7 @@ Status InTransaction(sql::SqlConnection& connection, Body&& body) {
 
 WorkerLeases::WorkerLeases(WorkerLeasesOptions options)
     : options_(std::move(options)),
-      schema_(QuotePostgresIdentifier(PostgresLedgerSchema(options_.pipeline))),
+      schema_(sql::QuoteSqlIdentifier(PostgresLedgerSchema(options_.pipeline))),
       lock_key_(PostgresAdvisoryKey("floe leases", PostgresLedgerSchema(options_.pipeline))) {}
 
 WorkerLeases::~WorkerLeases() {
@@ -541,7 +541,7 @@ Result<std::pair<std::vector<WorkerRecord>, std::vector<LeaseRecord>>> WorkerLea
                                             {schema}));
   std::pair<std::vector<WorkerRecord>, std::vector<LeaseRecord>> out;
   if (exists.rows.empty()) return out;
-  const std::string quoted = QuotePostgresIdentifier(schema);
+  const std::string quoted = sql::QuoteSqlIdentifier(schema);
   FLOE_RETURN_IF_ERROR(connection->Execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").status());
   auto workers =
       connection->Execute(std::string("SELECT worker_id, host, pid, started_at_ms, ") + kDatabaseNowMs +
